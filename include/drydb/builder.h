@@ -1,0 +1,82 @@
+// DatabaseBuilder and TableBuilder: write one immutable .drydb file.
+//
+//   drydb::DatabaseBuilder builder({.page_size = 4096});
+//   auto& items = builder.create_table("items", drydb::KeyEncoding::bytes());
+//   items.append("key1", "value1");                 // any order; the builder sorts
+//   if (auto st = builder.build_to_file("items.drydb"); !st) { ... st.error().message ... }
+//
+// Errors are sticky (as in LevelDB's TableBuilder): append and create_table
+// record the first error and ignore later calls; build_* returns it. A
+// builder is single-threaded and builds once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drydb/key.h"
+#include "drydb/key_encoding.h"
+#include "drydb/options.h"
+#include "drydb/result.h"
+
+namespace drydb {
+
+namespace detail {
+class BuilderState;
+struct TableState;
+}  // namespace detail
+
+class TableBuilder {
+ public:
+  // Copies the key and value. Records errc::key_too_long (key over
+  // max_key_length), errc::wrong_key_type (e.g. text for an int64 table) or
+  // errc::value_too_large (4 GiB or more); a duplicate key is found when the
+  // rows are sorted and fails the build with errc::duplicate_key. Messages name
+  // the table and the key.
+  TableBuilder& append(const Key& key, std::span<const std::byte> value);
+  TableBuilder& append(const Key& key, std::string_view value) {
+    return append(key, std::as_bytes(std::span(value.data(), value.size())));
+  }
+
+  std::string_view name() const noexcept;
+  KeyEncoding encoding() const noexcept;
+  uint64_t rows_appended() const noexcept;
+  // The builder's first error so far, if any.
+  const drydb::status& status() const noexcept;
+
+ private:
+  friend struct detail::TableState;
+  explicit TableBuilder(detail::TableState* state) : state_(state) {}
+  detail::TableState* state_;
+};
+
+class DatabaseBuilder {
+ public:
+  explicit DatabaseBuilder(BuildOptions options = {});
+  ~DatabaseBuilder();
+  DatabaseBuilder(DatabaseBuilder&&) noexcept;
+  DatabaseBuilder& operator=(DatabaseBuilder&&) noexcept;
+
+  // Adds a table. The reference stays valid for the builder's life. A name
+  // that is empty, over 255 bytes or already used records an error.
+  TableBuilder& create_table(std::string_view name, KeyEncoding encoding = KeyEncoding::bytes());
+
+  // Writes the database atomically: to a temp file beside `path`, fsync,
+  // rename over `path`, fsync the folder. On any error `path` is untouched
+  // and the temp file removed.
+  drydb::status build_to_file(const std::filesystem::path& path);
+  // The database's bytes.
+  result<std::vector<std::byte>> build_to_memory();
+
+  // The first error recorded so far, if any.
+  const drydb::status& status() const noexcept;
+
+ private:
+  std::unique_ptr<detail::BuilderState> state_;
+};
+
+}  // namespace drydb

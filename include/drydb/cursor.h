@@ -1,0 +1,189 @@
+// drydb::Cursor: a bidirectional position in a table's key order.
+//
+//   auto it = table.cursor();
+//   for (bool ok = it.seek("key03"); ok; ok = it.next()) use(it.key(), it.value());
+//   for (auto [key, value] : table.cursor()) ...   // every row, in key order
+//
+// Lifetimes: key() and value() views stay valid until the cursor moves or is
+// destroyed; the cursor must not outlive its database. A cursor belongs to one
+// thread at a time. A corrupt page or failed read ends the walk: the cursor
+// becomes invalid and status() holds the error.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <utility>
+
+#include "drydb/detail/db_state.h"
+#include "drydb/detail/search.h"
+#include "drydb/key.h"
+#include "drydb/result.h"
+
+namespace drydb {
+
+// One row: views of its key and value.
+struct Entry {
+  std::span<const std::byte> key;
+  std::span<const std::byte> value;
+
+  std::string_view key_str() const noexcept {
+    return {reinterpret_cast<const char*>(key.data()), key.size()};
+  }
+  std::string_view value_str() const noexcept {
+    return {reinterpret_cast<const char*>(value.data()), value.size()};
+  }
+};
+
+class Cursor {
+ public:
+  // An unpositioned cursor over nothing; valid() is false.
+  Cursor() noexcept = default;
+  Cursor(const Cursor& o) noexcept { copy_from(o); }
+  Cursor& operator=(const Cursor& o) noexcept {
+    if (this != &o) {
+      release();
+      copy_from(o);
+    }
+    return *this;
+  }
+  Cursor(Cursor&& o) noexcept { move_from(o); }
+  Cursor& operator=(Cursor&& o) noexcept {
+    if (this != &o) {
+      release();
+      move_from(o);
+    }
+    return *this;
+  }
+  ~Cursor() { release(); }
+
+  // Each positioning call returns valid(): whether the cursor is on a row.
+  bool first() { return seek_rank(0); }
+  bool last() { return tree_ && tree_->desc->rows ? seek_rank(tree_->desc->rows - 1) : clear(); }
+  // The first row whose key is >= key.
+  bool seek(const Key& key) {
+    bool found;
+    return seek_key(key, &found);
+  }
+  // Positions as seek() and returns whether that row's key equals `key`.
+  bool seek_exact(const Key& key) {
+    bool found = false;
+    seek_key(key, &found);
+    return found;
+  }
+  // The row with 0-based position `rank` in key order.
+  bool seek_rank(uint64_t rank);
+  bool next();
+  bool prev();
+
+  bool valid() const noexcept { return valid_; }
+  // Requires: valid(). The position's rank among the table's rows.
+  uint64_t rank() const noexcept { return rank_; }
+  // Requires: valid().
+  std::span<const std::byte> key() const noexcept {
+    return detail::LeafView(path_[depth_ - 1].page, tree_->layout).key(path_[depth_ - 1].index);
+  }
+  // Requires: valid(). The whole value, overflow values included; on a read
+  // error returns an empty view and the error is in status().
+  std::span<const std::byte> value() const;
+  Entry entry() const { return {key(), value()}; }
+  // The first error met, if any.
+  const drydb::status& status() const noexcept { return status_; }
+
+  // Range-for support: from the current row (the first row when the cursor
+  // is not positioned) to the last; each step moves this cursor.
+  class iterator {
+   public:
+    using value_type = Entry;
+    using difference_type = std::ptrdiff_t;
+    Entry operator*() const { return cursor_->entry(); }
+    iterator& operator++() {
+      cursor_->next();
+      return *this;
+    }
+    void operator++(int) { cursor_->next(); }
+    bool operator==(std::default_sentinel_t) const noexcept { return !cursor_->valid(); }
+
+   private:
+    friend class Cursor;
+    explicit iterator(Cursor* c) : cursor_(c) {}
+    Cursor* cursor_;
+  };
+  iterator begin() {
+    if (!valid_) first();
+    return iterator(this);
+  }
+  std::default_sentinel_t end() const noexcept { return {}; }
+
+  // Internal: a cursor over `tree`.
+  Cursor(const detail::DatabaseState* db, const detail::TreeRef* tree) noexcept
+      : db_(db), tree_(tree), depth_(tree->desc->depth) {}
+
+ private:
+  struct Frame {
+    const std::byte* page;
+    uint32_t index;
+    uint32_t size;
+  };
+
+  bool seek_key(const Key& key, bool* found);
+  bool descend(uint32_t from_level, bool leftmost);
+  bool fail(Error e);
+  bool clear() noexcept {
+    release();
+    valid_ = false;
+    return false;
+  }
+  void drop_value() const noexcept {
+    detail::unpin(value_pin_);
+    value_pin_ = nullptr;
+    value_data_ = nullptr;
+  }
+  void release() noexcept {
+    drop_value();
+    detail::unpin(leaf_pin_);
+    leaf_pin_ = nullptr;
+  }
+  void copy_from(const Cursor& o) noexcept {
+    db_ = o.db_;
+    tree_ = o.tree_;
+    depth_ = o.depth_;
+    valid_ = o.valid_;
+    rank_ = o.rank_;
+    status_ = o.status_;
+    for (uint32_t i = 0; i < depth_; ++i)
+      path_[i] = o.path_[i];
+    leaf_pin_ = o.leaf_pin_;
+    if (leaf_pin_) leaf_pin_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  void move_from(Cursor& o) noexcept {
+    db_ = o.db_;
+    tree_ = o.tree_;
+    depth_ = o.depth_;
+    valid_ = std::exchange(o.valid_, false);
+    rank_ = o.rank_;
+    status_ = std::move(o.status_);
+    for (uint32_t i = 0; i < depth_; ++i)
+      path_[i] = o.path_[i];
+    leaf_pin_ = std::exchange(o.leaf_pin_, nullptr);
+    value_pin_ = std::exchange(o.value_pin_, nullptr);
+    value_data_ = std::exchange(o.value_data_, nullptr);
+    value_size_ = o.value_size_;
+  }
+
+  const detail::DatabaseState* db_ = nullptr;
+  const detail::TreeRef* tree_ = nullptr;
+  uint32_t depth_ = 0;
+  bool valid_ = false;
+  uint64_t rank_ = 0;
+  Frame path_[detail::kMaxDepth];  // path_[0] is the root, path_[depth_-1] the leaf
+  detail::PageSlot* leaf_pin_ = nullptr;
+  mutable detail::PageSlot* value_pin_ = nullptr;  // an overflow run, resolved lazily
+  mutable const std::byte* value_data_ = nullptr;
+  mutable size_t value_size_ = 0;
+  drydb::status status_;
+};
+
+}  // namespace drydb
+
+#include "drydb/detail/cursor-inl.h"

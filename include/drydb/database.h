@@ -1,0 +1,56 @@
+// drydb::ReadOnlyDatabase: an open .drydb file.
+//
+//   auto db = drydb::ReadOnlyDatabase::open("items.drydb").value();
+//   auto items = db.table("items").value();
+//   if (auto v = items.get("key1"); v && *v) use(v->str());
+//
+// Opening validates the header and the whole catalog (checksums, lengths,
+// page ranges); pages are checked when first read. The database is immutable
+// and safe to query from many threads. Tables, Values, Ranges and Cursors
+// obtained from it must not outlive it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "drydb/options.h"
+#include "drydb/result.h"
+#include "drydb/storage.h"
+#include "drydb/table.h"
+
+namespace drydb {
+
+class ReadOnlyDatabase {
+ public:
+  // Opens a file read-only through options.storage (mmap by default).
+  static result<ReadOnlyDatabase> open(const std::filesystem::path& path,
+                                       const OpenOptions& options = {});
+  // Reads a database already in memory (an asset pack, a build_to_memory
+  // result). The bytes are used in place: the caller keeps them alive and
+  // unchanged while the database and its results live.
+  static result<ReadOnlyDatabase> open_memory(std::span<const std::byte> bytes,
+                                              const OpenOptions& options = {});
+  // Reads through a custom Storage (a game engine's loader, say).
+  static result<ReadOnlyDatabase> open_storage(std::unique_ptr<Storage> storage,
+                                               const OpenOptions& options = {});
+
+  ReadOnlyDatabase(ReadOnlyDatabase&&) noexcept;
+  ReadOnlyDatabase& operator=(ReadOnlyDatabase&&) noexcept;
+  ~ReadOnlyDatabase();
+
+  // The table named `name`; errc::not_found (naming the tables there are) if none.
+  result<ReadOnlyTable> table(std::string_view name) const;
+  // Every table, in file order.
+  std::vector<ReadOnlyTable> tables() const;
+  uint32_t page_size() const noexcept;
+
+ private:
+  explicit ReadOnlyDatabase(std::unique_ptr<detail::DatabaseState> state);
+  std::unique_ptr<detail::DatabaseState> state_;
+};
+
+}  // namespace drydb

@@ -1,0 +1,61 @@
+// The catalog: filters, tables and their trees, as stored after the last page
+// (layout in docs/format.md, "Catalog"). Decoding validates every field
+// against the header, so the reader can trust page ranges and depths.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "drydb/result.h"
+
+namespace drydb::detail {
+
+enum class TreeKind : uint8_t { primary = 0, unique_index = 1, multi_index = 2 };
+
+struct TreeDesc {
+  std::string encoding_id;
+  TreeKind kind = TreeKind::primary;
+  uint16_t key_width = 0;       // 0 = variable-length keys
+  uint32_t depth = 0;           // 0 = empty tree, 1 = the root is a leaf
+  uint32_t max_key_length = 0;  // longest key in the tree
+  uint64_t root = 0;            // 0 = empty tree
+  uint64_t rows = 0;
+  uint64_t first_page = 0;  // the tree's pages are [first_page, end_page)
+  uint64_t end_page = 0;
+  uint64_t leaf_pages = 0;
+  uint64_t internal_pages = 0;
+  uint64_t overflow_pages = 0;  // pages of all overflow runs
+};
+
+struct IndexDesc {
+  std::string name;
+  TreeDesc tree;
+};
+
+struct TableDesc {
+  std::string name;
+  TreeDesc primary;
+  std::vector<IndexDesc> indexes;
+};
+
+struct FilterDesc {
+  std::string id;
+  std::string params;
+};
+
+struct Catalog {
+  std::vector<FilterDesc> filters;
+  std::vector<TableDesc> tables;
+};
+
+std::vector<std::byte> encode_catalog(const Catalog& catalog);
+
+// Parses and validates: lengths, unique names, kinds, depths, page ranges
+// inside [1, page_count) and disjoint, page counts adding up, a root inside its
+// tree's range exactly when the tree has rows. Errors are errc::corruption.
+result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
+                               uint64_t page_count);
+
+}  // namespace drydb::detail

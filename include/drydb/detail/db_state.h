@@ -1,0 +1,105 @@
+// The state behind a ReadOnlyDatabase, shared by its tables, cursors and
+// value handles: storage, the validated catalog, and page access.
+//
+// fetch() is the read path's only way to a page. For mapped storage it is an
+// address computation plus one acquire load of the page's "verified" byte
+// (checksum and structure are checked on a page's first touch, then never
+// again). For other storage it is a page-cache lookup (page_cache.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "drydb/detail/catalog.h"
+#include "drydb/detail/format.h"
+#include "drydb/detail/node.h"
+#include "drydb/detail/page_cache.h"
+#include "drydb/key_encoding.h"
+#include "drydb/options.h"
+#include "drydb/result.h"
+#include "drydb/storage.h"
+
+namespace drydb::detail {
+
+// A tree resolved for reading.
+struct TreeRef {
+  const TreeDesc* desc;
+  KeyEncoding encoding;
+  KeyLayout layout;
+  std::string label;  // "table 'items'" or "index 'x' of table 'items'", for messages
+};
+
+class DatabaseState {
+ public:
+  DatabaseState() = default;
+  ~DatabaseState();
+  DatabaseState(const DatabaseState&) = delete;
+  DatabaseState& operator=(const DatabaseState&) = delete;
+
+  // Verified bytes of `page`, which must be of `type` (and, for internal
+  // pages, of `level`). When *pin is set on return the caller releases it
+  // with unpin(). On failure returns nullptr and fills *err.
+  const std::byte* fetch(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
+                         PageSlot** pin, Error* err) const {
+    const std::byte* p;
+    *pin = nullptr;
+    if (base_ != nullptr) {
+      p = base_ + page * page_size_;
+      if (!verified_[page].load(std::memory_order_acquire) && !verify_mapped(tree, page, err))
+        return nullptr;
+    } else {
+      p = slots_[page].try_acquire(pin);
+      if (p == nullptr && (p = load(tree, page, type, pin, err)) == nullptr) return nullptr;
+    }
+    if (static_cast<PageType>(p[page::kTypeOff]) != type ||
+        (type == PageType::internal && load_u16(p + internal::kLevelOff) != level)) {
+      unpin(*pin);
+      *pin = nullptr;
+      wrong_page(tree, page, type, level, err);
+      return nullptr;
+    }
+    return p;
+  }
+
+  uint32_t page_size() const noexcept { return page_size_; }
+  const Catalog& catalog() const noexcept { return catalog_; }
+  const std::vector<TreeRef>& primaries() const noexcept { return primaries_; }
+
+  // Opening: validates the header and catalog and resolves every tree.
+  static result<std::unique_ptr<DatabaseState>> open(std::unique_ptr<Storage> storage,
+                                                     const OpenOptions& options);
+
+ private:
+  bool verify_mapped(const TreeRef& tree, uint64_t page, Error* err) const;
+  const std::byte* load(const TreeRef& tree, uint64_t page, PageType type, PageSlot** pin,
+                        Error* err) const;
+  void wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
+                  Error* err) const;
+  void evict_locked() const;
+
+  std::unique_ptr<Storage> storage_;
+  const std::byte* base_ = nullptr;  // the mapped file, or nullptr
+  uint32_t page_size_ = 0;
+  uint64_t page_count_ = 0;
+  Catalog catalog_;
+  std::vector<TreeRef> primaries_;  // one per table, in catalog order
+
+  // Mapped storage: one byte per page, set once the page passed its checks.
+  std::unique_ptr<std::atomic<uint8_t>[]> verified_;
+
+  // Cached storage.
+  std::unique_ptr<PageSlot[]> slots_;
+  PageAllocator* allocator_ = nullptr;
+  bool all_permanent_ = false;  // the cache can hold the whole file
+  size_t budget_ = 0;
+  mutable std::mutex mu_;                // guards the fields below and every miss
+  mutable size_t used_ = 0;              // bytes of evictable resident pages
+  mutable std::vector<uint64_t> clock_;  // evictable resident pages
+  mutable size_t hand_ = 0;
+};
+
+}  // namespace drydb::detail

@@ -1,0 +1,161 @@
+// The constants and layout arithmetic of drydb file format 2.
+//
+// docs/format.md specifies every byte; this header is its code twin. A change
+// to one is a change to the other (tests/format_doc_test.cpp rebuilds the
+// worked example of docs/format.md and compares bytes).
+//
+//   page 0                 pages 1 .. page_count-1                  catalog
+//  +-------------------+  +------+------+------+-- ... --+------+  +-----------------+
+//  | file header, zero |  | tree pages: leaf, internal, overflow |  | filters, tables,|
+//  | padded to a page  |  | runs; each tree's pages contiguous   |  | index trees     |
+//  +-------------------+  +------+------+------+-- ... --+------+  +-----------------+
+//  offset 0               offset = page_number * page_size         offset = page_count * page_size
+//
+// Page number 0 is the header, so 0 also means "no page" in every reference.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace drydb::detail {
+
+inline constexpr std::byte kMagic[4] = {std::byte{'D'}, std::byte{'R'}, std::byte{'Y'},
+                                        std::byte{0}};
+inline constexpr uint16_t kFormatMajor = 2;
+inline constexpr uint16_t kFormatMinor = 0;
+// Required-feature bits a reader must understand; format 2.0 defines none.
+inline constexpr uint32_t kKnownRequiredFeatures = 0;
+
+inline constexpr uint32_t kMinPageSize = 512;
+inline constexpr uint32_t kMaxPageSize = 65536;
+inline constexpr uint32_t kDefaultPageSize = 4096;
+
+// A tree deeper than this is corrupt: with at least 4 children per internal
+// page (guaranteed by max_key_length) 2^64 rows need fewer than 33 levels.
+inline constexpr uint32_t kMaxDepth = 32;
+
+// Largest value: lengths are 32-bit.
+inline constexpr uint64_t kMaxValueLength = 0xFFFF'FFFFull;
+
+// Longest key for a page size. Chosen so an internal page always holds at
+// least 4 separators (fan-out >= 4) and a leaf at least 2 entries.
+constexpr uint32_t max_key_length(uint32_t page_size) {
+  return page_size / 4 - 64;
+}
+
+// Values longer than this go to an overflow run; every shorter value is stored
+// in its leaf. The rule depends on the value's length only, so no small value
+// ever spills (a leaf is closed instead).
+constexpr uint32_t inline_value_limit(uint32_t page_size) {
+  return page_size / 4;
+}
+
+constexpr bool valid_page_size(uint64_t p) {
+  return p >= kMinPageSize && p <= kMaxPageSize && (p & (p - 1)) == 0;
+}
+
+// ---- file header (page 0) ----------------------------------------------------
+namespace header {
+inline constexpr size_t kMagicOff = 0;             // 4 bytes "DRY\0"
+inline constexpr size_t kMajorOff = 4;             // u16
+inline constexpr size_t kMinorOff = 6;             // u16
+inline constexpr size_t kRequiredFeaturesOff = 8;  // u32
+inline constexpr size_t kPageSizeOff = 12;         // u32
+inline constexpr size_t kFileLengthOff = 16;       // u64
+inline constexpr size_t kPageCountOff = 24;        // u64: pages before the catalog, header included
+inline constexpr size_t kCatalogLengthOff = 32;    // u64: catalog at page_count * page_size
+inline constexpr size_t kCatalogChecksumOff = 40;  // u64: XXH3-64 of the catalog bytes
+inline constexpr size_t kReservedOff = 48;         // u64: zero
+inline constexpr size_t kHeaderChecksumOff = 56;   // u64: XXH3-64 of bytes 0..55
+inline constexpr size_t kSize = 64;                // the rest of page 0 is zero
+}  // namespace header
+
+// ---- tree pages --------------------------------------------------------------
+// Every leaf and internal page starts with:
+//   0  u64 checksum: XXH3-64 of bytes 8 .. page_size-1
+//   8  u8  page type
+//   9  u8  flags
+//   10 u16 entry count n
+enum class PageType : uint8_t { leaf = 1, internal = 2, overflow = 3 };
+
+namespace page {
+inline constexpr size_t kChecksumOff = 0;
+inline constexpr size_t kTypeOff = 8;
+inline constexpr size_t kFlagsOff = 9;
+inline constexpr size_t kCountOff = 10;
+}  // namespace page
+
+// Leaf page:
+//   12 u16 uniform value length (flag kUniformValues), else 0
+//   14 u16 zero
+//   16 u64 previous leaf of the tree (0 = none)
+//   24 u64 next leaf of the tree (0 = none)
+//   32 n x 8-byte big-endian key prefixes (first 8 key bytes, zero-padded)
+//      unless kUniformValues: (n+1) x u16 record offsets, relative to the records area
+//      if kHasOverflow: ceil(n/8) bytes, bit i%8 of byte i/8 set = entry i is an overflow ref
+//      records area: record i = key part, then the value or a 12-byte overflow ref
+//        key part: key width 8 -> nothing (the prefix is the key); 16 -> the 16 key bytes;
+//                  variable -> u16 key length + key bytes
+//        overflow ref: u64 first page of the run, u32 value length
+namespace leaf {
+inline constexpr size_t kUniformLenOff = 12;
+inline constexpr size_t kPrevOff = 16;
+inline constexpr size_t kNextOff = 24;
+inline constexpr size_t kHeaderSize = 32;
+inline constexpr uint8_t kUniformValues = 1;  // every value inline and of one length
+inline constexpr uint8_t kHasOverflow = 2;    // an overflow bitmap follows the offsets
+inline constexpr uint8_t kKnownFlags = kUniformValues | kHasOverflow;
+inline constexpr size_t kOverflowRefSize = 12;
+
+constexpr size_t offsets_off(size_t n) {
+  return kHeaderSize + 8 * n;
+}
+constexpr size_t bitmap_off(size_t n, uint8_t flags) {
+  return offsets_off(n) + ((flags & kUniformValues) ? 0 : 2 * (n + 1));
+}
+constexpr size_t records_off(size_t n, uint8_t flags) {
+  return bitmap_off(n, flags) + ((flags & kHasOverflow) ? (n + 7) / 8 : 0);
+}
+}  // namespace leaf
+
+// Internal page:
+//   12 u16 level: 1 when the children are leaves, depth-1 at the root
+//   14 u16 zero
+//   16 n x u64 child page numbers
+//      n x u64 cumulative row counts: entry i = rows in children 0..i
+//      (n-1) x 8-byte big-endian separator prefixes
+//      separator key parts: width 8 -> nothing; 16 -> (n-1) x 16 bytes;
+//      variable -> n x u16 offsets relative to the separator heap (separator i spans
+//      off[i]..off[i+1]), then the heap
+//   Separator i is > every key of child i and <= every key of child i+1.
+namespace internal {
+inline constexpr size_t kLevelOff = 12;
+inline constexpr size_t kHeaderSize = 16;
+constexpr size_t children_off() {
+  return kHeaderSize;
+}
+constexpr size_t counts_off(size_t n) {
+  return kHeaderSize + 8 * n;
+}
+constexpr size_t prefixes_off(size_t n) {
+  return kHeaderSize + 16 * n;
+}
+constexpr size_t keys_off(size_t n) {
+  return kHeaderSize + 16 * n + 8 * (n - 1);
+}
+}  // namespace internal
+
+// Overflow run: ceil((16 + length) / page_size) consecutive pages
+//   0  u64 checksum: XXH3-64 of bytes 8 .. 16+length-1
+//   8  u8  type 3, 9 u8 flags 0, 10 u16 zero
+//   12 u32 value length
+//   16 the value; zero padding to the end of the last page
+namespace overflow {
+inline constexpr size_t kLengthOff = 12;
+inline constexpr size_t kHeaderSize = 16;
+constexpr uint64_t pages_for(uint64_t length, uint32_t page_size) {
+  return (kHeaderSize + length + page_size - 1) / page_size;
+}
+}  // namespace overflow
+
+}  // namespace drydb::detail

@@ -1,0 +1,205 @@
+// Read-only views of validated leaf and internal pages, and the in-page
+// searches of the read path. Every page reaching these views has passed its
+// checksum and the structural checks of page_check.cpp (offsets in bounds,
+// keys strictly increasing, prefixes matching keys), so they index without
+// further bounds checks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "drydb/detail/coding.h"
+#include "drydb/detail/format.h"
+
+namespace drydb::detail {
+
+using ByteView = std::span<const std::byte>;
+
+// First index i in [0, n) with prefixes[i] >= x (big-endian u64 array), or n.
+// Branch-free halving: the loop runs log2(n) times whatever the data, and the
+// compiler turns the select into a conditional move.
+inline uint32_t prefix_lower_bound(const std::byte* prefixes, uint32_t n, uint64_t x) noexcept {
+  if (n == 0) return 0;
+  const std::byte* base = prefixes;
+  uint32_t len = n;
+  while (len > 1) {
+    uint32_t half = len / 2;
+    base = load_be64(base + 8 * half) < x ? base + 8 * half : base;
+    len -= half;
+  }
+  return static_cast<uint32_t>((base - prefixes) / 8) + (load_be64(base) < x ? 1 : 0);
+}
+
+inline int compare_bytes(ByteView a, ByteView b) noexcept {
+  size_t n = a.size() < b.size() ? a.size() : b.size();
+  int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
+  if (c != 0) return c;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+// How a tree stores keys besides their prefixes (see format.h).
+struct KeyLayout {
+  uint16_t width;  // 0 = variable
+  // The prefix is the whole key (fixed width <= 8): equal prefixes mean equal keys.
+  bool prefix_is_key() const noexcept { return width != 0 && width <= 8; }
+  uint32_t part_size(const std::byte* part) const noexcept {
+    if (width == 0) return 2u + load_u16(part);
+    return width <= 8 ? 0u : width;
+  }
+};
+
+class LeafView {
+ public:
+  LeafView(const std::byte* page, KeyLayout layout) noexcept
+      : page_(page),
+        n_(load_u16(page + page::kCountOff)),
+        flags_(static_cast<uint8_t>(page[page::kFlagsOff])),
+        layout_(layout),
+        records_(page + leaf::records_off(n_, flags_)) {
+    if (flags_ & leaf::kUniformValues)
+      record_size_ = layout.part_size(nullptr) + load_u16(page + leaf::kUniformLenOff);
+  }
+
+  uint32_t size() const noexcept { return n_; }
+  uint64_t prefix(uint32_t i) const noexcept {
+    return load_be64(page_ + leaf::kHeaderSize + 8 * i);
+  }
+
+  ByteView key(uint32_t i) const noexcept {
+    if (layout_.width != 0 && layout_.width <= 8)
+      return {page_ + leaf::kHeaderSize + 8 * i, layout_.width};
+    const std::byte* rec = record(i);
+    if (layout_.width == 0) return {rec + 2, load_u16(rec)};
+    return {rec, layout_.width};
+  }
+
+  bool is_overflow(uint32_t i) const noexcept {
+    return (flags_ & leaf::kHasOverflow) &&
+           (static_cast<uint8_t>(page_[leaf::bitmap_off(n_, flags_) + i / 8]) >> (i % 8)) & 1;
+  }
+
+  // The inline value bytes, or the 12-byte overflow reference.
+  ByteView value_field(uint32_t i) const noexcept {
+    const std::byte* rec = record(i);
+    const std::byte* end = record_end(i);
+    uint32_t part = layout_.width == 0 ? 2u + load_u16(rec) : layout_.part_size(rec);
+    return {rec + part, static_cast<size_t>(end - rec - part)};
+  }
+
+  // First index whose key is >= key (n if none); *found = equal key there.
+  uint32_t lower_bound(ByteView key, uint64_t key_prefix, bool* found) const noexcept {
+    uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
+    if (layout_.prefix_is_key()) {
+      *found = i < n_ && prefix(i) == key_prefix;
+      return i;
+    }
+    // Keys sharing the prefix: binary search them by full comparison.
+    uint32_t hi = n_;
+    if (i < n_ && prefix(i) == key_prefix) {
+      hi = key_prefix == ~uint64_t{0}
+               ? n_
+               : prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix + 1);
+      uint32_t lo = i;
+      while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (compare_bytes(this->key(mid), key) < 0)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      i = lo;
+    }
+    *found = i < n_ && compare_bytes(this->key(i), key) == 0;
+    return i;
+  }
+
+ private:
+  const std::byte* record(uint32_t i) const noexcept {
+    if (flags_ & leaf::kUniformValues) return records_ + size_t{record_size_} * i;
+    return records_ + load_u16(page_ + leaf::offsets_off(n_) + 2 * i);
+  }
+  const std::byte* record_end(uint32_t i) const noexcept {
+    if (flags_ & leaf::kUniformValues) return records_ + size_t{record_size_} * (i + 1);
+    return records_ + load_u16(page_ + leaf::offsets_off(n_) + 2 * (i + 1));
+  }
+
+  const std::byte* page_;
+  uint32_t n_;
+  uint8_t flags_;
+  KeyLayout layout_;
+  const std::byte* records_;
+  uint32_t record_size_ = 0;
+};
+
+class InternalView {
+ public:
+  InternalView(const std::byte* page, KeyLayout layout) noexcept
+      : page_(page), n_(load_u16(page + page::kCountOff)), layout_(layout) {}
+
+  uint32_t size() const noexcept { return n_; }
+  uint32_t level() const noexcept { return load_u16(page_ + internal::kLevelOff); }
+  uint64_t child(uint32_t i) const noexcept {
+    return load_u64(page_ + internal::children_off() + 8 * i);
+  }
+  // Rows in children 0..i.
+  uint64_t cumulative(uint32_t i) const noexcept {
+    return load_u64(page_ + internal::counts_off(n_) + 8 * i);
+  }
+  // Rows in children before i.
+  uint64_t rows_before(uint32_t i) const noexcept { return i == 0 ? 0 : cumulative(i - 1); }
+
+  ByteView separator(uint32_t s) const noexcept {
+    if (layout_.width != 0 && layout_.width <= 8)
+      return {page_ + internal::prefixes_off(n_) + 8 * s, layout_.width};
+    const std::byte* keys = page_ + internal::keys_off(n_);
+    if (layout_.width != 0) return {keys + size_t{layout_.width} * s, layout_.width};
+    const std::byte* heap = keys + 2 * n_;
+    uint16_t a = load_u16(keys + 2 * s), b = load_u16(keys + 2 * (s + 1));
+    return {heap + a, static_cast<size_t>(b - a)};
+  }
+
+  // The child whose subtree holds `key`: the number of separators <= key.
+  uint32_t child_for(ByteView key, uint64_t key_prefix) const noexcept {
+    const std::byte* prefixes = page_ + internal::prefixes_off(n_);
+    const uint32_t seps = n_ - 1;
+    if (layout_.prefix_is_key()) {
+      // Separators <= key are those with prefix < key_prefix + 1.
+      return key_prefix == ~uint64_t{0} ? seps : prefix_lower_bound(prefixes, seps, key_prefix + 1);
+    }
+    uint32_t lo = prefix_lower_bound(prefixes, seps, key_prefix);
+    uint32_t hi = seps;
+    if (lo < seps && load_be64(prefixes + 8 * lo) == key_prefix) {
+      if (key_prefix != ~uint64_t{0}) hi = prefix_lower_bound(prefixes, seps, key_prefix + 1);
+      while (lo < hi) {  // first separator > key among those sharing the prefix
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (compare_bytes(separator(mid), key) <= 0)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  // The child holding the row of rank r (0-based within this subtree) and
+  // the rows before it. Requires: r < cumulative(n-1).
+  uint32_t child_for_rank(uint64_t r) const noexcept {
+    uint32_t lo = 0, hi = n_ - 1;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (cumulative(mid) > r)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  }
+
+ private:
+  const std::byte* page_;
+  uint32_t n_;
+  KeyLayout layout_;
+};
+
+}  // namespace drydb::detail

@@ -1,0 +1,53 @@
+// Tree descents of the read path: to a key's leaf, and to a key's rank.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "drydb/detail/coding.h"
+#include "drydb/detail/db_state.h"
+#include "drydb/detail/node.h"
+#include "drydb/key.h"
+
+namespace drydb::detail {
+
+// Whether `key` may be used on this tree; fills *err if not.
+bool check_key_kind(const TreeRef& tree, const Key& key, Error* err);
+
+// Descends from the root to the leaf whose key range holds `key`, adding to
+// *rank the rows of every subtree left of the path. Returns the leaf bytes
+// (pinned into *pin), or nullptr with *err.
+inline const std::byte* descend_to_leaf(const DatabaseState& db, const TreeRef& tree, ByteView key,
+                                        uint64_t key_prefix, uint64_t* rank, PageSlot** pin,
+                                        Error* err) {
+  const TreeDesc& d = *tree.desc;
+  uint64_t page = d.root;
+  for (uint32_t level = d.depth - 1; level > 0; --level) {
+    PageSlot* inner_pin;
+    const std::byte* p = db.fetch(tree, page, PageType::internal, level, &inner_pin, err);
+    if (p == nullptr) return nullptr;
+    InternalView node(p, tree.layout);
+    uint32_t c = node.child_for(key, key_prefix);
+    *rank += node.rows_before(c);
+    page = node.child(c);
+    unpin(inner_pin);  // internal pages are permanent; this is a no-op but keeps the contract
+  }
+  return db.fetch(tree, page, PageType::leaf, 0, pin, err);
+}
+
+// The number of rows with a key < `key`, and whether `key` is present.
+inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, uint64_t* rank,
+                    bool* found, Error* err) {
+  *rank = 0;
+  *found = false;
+  if (tree.desc->rows == 0) return true;
+  const uint64_t kp = key_prefix(key.data(), key.size());
+  PageSlot* pin;
+  const std::byte* leaf = descend_to_leaf(db, tree, key, kp, rank, &pin, err);
+  if (leaf == nullptr) return false;
+  *rank += LeafView(leaf, tree.layout).lower_bound(key, kp, found);
+  unpin(pin);
+  return true;
+}
+
+}  // namespace drydb::detail

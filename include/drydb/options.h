@@ -1,0 +1,43 @@
+// Options for building and for opening a database.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+
+namespace drydb {
+
+class PageAllocator;
+
+struct BuildOptions {
+  // Bytes per page: a power of two from 512 to 65,536. Larger pages mean fewer,
+  // shallower levels and longer allowed keys (max_key_length = page_size/4 - 64).
+  uint32_t page_size = 4096;
+  // Bytes of appended rows the builder keeps in memory (over all tables)
+  // before it sorts them and spills them to a run file in temp_dir.
+  size_t memory_budget = size_t{256} << 20;
+  // Folder for spilled runs; empty = std::filesystem::temp_directory_path().
+  // Run files are unlinked as soon as they are created, so a killed build
+  // leaves none behind.
+  std::filesystem::path temp_dir;
+};
+
+// How a file's bytes are reached.
+enum class StorageKind : uint8_t {
+  mmap,   // map the file; unfiltered pages are read in place, no copy, no cache
+  pread,  // positional reads into the page cache
+};
+
+struct OpenOptions {
+  StorageKind storage = StorageKind::mmap;
+  // Bound on the bytes of page memory the cache holds (pread and custom
+  // storage). Pages held by value handles or cursors may exceed it until
+  // released. When it is at least the file's size, pages are never evicted
+  // and reads take no reference counts.
+  size_t page_cache_bytes = size_t{64} << 20;
+  // Where cached page memory comes from; nullptr = operator new. Must outlive
+  // the database.
+  PageAllocator* allocator = nullptr;
+};
+
+}  // namespace drydb

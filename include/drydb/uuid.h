@@ -1,0 +1,172 @@
+// drydb::Uuid: a 128-bit UUID (RFC 9562) as 16 bytes in network byte order.
+//
+// Header-only; depends on the standard library and result.h. No call throws.
+#pragma once
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "drydb/result.h"
+
+namespace drydb {
+
+namespace detail {
+
+// The value of hex digit c (either case), or -1 if c is not a hex digit.
+constexpr int uuid_hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// `text` in double quotes for an error message: quotes, backslashes and
+// non-printable bytes escaped, and cut to its first 64 bytes plus "...".
+inline std::string uuid_quote(std::string_view text) {
+  constexpr std::size_t kMax = 64;
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > kMax) out += "...";
+  out += '"';
+  return out;
+}
+
+}  // namespace detail
+
+// A UUID. `bytes` holds the 16 octets in RFC 9562 order (byte 0 is the most
+// significant), so the defaulted comparisons, which compare the bytes as
+// unsigned values from first to last, give the RFC 9562 order; for version-7
+// UUIDs that order sorts by timestamp first. A value-initialized Uuid is the
+// nil UUID (all zero).
+struct Uuid {
+  std::array<std::byte, 16> bytes{};
+
+  // Parses text in one of these forms, hex digits in either case:
+  //   xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx     (canonical, 36 characters)
+  //   xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx         (32 hex digits, no hyphens)
+  //   {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}   (canonical form in braces)
+  // Any other text (other length, a non-hex digit, a misplaced or missing
+  // hyphen, no surrounding whitespace allowed) fails with errc::invalid_argument
+  // and a message that quotes the text. Version and variant bits are not checked.
+  static result<Uuid> parse(std::string_view text);
+
+  // The canonical form: 36 characters, lowercase hex, hyphens at 8, 13, 18, 23.
+  std::string to_string() const;
+
+  // The version: the high nibble of byte 6 (7 for a UUIDv7, 4 for a UUIDv4).
+  int version() const noexcept { return std::to_integer<int>(bytes[6] >> 4); }
+
+  // The UUID whose bytes, in RFC 9562 order, are `b`.
+  static Uuid from_bytes(std::span<const std::byte, 16> b) noexcept {
+    Uuid u;
+    for (std::size_t i = 0; i < 16; ++i)
+      u.bytes[i] = b[i];
+    return u;
+  }
+
+  // The 16 bytes in RFC 9562 order; valid as long as this Uuid is.
+  std::span<const std::byte, 16> as_bytes() const noexcept {
+    return std::span<const std::byte, 16>(bytes);
+  }
+
+  // A version-7, variant-10 UUID: bytes 0-5 hold `unix_ms` big-endian (only its
+  // low 48 bits are used; callers should pass a value below 2^48), the version
+  // nibble is 7, the variant bits are 10, and the remaining 74 bits come from
+  // `random`: the low nibble of random[0] (rand_a bits 11-8), random[1]
+  // (rand_a bits 7-0), the low 6 bits of random[2] and random[3..9] (rand_b).
+  // Deterministic: the caller supplies the randomness.
+  static Uuid v7_from_parts(std::uint64_t unix_ms, std::span<const std::byte, 10> random) noexcept {
+    Uuid u;
+    for (int i = 0; i < 6; ++i) {
+      u.bytes[static_cast<std::size_t>(i)] =
+          static_cast<std::byte>((unix_ms >> (40 - 8 * i)) & 0xff);
+    }
+    u.bytes[6] = std::byte{0x70} | (random[0] & std::byte{0x0f});
+    u.bytes[7] = random[1];
+    u.bytes[8] = std::byte{0x80} | (random[2] & std::byte{0x3f});
+    for (std::size_t i = 3; i < 10; ++i)
+      u.bytes[i + 6] = random[i];
+    return u;
+  }
+
+  // The big-endian 48-bit number in bytes 0-5: the Unix time in milliseconds of
+  // a version-7 UUID. Meaningless (but still returned) for other versions.
+  std::uint64_t v7_timestamp_ms() const noexcept {
+    std::uint64_t ms = 0;
+    for (std::size_t i = 0; i < 6; ++i)
+      ms = (ms << 8) | std::to_integer<std::uint64_t>(bytes[i]);
+    return ms;
+  }
+
+  bool operator==(const Uuid&) const = default;
+  std::strong_ordering operator<=>(const Uuid&) const = default;
+};
+
+inline result<Uuid> Uuid::parse(std::string_view text) {
+  std::string_view body = text;
+  if (body.size() == 38 && body.front() == '{' && body.back() == '}') {
+    body = body.substr(1, 36);
+  } else if (body.size() != 36 && body.size() != 32) {
+    return unexpected(errc::invalid_argument,
+                      "uuid: " + detail::uuid_quote(text) + " has " + std::to_string(text.size()) +
+                          " characters; expected 36 (8-4-4-4-12), 32 hex digits, or 38 in braces");
+  }
+  const bool hyphenated = body.size() == 36;
+  const auto offset = static_cast<std::size_t>(body.data() - text.data());
+  Uuid u;
+  std::size_t nibble = 0;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (hyphenated && (i == 8 || i == 13 || i == 18 || i == 23)) {
+      if (c != '-') {
+        return unexpected(errc::invalid_argument,
+                          "uuid: " + detail::uuid_quote(text) + " needs a hyphen at offset " +
+                              std::to_string(offset + i) + " (form 8-4-4-4-12)");
+      }
+      continue;
+    }
+    const int v = detail::uuid_hex_value(c);
+    if (v < 0) {
+      return unexpected(errc::invalid_argument, "uuid: " + detail::uuid_quote(text) +
+                                                    " has a non-hex character at offset " +
+                                                    std::to_string(offset + i));
+    }
+    std::byte& b = u.bytes[nibble / 2];
+    b = (nibble % 2 == 0) ? static_cast<std::byte>(v << 4) : (b | static_cast<std::byte>(v));
+    ++nibble;
+  }
+  return u;
+}
+
+inline std::string Uuid::to_string() const {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (std::size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    const auto v = std::to_integer<unsigned>(bytes[i]);
+    out += kHex[v >> 4];
+    out += kHex[v & 0xf];
+  }
+  return out;
+}
+
+}  // namespace drydb

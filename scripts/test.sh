@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Build drydb and run its tests: Release with g++ (unit + consumer tests), then the unit tests
+# under ASan+UBSan and under TSan with clang++. Installs missing Debian packages first.
+#
+#   scripts/test.sh                 everything
+#   scripts/test.sh --quick         the Release build and tests only
+#   scripts/test.sh --install-deps  only install the packages (used by the other scripts)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Every Debian package any drydb script needs: the one list to extend.
+PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libgtest-dev libgmock-dev
+  libbenchmark-dev pkg-config)
+JOBS=2
+
+install_missing_packages() {
+  local missing=() pkg
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "test.sh: installing ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+quick=0
+case "${1:-}" in
+  "") ;;
+  --quick) quick=1 ;;
+  --install-deps) install_missing_packages; exit 0 ;;
+  *) echo "usage: $0 [--quick | --install-deps]" >&2; exit 2 ;;
+esac
+
+stage=setup
+report_failure() {
+  local status=$?
+  [ "$status" -eq 0 ] || echo "test.sh: FAILED during $stage (exit $status)" >&2
+}
+trap report_failure EXIT
+start=$SECONDS
+install_missing_packages
+
+# Configure build/<name> with the given cache arguments and build it.
+configure_and_build() {
+  local dir=build/$1
+  shift
+  cmake -S . -B "$dir" "$@"
+  cmake --build "$dir" -j"$JOBS"
+}
+
+stage=release
+configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
+  -DDRYDB_BUILD_TESTS=ON
+ctest --test-dir build/release --output-on-failure -j"$JOBS"
+done_stages="release"
+
+if [ "$quick" -eq 0 ]; then
+  # Sanitizer builds: clang++ (the second supported compiler), -O1 -g keeps them fast enough and
+  # the stacks readable; Debug so that assertions stay on. Only the library and unit tests.
+  sanitized=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DCMAKE_CXX_COMPILER=clang++
+    -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF
+    -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_CONSUMER_TESTS=OFF)
+  export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+  stage=asan
+  configure_and_build asan "${sanitized[@]}" -DDRYDB_SANITIZE=address,undefined \
+    -DDRYDB_NO_EXCEPTIONS=ON
+  ctest --test-dir build/asan --output-on-failure -j"$JOBS" -L unit
+  done_stages+=", asan+ubsan (no exceptions)"
+
+  stage=tsan
+  configure_and_build tsan "${sanitized[@]}" -DDRYDB_SANITIZE=thread
+  ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -L unit
+  done_stages+=", tsan"
+fi
+
+echo "test.sh: all passed ($done_stages) in $((SECONDS - start)) s"

@@ -1,0 +1,168 @@
+#include "drydb/detail/catalog.h"
+
+#include <algorithm>
+#include <set>
+
+#include "byte_io.h"
+#include "drydb/detail/format.h"
+
+namespace drydb::detail {
+namespace {
+
+// Bounds that keep a hostile catalog from asking for absurd allocations.
+constexpr uint32_t kMaxFilters = 64;
+constexpr uint32_t kMaxTables = 1u << 20;
+constexpr uint32_t kMaxIndexesPerTable = 1024;
+
+void encode_tree(ByteWriter& w, const TreeDesc& t) {
+  w.u16(static_cast<uint16_t>(t.encoding_id.size()));
+  w.bytes(t.encoding_id);
+  w.u8(static_cast<uint8_t>(t.kind));
+  w.u8(0);
+  w.u16(t.key_width);
+  w.u32(t.depth);
+  w.u32(t.max_key_length);
+  w.u64(t.root);
+  w.u64(t.rows);
+  w.u64(t.first_page);
+  w.u64(t.end_page);
+  w.u64(t.leaf_pages);
+  w.u64(t.internal_pages);
+  w.u64(t.overflow_pages);
+}
+
+Error bad(const std::string& what) {
+  return Error(errc::corruption, "catalog: " + what);
+}
+
+result<TreeDesc> decode_tree(ByteReader& r, const std::string& where, uint32_t page_size,
+                             uint64_t page_count) {
+  TreeDesc t;
+  t.encoding_id = r.bytes(r.u16());
+  uint8_t kind = r.u8();
+  uint8_t reserved = r.u8();
+  t.key_width = r.u16();
+  t.depth = r.u32();
+  t.max_key_length = r.u32();
+  t.root = r.u64();
+  t.rows = r.u64();
+  t.first_page = r.u64();
+  t.end_page = r.u64();
+  t.leaf_pages = r.u64();
+  t.internal_pages = r.u64();
+  t.overflow_pages = r.u64();
+  if (!r.ok()) return bad(where + " is cut short");
+  if (kind > 2 || reserved != 0) return bad(where + " has an unknown tree kind");
+  t.kind = static_cast<TreeKind>(kind);
+  if (t.encoding_id.empty()) return bad(where + " has an empty key encoding id");
+  if (t.key_width > 64) return bad(where + " has a key width over 64");
+  if (t.max_key_length > max_key_length(page_size))
+    return bad(where + " claims keys longer than the page size allows");
+  if (t.depth > kMaxDepth) return bad(where + " is deeper than " + std::to_string(kMaxDepth));
+  if (t.first_page < 1 || t.first_page > t.end_page || t.end_page > page_count)
+    return bad(where + " has pages outside the file");
+  uint64_t span = t.end_page - t.first_page;
+  if (t.leaf_pages > span || t.internal_pages > span - t.leaf_pages ||
+      t.overflow_pages != span - t.leaf_pages - t.internal_pages)
+    return bad(where + " has page counts that do not add up");
+  bool empty = t.rows == 0;
+  if (empty != (t.root == 0) || empty != (t.depth == 0) || empty != (t.leaf_pages == 0))
+    return bad(where + " is inconsistent about being empty");
+  if (!empty && (t.root < t.first_page || t.root >= t.end_page))
+    return bad(where + " has its root outside its pages");
+  if (!empty && t.depth == 1 && t.leaf_pages != 1) return bad(where + " has a bad depth");
+  if (t.rows < t.leaf_pages) return bad(where + " has fewer rows than leaves");
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode_catalog(const Catalog& c) {
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(c.filters.size()));
+  for (const auto& f : c.filters) {
+    w.u16(static_cast<uint16_t>(f.id.size()));
+    w.bytes(f.id);
+    w.u32(static_cast<uint32_t>(f.params.size()));
+    w.bytes(f.params);
+  }
+  w.u32(static_cast<uint32_t>(c.tables.size()));
+  for (const auto& t : c.tables) {
+    w.u16(static_cast<uint16_t>(t.name.size()));
+    w.bytes(t.name);
+    encode_tree(w, t.primary);
+    w.u16(static_cast<uint16_t>(t.indexes.size()));
+    for (const auto& ix : t.indexes) {
+      w.u16(static_cast<uint16_t>(ix.name.size()));
+      w.bytes(ix.name);
+      encode_tree(w, ix.tree);
+    }
+  }
+  return std::move(w.out());
+}
+
+result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
+                               uint64_t page_count) {
+  ByteReader r(bytes);
+  Catalog c;
+  uint32_t filters = r.u32();
+  if (!r.ok() || filters > kMaxFilters) return bad("bad filter count");
+  for (uint32_t i = 0; i < filters; ++i) {
+    FilterDesc f;
+    f.id = r.bytes(r.u16());
+    f.params = r.bytes(r.u32());
+    if (!r.ok() || f.id.empty()) return bad("filter " + std::to_string(i) + " is malformed");
+    c.filters.push_back(std::move(f));
+  }
+  uint32_t tables = r.u32();
+  // Each table takes at least 76 bytes (one-byte name and encoding id), which
+  // bounds a hostile count.
+  if (!r.ok() || tables > kMaxTables || tables > r.remaining() / 76) return bad("bad table count");
+  std::set<std::string> names;
+  std::vector<const TreeDesc*> trees;
+  c.tables.reserve(tables);
+  for (uint32_t i = 0; i < tables; ++i) {
+    TableDesc t;
+    t.name = r.bytes(r.u16());
+    if (!r.ok() || t.name.empty()) return bad("table " + std::to_string(i) + " has no name");
+    if (!names.insert(t.name).second) return bad("two tables are named '" + t.name + "'");
+    auto primary = decode_tree(r, "table '" + t.name + "'", page_size, page_count);
+    if (!primary) return std::move(primary).error();
+    if (primary->kind != TreeKind::primary)
+      return bad("table '" + t.name + "' has a primary tree of an index kind");
+    t.primary = std::move(*primary);
+    uint16_t indexes = r.u16();
+    if (!r.ok() || indexes > kMaxIndexesPerTable)
+      return bad("table '" + t.name + "' has a bad index count");
+    std::set<std::string> index_names;
+    for (uint16_t k = 0; k < indexes; ++k) {
+      IndexDesc ix;
+      ix.name = r.bytes(r.u16());
+      if (!r.ok() || ix.name.empty()) return bad("an index of '" + t.name + "' has no name");
+      if (!index_names.insert(ix.name).second)
+        return bad("table '" + t.name + "' has two indexes named '" + ix.name + "'");
+      auto tree =
+          decode_tree(r, "index '" + ix.name + "' of '" + t.name + "'", page_size, page_count);
+      if (!tree) return std::move(tree).error();
+      if (tree->kind == TreeKind::primary)
+        return bad("index '" + ix.name + "' has the primary tree kind");
+      ix.tree = std::move(*tree);
+      t.indexes.push_back(std::move(ix));
+    }
+    c.tables.push_back(std::move(t));
+  }
+  if (r.remaining() != 0) return bad("has trailing bytes");
+  for (const auto& t : c.tables) {
+    trees.push_back(&t.primary);
+    for (const auto& ix : t.indexes)
+      trees.push_back(&ix.tree);
+  }
+  // Page ranges must be disjoint, so each page belongs to at most one tree.
+  std::sort(trees.begin(), trees.end(),
+            [](const TreeDesc* a, const TreeDesc* b) { return a->first_page < b->first_page; });
+  for (size_t i = 1; i < trees.size(); ++i)
+    if (trees[i]->first_page < trees[i - 1]->end_page) return bad("two trees share pages");
+  return c;
+}
+
+}  // namespace drydb::detail

@@ -1,0 +1,381 @@
+#include "drydb/database.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "checksum.h"
+#include "drydb/detail/coding.h"
+#include "drydb/detail/format.h"
+#include "page_check.h"
+
+namespace drydb {
+namespace detail {
+namespace {
+
+const char* type_name(PageType t) {
+  switch (t) {
+    case PageType::leaf:
+      return "leaf";
+    case PageType::internal:
+      return "internal";
+    case PageType::overflow:
+      return "overflow";
+  }
+  return "unknown";
+}
+
+std::byte* allocate_page_memory(PageAllocator* a, size_t size) {
+  if (a) return a->allocate(size, 64);
+  return static_cast<std::byte*>(::operator new (size, std::align_val_t{64}, std::nothrow));
+}
+
+void free_page_memory(PageAllocator* a, const std::byte* p, size_t size) {
+  if (a)
+    a->deallocate(const_cast<std::byte*>(p), size, 64);
+  else
+    ::operator delete (const_cast<std::byte*>(p), std::align_val_t{64});
+}
+
+Error corrupt(const std::string& what) {
+  return Error(errc::corruption, what);
+}
+
+}  // namespace
+
+DatabaseState::~DatabaseState() {
+  if (slots_) {
+    for (uint64_t i = 0; i < page_count_; ++i)
+      if (slots_[i].refs.load(std::memory_order_relaxed) != 0)
+        free_page_memory(allocator_, slots_[i].data.load(std::memory_order_relaxed),
+                         slots_[i].bytes);
+  }
+}
+
+result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Storage> storage,
+                                                           const OpenOptions& options) {
+  auto state = std::make_unique<DatabaseState>();
+  const uint64_t file_size = storage->size();
+  std::byte head[header::kSize];
+  if (file_size < header::kSize) {
+    if (file_size >= 4) {
+      std::byte magic[4];
+      DRYDB_TRY(storage->read_at(0, magic));
+      if (std::memcmp(magic, kMagic, 4) != 0)
+        return Error(errc::bad_magic, "not a drydb file (no DRY\\0 magic)");
+    }
+    return Error(errc::truncated,
+                 "file of " + std::to_string(file_size) + " bytes is too short for a drydb header");
+  }
+  DRYDB_TRY(storage->read_at(0, head));
+  if (std::memcmp(head, kMagic, 4) != 0)
+    return Error(errc::bad_magic, "not a drydb file (no DRY\\0 magic)");
+  const uint16_t major = load_u16(head + header::kMajorOff);
+  const uint16_t minor = load_u16(head + header::kMinorOff);
+  if (major != kFormatMajor)
+    return Error(errc::unsupported_version, "format " + std::to_string(major) + "." +
+                                                std::to_string(minor) +
+                                                " is not supported (this reader reads format " +
+                                                std::to_string(kFormatMajor) + ".x)");
+  if (load_u64(head + header::kHeaderChecksumOff) !=
+      checksum(ByteView(head, header::kHeaderChecksumOff)))
+    return corrupt("header checksum mismatch");
+  const uint32_t features = load_u32(head + header::kRequiredFeaturesOff);
+  if (features & ~kKnownRequiredFeatures)
+    return Error(errc::unsupported_version, "the file requires features this reader lacks (bits " +
+                                                std::to_string(features) + ")");
+  const uint32_t page_size = load_u32(head + header::kPageSizeOff);
+  if (!valid_page_size(page_size)) return corrupt("bad page size " + std::to_string(page_size));
+  const uint64_t file_length = load_u64(head + header::kFileLengthOff);
+  const uint64_t page_count = load_u64(head + header::kPageCountOff);
+  const uint64_t catalog_length = load_u64(head + header::kCatalogLengthOff);
+  if (file_length != file_size)
+    return Error(file_size < file_length ? errc::truncated : errc::corruption,
+                 "the header records " + std::to_string(file_length) + " bytes but the file has " +
+                     std::to_string(file_size));
+  if (page_count == 0 || page_count > file_length / page_size ||
+      catalog_length != file_length - page_count * page_size ||
+      load_u64(head + header::kReservedOff) != 0)
+    return corrupt("header lengths are inconsistent");
+  if (catalog_length > (uint64_t{1} << 32)) return corrupt("catalog larger than 4 GiB");
+  std::vector<std::byte> cat(catalog_length);
+  DRYDB_TRY(storage->read_at(page_count * page_size, cat));
+  if (load_u64(head + header::kCatalogChecksumOff) != checksum(cat))
+    return corrupt("catalog checksum mismatch");
+  auto catalog = decode_catalog(cat, page_size, page_count);
+  if (!catalog) return std::move(catalog).error();
+  if (!catalog->filters.empty())
+    return Error(errc::unknown_filter, "page filter '" + catalog->filters.front().id +
+                                           "' is not registered in this process");
+
+  DatabaseState& s = *state;
+  s.page_size_ = page_size;
+  s.page_count_ = page_count;
+  s.catalog_ = std::move(*catalog);
+  s.primaries_.reserve(s.catalog_.tables.size());
+  for (const TableDesc& t : s.catalog_.tables) {
+    auto enc = KeyEncoding::find(t.primary.encoding_id);
+    if (!enc)
+      return Error(errc::unknown_encoding, "table '" + t.name + "': " + enc.error().message);
+    if (enc->fixed_width() != t.primary.key_width)
+      return corrupt("table '" + t.name + "': key width " + std::to_string(t.primary.key_width) +
+                     " does not match encoding '" + t.primary.encoding_id + "'");
+    s.primaries_.push_back(
+        TreeRef{&t.primary, *enc, KeyLayout{t.primary.key_width}, "table '" + t.name + "'"});
+  }
+
+  auto mapped = storage->mapped();
+  if (!mapped.empty()) {
+    s.base_ = mapped.data();
+    s.verified_ = std::make_unique<std::atomic<uint8_t>[]>(page_count);
+  } else {
+    s.slots_ = std::make_unique<PageSlot[]>(page_count);
+    s.allocator_ = options.allocator;
+    s.budget_ = options.page_cache_bytes;
+    s.all_permanent_ = options.page_cache_bytes >= file_size;
+  }
+  s.storage_ = std::move(storage);
+  return state;
+}
+
+bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, Error* err) const {
+  const std::byte* p = base_ + page * page_size_;
+  if (static_cast<PageType>(p[page::kTypeOff]) == PageType::overflow) {
+    uint64_t pages;
+    if (!overflow_run_pages(tree, page, p, page_size_, &pages, err) ||
+        !check_overflow_run(tree, page, p, err))
+      return false;
+  } else if (!check_tree_page(tree, page, p, page_size_, err)) {
+    return false;
+  }
+  verified_[page].store(1, std::memory_order_release);
+  return true;
+}
+
+const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageType type,
+                                     PageSlot** pin, Error* err) const {
+  // Read and check outside the lock, so misses on different pages overlap.
+  size_t size = page_size_;
+  std::byte* buf = allocate_page_memory(allocator_, size);
+  if (buf == nullptr) {
+    *err = Error(errc::out_of_memory, "cannot allocate a page");
+    return nullptr;
+  }
+  auto fail = [&](Error e) -> const std::byte* {
+    free_page_memory(allocator_, buf, size);
+    *err = std::move(e);
+    return nullptr;
+  };
+  if (auto st = storage_->read_at(page * page_size_, std::span(buf, size)); !st)
+    return fail(Error(st.error().code,
+                      tree.label + ", page " + std::to_string(page) + ": " + st.error().message));
+  if (type == PageType::overflow) {
+    uint64_t pages;
+    Error e;
+    if (!overflow_run_pages(tree, page, buf, page_size_, &pages, &e)) return fail(std::move(e));
+    if (pages > 1) {
+      const size_t run = static_cast<size_t>(pages * page_size_);
+      std::byte* whole = allocate_page_memory(allocator_, run);
+      if (whole == nullptr)
+        return fail(Error(errc::out_of_memory, "cannot allocate an overflow run"));
+      std::memcpy(whole, buf, size);
+      free_page_memory(allocator_, buf, size);
+      buf = whole;
+      size = run;
+      if (auto st = storage_->read_at((page + 1) * page_size_,
+                                      std::span(buf + page_size_, size - page_size_));
+          !st)
+        return fail(Error(st.error().code, tree.label + ", page " + std::to_string(page) + ": " +
+                                               st.error().message));
+    }
+    if (!check_overflow_run(tree, page, buf, &e)) return fail(std::move(e));
+  } else {
+    Error e;
+    if (!check_tree_page(tree, page, buf, page_size_, &e)) return fail(std::move(e));
+  }
+
+  std::lock_guard lock(mu_);
+  PageSlot& slot = slots_[page];
+  if (slot.refs.load(std::memory_order_relaxed) != 0) {
+    // Another thread loaded it first; use theirs. Under the lock no eviction
+    // can run, so the page stays resident while the reference is taken.
+    free_page_memory(allocator_, buf, size);
+    const std::byte* p = slot.try_acquire(pin);
+    return p;
+  }
+  const bool permanent =
+      all_permanent_ || static_cast<PageType>(buf[page::kTypeOff]) == PageType::internal;
+  slot.bytes = static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX));
+  slot.data.store(buf, std::memory_order_relaxed);
+  if (permanent) {
+    slot.refs.store(kPermanent, std::memory_order_release);
+    *pin = nullptr;
+  } else {
+    slot.referenced.store(1, std::memory_order_relaxed);
+    slot.refs.store(2, std::memory_order_release);  // the cache's reference and the caller's
+    *pin = &slot;
+    clock_.push_back(page);
+    used_ += size;
+    evict_locked();
+  }
+  return buf;
+}
+
+void DatabaseState::evict_locked() const {
+  // CLOCK: sweep at most two rounds; pages held by handles are skipped and
+  // may keep the cache over budget until released.
+  size_t budget_steps = 2 * clock_.size();
+  while (used_ > budget_ && !clock_.empty() && budget_steps-- > 0) {
+    if (hand_ >= clock_.size()) hand_ = 0;
+    PageSlot& slot = slots_[clock_[hand_]];
+    if (slot.referenced.load(std::memory_order_relaxed)) {
+      slot.referenced.store(0, std::memory_order_relaxed);
+      ++hand_;
+      continue;
+    }
+    uint32_t expected = 1;
+    if (!slot.refs.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) {
+      ++hand_;
+      continue;
+    }
+    free_page_memory(allocator_, slot.data.load(std::memory_order_relaxed), slot.bytes);
+    slot.data.store(nullptr, std::memory_order_relaxed);
+    used_ -= slot.bytes;
+    clock_[hand_] = clock_.back();
+    clock_.pop_back();
+  }
+}
+
+void DatabaseState::wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
+                               Error* err) const {
+  std::string want = type_name(type);
+  if (type == PageType::internal)
+    want += " page of level " + std::to_string(level);
+  else
+    want += " page";
+  *err = corrupt(tree.label + ", page " + std::to_string(page) + ": expected a " + want);
+}
+
+bool check_key_kind(const TreeRef& tree, const Key& key, Error* err) {
+  if (key.kind() == tree.encoding.kind()) return true;
+  static constexpr const char* kNames[] = {"text/bytes", "int64", "Uuid", "Ulid"};
+  *err = Error(errc::wrong_key_type, tree.label + " has " + std::string(tree.encoding.id()) +
+                                         " keys; a " + kNames[static_cast<int>(key.kind())] +
+                                         " key was given");
+  return false;
+}
+
+}  // namespace detail
+
+ReadOnlyDatabase::ReadOnlyDatabase(std::unique_ptr<detail::DatabaseState> state)
+    : state_(std::move(state)) {}
+ReadOnlyDatabase::ReadOnlyDatabase(ReadOnlyDatabase&&) noexcept = default;
+ReadOnlyDatabase& ReadOnlyDatabase::operator=(ReadOnlyDatabase&&) noexcept = default;
+ReadOnlyDatabase::~ReadOnlyDatabase() = default;
+
+result<ReadOnlyDatabase> ReadOnlyDatabase::open_storage(std::unique_ptr<Storage> storage,
+                                                        const OpenOptions& options) {
+  if (!storage) return Error(errc::invalid_argument, "open_storage: no storage given");
+  auto state = detail::DatabaseState::open(std::move(storage), options);
+  if (!state) return std::move(state).error();
+  return ReadOnlyDatabase(std::move(*state));
+}
+
+result<ReadOnlyDatabase> ReadOnlyDatabase::open(const std::filesystem::path& path,
+                                                const OpenOptions& options) {
+  auto storage =
+      options.storage == StorageKind::mmap ? open_mmap_storage(path) : open_pread_storage(path);
+  if (!storage) return std::move(storage).error();
+  auto db = open_storage(std::move(*storage), options);
+  if (!db) {
+    Error e = std::move(db).error();
+    e.message = "'" + path.string() + "': " + e.message;
+    return e;
+  }
+  return db;
+}
+
+result<ReadOnlyDatabase> ReadOnlyDatabase::open_memory(std::span<const std::byte> bytes,
+                                                       const OpenOptions& options) {
+  if (bytes.empty()) return Error(errc::truncated, "open_memory: no bytes given");
+  return open_storage(memory_storage(bytes), options);
+}
+
+result<ReadOnlyTable> ReadOnlyDatabase::table(std::string_view name) const {
+  const auto& tables = state_->catalog().tables;
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (tables[i].name == name)
+      return ReadOnlyTable(state_.get(), &state_->primaries()[i], tables[i].name);
+  std::string known;
+  for (const auto& t : tables)
+    known += (known.empty() ? "" : ", ") + t.name;
+  return Error(errc::not_found, "no table '" + std::string(name) +
+                                    "' (tables: " + (known.empty() ? "none" : known) + ")");
+}
+
+std::vector<ReadOnlyTable> ReadOnlyDatabase::tables() const {
+  std::vector<ReadOnlyTable> out;
+  const auto& tables = state_->catalog().tables;
+  for (size_t i = 0; i < tables.size(); ++i)
+    out.emplace_back(state_.get(), &state_->primaries()[i], tables[i].name);
+  return out;
+}
+
+uint32_t ReadOnlyDatabase::page_size() const noexcept {
+  return state_->page_size();
+}
+
+TableInfo ReadOnlyTable::info() const noexcept {
+  const detail::TreeDesc& d = *tree_->desc;
+  return TableInfo{name_,        tree_->encoding,  d.rows,           d.depth,
+                   d.leaf_pages, d.internal_pages, d.overflow_pages, d.max_key_length};
+}
+
+bool ReadOnlyTable::ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o,
+                          uint64_t* first, uint64_t* last, Error* err) const {
+  for (const KeyBound* b : {&start, &end})
+    if (b->bounded() && !detail::check_key_kind(*tree_, b->key(), err)) return false;
+  if (start.bounded() && end.bounded() &&
+      detail::compare_bytes(start.key().bytes(), end.key().bytes()) > 0) {
+    *err = Error(errc::invalid_argument,
+                 tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +
+                     "' is after its end '" + tree_->encoding.format(end.key().bytes()) + "'");
+    return false;
+  }
+  bool found;
+  *first = 0;
+  if (start.bounded()) {
+    if (!detail::rank_of(*db_, *tree_, start.key().bytes(), first, &found, err)) return false;
+    if (found && o.start_exclusive) ++*first;
+  }
+  *last = tree_->desc->rows;
+  if (end.bounded()) {
+    if (!detail::rank_of(*db_, *tree_, end.key().bytes(), last, &found, err)) return false;
+    if (found && !o.end_exclusive) ++*last;
+  }
+  if (*last < *first) *last = *first;
+  return true;
+}
+
+result<Range> ReadOnlyTable::prefix(std::span<const std::byte> prefix, SortOrder order) const {
+  if (tree_->encoding.kind() != KeyKind::bytes)
+    return Error(errc::wrong_key_type, tree_->label + " has " + std::string(tree_->encoding.id()) +
+                                           " keys; prefix needs a table of byte keys");
+  // [prefix, successor): the successor drops trailing 0xFF bytes and
+  // increments the last remaining byte; none remaining means no upper bound.
+  std::byte successor[detail::kMaxPageSize / 4];
+  size_t len = std::min(prefix.size(), sizeof successor);
+  if (prefix.size() > sizeof successor) return Range();  // longer than any key
+  std::memcpy(successor, prefix.data(), len);
+  while (len > 0 && successor[len - 1] == std::byte{0xFF})
+    --len;
+  Key start(prefix);
+  RangeOptions options{.start_exclusive = false, .end_exclusive = true, .order = order};
+  if (prefix.empty()) return get_range(unbounded, unbounded, options);
+  if (len == 0) return get_range(start, unbounded, options);
+  successor[len - 1] =
+      std::byte{static_cast<uint8_t>(static_cast<uint8_t>(successor[len - 1]) + 1)};
+  return get_range(start, Key(std::span<const std::byte>(successor, len)), options);
+}
+
+}  // namespace drydb

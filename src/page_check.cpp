@@ -1,0 +1,194 @@
+#include "page_check.h"
+
+#include <string>
+
+#include "checksum.h"
+#include "drydb/detail/coding.h"
+#include "drydb/detail/format.h"
+#include "drydb/detail/node.h"
+
+namespace drydb::detail {
+namespace {
+
+bool bad(const TreeRef& tree, uint64_t page, const std::string& why, Error* err) {
+  *err = Error(errc::corruption, tree.label + ", page " + std::to_string(page) + ": " + why);
+  return false;
+}
+
+bool in_tree(const TreeRef& tree, uint64_t page) {
+  return page >= tree.desc->first_page && page < tree.desc->end_page;
+}
+
+// A key stored as its prefix only (fixed width <= 8) must have zero padding.
+bool prefix_padding_ok(const KeyLayout& layout, const std::byte* prefix) {
+  for (uint32_t b = layout.width; b < 8; ++b)
+    if (prefix[b] != std::byte{0}) return false;
+  return true;
+}
+
+bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
+                Error* err) {
+  const KeyLayout layout = tree.layout;
+  const uint32_t n = load_u16(p + page::kCountOff);
+  const uint8_t flags = static_cast<uint8_t>(p[page::kFlagsOff]);
+  if (n == 0) return bad(tree, page, "leaf with no entries", err);
+  if (flags & ~leaf::kKnownFlags) return bad(tree, page, "unknown leaf flags", err);
+  const bool uniform = flags & leaf::kUniformValues;
+  if (uniform && ((flags & leaf::kHasOverflow) || layout.width == 0))
+    return bad(tree, page, "uniform-value flag on a leaf that cannot have it", err);
+  if (!uniform && load_u16(p + leaf::kUniformLenOff) != 0)
+    return bad(tree, page, "value length set on a non-uniform leaf", err);
+  if (load_u16(p + 14) != 0) return bad(tree, page, "reserved bytes are not zero", err);
+  for (size_t off : {leaf::kPrevOff, leaf::kNextOff}) {
+    uint64_t sibling = load_u64(p + off);
+    if (sibling != 0 && !in_tree(tree, sibling))
+      return bad(tree, page, "sibling outside its tree", err);
+  }
+  const size_t records = leaf::records_off(n, flags);
+  if (records > page_size) return bad(tree, page, "entry count too large for the page", err);
+  const uint32_t max_key = max_key_length(page_size);
+  const uint32_t inline_limit = inline_value_limit(page_size);
+  if (uniform) {
+    const uint32_t value_len = load_u16(p + leaf::kUniformLenOff);
+    const uint64_t record = uint64_t{layout.part_size(nullptr)} + value_len;
+    if (value_len > inline_limit || records + record * n > page_size)
+      return bad(tree, page, "uniform records overrun the page", err);
+  } else {
+    const std::byte* offsets = p + leaf::offsets_off(n);
+    if (load_u16(offsets) != 0) return bad(tree, page, "first record offset is not 0", err);
+    if (records + load_u16(offsets + 2 * n) > page_size)
+      return bad(tree, page, "records overrun the page", err);
+    const std::byte* area = p + records;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t a = load_u16(offsets + 2 * i), b = load_u16(offsets + 2 * (i + 1));
+      if (b < a) return bad(tree, page, "record offsets go backwards", err);
+      const uint32_t len = b - a;
+      uint32_t part;
+      if (layout.width == 0) {
+        if (len < 2) return bad(tree, page, "record too short for its key length", err);
+        part = 2 + load_u16(area + a);
+        if (part - 2 > max_key) return bad(tree, page, "key longer than the limit", err);
+      } else {
+        part = layout.part_size(nullptr);
+      }
+      if (part > len) return bad(tree, page, "key overruns its record", err);
+      const bool overflow =
+          (flags & leaf::kHasOverflow) &&
+          ((static_cast<uint8_t>(p[leaf::bitmap_off(n, flags) + i / 8]) >> (i % 8)) & 1);
+      const uint32_t value_len = len - part;
+      if (overflow) {
+        if (value_len != leaf::kOverflowRefSize)
+          return bad(tree, page, "overflow reference of the wrong size", err);
+        if (!in_tree(tree, load_u64(area + a + part)))
+          return bad(tree, page, "overflow reference outside its tree", err);
+      } else if (value_len > inline_limit) {
+        return bad(tree, page, "inline value over the inline limit", err);
+      }
+    }
+  }
+  // Keys: prefixes agree with the key bytes, and keys strictly increase.
+  LeafView view(p, layout);
+  for (uint32_t i = 0; i < n; ++i) {
+    ByteView key = view.key(i);
+    if (layout.prefix_is_key()) {
+      if (!prefix_padding_ok(layout, p + leaf::kHeaderSize + 8 * i))
+        return bad(tree, page, "key prefix padding is not zero", err);
+    } else if (view.prefix(i) != key_prefix(key.data(), key.size())) {
+      return bad(tree, page, "key prefix does not match its key", err);
+    }
+    if (i > 0 && compare_bytes(view.key(i - 1), key) >= 0)
+      return bad(tree, page, "keys out of order", err);
+  }
+  return true;
+}
+
+bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
+                    Error* err) {
+  const KeyLayout layout = tree.layout;
+  const uint32_t n = load_u16(p + page::kCountOff);
+  const uint32_t level = load_u16(p + internal::kLevelOff);
+  if (n == 0) return bad(tree, page, "internal page with no children", err);
+  if (p[page::kFlagsOff] != std::byte{0} || load_u16(p + 14) != 0)
+    return bad(tree, page, "unknown flags or reserved bytes set", err);
+  if (level == 0 || level >= tree.desc->depth) return bad(tree, page, "level out of range", err);
+  size_t end = internal::keys_off(n);
+  if (layout.width == 0)
+    end += 2 * size_t{n};
+  else if (layout.width > 8)
+    end += size_t{n - 1} * layout.width;
+  if (end > page_size) return bad(tree, page, "child count too large for the page", err);
+  uint64_t previous = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t child = load_u64(p + internal::children_off() + 8 * i);
+    if (!in_tree(tree, child) || child == page)
+      return bad(tree, page, "child outside its tree", err);
+    const uint64_t cumulative = load_u64(p + internal::counts_off(n) + 8 * i);
+    if (cumulative <= previous) return bad(tree, page, "row counts do not increase", err);
+    previous = cumulative;
+  }
+  if (previous > tree.desc->rows) return bad(tree, page, "more rows than the tree has", err);
+  if (layout.width == 0) {
+    const std::byte* keys = p + internal::keys_off(n);
+    if (load_u16(keys) != 0) return bad(tree, page, "first separator offset is not 0", err);
+    for (uint32_t s = 0; s + 1 < n; ++s) {
+      const uint32_t a = load_u16(keys + 2 * s), b = load_u16(keys + 2 * (s + 1));
+      if (b < a || b - a > max_key_length(page_size))
+        return bad(tree, page, "bad separator length", err);
+    }
+    if (end + load_u16(keys + 2 * (n - 1)) > page_size)
+      return bad(tree, page, "separators overrun the page", err);
+  }
+  InternalView view(p, layout);
+  for (uint32_t s = 0; s + 1 < n; ++s) {
+    ByteView sep = view.separator(s);
+    const std::byte* prefix = p + internal::prefixes_off(n) + 8 * s;
+    if (layout.prefix_is_key()) {
+      if (!prefix_padding_ok(layout, prefix))
+        return bad(tree, page, "separator prefix padding is not zero", err);
+    } else if (load_be64(prefix) != key_prefix(sep.data(), sep.size())) {
+      return bad(tree, page, "separator prefix does not match its key", err);
+    }
+    if (s > 0 && compare_bytes(view.separator(s - 1), sep) >= 0)
+      return bad(tree, page, "separators out of order", err);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool check_tree_page(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
+                     Error* err) {
+  if (load_u64(p + page::kChecksumOff) != checksum(ByteView(p + 8, page_size - 8)))
+    return bad(tree, page, "checksum mismatch", err);
+  switch (static_cast<PageType>(p[page::kTypeOff])) {
+    case PageType::leaf:
+      return check_leaf(tree, page, p, page_size, err);
+    case PageType::internal:
+      return check_internal(tree, page, p, page_size, err);
+    default:
+      return bad(tree, page, "not a leaf or internal page", err);
+  }
+}
+
+bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
+                        uint64_t* pages, Error* err) {
+  if (static_cast<PageType>(p[page::kTypeOff]) != PageType::overflow)
+    return bad(tree, page, "an overflow reference points at another page kind", err);
+  if (p[page::kFlagsOff] != std::byte{0} || load_u16(p + page::kCountOff) != 0)
+    return bad(tree, page, "overflow header has unknown bits set", err);
+  const uint64_t length = load_u32(p + overflow::kLengthOff);
+  *pages = overflow::pages_for(length, page_size);
+  if (page + *pages > tree.desc->end_page)
+    return bad(tree, page, "overflow run runs past its tree", err);
+  return true;
+}
+
+bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, Error* err) {
+  const uint64_t length = load_u32(p + overflow::kLengthOff);
+  if (load_u64(p + page::kChecksumOff) !=
+      checksum(ByteView(p + 8, overflow::kHeaderSize - 8 + length)))
+    return bad(tree, page, "overflow run checksum mismatch", err);
+  return true;
+}
+
+}  // namespace drydb::detail

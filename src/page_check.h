@@ -1,0 +1,24 @@
+// Validation of a page when it first enters memory: checksum, then every
+// offset, length, count and reference it holds, so the read path can index
+// it without bounds checks (see include/drydb/detail/node.h).
+#pragma once
+
+#include <cstdint>
+
+#include "drydb/detail/db_state.h"
+
+namespace drydb::detail {
+
+// A leaf or internal page of `tree` (page_size bytes at p).
+bool check_tree_page(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
+                     Error* err);
+
+// The length of the overflow run starting at p, after checking its header
+// fits the tree's pages. Returns false with *err if it does not.
+bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
+                        uint64_t* pages, Error* err);
+
+// An overflow run: `bytes` holds all its pages.
+bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, Error* err);
+
+}  // namespace drydb::detail

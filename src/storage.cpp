@@ -1,0 +1,130 @@
+#include "drydb/storage.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "sink.h"
+
+namespace drydb {
+namespace {
+
+result<int> open_readonly(const std::filesystem::path& path, uint64_t* size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return detail::io_error("cannot open '" + path.string() + "'", errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return detail::io_error("cannot stat '" + path.string() + "'", err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error(errc::invalid_argument, "'" + path.string() + "' is not a regular file");
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
+status pread_exact(int fd, uint64_t size, uint64_t offset, std::span<std::byte> dst) {
+  if (offset > size || dst.size() > size - offset)
+    return Error(errc::truncated, "read of " + std::to_string(dst.size()) + " bytes at offset " +
+                                      std::to_string(offset) + " runs past the file's end");
+  size_t done = 0;
+  while (done < dst.size()) {
+    ssize_t n =
+        ::pread(fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return detail::io_error("read failed", errno);
+    if (n == 0) return Error(errc::truncated, "the file ended during a read");
+    done += static_cast<size_t>(n);
+  }
+  return {};
+}
+
+class MmapStorage final : public Storage {
+ public:
+  MmapStorage(const std::byte* base, uint64_t size) : base_(base), size_(size) {}
+  ~MmapStorage() override {
+    if (size_ > 0) ::munmap(const_cast<std::byte*>(base_), size_);
+  }
+  uint64_t size() const override { return size_; }
+  status read_at(uint64_t offset, std::span<std::byte> dst) const override {
+    if (offset > size_ || dst.size() > size_ - offset)
+      return Error(errc::truncated, "read past the end of the mapped file");
+    std::memcpy(dst.data(), base_ + offset, dst.size());
+    return {};
+  }
+  std::span<const std::byte> mapped() const override { return {base_, size_}; }
+
+ private:
+  const std::byte* base_;
+  uint64_t size_;
+};
+
+class PreadStorage final : public Storage {
+ public:
+  PreadStorage(int fd, uint64_t size) : fd_(fd), size_(size) {}
+  ~PreadStorage() override { ::close(fd_); }
+  uint64_t size() const override { return size_; }
+  status read_at(uint64_t offset, std::span<std::byte> dst) const override {
+    return pread_exact(fd_, size_, offset, dst);
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+};
+
+class MemoryStorage final : public Storage {
+ public:
+  explicit MemoryStorage(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  uint64_t size() const override { return bytes_.size(); }
+  status read_at(uint64_t offset, std::span<std::byte> dst) const override {
+    if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
+      return Error(errc::truncated, "read past the end of the database's memory");
+    std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
+    return {};
+  }
+  std::span<const std::byte> mapped() const override { return bytes_; }
+
+ private:
+  std::span<const std::byte> bytes_;
+};
+
+}  // namespace
+
+result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& path) {
+  uint64_t size = 0;
+  auto fd = open_readonly(path, &size);
+  if (!fd) return std::move(fd).error();
+  void* base = nullptr;
+  if (size > 0) {
+    base = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, *fd, 0);
+    if (base == MAP_FAILED) {
+      int err = errno;
+      ::close(*fd);
+      return detail::io_error("cannot map '" + path.string() + "'", err);
+    }
+  }
+  // The mapping keeps the file's contents reachable; the descriptor is not needed.
+  ::close(*fd);
+  return std::unique_ptr<Storage>(new MmapStorage(static_cast<const std::byte*>(base), size));
+}
+
+result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path) {
+  uint64_t size = 0;
+  auto fd = open_readonly(path, &size);
+  if (!fd) return std::move(fd).error();
+  return std::unique_ptr<Storage>(new PreadStorage(*fd, size));
+}
+
+std::unique_ptr<Storage> memory_storage(std::span<const std::byte> bytes) {
+  return std::make_unique<MemoryStorage>(bytes);
+}
+
+}  // namespace drydb

@@ -1,0 +1,95 @@
+// Writes one B+tree from rows given in strictly increasing key order.
+//
+// Leaves are filled greedily to the page size and written as they close (one
+// leaf late, so its next-sibling link is known). Values over the inline limit
+// go to an overflow run written when the row arrives. Each closed node hands
+// (page, subtree rows, separator) to its parent level; internal levels are
+// built bottom-up the same way and closed at finish(). Pages are numbered in
+// the order they are allocated, so a tree occupies one contiguous range.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "drydb/detail/catalog.h"
+#include "drydb/result.h"
+#include "sink.h"
+#include "sorter.h"
+
+namespace drydb::detail {
+
+class TreeWriter {
+ public:
+  // `next_page` is the page allocator shared by every tree of the file.
+  TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, uint64_t& next_page);
+
+  // Requires: keys strictly increasing, key length within max_key_length (and
+  // equal to key_width when fixed), value length <= kMaxValueLength.
+  status add(Bytes key, Bytes value);
+  // Closes every level; fills in the page and row fields of `desc`.
+  status finish(TreeDesc& desc);
+
+ private:
+  struct LeafEntry {
+    uint32_t key_off, key_len;      // in leaf_keys_
+    uint32_t value_off, value_len;  // in leaf_values_ (inline) or the run's first page
+    bool overflow;
+    uint64_t overflow_page;
+  };
+  struct ChildRef {
+    uint64_t page;
+    uint64_t rows;
+    std::string separator;  // separates this child from its left neighbour; empty for the first
+  };
+  struct Level {
+    std::vector<ChildRef> children;
+    size_t separator_bytes = 0;
+    uint64_t closed = 0;  // nodes of this level already written
+  };
+
+  size_t leaf_size_with(size_t key_len, size_t value_len, bool overflow) const;
+  size_t internal_size(const Level& level, size_t extra_entries, size_t extra_sep) const;
+  status close_leaf();
+  status write_pending_leaf(uint64_t next_leaf);
+  status push_child(size_t level, ChildRef child);
+  status close_internal(size_t level);
+  status write_page(uint64_t page, std::vector<std::byte>& bytes);
+  status write_overflow(Bytes value, uint64_t& first_page);
+  uint64_t allocate(uint64_t pages) {
+    uint64_t p = next_page_;
+    next_page_ += pages;
+    return p;
+  }
+  std::string separator_between(Bytes left_last, Bytes right_first) const;
+
+  Sink& sink_;
+  const uint32_t page_size_;
+  const uint16_t key_width_;
+  uint64_t& next_page_;
+
+  // The open leaf.
+  std::vector<LeafEntry> leaf_;
+  std::vector<std::byte> leaf_keys_;
+  std::vector<std::byte> leaf_values_;
+  size_t leaf_record_bytes_ = 0;  // record bytes in the non-uniform layout
+  bool leaf_any_overflow_ = false;
+
+  // The last closed leaf, written once the next leaf's page is known.
+  std::vector<std::byte> pending_leaf_;
+  uint64_t pending_leaf_page_ = 0;
+  uint64_t previous_leaf_page_ = 0;
+  std::string last_key_;  // last key of the previous closed leaf
+
+  std::vector<Level> levels_;  // levels_[0] holds the leaves' parents
+  std::vector<std::byte> page_buf_;
+
+  uint64_t rows_ = 0;
+  uint64_t leaves_ = 0;
+  uint64_t internals_ = 0;
+  uint64_t overflow_pages_ = 0;
+  uint32_t max_key_length_ = 0;
+  uint64_t first_page_;
+};
+
+}  // namespace drydb::detail
