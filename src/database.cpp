@@ -256,6 +256,10 @@ void DatabaseState::wrong_page(const TreeRef& tree, uint64_t page, PageType type
   *err = corrupt(tree.label + ", page " + std::to_string(page) + ": expected a " + want);
 }
 
+Error corruption_at(const TreeRef& tree, uint64_t page, const char* what) {
+  return corrupt(tree.label + ", page " + std::to_string(page) + ": " + what);
+}
+
 bool check_key_kind(const TreeRef& tree, const Key& key, Error* err) {
   if (key.kind() == tree.encoding.kind()) return true;
   static constexpr const char* kNames[] = {"text/bytes", "int64", "Uuid", "Ulid"};

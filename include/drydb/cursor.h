@@ -10,6 +10,7 @@
 // becomes invalid and status() holds the error.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -151,8 +152,7 @@ class Cursor {
     valid_ = o.valid_;
     rank_ = o.rank_;
     status_ = o.status_;
-    for (uint32_t i = 0; i < depth_; ++i)
-      path_[i] = o.path_[i];
+    if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
     leaf_pin_ = o.leaf_pin_;
     if (leaf_pin_) leaf_pin_->refs.fetch_add(1, std::memory_order_relaxed);
   }
@@ -163,8 +163,7 @@ class Cursor {
     valid_ = std::exchange(o.valid_, false);
     rank_ = o.rank_;
     status_ = std::move(o.status_);
-    for (uint32_t i = 0; i < depth_; ++i)
-      path_[i] = o.path_[i];
+    if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
     leaf_pin_ = std::exchange(o.leaf_pin_, nullptr);
     value_pin_ = std::exchange(o.value_pin_, nullptr);
     value_data_ = std::exchange(o.value_data_, nullptr);

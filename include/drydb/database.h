@@ -48,6 +48,13 @@ class ReadOnlyDatabase {
   std::vector<ReadOnlyTable> tables() const;
   uint32_t page_size() const noexcept;
 
+  // Reads every page and checks every invariant of every tree: checksums,
+  // page structure, key order within and across pages, separator fences,
+  // subtree row counts, sibling links, overflow runs, and that each page of
+  // a tree is reached exactly once. errc::corruption names the first fault's
+  // table and page. Costs a full read of the file.
+  status verify() const;
+
  private:
   explicit ReadOnlyDatabase(std::unique_ptr<detail::DatabaseState> state);
   std::unique_ptr<detail::DatabaseState> state_;

@@ -19,7 +19,7 @@ struct BuildOptions {
   // Folder for spilled runs; empty = std::filesystem::temp_directory_path().
   // Run files are unlinked as soon as they are created, so a killed build
   // leaves none behind.
-  std::filesystem::path temp_dir;
+  std::filesystem::path temp_dir{};
 };
 
 // How a file's bytes are reached.

@@ -7,11 +7,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <system_error>
 #include <type_traits>
 #include <utility>
-#include <variant>
 
 #include "drydb/error.h"
 
@@ -53,48 +53,97 @@ class [[nodiscard]] result {
                                               !std::is_same_v<std::remove_cvref_t<U>, Error> &&
                                               !std::is_same_v<std::remove_cvref_t<U>, result>,
                                           int> = 0>
-  result(U&& v) : state_(std::in_place_index<0>, std::forward<U>(v)) {}  // NOLINT: implicit
-  result(Error e) : state_(std::in_place_index<1>, std::move(e)) {}      // NOLINT: implicit
+  result(U&& v) : has_value_(true) {  // NOLINT: implicit, like std::expected
+    new (&value_) T(std::forward<U>(v));
+  }
+  result(Error e) : has_value_(false) { new (&error_) Error(std::move(e)); }  // NOLINT: implicit
 
-  bool has_value() const noexcept { return state_.index() == 0; }
-  explicit operator bool() const noexcept { return has_value(); }
+  result(const result& o) : has_value_(o.has_value_) {
+    if (has_value_)
+      new (&value_) T(o.value_);
+    else
+      new (&error_) Error(o.error_);
+  }
+  result(result&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : has_value_(o.has_value_) {
+    if (has_value_)
+      new (&value_) T(std::move(o.value_));
+    else
+      new (&error_) Error(std::move(o.error_));
+  }
+  result& operator=(const result& o) {
+    if (this != &o) {
+      destroy();
+      has_value_ = o.has_value_;
+      if (has_value_)
+        new (&value_) T(o.value_);
+      else
+        new (&error_) Error(o.error_);
+    }
+    return *this;
+  }
+  result& operator=(result&& o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this != &o) {
+      destroy();
+      has_value_ = o.has_value_;
+      if (has_value_)
+        new (&value_) T(std::move(o.value_));
+      else
+        new (&error_) Error(std::move(o.error_));
+    }
+    return *this;
+  }
+  ~result() { destroy(); }
+
+  bool has_value() const noexcept { return has_value_; }
+  explicit operator bool() const noexcept { return has_value_; }
 
   T& value() & {
     check();
-    return *std::get_if<0>(&state_);
+    return value_;
   }
   const T& value() const& {
     check();
-    return *std::get_if<0>(&state_);
+    return value_;
   }
-  T&& value() && {
+  // By value from an rvalue, so `for (auto e : *table.get_range(...))` owns
+  // its range instead of dangling (range-for does not extend a temporary's
+  // member's life).
+  T value() && {
     check();
-    return std::move(*std::get_if<0>(&state_));
+    return std::move(value_);
   }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
-  T&& operator*() && { return std::move(*this).value(); }
+  T operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
   // Requires: !has_value().
-  const Error& error() const& { return *std::get_if<1>(&state_); }
-  Error&& error() && { return std::move(*std::get_if<1>(&state_)); }
+  const Error& error() const& { return error_; }
+  Error&& error() && { return std::move(error_); }
   // The error code, or a default (zero) code when a value is held.
-  std::error_code code() const noexcept {
-    return has_value() ? std::error_code{} : std::get_if<1>(&state_)->code;
-  }
+  std::error_code code() const noexcept { return has_value_ ? std::error_code{} : error_.code; }
 
   template <class U>
   T value_or(U&& fallback) const& {
-    return has_value() ? *std::get_if<0>(&state_) : static_cast<T>(std::forward<U>(fallback));
+    return has_value_ ? value_ : static_cast<T>(std::forward<U>(fallback));
   }
 
  private:
   void check() const {
-    if (!has_value()) detail::die_on_error(*std::get_if<1>(&state_));
+    if (!has_value_) detail::die_on_error(error_);
   }
-  std::variant<T, Error> state_;
+  void destroy() noexcept {
+    if (has_value_)
+      value_.~T();
+    else
+      error_.~Error();
+  }
+  union {
+    T value_;
+    Error error_;
+  };
+  bool has_value_;
 };
 
 // result<void>: success, or an Error.

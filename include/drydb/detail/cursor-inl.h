@@ -21,8 +21,7 @@ inline bool resolve_value(const DatabaseState& db, const TreeRef& tree, const Le
   if (load_u32(run + overflow::kLengthOff) != length) {
     unpin(*pin);
     *pin = nullptr;
-    *err = Error(errc::corruption, tree.label + ": overflow run at page " + std::to_string(page) +
-                                       " does not have the length its leaf records");
+    *err = corruption_at(tree, page, "overflow run length differs from its reference");
     return false;
   }
   *out = ByteView(run + overflow::kHeaderSize, length);
@@ -97,15 +96,12 @@ inline bool Cursor::seek_rank(uint64_t rank) {
     uint32_t n = detail::load_u16(p + detail::page::kCountOff);
     if (leaf) {
       leaf_pin_ = pin;
-      if (local >= n)
-        return fail(Error(errc::corruption,
-                          tree_->label + ": row counts disagree at page " + std::to_string(page)));
+      if (local >= n) return fail(detail::corruption_at(*tree_, page, "row counts disagree"));
       path_[l] = Frame{p, static_cast<uint32_t>(local), n};
     } else {
       detail::InternalView node(p, tree_->layout);
       if (local >= node.cumulative(n - 1))
-        return fail(Error(errc::corruption,
-                          tree_->label + ": row counts disagree at page " + std::to_string(page)));
+        return fail(detail::corruption_at(*tree_, page, "row counts disagree"));
       uint32_t c = node.child_for_rank(local);
       local -= node.rows_before(c);
       path_[l] = Frame{p, c, n};

@@ -33,6 +33,9 @@ struct TreeRef {
   std::string label;  // "table 'items'" or "index 'x' of table 'items'", for messages
 };
 
+// errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
+Error corruption_at(const TreeRef& tree, uint64_t page, const char* what);
+
 class DatabaseState {
  public:
   DatabaseState() = default;

@@ -1,0 +1,156 @@
+// ReadOnlyDatabase::verify: every page and every tree invariant.
+#include <string>
+#include <vector>
+
+#include "drydb/database.h"
+#include "drydb/detail/coding.h"
+#include "drydb/detail/node.h"
+
+namespace drydb {
+namespace {
+
+using detail::ByteView;
+using detail::PageSlot;
+using detail::PageType;
+
+class TreeVerifier {
+ public:
+  TreeVerifier(const detail::DatabaseState& db, const detail::TreeRef& tree)
+      : db_(db), tree_(tree), d_(*tree.desc) {}
+
+  status run() {
+    if (d_.rows == 0) {
+      if (d_.end_page != d_.first_page) return bad(d_.first_page, "an empty tree owns pages");
+      return {};
+    }
+    uint64_t rows = 0;
+    DRYDB_TRY(visit(d_.root, d_.depth - 1, ByteView(), ByteView(), false, false, &rows));
+    if (rows != d_.rows)
+      return bad(d_.root, "the tree holds " + std::to_string(rows) +
+                              " rows; its catalog entry says " + std::to_string(d_.rows));
+    if (last_leaf_next_ != 0) return bad(last_leaf_, "the last leaf has a next sibling");
+    if (leaves_ != d_.leaf_pages || internals_ != d_.internal_pages ||
+        overflow_pages_ != d_.overflow_pages)
+      return bad(d_.root, "page counts differ from the catalog's");
+    // Every page of the tree's range was reached exactly once.
+    if (leaves_ + internals_ + overflow_pages_ != d_.end_page - d_.first_page)
+      return bad(d_.first_page, "the tree's pages are not all reachable");
+    return {};
+  }
+
+ private:
+  Error bad(uint64_t page, const std::string& why) const {
+    return Error(errc::corruption, tree_.label + ", page " + std::to_string(page) + ": " + why);
+  }
+
+  status mark(uint64_t page, uint64_t count) {
+    if (seen_.empty()) seen_.assign(d_.end_page - d_.first_page, false);
+    for (uint64_t p = page; p < page + count; ++p) {
+      if (seen_[p - d_.first_page]) return bad(p, "reached twice");
+      seen_[p - d_.first_page] = true;
+    }
+    return {};
+  }
+
+  // Visits the subtree at `page` (height `level`, 0 = leaf) whose keys must be
+  // >= low (if has_low) and < high (if has_high); adds its rows to *rows.
+  status visit(uint64_t page, uint32_t level, ByteView low, ByteView high, bool has_low,
+               bool has_high, uint64_t* rows) {
+    PageSlot* pin;
+    Error err;
+    const std::byte* p =
+        db_.fetch(tree_, page, level == 0 ? PageType::leaf : PageType::internal, level, &pin, &err);
+    if (p == nullptr) return err;
+    struct Unpin {
+      PageSlot* pin;
+      ~Unpin() { detail::unpin(pin); }
+    } unpin_guard{pin};
+    DRYDB_TRY(mark(page, 1));
+    if (level == 0) {
+      detail::LeafView leaf(p, tree_.layout);
+      const uint32_t n = leaf.size();
+      if (has_low && detail::compare_bytes(leaf.key(0), low) < 0)
+        return bad(page, "a key is below its separator");
+      if (has_high && detail::compare_bytes(leaf.key(n - 1), high) >= 0)
+        return bad(page, "a key is not below the next separator");
+      if (have_last_key_ && detail::compare_bytes(last_key_, leaf.key(0)) >= 0)
+        return bad(page, "keys are out of order across leaves");
+      const uint64_t prev = detail::load_u64(p + detail::leaf::kPrevOff);
+      if (prev != last_leaf_) return bad(page, "its previous-sibling link is wrong");
+      if (last_leaf_ != 0 && last_leaf_next_ != page)
+        return bad(last_leaf_, "its next-sibling link is wrong");
+      last_leaf_ = page;
+      last_leaf_next_ = detail::load_u64(p + detail::leaf::kNextOff);
+      auto k = leaf.key(n - 1);
+      last_key_.assign(k.begin(), k.end());
+      have_last_key_ = true;
+      ++leaves_;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (!leaf.is_overflow(i)) continue;
+        ByteView field = leaf.value_field(i);
+        const uint64_t run = detail::load_u64(field.data());
+        PageSlot* run_pin;
+        const std::byte* r = db_.fetch(tree_, run, PageType::overflow, 0, &run_pin, &err);
+        if (r == nullptr) return err;
+        const uint32_t length = detail::load_u32(r + detail::overflow::kLengthOff);
+        detail::unpin(run_pin);
+        if (length != detail::load_u32(field.data() + 8))
+          return bad(run, "overflow run length differs from its reference");
+        const uint64_t pages = detail::overflow::pages_for(length, db_.page_size());
+        DRYDB_TRY(mark(run, pages));
+        overflow_pages_ += pages;
+      }
+      *rows += n;
+      return {};
+    }
+    detail::InternalView node(p, tree_.layout);
+    ++internals_;
+    const uint32_t n = node.size();
+    if (page == d_.root && n < 2) return bad(page, "an internal root with one child");
+    // Copy the separators: the page may be released while children are visited.
+    std::vector<std::string> seps;
+    for (uint32_t s = 0; s + 1 < n; ++s) {
+      auto sep = node.separator(s);
+      seps.emplace_back(reinterpret_cast<const char*>(sep.data()), sep.size());
+    }
+    if (has_low && n > 1 && detail::compare_bytes(node.separator(0), low) <= 0)
+      return bad(page, "a separator is not above its lower fence");
+    std::vector<uint64_t> children, counts;
+    for (uint32_t i = 0; i < n; ++i) {
+      children.push_back(node.child(i));
+      counts.push_back(node.cumulative(i) - node.rows_before(i));
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      auto as_view = [&](const std::string& s) { return std::as_bytes(std::span(s)); };
+      ByteView lo = i == 0 ? low : as_view(seps[i - 1]);
+      ByteView hi = i + 1 == n ? high : as_view(seps[i]);
+      uint64_t child_rows = 0;
+      DRYDB_TRY(visit(children[i], level - 1, lo, hi, i == 0 ? has_low : true,
+                      i + 1 == n ? has_high : true, &child_rows));
+      if (child_rows != counts[i])
+        return bad(page, "child " + std::to_string(i) + " holds " + std::to_string(child_rows) +
+                             " rows; the page records " + std::to_string(counts[i]));
+      *rows += child_rows;
+    }
+    return {};
+  }
+
+  const detail::DatabaseState& db_;
+  const detail::TreeRef& tree_;
+  const detail::TreeDesc& d_;
+  std::vector<bool> seen_;
+  uint64_t leaves_ = 0, internals_ = 0, overflow_pages_ = 0;
+  uint64_t last_leaf_ = 0, last_leaf_next_ = 0;
+  std::vector<std::byte> last_key_;
+  bool have_last_key_ = false;
+};
+
+}  // namespace
+
+status ReadOnlyDatabase::verify() const {
+  for (const auto& tree : state_->primaries())
+    DRYDB_TRY(TreeVerifier(*state_, tree).run());
+  return {};
+}
+
+}  // namespace drydb
