@@ -120,8 +120,8 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     if (enc->fixed_width() != t.primary.key_width)
       return corrupt("table '" + t.name + "': key width " + std::to_string(t.primary.key_width) +
                      " does not match encoding '" + t.primary.encoding_id + "'");
-    s.primaries_.push_back(
-        TreeRef{&t.primary, *enc, KeyLayout{t.primary.key_width}, "table '" + t.name + "'"});
+    s.primaries_.push_back(TreeRef{&t.primary, *enc, enc->kind(), KeyLayout{t.primary.key_width},
+                                   "table '" + t.name + "'"});
   }
 
   auto mapped = storage->mapped();
@@ -138,7 +138,7 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   return state;
 }
 
-bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, Error* err) const {
+bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* err) const {
   const std::byte* p = base_ + page * page_size_;
   if (static_cast<PageType>(p[page::kTypeOff]) == PageType::overflow) {
     uint64_t pages;
@@ -153,7 +153,7 @@ bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, Error* err
 }
 
 const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageType type,
-                                     PageSlot** pin, Error* err) const {
+                                     PageSlot** pin, ErrorOut* err) const {
   // Read and check outside the lock, so misses on different pages overlap.
   size_t size = page_size_;
   std::byte* buf = allocate_page_memory(allocator_, size);
@@ -171,8 +171,8 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
                       tree.label + ", page " + std::to_string(page) + ": " + st.error().message));
   if (type == PageType::overflow) {
     uint64_t pages;
-    Error e;
-    if (!overflow_run_pages(tree, page, buf, page_size_, &pages, &e)) return fail(std::move(e));
+    ErrorOut e;
+    if (!overflow_run_pages(tree, page, buf, page_size_, &pages, &e)) return fail(std::move(*e));
     if (pages > 1) {
       const size_t run = static_cast<size_t>(pages * page_size_);
       std::byte* whole = allocate_page_memory(allocator_, run);
@@ -188,10 +188,10 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
         return fail(Error(st.error().code, tree.label + ", page " + std::to_string(page) + ": " +
                                                st.error().message));
     }
-    if (!check_overflow_run(tree, page, buf, &e)) return fail(std::move(e));
+    if (!check_overflow_run(tree, page, buf, &e)) return fail(std::move(*e));
   } else {
-    Error e;
-    if (!check_tree_page(tree, page, buf, page_size_, &e)) return fail(std::move(e));
+    ErrorOut e;
+    if (!check_tree_page(tree, page, buf, page_size_, &e)) return fail(std::move(*e));
   }
 
   std::lock_guard lock(mu_);
@@ -247,7 +247,7 @@ void DatabaseState::evict_locked() const {
 }
 
 void DatabaseState::wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
-                               Error* err) const {
+                               ErrorOut* err) const {
   std::string want = type_name(type);
   if (type == PageType::internal)
     want += " page of level " + std::to_string(level);
@@ -260,8 +260,7 @@ Error corruption_at(const TreeRef& tree, uint64_t page, const char* what) {
   return corrupt(tree.label + ", page " + std::to_string(page) + ": " + what);
 }
 
-bool check_key_kind(const TreeRef& tree, const Key& key, Error* err) {
-  if (key.kind() == tree.encoding.kind()) return true;
+bool wrong_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
   static constexpr const char* kNames[] = {"text/bytes", "int64", "Uuid", "Ulid"};
   *err = Error(errc::wrong_key_type, tree.label + " has " + std::string(tree.encoding.id()) +
                                          " keys; a " + kNames[static_cast<int>(key.kind())] +
@@ -336,7 +335,7 @@ TableInfo ReadOnlyTable::info() const noexcept {
 }
 
 bool ReadOnlyTable::ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o,
-                          uint64_t* first, uint64_t* last, Error* err) const {
+                          uint64_t* first, uint64_t* last, detail::ErrorOut* err) const {
   for (const KeyBound* b : {&start, &end})
     if (b->bounded() && !detail::check_key_kind(*tree_, b->key(), err)) return false;
   if (start.bounded() && end.bounded() &&

@@ -10,7 +10,7 @@
 namespace drydb::detail {
 namespace {
 
-bool bad(const TreeRef& tree, uint64_t page, const std::string& why, Error* err) {
+bool bad(const TreeRef& tree, uint64_t page, const std::string& why, ErrorOut* err) {
   *err = Error(errc::corruption, tree.label + ", page " + std::to_string(page) + ": " + why);
   return false;
 }
@@ -27,7 +27,7 @@ bool prefix_padding_ok(const KeyLayout& layout, const std::byte* prefix) {
 }
 
 bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
-                Error* err) {
+                ErrorOut* err) {
   const KeyLayout layout = tree.layout;
   const uint32_t n = load_u16(p + page::kCountOff);
   const uint8_t flags = static_cast<uint8_t>(p[page::kFlagsOff]);
@@ -103,7 +103,7 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
 }
 
 bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
-                    Error* err) {
+                    ErrorOut* err) {
   const KeyLayout layout = tree.layout;
   const uint32_t n = load_u16(p + page::kCountOff);
   const uint32_t level = load_u16(p + internal::kLevelOff);
@@ -157,7 +157,7 @@ bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint
 }  // namespace
 
 bool check_tree_page(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
-                     Error* err) {
+                     ErrorOut* err) {
   if (load_u64(p + page::kChecksumOff) != checksum(ByteView(p + 8, page_size - 8)))
     return bad(tree, page, "checksum mismatch", err);
   switch (static_cast<PageType>(p[page::kTypeOff])) {
@@ -171,7 +171,7 @@ bool check_tree_page(const TreeRef& tree, uint64_t page, const std::byte* p, uin
 }
 
 bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
-                        uint64_t* pages, Error* err) {
+                        uint64_t* pages, ErrorOut* err) {
   if (static_cast<PageType>(p[page::kTypeOff]) != PageType::overflow)
     return bad(tree, page, "an overflow reference points at another page kind", err);
   if (p[page::kFlagsOff] != std::byte{0} || load_u16(p + page::kCountOff) != 0)
@@ -183,7 +183,7 @@ bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, 
   return true;
 }
 
-bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, Error* err) {
+bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, ErrorOut* err) {
   const uint64_t length = load_u32(p + overflow::kLengthOff);
   if (load_u64(p + page::kChecksumOff) !=
       checksum(ByteView(p + 8, overflow::kHeaderSize - 8 + length)))

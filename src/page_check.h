@@ -11,14 +11,14 @@ namespace drydb::detail {
 
 // A leaf or internal page of `tree` (page_size bytes at p).
 bool check_tree_page(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
-                     Error* err);
+                     ErrorOut* err);
 
 // The length of the overflow run starting at p, after checking its header
 // fits the tree's pages. Returns false with *err if it does not.
 bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
-                        uint64_t* pages, Error* err);
+                        uint64_t* pages, ErrorOut* err);
 
 // An overflow run: `bytes` holds all its pages.
-bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, Error* err);
+bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, ErrorOut* err);
 
 }  // namespace drydb::detail

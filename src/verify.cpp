@@ -57,10 +57,10 @@ class TreeVerifier {
   status visit(uint64_t page, uint32_t level, ByteView low, ByteView high, bool has_low,
                bool has_high, uint64_t* rows) {
     PageSlot* pin;
-    Error err;
+    detail::ErrorOut err;
     const std::byte* p =
         db_.fetch(tree_, page, level == 0 ? PageType::leaf : PageType::internal, level, &pin, &err);
-    if (p == nullptr) return err;
+    if (p == nullptr) return std::move(*err);
     struct Unpin {
       PageSlot* pin;
       ~Unpin() { detail::unpin(pin); }
@@ -91,7 +91,7 @@ class TreeVerifier {
         const uint64_t run = detail::load_u64(field.data());
         PageSlot* run_pin;
         const std::byte* r = db_.fetch(tree_, run, PageType::overflow, 0, &run_pin, &err);
-        if (r == nullptr) return err;
+        if (r == nullptr) return std::move(*err);
         const uint32_t length = detail::load_u32(r + detail::overflow::kLengthOff);
         detail::unpin(run_pin);
         if (length != detail::load_u32(field.data() + 8))

@@ -81,9 +81,7 @@ class Cursor {
   // Requires: valid(). The position's rank among the table's rows.
   uint64_t rank() const noexcept { return rank_; }
   // Requires: valid().
-  std::span<const std::byte> key() const noexcept {
-    return detail::LeafView(path_[depth_ - 1].page, tree_->layout).key(path_[depth_ - 1].index);
-  }
+  std::span<const std::byte> key() const noexcept { return leaf_.key(path_[depth_ - 1].index); }
   // Requires: valid(). The whole value, overflow values included; on a read
   // error returns an empty view and the error is in status().
   std::span<const std::byte> value() const;
@@ -128,6 +126,7 @@ class Cursor {
   };
 
   bool seek_key(const Key& key, bool* found);
+  [[gnu::cold]] std::span<const std::byte> overflow_value() const;
   bool descend(uint32_t from_level, bool leftmost);
   bool fail(Error e);
   bool clear() noexcept {
@@ -153,6 +152,7 @@ class Cursor {
     rank_ = o.rank_;
     status_ = o.status_;
     if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
+    leaf_ = o.leaf_;
     leaf_pin_ = o.leaf_pin_;
     if (leaf_pin_) leaf_pin_->refs.fetch_add(1, std::memory_order_relaxed);
   }
@@ -164,6 +164,7 @@ class Cursor {
     rank_ = o.rank_;
     status_ = std::move(o.status_);
     if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
+    leaf_ = o.leaf_;
     leaf_pin_ = std::exchange(o.leaf_pin_, nullptr);
     value_pin_ = std::exchange(o.value_pin_, nullptr);
     value_data_ = std::exchange(o.value_data_, nullptr);
@@ -176,6 +177,7 @@ class Cursor {
   bool valid_ = false;
   uint64_t rank_ = 0;
   Frame path_[detail::kMaxDepth];  // path_[0] is the root, path_[depth_-1] the leaf
+  detail::LeafView leaf_;          // the leaf of path_[depth_-1], decoded once per leaf
   detail::PageSlot* leaf_pin_ = nullptr;
   mutable detail::PageSlot* value_pin_ = nullptr;  // an overflow run, resolved lazily
   mutable const std::byte* value_data_ = nullptr;

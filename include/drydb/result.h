@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -37,6 +38,10 @@ inline Error unexpected(errc e, std::string msg) {
 }
 
 namespace detail {
+// Where the read path reports a failure: empty on the fast path (constructing
+// an Error there would cost a std::string and an error_code per query).
+using ErrorOut = std::optional<Error>;
+
 [[noreturn]] inline void die_on_error(const Error& e) {
   std::fprintf(stderr, "drydb: value() called on a result holding an error: %s\n",
                e.message.c_str());

@@ -44,8 +44,8 @@ class ReadOnlyTable {
   // The value of `key`: has_value() is false when absent. The Value keeps its
   // page resident until destroyed.
   result<Value> get(const Key& key) const {
-    Error err;
-    if (!detail::check_key_kind(*tree_, key, &err)) return err;
+    detail::ErrorOut err;
+    if (!detail::check_key_kind(*tree_, key, &err)) return std::move(*err);
     const detail::TreeDesc& d = *tree_->desc;
     if (d.rows == 0) return Value();
     const auto k = key.bytes();
@@ -53,7 +53,7 @@ class ReadOnlyTable {
     uint64_t rank = 0;
     detail::PageSlot* pin;
     const std::byte* leaf_page = detail::descend_to_leaf(*db_, *tree_, k, kp, &rank, &pin, &err);
-    if (leaf_page == nullptr) return err;
+    if (leaf_page == nullptr) return std::move(*err);
     detail::LeafView leaf(leaf_page, tree_->layout);
     bool found;
     uint32_t i = leaf.lower_bound(k, kp, &found);
@@ -68,7 +68,7 @@ class ReadOnlyTable {
       detail::unpin(pin);
       pin = value_pin;
     }
-    if (!ok) return err;
+    if (!ok) return std::move(*err);
     return Value::found(v.data(), v.size(), pin);
   }
 
@@ -79,8 +79,8 @@ class ReadOnlyTable {
   result<Range> get_range(const KeyBound& start, const KeyBound& end,
                           RangeOptions options = {}) const {
     uint64_t first, last;
-    Error err;
-    if (!ranks(start, end, options, &first, &last, &err)) return err;
+    detail::ErrorOut err;
+    if (!ranks(start, end, options, &first, &last, &err)) return std::move(*err);
     return Range(Cursor(db_, tree_), first, last - first, options.order);
   }
 
@@ -89,8 +89,8 @@ class ReadOnlyTable {
   result<uint64_t> count_range(const KeyBound& start, const KeyBound& end,
                                RangeOptions options = {}) const {
     uint64_t first, last;
-    Error err;
-    if (!ranks(start, end, options, &first, &last, &err)) return err;
+    detail::ErrorOut err;
+    if (!ranks(start, end, options, &first, &last, &err)) return std::move(*err);
     return last - first;
   }
 
@@ -113,7 +113,7 @@ class ReadOnlyTable {
  private:
   // Ranks [first, last) of the rows between the bounds.
   bool ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o, uint64_t* first,
-             uint64_t* last, Error* err) const;
+             uint64_t* last, detail::ErrorOut* err) const;
 
   const detail::DatabaseState* db_;
   const detail::TreeRef* tree_;

@@ -7,7 +7,7 @@ namespace detail {
 // Resolves the value of leaf entry i: inline bytes, or its overflow run
 // (pinned into *pin). Returns false with *err on a bad run.
 inline bool resolve_value(const DatabaseState& db, const TreeRef& tree, const LeafView& leaf,
-                          uint32_t i, ByteView* out, PageSlot** pin, Error* err) {
+                          uint32_t i, ByteView* out, PageSlot** pin, ErrorOut* err) {
   ByteView field = leaf.value_field(i);
   *pin = nullptr;
   if (!leaf.is_overflow(i)) {
@@ -38,19 +38,23 @@ inline bool Cursor::fail(Error e) {
 
 inline std::span<const std::byte> Cursor::value() const {
   if (!valid_) return {};
+  const uint32_t i = path_[depth_ - 1].index;
+  if (!leaf_.is_overflow(i)) [[likely]]
+    return leaf_.value_field(i);
+  return overflow_value();
+}
+
+inline std::span<const std::byte> Cursor::overflow_value() const {
   if (value_data_ != nullptr) return {value_data_, value_size_};
-  const Frame& f = path_[depth_ - 1];
-  detail::LeafView leaf(f.page, tree_->layout);
   detail::ByteView out;
-  Error err;
-  if (!detail::resolve_value(*db_, *tree_, leaf, f.index, &out, &value_pin_, &err)) {
-    const_cast<Cursor*>(this)->status_ = std::move(err);
+  detail::ErrorOut err;
+  if (!detail::resolve_value(*db_, *tree_, leaf_, path_[depth_ - 1].index, &out, &value_pin_,
+                             &err)) {
+    const_cast<Cursor*>(this)->status_ = std::move(*err);
     return {};
   }
-  if (value_pin_ != nullptr || leaf.is_overflow(f.index)) {
-    value_data_ = out.data();
-    value_size_ = out.size();
-  }
+  value_data_ = out.data();
+  value_size_ = out.size();
   return out;
 }
 
@@ -62,16 +66,17 @@ inline bool Cursor::descend(uint32_t from, bool leftmost) {
     const uint64_t child = node.child(path_[l].index);
     const bool to_leaf = l + 2 == depth_;
     detail::PageSlot* pin;
-    Error err;
+    detail::ErrorOut err;
     const std::byte* p =
         db_->fetch(*tree_, child, to_leaf ? detail::PageType::leaf : detail::PageType::internal,
                    depth_ - 2 - l, &pin, &err);
-    if (p == nullptr) return fail(std::move(err));
+    if (p == nullptr) return fail(std::move(*err));
     uint32_t n = detail::load_u16(p + detail::page::kCountOff);
     path_[l + 1] = Frame{p, leftmost ? 0 : n - 1, n};
     if (to_leaf) {
       detail::unpin(leaf_pin_);
       leaf_pin_ = pin;
+      leaf_ = detail::LeafView(p, tree_->layout);
     }
   }
   return true;
@@ -88,16 +93,17 @@ inline bool Cursor::seek_rank(uint64_t rank) {
   for (uint32_t l = 0; l < depth_; ++l) {
     const bool leaf = l + 1 == depth_;
     detail::PageSlot* pin;
-    Error err;
+    detail::ErrorOut err;
     const std::byte* p =
         db_->fetch(*tree_, page, leaf ? detail::PageType::leaf : detail::PageType::internal,
                    depth_ - 1 - l, &pin, &err);
-    if (p == nullptr) return fail(std::move(err));
+    if (p == nullptr) return fail(std::move(*err));
     uint32_t n = detail::load_u16(p + detail::page::kCountOff);
     if (leaf) {
       leaf_pin_ = pin;
       if (local >= n) return fail(detail::corruption_at(*tree_, page, "row counts disagree"));
       path_[l] = Frame{p, static_cast<uint32_t>(local), n};
+      leaf_ = detail::LeafView(p, tree_->layout);
     } else {
       detail::InternalView node(p, tree_->layout);
       if (local >= node.cumulative(n - 1))
@@ -116,8 +122,8 @@ inline bool Cursor::seek_rank(uint64_t rank) {
 inline bool Cursor::seek_key(const Key& key, bool* found) {
   *found = false;
   if (tree_ == nullptr) return false;
-  Error err;
-  if (!detail::check_key_kind(*tree_, key, &err)) return fail(std::move(err));
+  detail::ErrorOut err;
+  if (!detail::check_key_kind(*tree_, key, &err)) return fail(std::move(*err));
   const detail::TreeDesc& d = *tree_->desc;
   release();
   valid_ = false;
@@ -132,10 +138,11 @@ inline bool Cursor::seek_key(const Key& key, bool* found) {
     const std::byte* p =
         db_->fetch(*tree_, page, leaf ? detail::PageType::leaf : detail::PageType::internal,
                    depth_ - 1 - l, &pin, &err);
-    if (p == nullptr) return fail(std::move(err));
+    if (p == nullptr) return fail(std::move(*err));
     if (leaf) {
       leaf_pin_ = pin;
-      detail::LeafView view(p, tree_->layout);
+      leaf_ = detail::LeafView(p, tree_->layout);
+      const detail::LeafView& view = leaf_;
       uint32_t i = view.lower_bound(k, kp, found);
       valid_ = true;
       if (i < view.size()) {

@@ -29,6 +29,7 @@ namespace drydb::detail {
 struct TreeRef {
   const TreeDesc* desc;
   KeyEncoding encoding;
+  KeyKind kind;  // encoding.kind(), kept here for the read path's inline check
   KeyLayout layout;
   std::string label;  // "table 'items'" or "index 'x' of table 'items'", for messages
 };
@@ -47,7 +48,7 @@ class DatabaseState {
   // pages, of `level`). When *pin is set on return the caller releases it
   // with unpin(). On failure returns nullptr and fills *err.
   const std::byte* fetch(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
-                         PageSlot** pin, Error* err) const {
+                         PageSlot** pin, ErrorOut* err) const {
     const std::byte* p;
     *pin = nullptr;
     if (base_ != nullptr) {
@@ -77,11 +78,11 @@ class DatabaseState {
                                                      const OpenOptions& options);
 
  private:
-  bool verify_mapped(const TreeRef& tree, uint64_t page, Error* err) const;
+  bool verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* err) const;
   const std::byte* load(const TreeRef& tree, uint64_t page, PageType type, PageSlot** pin,
-                        Error* err) const;
+                        ErrorOut* err) const;
   void wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
-                  Error* err) const;
+                  ErrorOut* err) const;
   void evict_locked() const;
 
   std::unique_ptr<Storage> storage_;

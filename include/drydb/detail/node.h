@@ -51,14 +51,18 @@ struct KeyLayout {
 
 class LeafView {
  public:
+  LeafView() noexcept = default;
   LeafView(const std::byte* page, KeyLayout layout) noexcept
       : page_(page),
         n_(load_u16(page + page::kCountOff)),
         flags_(static_cast<uint8_t>(page[page::kFlagsOff])),
         layout_(layout),
-        records_(page + leaf::records_off(n_, flags_)) {
-    if (flags_ & leaf::kUniformValues)
-      record_size_ = layout.part_size(nullptr) + load_u16(page + leaf::kUniformLenOff);
+        records_(page + leaf::records_off(n_, flags_)),
+        fixed_part_(layout.width == 0 ? 0 : layout.part_size(nullptr)) {
+    if (flags_ & leaf::kUniformValues) {
+      uniform_len_ = load_u16(page + leaf::kUniformLenOff);
+      record_size_ = fixed_part_ + uniform_len_;
+    }
   }
 
   uint32_t size() const noexcept { return n_; }
@@ -81,9 +85,12 @@ class LeafView {
 
   // The inline value bytes, or the 12-byte overflow reference.
   ByteView value_field(uint32_t i) const noexcept {
-    const std::byte* rec = record(i);
-    const std::byte* end = record_end(i);
-    uint32_t part = layout_.width == 0 ? 2u + load_u16(rec) : layout_.part_size(rec);
+    if (flags_ & leaf::kUniformValues)
+      return {records_ + size_t{record_size_} * i + fixed_part_, uniform_len_};
+    const std::byte* offsets = page_ + leaf::offsets_off(n_);
+    const std::byte* rec = records_ + load_u16(offsets + 2 * i);
+    const std::byte* end = records_ + load_u16(offsets + 2 * (i + 1));
+    const uint32_t part = layout_.width == 0 ? 2u + load_u16(rec) : fixed_part_;
     return {rec + part, static_cast<size_t>(end - rec - part)};
   }
 
@@ -119,17 +126,15 @@ class LeafView {
     if (flags_ & leaf::kUniformValues) return records_ + size_t{record_size_} * i;
     return records_ + load_u16(page_ + leaf::offsets_off(n_) + 2 * i);
   }
-  const std::byte* record_end(uint32_t i) const noexcept {
-    if (flags_ & leaf::kUniformValues) return records_ + size_t{record_size_} * (i + 1);
-    return records_ + load_u16(page_ + leaf::offsets_off(n_) + 2 * (i + 1));
-  }
 
-  const std::byte* page_;
-  uint32_t n_;
-  uint8_t flags_;
-  KeyLayout layout_;
-  const std::byte* records_;
-  uint32_t record_size_ = 0;
+  const std::byte* page_ = nullptr;
+  uint32_t n_ = 0;
+  uint8_t flags_ = 0;
+  KeyLayout layout_{0};
+  const std::byte* records_ = nullptr;
+  uint32_t fixed_part_ = 0;   // key part bytes of fixed-width keys (0 when variable)
+  uint32_t uniform_len_ = 0;  // with kUniformValues
+  uint32_t record_size_ = 0;  // with kUniformValues
 };
 
 class InternalView {

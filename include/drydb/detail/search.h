@@ -11,15 +11,20 @@
 
 namespace drydb::detail {
 
+// Fills *err with errc::wrong_key_type for `key` and returns false.
+bool wrong_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err);
+
 // Whether `key` may be used on this tree; fills *err if not.
-bool check_key_kind(const TreeRef& tree, const Key& key, Error* err);
+inline bool check_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
+  return key.kind() == tree.kind || wrong_key_kind(tree, key, err);
+}
 
 // Descends from the root to the leaf whose key range holds `key`, adding to
 // *rank the rows of every subtree left of the path. Returns the leaf bytes
 // (pinned into *pin), or nullptr with *err.
 inline const std::byte* descend_to_leaf(const DatabaseState& db, const TreeRef& tree, ByteView key,
                                         uint64_t key_prefix, uint64_t* rank, PageSlot** pin,
-                                        Error* err) {
+                                        ErrorOut* err) {
   const TreeDesc& d = *tree.desc;
   uint64_t page = d.root;
   for (uint32_t level = d.depth - 1; level > 0; --level) {
@@ -37,7 +42,7 @@ inline const std::byte* descend_to_leaf(const DatabaseState& db, const TreeRef& 
 
 // The number of rows with a key < `key`, and whether `key` is present.
 inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, uint64_t* rank,
-                    bool* found, Error* err) {
+                    bool* found, ErrorOut* err) {
   *rank = 0;
   *found = false;
   if (tree.desc->rows == 0) return true;
