@@ -15,8 +15,8 @@ namespace drydb {
 namespace detail {
 
 struct TableState {
-  TableState(BuilderState* b, std::string n, KeyEncoding e)
-      : builder(b), name(std::move(n)), encoding(e), handle(this) {}
+  TableState(BuilderState* b, std::string n, KeyEncoding e, size_t memory_budget)
+      : builder(b), name(std::move(n)), encoding(e), sorter(memory_budget), handle(this) {}
   BuilderState* builder;
   std::string name;
   KeyEncoding encoding;
@@ -40,17 +40,14 @@ class BuilderState {
   std::deque<TableState> tables;  // stable addresses for TableBuilder handles
   status first_error;
   bool built = false;
-  size_t memory = 0;
+  size_t buffered = 0;  // bytes buffered by every table's sorter
 
   status maybe_spill();
   status write(Sink& sink, uint64_t& file_length);
 };
 
 status BuilderState::maybe_spill() {
-  size_t total = 0;
-  for (auto& t : tables)
-    total += t.sorter.memory_bytes();
-  if (total <= options.memory_budget) return {};
+  if (buffered <= options.memory_budget) return {};
   std::filesystem::path dir = options.temp_dir;
   if (dir.empty()) {
     std::error_code ec;
@@ -59,6 +56,7 @@ status BuilderState::maybe_spill() {
   }
   for (auto& t : tables)
     DRYDB_TRY(t.sorter.spill(dir));
+  buffered = 0;
   return {};
 }
 
@@ -138,7 +136,9 @@ TableBuilder& TableBuilder::append(const Key& key, std::span<const std::byte> va
                                             enc.format(k) + "' is 4 GiB or more"));
     return *this;
   }
+  const size_t before = state_->sorter.memory_bytes();
   state_->sorter.add(k, value);
+  b.buffered += state_->sorter.memory_bytes() - before;
   if (auto st = b.maybe_spill(); !st) b.fail(std::move(st).error());
   return *this;
 }
@@ -164,7 +164,7 @@ DatabaseBuilder& DatabaseBuilder::operator=(DatabaseBuilder&&) noexcept = defaul
 
 TableBuilder& DatabaseBuilder::create_table(std::string_view name, KeyEncoding encoding) {
   auto& b = *state_;
-  auto& t = b.tables.emplace_back(&b, std::string(name), encoding);
+  auto& t = b.tables.emplace_back(&b, std::string(name), encoding, b.options.memory_budget);
   if (name.empty() || name.size() > 255) {
     b.fail(Error(errc::invalid_argument,
                  "table name '" + std::string(name) + "' must be 1 to 255 bytes"));

@@ -152,10 +152,11 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
     c.tables.push_back(std::move(t));
   }
   if (r.remaining() != 0) return bad("has trailing bytes");
+  // Empty trees own no pages (first == end) and take no part in the check.
   for (const auto& t : c.tables) {
-    trees.push_back(&t.primary);
+    if (t.primary.first_page != t.primary.end_page) trees.push_back(&t.primary);
     for (const auto& ix : t.indexes)
-      trees.push_back(&ix.tree);
+      if (ix.tree.first_page != ix.tree.end_page) trees.push_back(&ix.tree);
   }
   // Page ranges must be disjoint, so each page belongs to at most one tree.
   std::sort(trees.begin(), trees.end(),

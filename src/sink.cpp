@@ -11,7 +11,7 @@
 namespace drydb::detail {
 
 Error io_error(const std::string& what, int err) {
-  return Error(std::error_code(err, std::generic_category()), what + ": " + std::strerror(err));
+  return Error(errc::io_error, what + ": " + std::strerror(err));
 }
 
 status MemorySink::write_at(uint64_t offset, std::span<const std::byte> bytes) {

@@ -14,14 +14,31 @@
 namespace drydb::detail {
 namespace {
 
-constexpr size_t kChunkBytes = size_t{1} << 20;
-constexpr size_t kRunBufferBytes = size_t{1} << 20;
+constexpr size_t kMaxChunkBytes = size_t{1} << 20;
+constexpr size_t kMinChunkBytes = size_t{4} << 10;
+constexpr size_t kMaxBufferBytes = size_t{1} << 20;
+constexpr size_t kMinBufferBytes = size_t{16} << 10;
 
 Bytes row_key(const std::byte* row) {
   return {row + 8, load_u32(row)};
 }
 Bytes row_value(const std::byte* row) {
   return {row + 8 + load_u32(row), load_u32(row + 4)};
+}
+size_t row_size(const std::byte* row) {
+  return 8 + size_t{load_u32(row)} + load_u32(row + 4);
+}
+
+status write_all(int fd, uint64_t offset, const std::byte* p, size_t n, const char* what) {
+  while (n > 0) {
+    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return io_error(what, errno);
+    p += w;
+    n -= static_cast<size_t>(w);
+    offset += static_cast<uint64_t>(w);
+  }
+  return {};
 }
 
 }  // namespace
@@ -33,12 +50,14 @@ int compare_keys(Bytes a, Bytes b) noexcept {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
-// A sorted run in an unlinked temp file, read back through a buffer.
+// A sorted run in an unlinked temp file: written through a buffer, then read
+// back through one.
 struct Sorter::Run {
   int fd = -1;
   uint64_t size = 0;
-  uint64_t read_pos = 0;
   std::vector<std::byte> buf;
+  size_t buffer_bytes = 0;
+  uint64_t read_pos = 0;
   size_t buf_pos = 0;
   std::vector<std::byte> row;  // the current row, [klen][vlen][key][value]
 
@@ -46,17 +65,68 @@ struct Sorter::Run {
     if (fd >= 0) ::close(fd);
   }
 
+  static result<std::unique_ptr<Run>> create(const std::filesystem::path& dir,
+                                             size_t buffer_bytes) {
+    std::string pattern = (dir / "drydb-run-XXXXXX").string();
+    int fd = ::mkstemp(pattern.data());
+    if (fd < 0) return io_error("cannot create a spill file in '" + dir.string() + "'", errno);
+    // Unlinked at once: the run lives as long as its descriptor, and a killed
+    // build leaves nothing behind.
+    ::unlink(pattern.c_str());
+    auto run = std::make_unique<Run>();
+    run->fd = fd;
+    run->buffer_bytes = buffer_bytes;
+    return run;
+  }
+
+  status append(Bytes key, Bytes value) {
+    std::byte head[8];
+    store_u32(head, static_cast<uint32_t>(key.size()));
+    store_u32(head + 4, static_cast<uint32_t>(value.size()));
+    DRYDB_TRY(put(Bytes(head, 8)));
+    DRYDB_TRY(put(key));
+    return put(value);
+  }
+
+  status put(Bytes bytes) {
+    if (buf.size() + bytes.size() > buffer_bytes) DRYDB_TRY(flush());
+    if (bytes.size() > buffer_bytes) {
+      DRYDB_TRY(write_all(fd, size, bytes.data(), bytes.size(), "cannot write a spill file"));
+      size += bytes.size();
+    } else {
+      buf.insert(buf.end(), bytes.begin(), bytes.end());
+    }
+    return {};
+  }
+
+  status flush() {
+    DRYDB_TRY(write_all(fd, size, buf.data(), buf.size(), "cannot write a spill file"));
+    size += buf.size();
+    buf.clear();
+    return {};
+  }
+
+  // Switches from writing to reading from the start.
+  status finish_writing() {
+    DRYDB_TRY(flush());
+    buf.shrink_to_fit();
+    read_pos = 0;
+    buf_pos = 0;
+    return {};
+  }
+
   status fill(std::byte* dst, size_t n) {
     while (n > 0) {
       if (buf_pos == buf.size()) {
-        size_t want = static_cast<size_t>(std::min<uint64_t>(kRunBufferBytes, size - read_pos));
-        if (want == 0) return Error(errc::io_error, "spilled run ended early");
+        size_t want = static_cast<size_t>(std::min<uint64_t>(buffer_bytes, size - read_pos));
+        if (want == 0) return Error(errc::io_error, "a spilled run ended early");
         buf.resize(want);
         size_t got = 0;
         while (got < want) {
           ssize_t r = ::pread(fd, buf.data() + got, want - got, static_cast<off_t>(read_pos + got));
           if (r < 0 && errno == EINTR) continue;
-          if (r <= 0) return io_error("cannot read a spilled run", r < 0 ? errno : EIO);
+          if (r < 0) return io_error("cannot read a spilled run", errno);
+          if (r == 0) return Error(errc::io_error, "a spilled run ended early");
           got += static_cast<size_t>(r);
         }
         read_pos += want;
@@ -84,16 +154,21 @@ struct Sorter::Run {
   }
 };
 
-Sorter::Sorter() = default;
+Sorter::Sorter(size_t memory_budget)
+    : budget_(memory_budget),
+      chunk_bytes_(std::clamp(memory_budget / 8, kMinChunkBytes, kMaxChunkBytes)) {}
 Sorter::~Sorter() = default;
+
+size_t Sorter::read_buffer_bytes() const {
+  return std::clamp(budget_ / (2 * kMaxRuns), kMinBufferBytes, kMaxBufferBytes);
+}
 
 void Sorter::add(Bytes key, Bytes value) {
   size_t need = 8 + key.size() + value.size();
   if (chunks_.empty() || chunk_size_ - chunk_used_ < need) {
-    chunk_size_ = std::max(kChunkBytes, need);
+    chunk_size_ = std::max(chunk_bytes_, need);
     chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk_size_));
     chunk_used_ = 0;
-    memory_ += chunk_size_;
   }
   std::byte* row = chunks_.back().get() + chunk_used_;
   store_u32(row, static_cast<uint32_t>(key.size()));
@@ -105,7 +180,7 @@ void Sorter::add(Bytes key, Bytes value) {
       compare_keys(row_key(rows_in_memory_.back()), key) >= 0)
     in_order_ = false;
   rows_in_memory_.push_back(row);
-  memory_ += sizeof(const std::byte*);
+  memory_ += need + sizeof(const std::byte*);
   ++rows_;
 }
 
@@ -129,49 +204,30 @@ void Sorter::clear_buffered() {
 
 status Sorter::spill(const std::filesystem::path& dir) {
   if (rows_in_memory_.empty()) return {};
+  if (runs_.size() + 1 >= kMaxRuns) DRYDB_TRY(compact_runs(dir));
   sort_buffered();
-  std::string pattern = (dir / "drydb-run-XXXXXX").string();
-  int fd = ::mkstemp(pattern.data());
-  if (fd < 0) return io_error("cannot create a spill file in '" + dir.string() + "'", errno);
-  // Unlinked at once: the run lives as long as the descriptor, and a killed
-  // build leaves nothing behind.
-  ::unlink(pattern.c_str());
-  auto run = std::make_unique<Run>();
-  run->fd = fd;
-  std::vector<std::byte> out;
-  out.reserve(kRunBufferBytes);
-  auto flush = [&]() -> status {
-    size_t done = 0;
-    while (done < out.size()) {
-      ssize_t w =
-          ::pwrite(fd, out.data() + done, out.size() - done, static_cast<off_t>(run->size + done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) return io_error("cannot write a spill file in '" + dir.string() + "'", errno);
-      done += static_cast<size_t>(w);
-    }
-    run->size += out.size();
-    out.clear();
-    return {};
-  };
-  for (const std::byte* row : rows_in_memory_) {
-    size_t len = 8 + size_t{load_u32(row)} + load_u32(row + 4);
-    if (out.size() + len > kRunBufferBytes && !out.empty()) DRYDB_TRY(flush());
-    if (len > kRunBufferBytes) {
-      out.assign(row, row + len);
-      DRYDB_TRY(flush());
-    } else {
-      out.insert(out.end(), row, row + len);
-    }
-  }
-  DRYDB_TRY(flush());
-  runs_.push_back(std::move(run));
+  auto run = Run::create(dir, read_buffer_bytes());
+  if (!run) return std::move(run).error();
+  for (const std::byte* row : rows_in_memory_)
+    DRYDB_TRY((*run)->put(Bytes(row, row_size(row))));
+  DRYDB_TRY((*run)->finish_writing());
+  runs_.push_back(std::move(*run));
   clear_buffered();
   return {};
 }
 
-status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
-                     const std::function<Error(Bytes key)>& on_duplicate) {
-  sort_buffered();
+status Sorter::compact_runs(const std::filesystem::path& dir) {
+  auto merged = Run::create(dir, read_buffer_bytes());
+  if (!merged) return std::move(merged).error();
+  Run& out = **merged;
+  DRYDB_TRY(merge_sources(false, [&](Bytes key, Bytes value) { return out.append(key, value); }));
+  DRYDB_TRY(out.finish_writing());
+  runs_.clear();
+  runs_.push_back(std::move(*merged));
+  return {};
+}
+
+status Sorter::merge_sources(bool with_memory, const Emit& emit) {
   // Sources: each run, then the in-memory batch (index runs_.size()).
   const size_t mem_source = runs_.size();
   size_t mem_pos = 0;
@@ -188,19 +244,12 @@ status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
     if (!more) return std::move(more).error();
     if (*more) heap.push(s);
   }
-  if (!rows_in_memory_.empty()) heap.push(mem_source);
-
-  std::vector<std::byte> previous;
-  bool have_previous = false;
+  if (with_memory && !rows_in_memory_.empty()) heap.push(mem_source);
   while (!heap.empty()) {
     size_t s = heap.top();
     heap.pop();
     const std::byte* row = current(s);
-    Bytes key = row_key(row);
-    if (have_previous && compare_keys(Bytes(previous), key) == 0) return on_duplicate(key);
-    DRYDB_TRY(emit(key, row_value(row)));
-    previous.assign(key.begin(), key.end());
-    have_previous = true;
+    DRYDB_TRY(emit(row_key(row), row_value(row)));
     if (s == mem_source) {
       if (++mem_pos < rows_in_memory_.size()) heap.push(s);
     } else {
@@ -209,6 +258,21 @@ status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
       if (*more) heap.push(s);
     }
   }
+  return {};
+}
+
+status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
+                     const std::function<Error(Bytes key)>& on_duplicate) {
+  sort_buffered();
+  std::vector<std::byte> previous;
+  bool have_previous = false;
+  DRYDB_TRY(merge_sources(true, [&](Bytes key, Bytes value) -> status {
+    if (have_previous && compare_keys(Bytes(previous), key) == 0) return on_duplicate(key);
+    DRYDB_TRY(emit(key, value));
+    previous.assign(key.begin(), key.end());
+    have_previous = true;
+    return {};
+  }));
   clear_buffered();
   runs_.clear();
   return {};

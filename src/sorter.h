@@ -4,6 +4,8 @@
 // spills: the buffered rows are sorted and written as one run to an unlinked
 // temp file. At the end the runs and the last in-memory batch are merged.
 // Keys compare as memcmp then length (every key encoding orders that way).
+// At most kMaxRuns runs stay open: reaching it merges them into one, so the
+// open files and the merge's read buffers stay bounded whatever the input.
 #pragma once
 
 #include <cstdint>
@@ -24,13 +26,16 @@ int compare_keys(Bytes a, Bytes b) noexcept;
 
 class Sorter {
  public:
-  Sorter();
+  static constexpr size_t kMaxRuns = 32;
+
+  // `memory_budget` sizes the arena's chunks and the merge's read buffers.
+  explicit Sorter(size_t memory_budget);
   ~Sorter();
   Sorter(const Sorter&) = delete;
   Sorter& operator=(const Sorter&) = delete;
 
   void add(Bytes key, Bytes value);
-  // Bytes held in memory by buffered rows.
+  // Bytes of buffered rows (keys, values and their bookkeeping).
   size_t memory_bytes() const { return memory_; }
   uint64_t rows() const { return rows_; }
   // Sorts the buffered rows into a run file in `dir` and frees them.
@@ -42,6 +47,17 @@ class Sorter {
 
  private:
   struct Run;
+  using Emit = std::function<status(Bytes key, Bytes value)>;
+
+  // Merges every run and, if `with_memory`, the buffered rows, in key order.
+  status merge_sources(bool with_memory, const Emit& emit);
+  status compact_runs(const std::filesystem::path& dir);
+  void sort_buffered();
+  void clear_buffered();
+  size_t read_buffer_bytes() const;
+
+  const size_t budget_;
+  const size_t chunk_bytes_;
   // Each buffered row is [u32 key length][u32 value length][key][value] in a chunk.
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   size_t chunk_used_ = 0;
@@ -51,9 +67,6 @@ class Sorter {
   size_t memory_ = 0;
   uint64_t rows_ = 0;
   std::vector<std::unique_ptr<Run>> runs_;
-
-  void sort_buffered();
-  void clear_buffered();
 };
 
 }  // namespace drydb::detail

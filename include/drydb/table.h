@@ -95,7 +95,8 @@ class ReadOnlyTable {
   }
 
   // Rows whose key starts with `prefix` (bytes of the encoded key; every row
-  // for an empty prefix). errc::wrong_key_type on an int64 table.
+  // for an empty prefix). errc::wrong_key_type unless the table has byte keys
+  // (bytes or a custom encoding).
   result<Range> prefix(std::span<const std::byte> prefix,
                        SortOrder order = SortOrder::ascending) const;
   result<Range> prefix(std::string_view text, SortOrder order = SortOrder::ascending) const {

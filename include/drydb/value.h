@@ -17,15 +17,19 @@ namespace drydb {
 class Value {
  public:
   Value() noexcept = default;
+  // A moved-from Value is empty (not found) and holds no page.
   Value(Value&& o) noexcept
-      : data_(o.data_), size_(o.size_), pin_(std::exchange(o.pin_, nullptr)), found_(o.found_) {}
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        pin_(std::exchange(o.pin_, nullptr)),
+        found_(std::exchange(o.found_, false)) {}
   Value& operator=(Value&& o) noexcept {
     if (this != &o) {
       detail::unpin(pin_);
-      data_ = o.data_;
-      size_ = o.size_;
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
       pin_ = std::exchange(o.pin_, nullptr);
-      found_ = o.found_;
+      found_ = std::exchange(o.found_, false);
     }
     return *this;
   }

@@ -97,7 +97,8 @@ class LeafView {
   // First index whose key is >= key (n if none); *found = equal key there.
   uint32_t lower_bound(ByteView key, uint64_t key_prefix, bool* found) const noexcept {
     uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
-    if (layout_.prefix_is_key()) {
+    // Equal prefixes mean equal keys only for a key of the tree's own width.
+    if (layout_.prefix_is_key() && key.size() == layout_.width) {
       *found = i < n_ && prefix(i) == key_prefix;
       return i;
     }
@@ -168,7 +169,7 @@ class InternalView {
   uint32_t child_for(ByteView key, uint64_t key_prefix) const noexcept {
     const std::byte* prefixes = page_ + internal::prefixes_off(n_);
     const uint32_t seps = n_ - 1;
-    if (layout_.prefix_is_key()) {
+    if (layout_.prefix_is_key() && key.size() == layout_.width) {
       // Separators <= key are those with prefix < key_prefix + 1.
       return key_prefix == ~uint64_t{0} ? seps : prefix_lower_bound(prefixes, seps, key_prefix + 1);
     }

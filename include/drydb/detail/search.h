@@ -14,7 +14,9 @@ namespace drydb::detail {
 // Fills *err with errc::wrong_key_type for `key` and returns false.
 bool wrong_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err);
 
-// Whether `key` may be used on this tree; fills *err if not.
+// Whether `key` may be used on this tree (its kind matches the encoding);
+// fills *err if not. A bytes key of another length than a fixed-width
+// encoding's is allowed: it simply matches no row, and bounds compare right.
 inline bool check_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
   return key.kind() == tree.kind || wrong_key_kind(tree, key, err);
 }

@@ -1,0 +1,584 @@
+// DatabaseBuilder and TableBuilder (builder.h): errors and their messages,
+// page sizes, spilling past the memory budget, determinism, atomic files.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace drydb_test {
+namespace {
+
+using drydb::BuildOptions;
+using drydb::DatabaseBuilder;
+using drydb::errc;
+using drydb::Key;
+using drydb::KeyEncoding;
+using drydb::ReadOnlyDatabase;
+
+// The message of a failed status or result, for assertions on its content.
+template <class R>
+std::string message_of(const R& r) {
+  return r ? std::string("<no error>") : r.error().message;
+}
+
+bool contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Reads back every row of `model` from table `name` of `bytes`.
+void expect_table_equals(const std::vector<std::byte>& bytes, const std::string& name, Enc enc,
+                         const Model& model) {
+  auto db = ReadOnlyDatabase::open_memory(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  const auto verified = db->verify();
+  EXPECT_TRUE(verified) << describe(verified.error());
+  auto t = db->table(name);
+  ASSERT_TRUE(t) << describe(t.error());
+  DiffChecker c(*t, enc, model);
+  c.check_count();
+  c.check_cursor_walks();
+  size_t i = 0;
+  for (const auto& row : model)
+    if (i++ % 7 == 0) c.check_get(row.first);
+  EXPECT_EQ(c.failures(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Options and names.
+
+TEST(BuilderTest, RejectsInvalidPageSizes) {
+  TempDir dir;
+  for (uint32_t page_size : {0u, 1u, 256u, 511u, 513u, 1000u, 4095u, 65537u, 131072u, 1u << 31}) {
+    SCOPED_TRACE(page_size);
+    DatabaseBuilder builder({.page_size = page_size});
+    ASSERT_FALSE(builder.status());
+    EXPECT_EQ(builder.status().code(), errc::invalid_argument);
+    EXPECT_TRUE(contains(message_of(builder.status()), std::to_string(page_size)))
+        << message_of(builder.status());
+    builder.create_table("t").append("k", "v");
+    auto bytes = builder.build_to_memory();
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.code(), errc::invalid_argument);
+    DatabaseBuilder file_builder({.page_size = page_size});
+    auto st = file_builder.build_to_file(dir / "db.drydb");
+    ASSERT_FALSE(st);
+    EXPECT_TRUE(is(st.code(), errc::invalid_argument));
+    EXPECT_TRUE(dir.entries().empty());
+  }
+}
+
+TEST(BuilderTest, EveryValidPageSizeRoundTrips) {
+  const Model model = random_model(Enc::bytes, 600, 3, 0, 200, 60);
+  const Model ints = random_model(Enc::int64, 600, 4, 0, 10);
+  for (uint32_t page_size = 512; page_size <= 65536; page_size *= 2) {
+    SCOPED_TRACE(page_size);
+    DatabaseBuilder builder({.page_size = page_size});
+    EXPECT_TRUE(builder.status());
+    append_all(builder, {{"t", Enc::bytes, &model}, {"ints", Enc::int64, &ints}}, page_size);
+    auto bytes = builder.build_to_memory();
+    ASSERT_TRUE(bytes) << describe(bytes.error());
+    auto db = ReadOnlyDatabase::open_memory(*bytes);
+    ASSERT_TRUE(db) << describe(db.error());
+    EXPECT_EQ(db->page_size(), page_size);
+    expect_table_equals(*bytes, "t", Enc::bytes, model);
+    expect_table_equals(*bytes, "ints", Enc::int64, ints);
+  }
+}
+
+TEST(BuilderTest, DefaultPageSizeIs4096) {
+  DatabaseBuilder builder;
+  builder.create_table("t").append("k", "v");
+  auto bytes = builder.build_to_memory();
+  ASSERT_TRUE(bytes);
+  auto db = ReadOnlyDatabase::open_memory(*bytes);
+  ASSERT_TRUE(db);
+  EXPECT_EQ(db->page_size(), 4096u);
+}
+
+TEST(BuilderTest, DuplicateTableName) {
+  DatabaseBuilder builder;
+  builder.create_table("items").append("a", "1");
+  builder.create_table("other");
+  auto& again = builder.create_table("items", KeyEncoding::int64());
+  again.append(int64_t{1}, "x");  // ignored: the error is sticky
+  ASSERT_FALSE(builder.status());
+  EXPECT_EQ(builder.status().code(), errc::duplicate_name);
+  EXPECT_TRUE(contains(message_of(builder.status()), "items")) << message_of(builder.status());
+  auto bytes = builder.build_to_memory();
+  ASSERT_FALSE(bytes);
+  EXPECT_EQ(bytes.code(), errc::duplicate_name);
+}
+
+TEST(BuilderTest, TableNameLength) {
+  {
+    DatabaseBuilder builder;
+    builder.create_table("");
+    EXPECT_EQ(builder.status().code(), errc::invalid_argument);
+    EXPECT_EQ(builder.build_to_memory().code(), errc::invalid_argument);
+  }
+  {
+    DatabaseBuilder builder;
+    builder.create_table(std::string(256, 'n'));
+    EXPECT_EQ(builder.status().code(), errc::invalid_argument);
+    EXPECT_EQ(builder.build_to_memory().code(), errc::invalid_argument);
+  }
+  {
+    // 255 bytes, any bytes: fine, and found again by name.
+    std::string name(255, 'n');
+    name[3] = '\0';
+    name[100] = '\xff';
+    DatabaseBuilder builder;
+    builder.create_table(name).append("k", "v");
+    auto bytes = builder.build_to_memory();
+    ASSERT_TRUE(bytes) << describe(bytes.error());
+    auto db = ReadOnlyDatabase::open_memory(*bytes);
+    ASSERT_TRUE(db) << describe(db.error());
+    auto t = db->table(name);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->name(), name);
+    EXPECT_EQ(t->get("k")->str(), "v");
+  }
+}
+
+TEST(BuilderTest, TableBuilderAccessors) {
+  DatabaseBuilder builder;
+  auto& t = builder.create_table("quests", KeyEncoding::int64());
+  EXPECT_EQ(t.name(), "quests");
+  EXPECT_EQ(t.encoding(), KeyEncoding::int64());
+  EXPECT_EQ(t.rows_appended(), 0u);
+  t.append(int64_t{3}, "c").append(int64_t{1}, "a").append(int64_t{2}, "b");
+  EXPECT_EQ(t.rows_appended(), 3u);
+  EXPECT_TRUE(t.status());
+  auto& bytes_table = builder.create_table("items");
+  EXPECT_EQ(bytes_table.encoding(), KeyEncoding::bytes());  // the default
+  auto built = builder.build_to_memory();
+  ASSERT_TRUE(built) << describe(built.error());
+  auto db = ReadOnlyDatabase::open_memory(*built);
+  ASSERT_TRUE(db);
+  ASSERT_EQ(db->tables().size(), 2u);
+  EXPECT_EQ(db->tables()[0].name(), "quests");  // file order is creation order
+  EXPECT_EQ(db->tables()[1].name(), "items");
+  EXPECT_EQ(db->table("quests")->count(), 3u);
+}
+
+// A builder moved elsewhere keeps its tables and their TableBuilder handles.
+TEST(BuilderTest, MovedBuilderKeepsTables) {
+  DatabaseBuilder first({.page_size = 512});
+  auto& t = first.create_table("t");
+  t.append("b", "2");
+  DatabaseBuilder second = std::move(first);
+  t.append("a", "1");
+  auto bytes = second.build_to_memory();
+  ASSERT_TRUE(bytes) << describe(bytes.error());
+  expect_table_equals(*bytes, "t", Enc::bytes, {{"a", "1"}, {"b", "2"}});
+}
+
+// ---------------------------------------------------------------------------
+// Key errors.
+
+TEST(BuilderTest, DuplicateKeyNamesTableAndKey) {
+  {
+    DatabaseBuilder builder;
+    builder.create_table("fine").append("k1", "x");
+    auto& items = builder.create_table("items");
+    items.append("k1", "a").append("zeta", "z").append("k2", "b").append("k1", "a");
+    EXPECT_TRUE(builder.status()) << "duplicates are found when the rows are sorted";
+    auto bytes = builder.build_to_memory();
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.code(), errc::duplicate_key);
+    EXPECT_TRUE(contains(bytes.error().message, "'items'")) << bytes.error().message;
+    EXPECT_TRUE(contains(bytes.error().message, "'k1'")) << bytes.error().message;
+    EXPECT_FALSE(contains(bytes.error().message, "fine")) << bytes.error().message;
+  }
+  {
+    DatabaseBuilder builder;
+    auto& q = builder.create_table("quests", KeyEncoding::int64());
+    q.append(int64_t{-42}, "a").append(int64_t{7}, "b").append(int64_t{-42}, "c");
+    auto bytes = builder.build_to_memory();
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.code(), errc::duplicate_key);
+    EXPECT_TRUE(contains(bytes.error().message, "quests")) << bytes.error().message;
+    EXPECT_TRUE(contains(bytes.error().message, "-42")) << bytes.error().message;
+  }
+  {
+    // A custom encoding's keys print through its formatter.
+    DatabaseBuilder builder;
+    auto& c = builder.create_table("hexed", encoding_of(Enc::fixed4));
+    c.append(std::string("\x01\x02\x03\x04", 4), "a")
+        .append(std::string("\x01\x02\x03\x04", 4), "a");
+    auto bytes = builder.build_to_memory();
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.code(), errc::duplicate_key);
+    EXPECT_TRUE(contains(bytes.error().message, "hexed")) << bytes.error().message;
+    EXPECT_TRUE(contains(bytes.error().message, "0x01020304")) << bytes.error().message;
+  }
+  {
+    const drydb::Uuid u = drydb::Uuid::parse("017f22e2-79b0-7cc3-98c4-dc0c0c07398f").value();
+    DatabaseBuilder builder;
+    builder.create_table("ids", KeyEncoding::uuid_v7()).append(u, "a").append(u, "b");
+    auto bytes = builder.build_to_memory();
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.code(), errc::duplicate_key);
+    EXPECT_TRUE(contains(bytes.error().message, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"))
+        << bytes.error().message;
+  }
+}
+
+// The duplicate sits in two different spilled runs and is found by the merge.
+TEST(BuilderTest, DuplicateKeyFoundDuringSpillMerge) {
+  TempDir dir;
+  DatabaseBuilder builder({.page_size = 512, .memory_budget = 64 << 10, .temp_dir = dir.path()});
+  auto& t = builder.create_table("spilled");
+  Rng rng(1);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 800; ++i)  // ~90 KiB of rows: over the budget
+    keys.push_back("key-" + std::to_string(100000 + i));
+  std::shuffle(keys.begin(), keys.end(), rng);
+  for (const auto& k : keys)
+    t.append(k, std::string(100, 'v'));
+  t.append(keys[5], "again");  // ~90 KiB after the first copy: another run
+  EXPECT_TRUE(builder.status()) << message_of(builder.status());
+  auto bytes = builder.build_to_memory();
+  ASSERT_FALSE(bytes);
+  EXPECT_TRUE(is(bytes.code(), errc::duplicate_key)) << describe(bytes.error());
+  EXPECT_TRUE(contains(bytes.error().message, "spilled")) << bytes.error().message;
+  EXPECT_TRUE(contains(bytes.error().message, keys[5])) << bytes.error().message;
+  EXPECT_TRUE(dir.entries().empty()) << "spill files left behind";
+}
+
+TEST(BuilderTest, KeyTooLongNamesTableAndKey) {
+  for (uint32_t page_size : {512u, 4096u}) {
+    SCOPED_TRACE(page_size);
+    const uint32_t limit = drydb::detail::max_key_length(page_size);
+    {
+      // At the limit: fine, at both ends of the key order.
+      DatabaseBuilder builder({.page_size = page_size});
+      auto& t = builder.create_table("t");
+      Model model;
+      model[std::string(limit, 'a')] = "a";
+      model[std::string(limit, '\xff')] = std::string(300, 'f');
+      model[std::string(limit, '\0')] = "";
+      model["short"] = "s";
+      for (const auto& [k, v] : model)
+        t.append(k, v);
+      auto bytes = builder.build_to_memory();
+      ASSERT_TRUE(bytes) << describe(bytes.error());
+      expect_table_equals(*bytes, "t", Enc::bytes, model);
+      auto db = ReadOnlyDatabase::open_memory(*bytes);
+      ASSERT_TRUE(db);
+      EXPECT_EQ(db->table("t")->info().max_key_length, limit);
+    }
+    {
+      DatabaseBuilder builder({.page_size = page_size});
+      builder.create_table("ok").append("a", "b");
+      auto& t = builder.create_table("long_keys");
+      t.append("fine", "v");
+      const std::string key = "LONGKEY" + std::string(limit + 1 - 7, 'x');
+      ASSERT_EQ(key.size(), limit + 1);
+      t.append(key, "v");
+      ASSERT_FALSE(t.status());
+      EXPECT_EQ(t.status().code(), errc::key_too_long);
+      const std::string msg = message_of(t.status());
+      EXPECT_TRUE(contains(msg, "long_keys")) << msg;
+      EXPECT_TRUE(contains(msg, "LONGKEYxxxx")) << msg;
+      EXPECT_TRUE(contains(msg, std::to_string(limit))) << msg;
+      auto bytes = builder.build_to_memory();
+      ASSERT_FALSE(bytes);
+      EXPECT_EQ(bytes.code(), errc::key_too_long);
+    }
+  }
+  {
+    // A custom variable-width encoding has the same limit.
+    DatabaseBuilder builder({.page_size = 512});
+    builder.create_table("custom", encoding_of(Enc::var)).append(std::string(65, 'k'), "v");
+    EXPECT_EQ(builder.status().code(), errc::key_too_long);
+    EXPECT_TRUE(contains(message_of(builder.status()), "custom"));
+  }
+}
+
+TEST(BuilderTest, WrongKeyKindOnAppend) {
+  const drydb::Uuid uuid = drydb::Uuid::parse("017f22e2-79b0-7cc3-98c4-dc0c0c07398f").value();
+  const drydb::Ulid ulid = drydb::Ulid::parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").value();
+  struct Case {
+    const char* what;
+    KeyEncoding encoding;
+    Key key;
+  };
+  const Case cases[] = {
+      {"int on bytes", KeyEncoding::bytes(), Key(int64_t{1})},
+      {"text on int64", KeyEncoding::int64(), Key("1")},
+      {"8 raw bytes on int64", KeyEncoding::int64(), Key("12345678")},
+      {"Ulid on uuid_v7", KeyEncoding::uuid_v7(), Key(ulid)},
+      {"text on uuid_v7", KeyEncoding::uuid_v7(), Key("0123456789abcdef")},
+      {"Uuid on ulid", KeyEncoding::ulid(), Key(uuid)},
+      {"int on ulid", KeyEncoding::ulid(), Key(5)},
+      {"Uuid on bytes", KeyEncoding::bytes(), Key(uuid)},
+      {"int on custom", encoding_of(Enc::var), Key(int64_t{1})},
+      {"3 bytes on fixed4", encoding_of(Enc::fixed4), Key("abc")},
+      {"5 bytes on fixed4", encoding_of(Enc::fixed4), Key("abcde")},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.what);
+    DatabaseBuilder builder;
+    auto& t = builder.create_table("typed", tc.encoding);
+    t.append(tc.key, "v");
+    ASSERT_FALSE(builder.status());
+    EXPECT_EQ(builder.status().code(), errc::wrong_key_type);
+    EXPECT_TRUE(contains(message_of(builder.status()), "typed")) << message_of(builder.status());
+    auto bytes = builder.build_to_memory();
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.code(), errc::wrong_key_type);
+  }
+}
+
+// The first error sticks: later calls are ignored and build returns it.
+TEST(BuilderTest, ErrorsAreSticky) {
+  DatabaseBuilder builder({.page_size = 512});
+  auto& t = builder.create_table("t", KeyEncoding::int64());
+  t.append(int64_t{1}, "ok");
+  t.append("text", "wrong kind");
+  t.append(int64_t{2}, "ignored");
+  builder.create_table("t");  // a duplicate name, also ignored
+  ASSERT_FALSE(builder.status());
+  EXPECT_EQ(builder.status().code(), errc::wrong_key_type);
+  EXPECT_EQ(t.status().code(), errc::wrong_key_type);
+  auto bytes = builder.build_to_memory();
+  EXPECT_EQ(bytes.code(), errc::wrong_key_type);
+  // Still the same error afterwards.
+  EXPECT_EQ(builder.build_to_memory().code(), errc::wrong_key_type);
+}
+
+// ---------------------------------------------------------------------------
+// Building once.
+
+TEST(BuilderTest, BuildingTwiceIsInvalidState) {
+  TempDir dir;
+  {
+    DatabaseBuilder builder;
+    builder.create_table("t").append("k", "v");
+    ASSERT_TRUE(builder.build_to_memory());
+    auto again = builder.build_to_memory();
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.code(), errc::invalid_state);
+    EXPECT_TRUE(is(builder.build_to_file(dir / "x.drydb").code(), errc::invalid_state));
+    EXPECT_FALSE(std::filesystem::exists(dir / "x.drydb"));
+  }
+  {
+    DatabaseBuilder builder;
+    builder.create_table("t").append("k", "v");
+    ASSERT_TRUE(builder.build_to_file(dir / "y.drydb"));
+    EXPECT_EQ(builder.build_to_memory().code(), errc::invalid_state);
+    EXPECT_TRUE(is(builder.build_to_file(dir / "y.drydb").code(), errc::invalid_state));
+  }
+  {
+    // Appending after a build is refused too.
+    DatabaseBuilder builder;
+    auto& t = builder.create_table("t");
+    t.append("k", "v");
+    ASSERT_TRUE(builder.build_to_memory());
+    t.append("late", "v");
+    EXPECT_EQ(builder.status().code(), errc::invalid_state);
+    EXPECT_EQ(t.rows_appended(), 1u);  // the late row was not taken
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Spilling past the memory budget.
+
+// 200k unsorted rows through a 64 KiB budget: runs spill to temp_dir, merge,
+// and read back equal to the model; nothing is left in temp_dir; the bytes
+// equal an in-memory build of the same rows.
+TEST(BuilderTest, SpillsAndMergesPastTheMemoryBudget) {
+  TempDir dir;
+  Model model;
+  Rng rng(2024);
+  while (model.size() < 200000) {
+    std::string k = "row:" + std::to_string(uniform(rng, 0, 999999999));
+    model.emplace(k, value_for(k, rng, 0, 24));
+  }
+  const Model ints = random_model(Enc::int64, 20000, 5, 4, 4);
+  const std::vector<TableSpec> specs = {{"rows", Enc::bytes, &model}, {"ints", Enc::int64, &ints}};
+  std::vector<std::byte> spilled;
+  {
+    DatabaseBuilder builder({.page_size = 4096, .memory_budget = 64 << 10, .temp_dir = dir.path()});
+    append_all(builder, specs, 99);
+    ASSERT_TRUE(builder.status()) << describe(builder.status().error());
+    auto bytes = builder.build_to_memory();
+    ASSERT_TRUE(bytes) << describe(bytes.error());
+    spilled = std::move(*bytes);
+    EXPECT_TRUE(dir.entries().empty()) << "spill files left behind";
+  }
+  EXPECT_TRUE(dir.entries().empty()) << "spill files left behind";
+  expect_table_equals(spilled, "rows", Enc::bytes, model);
+  expect_table_equals(spilled, "ints", Enc::int64, ints);
+  // The budget changes how the rows are sorted, not the file.
+  const auto in_memory = build_memory(specs, {.page_size = 4096}, 7);
+  EXPECT_TRUE(in_memory == spilled) << "a spilled build differs from an in-memory one";
+}
+
+// Past the budget the builder really writes to temp_dir: an unusable temp_dir
+// fails the build with an I/O error naming the folder.
+TEST(BuilderTest, SpillingPastTheBudgetWritesToTempDir) {
+  TempDir dir;
+  const std::filesystem::path missing = dir / "does-not-exist";
+  const Model model = random_model(Enc::bytes, 5000, 8, 50, 100);  // ~500 KiB of rows
+  DatabaseBuilder builder({.memory_budget = 64 << 10, .temp_dir = missing});
+  append_all(builder, {{"t", Enc::bytes, &model}}, 1);
+  auto bytes = builder.build_to_memory();
+  ASSERT_FALSE(bytes) << "a build over its budget never spilled";
+  EXPECT_TRUE(is(bytes.code(), errc::io_error)) << describe(bytes.error());
+  EXPECT_TRUE(contains(bytes.error().message, "does-not-exist")) << bytes.error().message;
+  EXPECT_FALSE(std::filesystem::exists(missing));
+}
+
+// Rows that fit the budget are never spilled, so temp_dir is never touched.
+TEST(BuilderTest, InputUnderTheBudgetNeverSpills) {
+  TempDir dir;
+  const std::filesystem::path missing = dir / "does-not-exist";
+  Model model;
+  for (int i = 0; i < 500; ++i)
+    model["key" + std::to_string(1000 + i)] = "value";  // 500 rows of ~12 bytes: ~6 KiB
+  for (size_t budget : {size_t{64} << 10, size_t{256} << 20}) {
+    SCOPED_TRACE(budget);
+    DatabaseBuilder builder({.memory_budget = budget, .temp_dir = missing});
+    append_all(builder, {{"t", Enc::bytes, &model}}, 1);
+    EXPECT_TRUE(builder.status()) << message_of(builder.status());
+    auto bytes = builder.build_to_memory();
+    ASSERT_TRUE(bytes) << describe(bytes.error());
+    expect_table_equals(*bytes, "t", Enc::bytes, model);
+  }
+  EXPECT_FALSE(std::filesystem::exists(missing));
+}
+
+// ---------------------------------------------------------------------------
+// Determinism.
+
+TEST(BuilderTest, SameInputSameBytesWhateverTheOrder) {
+  Model text = random_model(Enc::bytes, 3000, 1, 0, 60);
+  text["overflowing"] = std::string(5000, 'o');
+  text["empty"] = "";
+  const Model ints = random_model(Enc::int64, 2000, 2, 8, 8);
+  const Model uuids = random_model(Enc::uuid, 500, 3, 0, 30);
+  const Model ulids = random_model(Enc::ulid, 500, 4, 0, 30);
+  const Model custom = random_model(Enc::fixed4, 500, 5, 0, 30);
+  const Model empty;
+  const std::vector<TableSpec> specs = {
+      {"text", Enc::bytes, &text},      {"ints", Enc::int64, &ints},
+      {"uuids", Enc::uuid, &uuids},     {"ulids", Enc::ulid, &ulids},
+      {"custom", Enc::fixed4, &custom}, {"empty", Enc::bytes, &empty}};
+  for (uint32_t page_size : {512u, 4096u}) {
+    SCOPED_TRACE(page_size);
+    const auto a = build_memory(specs, {.page_size = page_size}, 1);
+    const auto b = build_memory(specs, {.page_size = page_size}, 2);
+    ASSERT_FALSE(a.empty());
+    EXPECT_TRUE(a == b) << "two append orders gave different bytes";
+    // Sorted input (the builder's no-sort fast path) gives the same bytes too.
+    DatabaseBuilder sorted({.page_size = page_size});
+    for (const auto& spec : specs) {
+      auto& t = sorted.create_table(spec.name, encoding_of(spec.enc));
+      for (const auto& [k, v] : *spec.rows)
+        t.append(key_for(spec.enc, k), v);
+    }
+    auto c = sorted.build_to_memory();
+    ASSERT_TRUE(c) << describe(c.error());
+    EXPECT_TRUE(a == *c) << "sorted input gave different bytes";
+
+    // build_to_file writes exactly build_to_memory's bytes.
+    TempDir dir;
+    DatabaseBuilder to_file({.page_size = page_size});
+    append_all(to_file, specs, 3);
+    ASSERT_TRUE(to_file.build_to_file(dir / "db.drydb"));
+    EXPECT_TRUE(read_file(dir / "db.drydb") == a) << "build_to_file differs from build_to_memory";
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"});
+  }
+}
+
+// ---------------------------------------------------------------------------
+// build_to_file is atomic.
+
+TEST(BuilderTest, BuildToFileReplacesAnExistingFileWhole) {
+  TempDir dir;
+  const auto path = dir / "db.drydb";
+  // A larger file there first, so a partial overwrite would leave a tail.
+  const std::string junk(1 << 20, 'J');
+  ASSERT_TRUE(write_file(path, as_bytes(junk)));
+  const Model model = random_model(Enc::bytes, 1000, 6, 0, 40);
+  DatabaseBuilder builder({.page_size = 512});
+  append_all(builder, {{"t", Enc::bytes, &model}}, 1);
+  ASSERT_TRUE(builder.build_to_file(path));
+  const auto expected = build_memory({{"t", Enc::bytes, &model}}, {.page_size = 512}, 2);
+  EXPECT_TRUE(read_file(path) == expected);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"});
+  for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+    auto db = ReadOnlyDatabase::open(path, {.storage = kind});
+    ASSERT_TRUE(db) << describe(db.error());
+    DiffChecker c(db->table("t").value(), Enc::bytes, model);
+    c.check_cursor_walks();
+    EXPECT_EQ(c.failures(), 0);
+  }
+  // A relative path (no folder part) works too.
+  std::error_code ec;
+  const auto old_cwd = std::filesystem::current_path(ec);
+  std::filesystem::current_path(dir.path(), ec);
+  ASSERT_FALSE(ec);
+  DatabaseBuilder relative({.page_size = 512});
+  append_all(relative, {{"t", Enc::bytes, &model}}, 3);
+  EXPECT_TRUE(relative.build_to_file("relative.drydb"));
+  std::filesystem::current_path(old_cwd, ec);
+  EXPECT_TRUE(read_file(dir / "relative.drydb") == expected);
+}
+
+TEST(BuilderTest, FailedBuildLeavesTheTargetUntouched) {
+  TempDir dir;
+  const auto path = dir / "db.drydb";
+  const Model old_rows = {{"old", "database"}};
+  const auto old_bytes = build_memory({{"t", Enc::bytes, &old_rows}});
+  ASSERT_TRUE(write_file(path, old_bytes));
+  {
+    // The duplicate is found while the file is being written.
+    DatabaseBuilder builder({.page_size = 512});
+    auto& t = builder.create_table("t");
+    for (int i = 0; i < 5000; ++i)
+      t.append("key" + std::to_string(i), std::string(50, 'x'));
+    t.append("key4999", "again");
+    auto st = builder.build_to_file(path);
+    ASSERT_FALSE(st);
+    EXPECT_TRUE(is(st.code(), errc::duplicate_key));
+    EXPECT_TRUE(read_file(path) == old_bytes) << "the target changed";
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"}) << "a temp file was left";
+  }
+  {
+    // An error recorded before building.
+    DatabaseBuilder builder({.page_size = 1000});
+    builder.create_table("t").append("k", "v");
+    EXPECT_TRUE(is(builder.build_to_file(path).code(), errc::invalid_argument));
+    EXPECT_TRUE(read_file(path) == old_bytes);
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"});
+  }
+  // The old database still opens and answers.
+  auto db = ReadOnlyDatabase::open(path);
+  ASSERT_TRUE(db) << describe(db.error());
+  EXPECT_EQ(db->table("t")->get("old")->str(), "database");
+}
+
+TEST(BuilderTest, BuildIntoMissingFolderFailsWithIoError) {
+  TempDir dir;
+  const auto folder = dir / "no" / "such";
+  DatabaseBuilder builder;
+  builder.create_table("t").append("k", "v");
+  auto st = builder.build_to_file(folder / "db.drydb");
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(is(st.code(), errc::io_error)) << describe(st.error());
+  EXPECT_TRUE(contains(st.error().message, "no/such")) << st.error().message;
+  EXPECT_FALSE(std::filesystem::exists(dir / "no"));
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+}  // namespace
+}  // namespace drydb_test

@@ -1,0 +1,1447 @@
+// Reader queries (table.h, cursor.h, range.h, value.h, database.h, storage.h):
+// differential tests against a std::map model for every key encoding and two
+// page sizes, edge cases, cursors, and every storage back end.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test_util.h"
+
+namespace drydb_test {
+namespace {
+
+using drydb::errc;
+using drydb::Key;
+using drydb::ReadOnlyDatabase;
+using drydb::SortOrder;
+using drydb::unbounded;
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// Opens bytes in memory; the bytes must outlive the database.
+drydb::result<ReadOnlyDatabase> open_mem(const std::vector<std::byte>& bytes) {
+  return ReadOnlyDatabase::open_memory(bytes);
+}
+
+std::string big_value(size_t n, uint64_t seed) {
+  Rng rng(seed);
+  std::string v(n, '\0');
+  for (size_t i = 0; i < n; i += 8) {
+    const uint64_t x = rng();
+    std::memcpy(v.data() + i, &x, std::min<size_t>(8, n - i));
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// 1. Differential tests against std::map: every encoding, page sizes 512 and
+// 4096, depth >= 4 at 512.
+
+class DifferentialTest : public ::testing::TestWithParam<std::tuple<Enc, uint32_t>> {};
+
+// Rows, and value lengths, per encoding: enough that 512-byte pages give a
+// tree of depth 4 or more. int64 and uuid use one value length for every row
+// (the uniform-leaf layout); the others vary it (offset-table layout).
+struct Shape {
+  size_t rows, min_value, max_value;
+};
+Shape shape_for(Enc e) {
+  switch (e) {
+    case Enc::int64:
+      return {9000, 24, 24};
+    case Enc::uuid:
+      return {3000, 20, 20};
+    case Enc::fixed4:
+      return {7000, 0, 48};
+    default:
+      return {5000, 0, 40};
+  }
+}
+
+TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
+  // Not a structured binding: clang 14 cannot capture one in a lambda.
+  const Enc enc = std::get<0>(GetParam());
+  const uint32_t page_size = std::get<1>(GetParam());
+  const uint64_t seed = 7919 * (static_cast<uint64_t>(enc) + 1) + page_size;
+  const Shape s = shape_for(enc);
+  // Depth 4 is asked of 512-byte pages; 4096-byte pages get half the rows.
+  const size_t rows = page_size == 512 ? s.rows : s.rows / 2;
+  Model model = random_model(enc, rows, seed, s.min_value, s.max_value,
+                             drydb::detail::max_key_length(page_size));
+  if (enc == Enc::int64) {
+    Rng rng(seed);
+    for (int64_t v : {kMin, kMin + 1, int64_t{-1}, int64_t{0}, int64_t{1}, kMax - 1, kMax})
+      model[int64_key(v)] = value_for(int64_key(v), rng, 24, 24);
+  }
+  const auto bytes = build_one(model, enc, page_size);
+  ASSERT_FALSE(bytes.empty());
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  auto table = db->table("t");
+  ASSERT_TRUE(table) << describe(table.error());
+  const auto verified = db->verify();
+  EXPECT_TRUE(verified) << describe(verified.error());
+
+  const drydb::TableInfo info = table->info();
+  EXPECT_EQ(info.name, "t");
+  EXPECT_EQ(info.encoding, encoding_of(enc));
+  EXPECT_EQ(info.encoding.id(), encoding_of(enc).id());
+  EXPECT_EQ(info.rows, model.size());
+  EXPECT_EQ(info.overflow_pages, 0u);
+  if (page_size == 512) {
+    ASSERT_GE(info.depth, 4u) << "too few rows for a deep tree";
+  } else {
+    ASSERT_GE(info.depth, 2u);
+  }
+  size_t longest = 0;
+  for (const auto& row : model)
+    longest = std::max(longest, row.first.size());
+  EXPECT_EQ(info.max_key_length, longest);
+
+  const TreeShape shape = scan_tree(bytes, width_of(enc));
+  EXPECT_EQ(shape.leaves, info.leaf_pages);
+  EXPECT_EQ(shape.internals, info.internal_pages);
+
+  DiffChecker c(*table, enc, model);
+  c.check_count();
+  for (const auto& row : model)
+    c.check_get(row.first);
+
+  const std::vector<std::string> bounds = interesting_bounds(enc, model, shape, seed, 12);
+  c.check_unbounded();
+  for (const auto& b : bounds) {
+    c.check_get(b);
+    c.check_single(b);
+    c.check_pair(b, b);  // start == end
+    c.check_seek(b);
+  }
+  // Neighbouring and nearby bounds, in both argument orders (start > end fails).
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    c.check_pair(bounds[i], bounds[i + 1]);
+    c.check_pair(bounds[i + 1], bounds[i]);
+    if (i + 7 < bounds.size()) c.check_pair(bounds[i], bounds[i + 7]);
+  }
+  // Random pairs of random and existing keys.
+  Rng rng(seed + 1);
+  for (int i = 0; i < 80; ++i) {
+    auto pick = [&]() -> std::string {
+      if (uniform(rng, 0, 1)) return random_key(enc, rng);
+      return c.row(uniform(rng, 0, c.rows() - 1)).first;
+    };
+    const std::string a = pick(), b = pick();
+    c.check_pair(a, b);
+    c.check_get(a);
+  }
+  if (encoding_of(enc).kind() == drydb::KeyKind::bytes) {
+    c.check_prefix("");
+    for (size_t i = 0; i < bounds.size(); i += 3)
+      for (size_t len : {size_t{1}, size_t{2}, size_t{5}, size_t{9}})
+        if (bounds[i].size() >= len) c.check_prefix(bounds[i].substr(0, len));
+  }
+  c.check_cursor_walks();
+  EXPECT_EQ(c.failures(), 0);
+  EXPECT_GT(c.rows_compared(), model.size() * 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllEncodings, DifferentialTest,
+                         ::testing::Combine(::testing::Values(Enc::bytes, Enc::int64, Enc::uuid,
+                                                              Enc::ulid, Enc::fixed4, Enc::fixed12,
+                                                              Enc::var),
+                                            ::testing::Values(512u, 4096u)),
+                         [](const auto& info) {
+                           std::string name = enc_name(std::get<0>(info.param));
+                           name += "_" + std::to_string(std::get<1>(info.param));
+                           return name;
+                         });
+
+// int64 bounds outside the keys: INT64_MIN and INT64_MAX before the first and
+// after the last row, negative keys, every combination of ends.
+TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
+  Model model;
+  Rng rng(5);
+  for (int64_t v = -3000; v <= 3000; v += 3)
+    model[int64_key(v)] = value_for(int64_key(v), rng, 0, 20);
+  const auto bytes = build_one(model, Enc::int64, 512);
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  auto table = db->table("t");
+  ASSERT_TRUE(table);
+  ASSERT_GE(table->info().depth, 3u);
+  DiffChecker c(*table, Enc::int64, model);
+  std::vector<std::string> bounds;
+  for (int64_t v :
+       {kMin, kMin + 1, int64_t{-3001}, int64_t{-3000}, int64_t{-2999}, int64_t{-1}, int64_t{0},
+        int64_t{1}, int64_t{2999}, int64_t{3000}, int64_t{3001}, kMax - 1, kMax})
+    bounds.push_back(int64_key(v));
+  for (const auto& a : bounds) {
+    c.check_get(a);
+    c.check_single(a);
+    c.check_seek(a);
+    for (const auto& b : bounds)
+      c.check_pair(a, b);
+  }
+  c.check_unbounded();
+  EXPECT_EQ(c.failures(), 0);
+
+  // Spot checks written out, so a failure reads plainly.
+  auto all = table->count_range(kMin, kMax);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(*all, model.size());
+  auto negative = table->count_range(kMin, int64_t{0}, {.end_exclusive = true});
+  ASSERT_TRUE(negative);
+  EXPECT_EQ(*negative, 1000u);  // -3000, -2997, ..., -3
+  auto r = table->get_range(int64_t{-9}, int64_t{9}, {.order = SortOrder::descending});
+  ASSERT_TRUE(r);
+  std::vector<int64_t> got;
+  for (auto [key, value] : *r)
+    got.push_back(int64_of(to_view(key)));
+  EXPECT_EQ(got, (std::vector<int64_t>{9, 6, 3, 0, -3, -6, -9}));
+  auto v = table->get(int64_t{-2997});
+  ASSERT_TRUE(v);
+  EXPECT_TRUE(v->has_value());
+  EXPECT_FALSE(table->get(int64_t{-2998})->has_value());
+  EXPECT_FALSE(table->get(kMin)->has_value());
+}
+
+// Every integer type a Key takes means the same int64 key.
+TEST(Int64Test, IntegerTypesAndExtremes) {
+  Model model;
+  for (int64_t v : {kMin, int64_t{-129}, int64_t{-1}, int64_t{0}, int64_t{255}, kMax})
+    model[int64_key(v)] = std::to_string(v);
+  const auto bytes = build_one(model, Enc::int64, 4096);
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db);
+  auto t = db->table("t").value();
+  EXPECT_EQ(t.get(int8_t{-1})->str(), "-1");
+  EXPECT_EQ(t.get(uint8_t{255})->str(), "255");
+  EXPECT_EQ(t.get(short{-129})->str(), "-129");
+  EXPECT_EQ(t.get(0)->str(), "0");
+  EXPECT_EQ(t.get(0L)->str(), "0");
+  EXPECT_EQ(t.get(kMin)->str(), std::to_string(kMin));
+  EXPECT_EQ(t.get(kMax)->str(), std::to_string(kMax));
+  auto r = t.get_range(kMin, kMax);
+  ASSERT_TRUE(r);
+  std::vector<std::string> got;
+  for (auto [key, value] : *r)
+    got.push_back(std::string(to_view(value)));
+  EXPECT_EQ(got, (std::vector<std::string>{std::to_string(kMin), "-129", "-1", "0", "255",
+                                           std::to_string(kMax)}));
+  EXPECT_EQ(*t.count_range(kMin, kMax, {.start_exclusive = true, .end_exclusive = true}), 4u);
+}
+
+// ---------------------------------------------------------------------------
+// 2. Edge cases.
+
+// Every query on an empty table answers empty, zero or not found.
+void expect_empty_table(const drydb::ReadOnlyTable& t, Enc enc) {
+  SCOPED_TRACE(enc_name(enc));
+  Rng rng(3);
+  EXPECT_EQ(t.count(), 0u);
+  EXPECT_EQ(t.info().rows, 0u);
+  EXPECT_EQ(t.info().depth, 0u);
+  EXPECT_EQ(t.info().leaf_pages, 0u);
+  EXPECT_EQ(t.info().internal_pages, 0u);
+  Model empty;
+  DiffChecker c(t, enc, empty);
+  const std::vector<std::string> keys = {min_key(enc), max_key(enc), random_key(enc, rng)};
+  for (const auto& k : keys) {
+    auto v = t.get(key_for(enc, k));
+    ASSERT_TRUE(v) << describe(v.error());
+    EXPECT_FALSE(v->has_value());
+    EXPECT_FALSE(static_cast<bool>(*v));
+    EXPECT_EQ(v->size(), 0u);
+    c.check_single(k);
+    for (const auto& k2 : keys)
+      c.check_pair(k, k2);
+    c.check_seek(k);
+  }
+  c.check_unbounded();
+  c.check_cursor_walks();
+  EXPECT_EQ(c.failures(), 0);
+  drydb::Cursor cur = t.cursor();
+  EXPECT_FALSE(cur.valid());
+  EXPECT_FALSE(cur.first());
+  EXPECT_FALSE(cur.last());
+  EXPECT_FALSE(cur.seek_rank(0));
+  EXPECT_FALSE(cur.next());
+  EXPECT_FALSE(cur.prev());
+  EXPECT_FALSE(cur.seek(key_for(enc, keys[0])));
+  EXPECT_FALSE(cur.seek_exact(key_for(enc, keys[0])));
+  EXPECT_TRUE(cur.status());
+  int rows = 0;
+  for (auto entry : t.cursor()) {
+    (void)entry;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 0);
+  if (encoding_of(enc).kind() == drydb::KeyKind::bytes) {
+    for (std::string p : {"", "a", "\xff"}) {
+      auto r = t.prefix(p);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->size(), 0u);
+      EXPECT_TRUE(r->begin() == r->end());
+    }
+  }
+}
+
+TEST(EdgeTest, EmptyTables) {
+  const Model empty;
+  for (Enc enc : {Enc::bytes, Enc::int64, Enc::uuid, Enc::ulid, Enc::fixed4, Enc::var}) {
+    for (uint32_t page_size : {512u, 4096u}) {
+      const auto bytes = build_one(empty, enc, page_size);
+      ASSERT_FALSE(bytes.empty());
+      auto db = open_mem(bytes);
+      ASSERT_TRUE(db) << describe(db.error());
+      EXPECT_TRUE(db->verify());
+      auto t = db->table("t");
+      ASSERT_TRUE(t);
+      expect_empty_table(*t, enc);
+    }
+  }
+}
+
+// A database with no tables at all opens and has nothing in it.
+TEST(EdgeTest, NoTables) {
+  drydb::DatabaseBuilder builder;
+  auto bytes = builder.build_to_memory();
+  ASSERT_TRUE(bytes) << describe(bytes.error());
+  auto db = open_mem(*bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  EXPECT_TRUE(db->tables().empty());
+  EXPECT_EQ(db->table("t").code(), errc::not_found);
+}
+
+TEST(EdgeTest, OneRow) {
+  for (Enc enc : {Enc::bytes, Enc::int64, Enc::uuid, Enc::ulid, Enc::fixed12}) {
+    SCOPED_TRACE(enc_name(enc));
+    Rng rng(11);
+    Model model;
+    std::string key = random_key(enc, rng);
+    if (key == min_key(enc) || key == max_key(enc)) key = random_key(enc, rng);
+    model[key] = "the only value";
+    const auto bytes = build_one(model, enc, 512);
+    auto db = open_mem(bytes);
+    ASSERT_TRUE(db) << describe(db.error());
+    auto t = db->table("t").value();
+    EXPECT_EQ(t.count(), 1u);
+    EXPECT_EQ(t.info().depth, 1u);
+    EXPECT_EQ(t.info().leaf_pages, 1u);
+    EXPECT_EQ(t.info().internal_pages, 0u);
+    auto v = t.get(key_for(enc, key));
+    ASSERT_TRUE(v);
+    ASSERT_TRUE(v->has_value());
+    EXPECT_EQ(v->str(), "the only value");
+    DiffChecker c(t, enc, model);
+    std::vector<std::string> bounds = {min_key(enc), key, max_key(enc)};
+    std::string k;
+    if (successor(enc, key, &k)) bounds.push_back(k);
+    if (predecessor(enc, key, &k)) bounds.push_back(k);
+    for (const auto& a : bounds) {
+      c.check_get(a);
+      c.check_single(a);
+      c.check_seek(a);
+      for (const auto& b : bounds)
+        c.check_pair(a, b);
+    }
+    c.check_unbounded();
+    c.check_cursor_walks();
+    EXPECT_EQ(c.failures(), 0);
+    drydb::Cursor cur = t.cursor();
+    ASSERT_TRUE(cur.first());
+    EXPECT_EQ(to_view(cur.key()), key);
+    EXPECT_FALSE(cur.next());
+    EXPECT_FALSE(cur.valid());
+    ASSERT_TRUE(cur.last());
+    EXPECT_EQ(cur.rank(), 0u);
+    EXPECT_FALSE(cur.prev());
+  }
+}
+
+// The empty byte string is a key like any other, and the smallest.
+TEST(EdgeTest, EmptyKey) {
+  Model model = {{"", "empty key"}, {std::string("\0", 1), "nul"}, {"a", "a"}};
+  const auto bytes = build_one(model, Enc::bytes, 512);
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  auto t = db->table("t").value();
+  auto v = t.get("");
+  ASSERT_TRUE(v);
+  ASSERT_TRUE(v->has_value());
+  EXPECT_EQ(v->str(), "empty key");
+  auto nul = t.get(std::string("\0", 1));
+  ASSERT_TRUE(nul && nul->has_value());
+  EXPECT_EQ(nul->str(), "nul");
+  DiffChecker c(t, Enc::bytes, model);
+  for (std::string a : {std::string(), std::string("\0", 1), std::string("\0\0", 2),
+                        std::string("a"), std::string("b")}) {
+    c.check_single(a);
+    c.check_seek(a);
+    for (std::string b : {std::string(), std::string("\0", 1), std::string("a")})
+      c.check_pair(a, b);
+  }
+  c.check_prefix("");
+  c.check_prefix(std::string("\0", 1));
+  EXPECT_EQ(c.failures(), 0);
+}
+
+// Zero-length values are found (has_value() true) and are empty, in both leaf
+// layouts: uniform (fixed-width keys, every value the same length) and not.
+TEST(EdgeTest, EmptyValues) {
+  for (Enc enc : {Enc::bytes, Enc::int64, Enc::uuid, Enc::fixed4}) {
+    for (bool all_empty : {true, false}) {
+      SCOPED_TRACE(std::string(enc_name(enc)) + (all_empty ? " all empty" : " mixed"));
+      Rng rng(21);
+      Model model = random_model(enc, 1500, 77, 0, 0);
+      if (!all_empty) {
+        size_t i = 0;
+        for (auto& [k, v] : model)
+          if (i++ % 3 == 0) v = value_for(k, rng, 1, 30);
+      }
+      const auto bytes = build_one(model, enc, 512);
+      auto db = open_mem(bytes);
+      ASSERT_TRUE(db) << describe(db.error());
+      auto t = db->table("t").value();
+      EXPECT_GE(t.info().depth, 2u);
+      for (const auto& [k, want] : model) {
+        auto v = t.get(key_for(enc, k));
+        ASSERT_TRUE(v);
+        ASSERT_TRUE(v->has_value()) << show(enc, k);
+        EXPECT_EQ(v->size(), want.size());
+        EXPECT_EQ(v->str(), want);
+        if (want.empty()) {
+          EXPECT_TRUE(v->bytes().empty());
+        }
+      }
+      DiffChecker c(t, enc, model);
+      c.check_unbounded();
+      c.check_cursor_walks();
+      const std::vector<std::string> bounds =
+          interesting_bounds(enc, model, scan_tree(bytes, width_of(enc)), 5, 6);
+      for (size_t i = 0; i + 1 < bounds.size(); ++i)
+        c.check_pair(bounds[i], bounds[i + 1]);
+      EXPECT_EQ(c.failures(), 0);
+    }
+  }
+}
+
+// Values just under, at and over the inline limit, and at the boundaries of
+// overflow page counts. Only values over the limit take overflow pages.
+TEST(EdgeTest, ValuesAroundTheInlineLimit) {
+  for (uint32_t page_size : {512u, 4096u}) {
+    SCOPED_TRACE("page size " + std::to_string(page_size));
+    const uint32_t limit = drydb::detail::inline_value_limit(page_size);
+    const size_t lengths[] = {0,
+                              1,
+                              limit - 1,
+                              limit,
+                              limit + 1,
+                              page_size - 17,
+                              page_size - 16,  // exactly one overflow page
+                              page_size - 15,  // two overflow pages
+                              page_size,
+                              3 * size_t{page_size} + 5};
+    // Inline only: nothing overflows.
+    {
+      Model model;
+      for (int i = 0; i < 40; ++i) {
+        const size_t len = i % 2 ? limit : limit - 1;
+        model["k" + std::to_string(1000 + i)] = big_value(len, i);
+      }
+      const auto bytes = build_one(model, Enc::bytes, page_size);
+      auto db = open_mem(bytes);
+      ASSERT_TRUE(db) << describe(db.error());
+      auto t = db->table("t").value();
+      EXPECT_EQ(t.info().overflow_pages, 0u) << "a value at the inline limit spilled";
+      DiffChecker c(t, Enc::bytes, model);
+      for (const auto& row : model)
+        c.check_get(row.first);
+      c.check_unbounded();
+      c.check_cursor_walks();
+      EXPECT_EQ(c.failures(), 0);
+    }
+    // Every length, several rows each, interleaved so leaves mix them.
+    Model model;
+    uint64_t expected_overflow = 0;
+    for (int copy = 0; copy < 3; ++copy)
+      for (size_t i = 0; i < std::size(lengths); ++i) {
+        const std::string key = "key" + std::to_string(copy) + "-" + std::to_string(100 + i);
+        model[key] = big_value(lengths[i], copy * 100 + i);
+        if (lengths[i] > limit)
+          expected_overflow += drydb::detail::overflow::pages_for(lengths[i], page_size);
+      }
+    const auto bytes = build_one(model, Enc::bytes, page_size);
+    auto db = open_mem(bytes);
+    ASSERT_TRUE(db) << describe(db.error());
+    EXPECT_TRUE(db->verify());
+    auto t = db->table("t").value();
+    EXPECT_EQ(t.info().overflow_pages, expected_overflow);
+    DiffChecker c(t, Enc::bytes, model);
+    for (const auto& row : model)
+      c.check_get(row.first);
+    c.check_unbounded();
+    c.check_cursor_walks();
+    c.check_prefix("key1");
+    c.check_pair("key0-105", "key2-101");
+    EXPECT_EQ(c.failures(), 0);
+  }
+}
+
+// 1 MiB values at both page sizes, among small rows.
+TEST(EdgeTest, OneMebibyteValues) {
+  for (uint32_t page_size : {512u, 4096u}) {
+    SCOPED_TRACE("page size " + std::to_string(page_size));
+    Model model = random_model(Enc::bytes, 300, 9, 0, 30);
+    const std::string keys[] = {"big1", "big2", "big3"};
+    for (size_t i = 0; i < 3; ++i)
+      model[keys[i]] = big_value((size_t{1} << 20) + i, 500 + i);
+    const auto bytes = build_one(model, Enc::bytes, page_size);
+    auto db = open_mem(bytes);
+    ASSERT_TRUE(db) << describe(db.error());
+    auto t = db->table("t").value();
+    EXPECT_GE(t.info().overflow_pages, 3 * ((size_t{1} << 20) / page_size));
+    for (const auto& k : keys) {
+      auto v = t.get(k);
+      ASSERT_TRUE(v && v->has_value());
+      ASSERT_EQ(v->size(), model[k].size());
+      EXPECT_EQ(std::memcmp(v->bytes().data(), model[k].data(), v->size()), 0);
+    }
+    DiffChecker c(t, Enc::bytes, model);
+    c.check_unbounded();
+    c.check_cursor_walks();
+    c.check_prefix("big");
+    c.check_pair("big1", "big3");
+    EXPECT_EQ(c.failures(), 0);
+  }
+}
+
+// One 64 MiB value: read in place (memory) and through the page cache
+// (custom storage with a cache far smaller than the value).
+TEST(EdgeTest, SixtyFourMebibyteValue) {
+  const size_t n = size_t{64} << 20;
+  const std::string huge = big_value(n, 64);
+  std::vector<std::byte> bytes;
+  {
+    drydb::DatabaseBuilder builder({.page_size = 4096});
+    auto& t = builder.create_table("blobs");
+    t.append("a", "before");
+    t.append("huge", huge);
+    t.append("z", "after");
+    auto built = builder.build_to_memory();
+    ASSERT_TRUE(built) << describe(built.error());
+    bytes = std::move(*built);
+  }
+  EXPECT_GT(bytes.size(), n);
+  auto check = [&](const ReadOnlyDatabase& db) {
+    auto t = db.table("blobs").value();
+    EXPECT_EQ(t.count(), 3u);
+    {
+      auto v = t.get("huge");
+      ASSERT_TRUE(v && v->has_value());
+      ASSERT_EQ(v->size(), n);
+      EXPECT_EQ(std::memcmp(v->bytes().data(), huge.data(), n), 0);
+    }
+    {
+      drydb::Cursor c = t.cursor();
+      ASSERT_TRUE(c.seek("huge"));
+      ASSERT_EQ(c.value().size(), n);
+      EXPECT_EQ(std::memcmp(c.value().data(), huge.data(), n), 0);
+      ASSERT_TRUE(c.next());
+      EXPECT_EQ(c.entry().value_str(), "after");
+    }
+    auto r = t.get_range("a", "z", {.order = SortOrder::descending});
+    ASSERT_TRUE(r);
+    std::vector<size_t> sizes;
+    for (auto [key, value] : *r)
+      sizes.push_back(value.size());
+    EXPECT_EQ(sizes, (std::vector<size_t>{5, n, 6}));
+  };
+  {
+    auto db = open_mem(bytes);
+    ASSERT_TRUE(db) << describe(db.error());
+    check(*db);
+  }
+  CountingAllocator alloc;
+  {
+    auto db = ReadOnlyDatabase::open_storage(std::make_unique<VectorStorage>(std::move(bytes)),
+                                             {.page_cache_bytes = 64 << 10, .allocator = &alloc});
+    ASSERT_TRUE(db) << describe(db.error());
+    check(*db);
+  }
+  EXPECT_EQ(alloc.live_blocks(), 0u);
+  EXPECT_EQ(alloc.errors(), 0u);
+}
+
+// Several tables in one file answer independently, even for the same keys.
+TEST(EdgeTest, SeveralTablesInOneFile) {
+  const Model alpha = random_model(Enc::bytes, 2000, 1, 0, 30);
+  Model gamma;  // alpha's keys with other values
+  for (const auto& [k, v] : alpha)
+    gamma[k] = "gamma:" + v;
+  const Model beta = random_model(Enc::int64, 2500, 2, 8, 8);
+  const Model empty;
+  const Model eps = random_model(Enc::uuid, 700, 3, 0, 50);
+  const Model zeta = random_model(Enc::var, 900, 4, 0, 20);
+  const std::vector<TableSpec> specs = {
+      {"alpha", Enc::bytes, &alpha}, {"beta", Enc::int64, &beta}, {"delta", Enc::bytes, &empty},
+      {"gamma", Enc::bytes, &gamma}, {"eps", Enc::uuid, &eps},    {"zeta", Enc::var, &zeta}};
+  const auto bytes = build_memory(specs, {.page_size = 512});
+  ASSERT_FALSE(bytes.empty());
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  EXPECT_TRUE(db->verify());
+  const auto tables = db->tables();
+  ASSERT_EQ(tables.size(), specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SCOPED_TRACE(specs[i].name);
+    EXPECT_EQ(tables[i].name(), specs[i].name);
+    EXPECT_EQ(tables[i].encoding(), encoding_of(specs[i].enc));
+    auto t = db->table(specs[i].name);
+    ASSERT_TRUE(t);
+    DiffChecker c(*t, specs[i].enc, *specs[i].rows);
+    c.check_count();
+    for (const auto& row : *specs[i].rows)
+      c.check_get(row.first);
+    Rng rng(i);
+    for (int j = 0; j < 30; ++j) {
+      const std::string a = random_key(specs[i].enc, rng), b = random_key(specs[i].enc, rng);
+      c.check_pair(a, b);
+      c.check_single(a);
+    }
+    c.check_unbounded();
+    c.check_cursor_walks();
+    EXPECT_EQ(c.failures(), 0);
+  }
+  // Same key, different tables, different values.
+  const std::string& k = alpha.begin()->first;
+  EXPECT_EQ(db->table("alpha")->get(k)->str(), alpha.at(k));
+  EXPECT_EQ(db->table("gamma")->get(k)->str(), gamma.at(k));
+  EXPECT_FALSE(db->table("delta")->get(k)->has_value());
+}
+
+// Many tables, empty ones between full ones: every table opens and answers.
+TEST(EdgeTest, ManyTablesSomeEmpty) {
+  std::vector<Model> models(40);
+  std::vector<TableSpec> specs;
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (i % 2 == 1) models[i] = random_model(Enc::bytes, 50 + 10 * i, 100 + i, 0, 20);
+    specs.push_back({"table" + std::to_string(i), Enc::bytes, &models[i]});
+  }
+  const auto bytes = build_memory(specs, {.page_size = 512});
+  ASSERT_FALSE(bytes.empty());
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  EXPECT_TRUE(db->verify());
+  ASSERT_EQ(db->tables().size(), specs.size());
+  for (const auto& spec : specs) {
+    auto t = db->table(spec.name);
+    ASSERT_TRUE(t) << spec.name;
+    DiffChecker c(*t, Enc::bytes, *spec.rows);
+    c.check_count();
+    for (const auto& row : *spec.rows)
+      c.check_get(row.first);
+    c.check_unbounded();
+    EXPECT_EQ(c.failures(), 0) << spec.name;
+  }
+}
+
+// prefix(): 0xFF edges (the successor bound drops trailing 0xFF bytes), the
+// empty prefix (every row), prefixes longer than any key.
+TEST(EdgeTest, PrefixAtFFEdges) {
+  const std::vector<std::string> keys = {
+      "",
+      std::string("\0", 1),
+      "a",
+      "a\x01",
+      "a\xfe",
+      "a\xfe\xff",
+      "a\xff",
+      std::string("a\xff\x00", 3),
+      "a\xff\xff",
+      std::string("a\xff\xff\x00", 4),
+      "a\xff\xff\x01",
+      "a\xff\xff\xff",
+      "a\xff\xff\xff\xff",
+      "b",
+      std::string("b\x00", 2),
+      "ba",
+      "\xfe",
+      "\xfe\xff",
+      "\xff",
+      std::string("\xff\x00", 2),
+      "\xff\x01",
+      "\xff\xff",
+      "\xff\xff\xff",
+  };
+  for (uint32_t page_size : {512u, 4096u}) {
+    for (int filler : {0, 3000}) {  // a one-leaf table, and one with many levels
+      SCOPED_TRACE("page " + std::to_string(page_size) + " filler " + std::to_string(filler));
+      Model model = random_model(Enc::bytes, filler, 31, 0, 10);
+      for (const auto& k : keys)
+        model[k] = "v" + hex_of(as_bytes(k));
+      const auto bytes = build_one(model, Enc::bytes, page_size);
+      auto db = open_mem(bytes);
+      ASSERT_TRUE(db) << describe(db.error());
+      auto t = db->table("t").value();
+      DiffChecker c(t, Enc::bytes, model);
+      for (const std::string& p :
+           {std::string(), std::string("\xff"), std::string("\xff\xff"),
+            std::string("\xff\xff\xff\xff"), std::string("a\xff"), std::string("a\xff\xff"),
+            std::string("a\xff\xff\xff"), std::string("a\xfe"), std::string("a\xfe\xff"),
+            std::string("a"), std::string("b"), std::string("\xfe"), std::string("\xfe\xff"),
+            std::string("\0", 1), std::string("\0\0", 2), std::string("zz"), std::string(80, 'a'),
+            std::string(80, '\xff')})
+        c.check_prefix(p);
+      EXPECT_EQ(c.failures(), 0);
+
+      // The same answers written out for the 0xFF cases.
+      auto ff = t.prefix("\xff");
+      ASSERT_TRUE(ff);
+      std::vector<std::string> got;
+      for (auto [key, value] : *ff)
+        got.push_back(std::string(to_view(key)));
+      std::vector<std::string> want;
+      for (const auto& [k, v] : model)
+        if (!k.empty() && k[0] == '\xff') want.push_back(k);
+      EXPECT_EQ(got, want);
+      auto aff = t.prefix("a\xff\xff", SortOrder::descending);
+      ASSERT_TRUE(aff);
+      got.clear();
+      for (auto [key, value] : *aff)
+        got.push_back(std::string(to_view(key)));
+      want.clear();
+      for (auto it = model.rbegin(); it != model.rend(); ++it)
+        if (it->first.rfind("a\xff\xff", 0) == 0) want.push_back(it->first);
+      EXPECT_EQ(got, want);
+      if (filler == 0) {
+        EXPECT_EQ(got,
+                  (std::vector<std::string>{"a\xff\xff\xff\xff", "a\xff\xff\xff", "a\xff\xff\x01",
+                                            std::string("a\xff\xff\x00", 4), "a\xff\xff"}));
+      }
+      auto all = t.prefix("");
+      ASSERT_TRUE(all);
+      EXPECT_EQ(all->size(), model.size());
+    }
+  }
+}
+
+// prefix() is for byte keys; also works for custom (byte-keyed) encodings.
+TEST(EdgeTest, PrefixNeedsByteKeys) {
+  const Model ints = random_model(Enc::int64, 100, 1, 4, 4);
+  const Model uuids = random_model(Enc::uuid, 100, 2, 4, 4);
+  const Model custom = random_model(Enc::var, 300, 3, 4, 4);
+  const auto bytes = build_memory(
+      {{"ints", Enc::int64, &ints}, {"uuids", Enc::uuid, &uuids}, {"custom", Enc::var, &custom}},
+      {.page_size = 512});
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  auto r = db->table("ints")->prefix("a");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.code(), errc::wrong_key_type);
+  EXPECT_NE(r.error().message.find("ints"), std::string::npos) << r.error().message;
+  EXPECT_EQ(db->table("ints")->prefix("").code(), errc::wrong_key_type);
+  EXPECT_EQ(db->table("uuids")->prefix("\x01").code(), errc::wrong_key_type);
+  DiffChecker c(*db->table("custom"), Enc::var, custom);
+  for (std::string p : {"", "a", "ab", "abcdefgh", "item:0", "\xff", "a\xff\xff"})
+    c.check_prefix(p);
+  EXPECT_EQ(c.failures(), 0);
+}
+
+// A key of the wrong kind is errc::wrong_key_type on every query.
+TEST(EdgeTest, WrongKeyKinds) {
+  const Model ints = random_model(Enc::int64, 50, 1, 4, 4);
+  const Model text = random_model(Enc::bytes, 50, 2, 4, 4);
+  const Model uuids = random_model(Enc::uuid, 50, 3, 4, 4);
+  const Model ulids = random_model(Enc::ulid, 50, 4, 4, 4);
+  const auto bytes = build_memory({{"ints", Enc::int64, &ints},
+                                   {"text", Enc::bytes, &text},
+                                   {"uuids", Enc::uuid, &uuids},
+                                   {"ulids", Enc::ulid, &ulids}});
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  const drydb::Uuid uuid = drydb::Uuid::parse("017f22e2-79b0-7cc3-98c4-dc0c0c07398f").value();
+  const drydb::Ulid ulid = drydb::Ulid::parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").value();
+  struct Case {
+    const char* table;
+    Key wrong;
+    Key right;
+  };
+  const Case cases[] = {
+      {"ints", Key("42"), Key(int64_t{42})},
+      {"ints", Key(uuid), Key(int64_t{1})},
+      {"text", Key(int64_t{42}), Key("42")},
+      {"text", Key(ulid), Key("x")},
+      {"uuids", Key(ulid), Key(uuid)},
+      {"uuids", Key("0123456789abcdef"), Key(uuid)},
+      {"uuids", Key(7), Key(uuid)},
+      {"ulids", Key(uuid), Key(ulid)},
+      {"ulids", Key("0123456789abcdef"), Key(ulid)},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.table);
+    auto t = db->table(tc.table).value();
+    auto g = t.get(tc.wrong);
+    ASSERT_FALSE(g);
+    EXPECT_EQ(g.code(), errc::wrong_key_type);
+    EXPECT_NE(g.error().message.find(tc.table), std::string::npos) << g.error().message;
+    EXPECT_EQ(t.get_range(tc.wrong, unbounded).code(), errc::wrong_key_type);
+    EXPECT_EQ(t.get_range(unbounded, tc.wrong).code(), errc::wrong_key_type);
+    EXPECT_EQ(t.get_range(tc.right, tc.wrong).code(), errc::wrong_key_type);
+    EXPECT_EQ(t.get_range(tc.wrong, tc.right).code(), errc::wrong_key_type);
+    EXPECT_EQ(t.count_range(tc.wrong, unbounded).code(), errc::wrong_key_type);
+    EXPECT_EQ(t.count_range(tc.right, tc.wrong).code(), errc::wrong_key_type);
+    drydb::Cursor c = t.cursor();
+    EXPECT_FALSE(c.seek(tc.wrong));
+    EXPECT_FALSE(c.valid());
+    EXPECT_EQ(c.status().code(), errc::wrong_key_type);
+    drydb::Cursor c2 = t.cursor();
+    EXPECT_FALSE(c2.seek_exact(tc.wrong));
+    EXPECT_EQ(c2.status().code(), errc::wrong_key_type);
+    // The right kind still works on the same handle.
+    EXPECT_TRUE(t.get(tc.right));
+    EXPECT_TRUE(t.count_range(tc.right, unbounded));
+  }
+}
+
+// A custom fixed-width table: a key of another width is not one of its keys.
+// (A 2-byte key must not find the row whose 4-byte key starts with it and is
+// zero-padded.)
+TEST(EdgeTest, FixedWidthCustomKeyOfWrongWidth) {
+  Model model;
+  model[std::string("ab\0\0", 4)] = "padded";
+  model["abcd"] = "abcd";
+  model["zzzz"] = "zzzz";
+  const auto bytes = build_one(model, Enc::fixed4, 512);
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  auto t = db->table("t").value();
+  auto exact = t.get(std::string("ab\0\0", 4));
+  ASSERT_TRUE(exact && exact->has_value());
+  EXPECT_EQ(exact->str(), "padded");
+  auto shorter = t.get("ab");
+  EXPECT_TRUE(!shorter || !shorter->has_value())
+      << "get(\"ab\") on a 4-byte-key table returned the value of \"ab\\0\\0\": "
+      << (shorter ? std::string(shorter->str()) : "");
+  auto longer = t.get(std::string("abcd\0", 5));
+  EXPECT_TRUE(!longer || !longer->has_value())
+      << "get(\"abcd\\0\") on a 4-byte-key table returned the value of \"abcd\"";
+  // A bound of another width is either refused (wrong_key_type) or ordered
+  // as bytes: "ab" < "ab\0\0" < "abcd" < "abcd\0" < "zzzz".
+  auto count_after = [&](const std::string& bound, bool exclusive) -> int64_t {
+    auto n = t.count_range(bound, drydb::unbounded, {.start_exclusive = exclusive});
+    if (!n) {
+      EXPECT_EQ(n.code(), errc::wrong_key_type) << describe(n.error());
+      return -1;
+    }
+    return static_cast<int64_t>(*n);
+  };
+  for (bool exclusive : {false, true}) {
+    const int64_t ab = count_after("ab", exclusive);
+    if (ab >= 0) {
+      EXPECT_EQ(ab, 3) << "rows after \"ab\", exclusive=" << exclusive;
+    }
+    const int64_t abcd0 = count_after(std::string("abcd\0", 5), exclusive);
+    if (abcd0 >= 0) {
+      EXPECT_EQ(abcd0, 1) << "rows after \"abcd\\0\", exclusive=" << exclusive;
+    }
+  }
+  // prefix() takes prefixes shorter than the width.
+  auto p = t.prefix("ab");
+  ASSERT_TRUE(p) << describe(p.error());
+  EXPECT_EQ(p->size(), 2u);
+}
+
+TEST(EdgeTest, UnknownTable) {
+  const Model m = {{"k", "v"}};
+  const auto bytes = build_memory({{"items", Enc::bytes, &m}, {"quests", Enc::bytes, &m}});
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db) << describe(db.error());
+  for (std::string_view name : {"nope", "", "item", "items ", "ITEMS"}) {
+    auto t = db->table(name);
+    ASSERT_FALSE(t) << name;
+    EXPECT_EQ(t.code(), errc::not_found);
+    EXPECT_NE(t.error().message.find(std::string(name)), std::string::npos);
+    // It names the tables there are.
+    EXPECT_NE(t.error().message.find("items"), std::string::npos) << t.error().message;
+    EXPECT_NE(t.error().message.find("quests"), std::string::npos) << t.error().message;
+  }
+  EXPECT_TRUE(db->table("items"));
+}
+
+// start == end and start > end, written out.
+TEST(EdgeTest, EqualAndReversedBounds) {
+  Model model;
+  for (int i = 0; i < 100; ++i)
+    model["k" + std::to_string(100 + i)] = std::to_string(i);
+  const auto bytes = build_one(model, Enc::bytes, 512);
+  auto db = open_mem(bytes);
+  auto t = db->table("t").value();
+  for (auto order : {SortOrder::ascending, SortOrder::descending}) {
+    auto same = t.get_range("k150", "k150", {.order = order});
+    ASSERT_TRUE(same);
+    ASSERT_EQ(same->size(), 1u);
+    for (auto [key, value] : *same) {
+      EXPECT_EQ(to_view(key), "k150");
+      EXPECT_EQ(to_view(value), "50");
+    }
+    for (auto [se, ee] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
+      const drydb::RangeOptions o{.start_exclusive = se, .end_exclusive = ee, .order = order};
+      auto r = t.get_range("k150", "k150", o);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->size(), 0u);
+      EXPECT_TRUE(r->begin() == r->end());
+      EXPECT_EQ(*t.count_range("k150", "k150", o), 0u);
+    }
+    // Equal bounds that are not a key: empty.
+    EXPECT_EQ(t.get_range("k1505", "k1505", {.order = order})->size(), 0u);
+    auto reversed = t.get_range("k151", "k150", {.order = order});
+    ASSERT_FALSE(reversed);
+    EXPECT_EQ(reversed.code(), errc::invalid_argument);
+    EXPECT_NE(reversed.error().message.find("k151"), std::string::npos) << reversed.error().message;
+    EXPECT_EQ(t.count_range("k151", "k150").code(), errc::invalid_argument);
+    // Reversed bounds that are not keys are reversed all the same.
+    EXPECT_EQ(t.get_range("zz", "a", {.order = order}).code(), errc::invalid_argument);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 3. Cursors.
+
+class CursorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = random_model(Enc::bytes, 4000, 99, 0, 40);
+    bytes_ = build_one(model_, Enc::bytes, 512);
+    ASSERT_FALSE(bytes_.empty());
+    auto db = open_mem(bytes_);
+    ASSERT_TRUE(db) << describe(db.error());
+    db_ = std::make_unique<ReadOnlyDatabase>(std::move(*db));
+    table_ = std::make_unique<drydb::ReadOnlyTable>(db_->table("t").value());
+    ASSERT_GE(table_->info().depth, 3u);
+    rows_.assign(model_.begin(), model_.end());
+    shape_ = scan_tree(bytes_, 0);
+  }
+  void TearDown() override {
+    table_.reset();
+    db_.reset();
+  }
+
+  Model model_;
+  std::vector<std::byte> bytes_;
+  std::unique_ptr<ReadOnlyDatabase> db_;
+  std::unique_ptr<drydb::ReadOnlyTable> table_;
+  std::vector<std::pair<std::string, std::string>> rows_;
+  TreeShape shape_;
+};
+
+TEST_F(CursorTest, WalksBothWaysAcrossEveryLeaf) {
+  DiffChecker c(*table_, Enc::bytes, model_);
+  c.check_cursor_walks();
+  EXPECT_EQ(c.failures(), 0);
+  ASSERT_GT(shape_.leaves, 100u);
+}
+
+TEST_F(CursorTest, SeeksAtEveryLeafBoundary) {
+  DiffChecker c(*table_, Enc::bytes, model_);
+  for (size_t i = 0; i + 1 < shape_.leaves; ++i) {
+    c.check_seek(shape_.leaf_last[i], 2);
+    c.check_seek(shape_.leaf_first[i + 1], 2);
+    c.check_seek(shape_.leaf_last[i] + '\0', 2);  // between the two leaves
+  }
+  for (const auto& sep : shape_.separators)
+    c.check_seek(sep, 1);
+  EXPECT_EQ(c.failures(), 0);
+
+  // Explicitly: last row of a leaf -> next -> first row of the next leaf -> prev.
+  drydb::Cursor cur = table_->cursor();
+  for (size_t i = 0; i + 1 < shape_.leaves; i += 7) {
+    ASSERT_TRUE(cur.seek_exact(shape_.leaf_last[i]));
+    ASSERT_TRUE(cur.next());
+    EXPECT_EQ(to_view(cur.key()), shape_.leaf_first[i + 1]);
+    ASSERT_TRUE(cur.prev());
+    EXPECT_EQ(to_view(cur.key()), shape_.leaf_last[i]);
+  }
+}
+
+TEST_F(CursorTest, FirstLastSeekAndRank) {
+  drydb::Cursor c = table_->cursor();
+  EXPECT_FALSE(c.valid());
+  EXPECT_FALSE(c.next());  // an unpositioned cursor does not move
+  EXPECT_FALSE(c.prev());
+  ASSERT_TRUE(c.first());
+  EXPECT_EQ(c.rank(), 0u);
+  EXPECT_EQ(to_view(c.key()), rows_.front().first);
+  EXPECT_FALSE(c.prev());
+  EXPECT_FALSE(c.valid());
+  EXPECT_FALSE(c.prev());  // stays invalid
+  EXPECT_FALSE(c.next());
+  ASSERT_TRUE(c.last());
+  EXPECT_EQ(c.rank(), rows_.size() - 1);
+  EXPECT_EQ(to_view(c.key()), rows_.back().first);
+  EXPECT_EQ(to_view(c.value()), rows_.back().second);
+  EXPECT_FALSE(c.next());
+  EXPECT_FALSE(c.valid());
+
+  // seek is a lower bound; past the last key it is invalid.
+  ASSERT_TRUE(c.seek(""));
+  EXPECT_EQ(c.rank(), 0u);
+  EXPECT_FALSE(c.seek(rows_.back().first + '\0'));
+  EXPECT_FALSE(c.valid());
+  EXPECT_FALSE(c.seek(std::string(70, '\xff')));
+  EXPECT_TRUE(c.status());
+  ASSERT_TRUE(c.seek(rows_.back().first));
+  EXPECT_EQ(c.rank(), rows_.size() - 1);
+
+  // seek_exact: found or not, positioned as seek.
+  const std::string& mid = rows_[1234].first;
+  EXPECT_TRUE(c.seek_exact(mid));
+  EXPECT_EQ(c.rank(), 1234u);
+  EXPECT_FALSE(c.seek_exact(mid + '\0'));
+  if (rows_[1235].first != mid + '\0') {
+    ASSERT_TRUE(c.valid());
+    EXPECT_EQ(c.rank(), 1235u);
+    EXPECT_EQ(to_view(c.key()), rows_[1235].first);
+  }
+
+  // seek_rank reaches every rank and nothing past the end.
+  for (size_t r = 0; r < rows_.size(); r += 37) {
+    ASSERT_TRUE(c.seek_rank(r));
+    EXPECT_EQ(c.rank(), r);
+    EXPECT_EQ(to_view(c.key()), rows_[r].first);
+    EXPECT_EQ(to_view(c.value()), rows_[r].second);
+  }
+  EXPECT_TRUE(c.seek_rank(rows_.size() - 1));
+  EXPECT_FALSE(c.seek_rank(rows_.size()));
+  EXPECT_FALSE(c.valid());
+  EXPECT_FALSE(c.seek_rank(~uint64_t{0}));
+}
+
+TEST_F(CursorTest, RangeFor) {
+  size_t i = 0;
+  for (auto [key, value] : table_->cursor()) {
+    ASSERT_LT(i, rows_.size());
+    EXPECT_EQ(to_view(key), rows_[i].first);
+    EXPECT_EQ(to_view(value), rows_[i].second);
+    ++i;
+  }
+  EXPECT_EQ(i, rows_.size());
+
+  // From a positioned cursor the loop starts at its row.
+  drydb::Cursor c = table_->cursor();
+  ASSERT_TRUE(c.seek_rank(rows_.size() - 50));
+  i = rows_.size() - 50;
+  for (drydb::Entry e : c) {
+    EXPECT_EQ(e.key_str(), rows_[i].first);
+    EXPECT_EQ(e.value_str(), rows_[i].second);
+    ++i;
+  }
+  EXPECT_EQ(i, rows_.size());
+  EXPECT_FALSE(c.valid());
+}
+
+TEST_F(CursorTest, CopyAndMoveKeepWorking) {
+  drydb::Cursor a = table_->cursor();
+  ASSERT_TRUE(a.seek_rank(1000));
+  (void)a.value();
+  drydb::Cursor b = a;  // copy
+  for (int i = 1; i <= 300; ++i) {
+    ASSERT_TRUE(a.next());
+    ASSERT_TRUE(b.prev());
+    EXPECT_EQ(to_view(a.key()), rows_[1000 + i].first);
+    EXPECT_EQ(to_view(a.value()), rows_[1000 + i].second);
+    EXPECT_EQ(to_view(b.key()), rows_[1000 - i].first);
+    EXPECT_EQ(to_view(b.value()), rows_[1000 - i].second);
+  }
+  // Copy assignment over a positioned cursor.
+  b = a;
+  EXPECT_EQ(b.rank(), 1300u);
+  EXPECT_EQ(to_view(b.key()), rows_[1300].first);
+  // The copy outlives its source.
+  drydb::Cursor survivor;
+  {
+    drydb::Cursor source = table_->cursor();
+    ASSERT_TRUE(source.seek_rank(2000));
+    survivor = source;
+  }
+  EXPECT_EQ(to_view(survivor.value()), rows_[2000].second);
+  ASSERT_TRUE(survivor.next());
+  EXPECT_EQ(to_view(survivor.key()), rows_[2001].first);
+
+  // Move construction and assignment.
+  drydb::Cursor m = std::move(a);
+  EXPECT_FALSE(a.valid());  // NOLINT: a moved-from cursor is documented invalid-or-usable
+  ASSERT_TRUE(m.valid());
+  EXPECT_EQ(m.rank(), 1300u);
+  ASSERT_TRUE(m.next());
+  EXPECT_EQ(to_view(m.key()), rows_[1301].first);
+  drydb::Cursor n = table_->cursor();
+  ASSERT_TRUE(n.first());
+  n = std::move(m);
+  EXPECT_EQ(n.rank(), 1301u);
+  ASSERT_TRUE(n.prev());
+  EXPECT_EQ(to_view(n.key()), rows_[1300].first);
+  // A moved-from cursor can be positioned again.
+  ASSERT_TRUE(a.first());  // NOLINT
+  EXPECT_EQ(to_view(a.key()), rows_[0].first);
+  // Self-assignment leaves it as it was.
+  drydb::Cursor& alias = n;
+  n = alias;
+  EXPECT_EQ(n.rank(), 1300u);
+  EXPECT_EQ(to_view(n.value()), rows_[1300].second);
+}
+
+TEST_F(CursorTest, RangeIteratedTwiceGivesTheSameRows) {
+  for (auto order : {SortOrder::ascending, SortOrder::descending}) {
+    auto r = table_->get_range(rows_[100].first, rows_[1100].first,
+                               {.start_exclusive = true, .order = order});
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->size(), 1000u);
+    std::vector<std::string> first_pass, second_pass, partial;
+    for (auto [key, value] : *r)
+      first_pass.push_back(std::string(to_view(key)) + "=" + std::string(to_view(value)));
+    for (auto [key, value] : *r)
+      second_pass.push_back(std::string(to_view(key)) + "=" + std::string(to_view(value)));
+    EXPECT_EQ(first_pass, second_pass);
+    // Stopping early and starting over also starts at the first row.
+    for (auto [key, value] : *r) {
+      partial.push_back(std::string(to_view(key)) + "=" + std::string(to_view(value)));
+      if (partial.size() == 10) break;
+    }
+    partial.clear();
+    for (auto [key, value] : *r)
+      partial.push_back(std::string(to_view(key)) + "=" + std::string(to_view(value)));
+    EXPECT_EQ(partial, first_pass);
+    ASSERT_EQ(first_pass.size(), 1000u);
+    const size_t front = order == SortOrder::ascending ? 101 : 1100;  // (100, 1100]
+    EXPECT_EQ(first_pass.front(), rows_[front].first + "=" + rows_[front].second);
+    // A copy of the range iterates the same rows.
+    drydb::Range copy = *r;
+    std::vector<std::string> copied;
+    for (auto [key, value] : copy)
+      copied.push_back(std::string(to_view(key)) + "=" + std::string(to_view(value)));
+    EXPECT_EQ(copied, first_pass);
+  }
+}
+
+// Overflow values through a cursor: whole, stable across calls, in copies.
+TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
+  Model model = random_model(Enc::bytes, 600, 5, 0, 30);
+  std::vector<std::string> big_keys;
+  Rng rng(8);
+  for (int i = 0; i < 40; ++i) {
+    const std::string k = "big" + std::to_string(i);
+    model[k] = big_value(129 + uniform(rng, 0, 5000), i);
+    big_keys.push_back(k);
+  }
+  const auto bytes = build_one(model, Enc::bytes, 512);
+  std::atomic<uint64_t> reads{0};
+  CountingAllocator alloc;
+  for (int backend = 0; backend < 2; ++backend) {
+    SCOPED_TRACE(backend == 0 ? "memory" : "cached, 8 pages");
+    auto db = backend == 0 ? open_mem(bytes)
+                           : ReadOnlyDatabase::open_storage(
+                                 std::make_unique<VectorStorage>(bytes, &reads),
+                                 {.page_cache_bytes = 8 * 512, .allocator = &alloc});
+    ASSERT_TRUE(db) << describe(db.error());
+    auto t = db->table("t").value();
+    EXPECT_GT(t.info().overflow_pages, 40u);
+    DiffChecker c(t, Enc::bytes, model);
+    c.check_cursor_walks();
+    c.check_prefix("big");
+    EXPECT_EQ(c.failures(), 0);
+    drydb::Cursor cur = t.cursor();
+    for (const auto& k : big_keys) {
+      ASSERT_TRUE(cur.seek_exact(k));
+      auto v1 = cur.value();
+      auto v2 = cur.value();
+      EXPECT_EQ(v1.data(), v2.data());
+      EXPECT_EQ(to_view(v1), model[k]);
+      drydb::Cursor copy = cur;
+      ASSERT_TRUE(cur.next());  // the source moves on; the copy's value stays right
+      EXPECT_EQ(to_view(copy.value()), model[k]);
+      EXPECT_EQ(copy.entry().value_str(), model[k]);
+    }
+  }
+  EXPECT_EQ(alloc.live_blocks(), 0u);
+  EXPECT_EQ(alloc.errors(), 0u);
+}
+
+// ---------------------------------------------------------------------------
+// 4. Storage back ends: the same checks through every way of reading a file.
+
+enum class Backend { mmap, pread_small, pread_large, memory, custom_small, custom_large };
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::mmap:
+      return "mmap";
+    case Backend::pread_small:
+      return "pread_small_cache";
+    case Backend::pread_large:
+      return "pread_large_cache";
+    case Backend::memory:
+      return "memory";
+    case Backend::custom_small:
+      return "custom_small_cache";
+    case Backend::custom_large:
+      return "custom_large_cache";
+  }
+  return "?";
+}
+
+class BackendTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  static constexpr uint32_t kPageSize = 512;
+
+  void SetUp() override {
+    text_ = random_model(Enc::bytes, 3000, 42, 0, 60);
+    Rng rng(43);
+    for (int i = 0; i < 12; ++i)
+      text_["overflow" + std::to_string(i)] = big_value(129 + uniform(rng, 0, 3000), i);
+    text_["overflow_big"] = big_value(size_t{1} << 20, 99);
+    ints_ = random_model(Enc::int64, 2500, 44, 0, 12);
+    uuids_ = random_model(Enc::uuid, 800, 45, 16, 16);
+    bytes_ = build_memory(
+        {{"text", Enc::bytes, &text_}, {"ints", Enc::int64, &ints_}, {"uuids", Enc::uuid, &uuids_}},
+        {.page_size = kPageSize});
+    ASSERT_FALSE(bytes_.empty());
+    path_ = dir_ / "db.drydb";
+    ASSERT_TRUE(write_file(path_, bytes_));
+  }
+
+  drydb::result<ReadOnlyDatabase> open() {
+    switch (GetParam()) {
+      case Backend::mmap:
+        return ReadOnlyDatabase::open(path_, {.storage = drydb::StorageKind::mmap});
+      case Backend::pread_small:
+        return ReadOnlyDatabase::open(
+            path_, {.storage = drydb::StorageKind::pread, .page_cache_bytes = 8 * kPageSize});
+      case Backend::pread_large:
+        return ReadOnlyDatabase::open(
+            path_, {.storage = drydb::StorageKind::pread, .page_cache_bytes = bytes_.size() * 2});
+      case Backend::memory:
+        return ReadOnlyDatabase::open_memory(bytes_);
+      case Backend::custom_small:
+        return ReadOnlyDatabase::open_storage(
+            std::make_unique<VectorStorage>(bytes_, &reads_),
+            {.page_cache_bytes = 8 * kPageSize, .allocator = &alloc_});
+      case Backend::custom_large:
+        return ReadOnlyDatabase::open_storage(
+            std::make_unique<VectorStorage>(bytes_, &reads_),
+            {.page_cache_bytes = bytes_.size() + 1, .allocator = &alloc_});
+    }
+    return drydb::unexpected(errc::invalid_argument, "no such backend");
+  }
+
+  bool custom() const {
+    return GetParam() == Backend::custom_small || GetParam() == Backend::custom_large;
+  }
+
+  TempDir dir_;
+  std::filesystem::path path_;
+  Model text_, ints_, uuids_;
+  std::vector<std::byte> bytes_;
+  CountingAllocator alloc_;
+  std::atomic<uint64_t> reads_{0};
+};
+
+TEST_P(BackendTest, AnswersMatchTheModel) {
+  {
+    auto db = open();
+    ASSERT_TRUE(db) << describe(db.error());
+    EXPECT_EQ(db->page_size(), kPageSize);
+    const auto verified = db->verify();
+    EXPECT_TRUE(verified) << describe(verified.error());
+    struct One {
+      const char* name;
+      Enc enc;
+      const Model* model;
+    };
+    for (const One& one : {One{"text", Enc::bytes, &text_}, One{"ints", Enc::int64, &ints_},
+                           One{"uuids", Enc::uuid, &uuids_}}) {
+      SCOPED_TRACE(one.name);
+      auto t = db->table(one.name);
+      ASSERT_TRUE(t);
+      DiffChecker c(*t, one.enc, *one.model);
+      c.check_count();
+      for (const auto& row : *one.model)
+        c.check_get(row.first);
+      const auto bounds = interesting_bounds(one.enc, *one.model, {}, 7, 12);
+      c.check_unbounded();
+      for (size_t i = 0; i < bounds.size(); ++i) {
+        c.check_get(bounds[i]);
+        c.check_single(bounds[i]);
+        c.check_seek(bounds[i]);
+        if (i + 1 < bounds.size()) c.check_pair(bounds[i], bounds[i + 1]);
+        if (i + 5 < bounds.size()) c.check_pair(bounds[i], bounds[i + 5]);
+      }
+      if (one.enc == Enc::bytes)
+        for (std::string p : {"", "a", "ab", "abcdefgh", "item:", "over", "\xff", "a\xff\xff"})
+          c.check_prefix(p);
+      c.check_cursor_walks();
+      EXPECT_EQ(c.failures(), 0);
+    }
+  }
+  if (custom()) {
+    EXPECT_GT(reads_.load(), 0u);
+    EXPECT_GT(alloc_.allocations(), 0u) << "the custom allocator was not used";
+    EXPECT_EQ(alloc_.allocations(), alloc_.deallocations());
+    EXPECT_EQ(alloc_.live_blocks(), 0u) << "page memory not returned after the database died";
+    EXPECT_EQ(alloc_.live_bytes(), 0u);
+    EXPECT_EQ(alloc_.errors(), 0u) << "bad alignment or mismatched deallocate";
+  }
+}
+
+// Values and cursors keep their pages while other queries churn the cache.
+TEST_P(BackendTest, HeldValuesAndCursorsSurviveEviction) {
+  {
+    auto db = open();
+    ASSERT_TRUE(db) << describe(db.error());
+    auto text = db->table("text").value();
+    auto ints = db->table("ints").value();
+    std::vector<std::pair<const std::string*, drydb::Value>> held;
+    size_t i = 0;
+    for (const auto& [k, v] : text_) {
+      if (i++ % 50 != 0 && k.rfind("overflow", 0) != 0) continue;
+      auto r = text.get(k);
+      ASSERT_TRUE(r && r->has_value());
+      held.emplace_back(&v, std::move(*r));
+    }
+    drydb::Cursor cursor = text.cursor();
+    ASSERT_TRUE(cursor.seek_exact("overflow_big"));
+    const auto cursor_key = cursor.key();
+    const auto cursor_value = cursor.value();
+    auto range = text.get_range(unbounded, unbounded);
+    ASSERT_TRUE(range);
+    auto it = range->begin();
+    const drydb::Entry range_row = *it;
+    // Churn: walk both tables several times.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (auto [key, value] : ints.cursor())
+        (void)key;
+      DiffChecker c(ints, Enc::int64, ints_);
+      c.check_cursor_walks();
+      EXPECT_EQ(c.failures(), 0);
+    }
+    for (const auto& [want, value] : held)
+      ASSERT_EQ(value.str(), *want);
+    EXPECT_EQ(to_view(cursor_key), "overflow_big");
+    EXPECT_EQ(to_view(cursor_value), text_["overflow_big"]);
+    EXPECT_EQ(range_row.key_str(), text_.begin()->first);
+    EXPECT_EQ(range_row.value_str(), text_.begin()->second);
+    if (GetParam() == Backend::custom_small) {
+      EXPECT_GT(alloc_.deallocations(), 0u) << "a cache of 8 pages never evicted";
+    }
+    held.clear();
+  }
+  if (custom()) {
+    EXPECT_EQ(alloc_.live_blocks(), 0u);
+    EXPECT_EQ(alloc_.errors(), 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, BackendTest,
+                         ::testing::Values(Backend::mmap, Backend::pread_small,
+                                           Backend::pread_large, Backend::memory,
+                                           Backend::custom_small, Backend::custom_large),
+                         [](const auto& info) { return std::string(backend_name(info.param)); });
+
+// A custom Storage that exposes its bytes through mapped() is read in place:
+// no page memory is allocated.
+class MappedVectorStorage final : public drydb::Storage {
+ public:
+  explicit MappedVectorStorage(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {}
+  uint64_t size() const override { return bytes_.size(); }
+  drydb::status read_at(uint64_t offset, std::span<std::byte> dst) const override {
+    if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
+      return drydb::unexpected(errc::truncated, "read past the end");
+    std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
+    return {};
+  }
+  std::span<const std::byte> mapped() const override { return bytes_; }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+TEST(StorageTest, CustomMappedStorageReadsInPlace) {
+  const Model model = random_model(Enc::bytes, 1000, 12, 0, 300);
+  auto bytes = build_one(model, Enc::bytes, 512);
+  CountingAllocator alloc;
+  {
+    auto db = ReadOnlyDatabase::open_storage(std::make_unique<MappedVectorStorage>(bytes),
+                                             {.allocator = &alloc});
+    ASSERT_TRUE(db) << describe(db.error());
+    DiffChecker c(db->table("t").value(), Enc::bytes, model);
+    for (const auto& row : model)
+      c.check_get(row.first);
+    c.check_cursor_walks();
+    EXPECT_EQ(c.failures(), 0);
+  }
+  EXPECT_EQ(alloc.allocations(), 0u);
+}
+
+// The page cache's budget: a cache at least as large as the file reads each
+// page once and keeps it; a small one stays near its budget once nothing is
+// held (internal pages are pinned for the database's life and not counted).
+TEST(StorageTest, CacheBudget) {
+  Model model = random_model(Enc::bytes, 3000, 71, 0, 60);
+  model["overflow"] = big_value(5000, 1);
+  const auto bytes = build_one(model, Enc::bytes, 512);
+  for (bool large : {true, false}) {
+    SCOPED_TRACE(large ? "cache larger than the file" : "cache of 8 pages");
+    CountingAllocator alloc;
+    std::atomic<uint64_t> reads{0};
+    {
+      auto db = ReadOnlyDatabase::open_storage(
+          std::make_unique<VectorStorage>(bytes, &reads),
+          {.page_cache_bytes = large ? bytes.size() : 8 * 512, .allocator = &alloc});
+      ASSERT_TRUE(db) << describe(db.error());
+      auto t = db->table("t").value();
+      DiffChecker c(t, Enc::bytes, model);
+      c.check_cursor_walks();
+      const uint64_t reads_after_first_walk = reads.load();
+      EXPECT_GT(reads_after_first_walk, 0u);
+      c.check_cursor_walks();
+      for (const auto& row : model)
+        c.check_get(row.first);
+      EXPECT_EQ(c.failures(), 0);
+      if (large) {
+        EXPECT_EQ(reads.load(), reads_after_first_walk)
+            << "a cache larger than the file re-read pages";
+      } else {
+        EXPECT_GT(reads.load(), reads_after_first_walk) << "a cache of 8 pages held the whole file";
+        const uint64_t internal_bytes = t.info().internal_pages * 512;
+        EXPECT_LE(alloc.live_bytes(), 8 * 512 + internal_bytes + 5016 + 2 * 512);
+      }
+      EXPECT_LE(alloc.live_bytes(), bytes.size());
+    }
+    EXPECT_GT(alloc.allocations(), 0u);
+    EXPECT_EQ(alloc.live_blocks(), 0u);
+    EXPECT_EQ(alloc.errors(), 0u);
+  }
+}
+
+TEST(StorageTest, OpenStorageRejectsNull) {
+  auto db = ReadOnlyDatabase::open_storage(nullptr);
+  ASSERT_FALSE(db);
+  EXPECT_EQ(db.code(), errc::invalid_argument);
+}
+
+TEST(StorageTest, OpenMissingFileFails) {
+  TempDir dir;
+  for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+    auto db = ReadOnlyDatabase::open(dir / "missing.drydb", {.storage = kind});
+    ASSERT_FALSE(db);
+    EXPECT_NE(db.error().message.find("missing.drydb"), std::string::npos) << db.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace drydb_test

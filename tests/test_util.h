@@ -1,0 +1,890 @@
+// Shared helpers of drydb's GoogleTest suites: key generators per encoding, a
+// std::map model built into a database, and a differential checker that asks a
+// table the questions a model can answer and compares every row.
+//
+// Keys in models are the *encoded* key bytes (a std::string per key), so one
+// model type serves every encoding: std::string orders by unsigned bytes, then
+// length, which is the order drydb promises for every encoding (key_encoding.h).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <new>
+#include <random>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "drydb/detail/coding.h"
+#include "drydb/detail/format.h"
+#include "drydb/detail/node.h"
+#include "drydb/drydb.h"
+
+namespace drydb_test {
+
+using Model = std::map<std::string, std::string>;
+using Rng = std::mt19937_64;
+using Bytes = std::span<const std::byte>;
+
+inline Bytes as_bytes(std::string_view s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
+inline std::string to_string(Bytes b) {
+  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
+inline std::string_view to_view(Bytes b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+// An Error for a failure message. Deliberately not Error::to_string() or
+// operator<< on the code: those call the code's category, and when a code is
+// not in drydb's category (std::generic_category() lives in the uninstrumented
+// libstdc++) UBSan's vptr check aborts the whole test binary.
+inline std::string describe(const drydb::Error& e) {
+  const bool ours = &e.code.category() == &drydb::error_category();
+  return e.message + " (" + (ours ? "drydb:" : "NOT drydb category:") +
+         std::to_string(e.code.value()) + ")";
+}
+
+// Whether `code` is drydb's `e`. Compares the category's address: even the
+// non-virtual error_category::operator== is a member call UBSan checks.
+inline bool is(std::error_code code, drydb::errc e) {
+  return &code.category() == &drydb::error_category() && code.value() == static_cast<int>(e);
+}
+
+// ---- key encodings ----------------------------------------------------------
+
+// The encodings the suites exercise: the four built-ins and three custom ones.
+enum class Enc { bytes, int64, uuid, ulid, fixed4, fixed12, var };
+
+inline const char* enc_name(Enc e) {
+  switch (e) {
+    case Enc::bytes:
+      return "bytes";
+    case Enc::int64:
+      return "int64";
+    case Enc::uuid:
+      return "uuid_v7";
+    case Enc::ulid:
+      return "ulid";
+    case Enc::fixed4:
+      return "custom_fixed4";
+    case Enc::fixed12:
+      return "custom_fixed12";
+    case Enc::var:
+      return "custom_var";
+  }
+  return "?";
+}
+
+// Lower-case hex of the key bytes: the display form of the custom encodings,
+// so tests can tell that messages go through the encoding's formatter.
+inline std::string hex_of(Bytes b) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "0x";
+  for (std::byte c : b) {
+    out += kHex[std::to_integer<unsigned>(c) >> 4];
+    out += kHex[std::to_integer<unsigned>(c) & 15];
+  }
+  return out;
+}
+
+// Custom encodings, registered once per process (register_key_encoding refuses
+// an id twice).
+inline drydb::KeyEncoding register_custom(std::string id, uint32_t width, bool hex) {
+  drydb::CustomKeyEncoding spec;
+  spec.id = std::move(id);
+  spec.fixed_width = width;
+  if (hex) spec.format = hex_of;
+  return drydb::register_key_encoding(std::move(spec)).value();
+}
+
+inline drydb::KeyEncoding custom_encoding(Enc e) {
+  static const drydb::KeyEncoding fixed4 = register_custom("test.fixed4", 4, true);
+  static const drydb::KeyEncoding fixed12 = register_custom("test.fixed12", 12, false);
+  static const drydb::KeyEncoding var = register_custom("test.var", 0, true);
+  switch (e) {
+    case Enc::fixed4:
+      return fixed4;
+    case Enc::fixed12:
+      return fixed12;
+    default:
+      return var;
+  }
+}
+
+inline drydb::KeyEncoding encoding_of(Enc e) {
+  switch (e) {
+    case Enc::bytes:
+      return drydb::KeyEncoding::bytes();
+    case Enc::int64:
+      return drydb::KeyEncoding::int64();
+    case Enc::uuid:
+      return drydb::KeyEncoding::uuid_v7();
+    case Enc::ulid:
+      return drydb::KeyEncoding::ulid();
+    default:
+      return custom_encoding(e);
+  }
+}
+
+// 0 for variable-length encodings.
+inline size_t width_of(Enc e) {
+  switch (e) {
+    case Enc::int64:
+      return 8;
+    case Enc::uuid:
+    case Enc::ulid:
+      return 16;
+    case Enc::fixed4:
+      return 4;
+    case Enc::fixed12:
+      return 12;
+    default:
+      return 0;
+  }
+}
+
+inline std::string int64_key(int64_t v) {
+  std::string s(8, '\0');
+  drydb::detail::store_be64(reinterpret_cast<std::byte*>(s.data()), drydb::int64_to_ordered(v));
+  return s;
+}
+inline int64_t int64_of(std::string_view k) {
+  return drydb::ordered_to_int64(
+      drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k.data())));
+}
+
+// The typed Key a user would pass for encoded key `k` of encoding `e`: an
+// int64_t, a Uuid, a Ulid, or (bytes and custom encodings) the bytes, which
+// the Key borrows from `k`.
+inline drydb::Key key_for(Enc e, const std::string& k) {
+  switch (e) {
+    case Enc::int64:
+      return drydb::Key(int64_of(k));
+    case Enc::uuid:
+      return drydb::Key(drydb::Uuid::from_bytes(as_bytes(k).first<16>()));
+    case Enc::ulid:
+      return drydb::Key(drydb::Ulid::from_bytes(as_bytes(k).first<16>()));
+    default:
+      return drydb::Key(std::string_view(k));
+  }
+}
+
+// How a key prints in a failure message.
+inline std::string show(Enc e, std::string_view k) {
+  return encoding_of(e).format(as_bytes(k));
+}
+
+// ---- random data --------------------------------------------------------------
+
+inline uint64_t uniform(Rng& rng, uint64_t lo, uint64_t hi) {  // inclusive
+  return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
+}
+
+// A byte biased towards the values that break comparisons: 0x00, 0xFF, 0x7F,
+// 0x80 and a handful of letters (so keys share prefixes often).
+inline char edgy_byte(Rng& rng) {
+  static constexpr unsigned char kEdges[] = {0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff,
+                                             'a',  'b',  'c',  'd',  'e'};
+  if (uniform(rng, 0, 3) == 0) return static_cast<char>(uniform(rng, 0, 255));
+  return static_cast<char>(kEdges[uniform(rng, 0, sizeof kEdges - 1)]);
+}
+
+inline std::string random_bytes(Rng& rng, size_t n) {
+  std::string s(n, '\0');
+  for (auto& c : s)
+    c = static_cast<char>(uniform(rng, 0, 255));
+  return s;
+}
+
+// A random encoded key of encoding `e`. Variable-length keys are at most
+// `max_len` bytes and often share long prefixes (more than 8 bytes, so the
+// read path's 8-byte prefix comparison ties and must fall back to the bytes).
+inline std::string random_key(Enc e, Rng& rng, size_t max_len = 48) {
+  switch (e) {
+    case Enc::int64: {
+      switch (uniform(rng, 0, 5)) {
+        case 0:
+          return int64_key(static_cast<int64_t>(rng()));
+        case 1:
+          return int64_key(std::numeric_limits<int64_t>::min() +
+                           static_cast<int64_t>(uniform(rng, 0, 1000)));
+        case 2:
+          return int64_key(std::numeric_limits<int64_t>::max() -
+                           static_cast<int64_t>(uniform(rng, 0, 1000)));
+        default:
+          return int64_key(static_cast<int64_t>(uniform(rng, 0, 200000)) - 100000);
+      }
+    }
+    case Enc::uuid: {
+      std::array<std::byte, 10> r;
+      for (auto& b : r)
+        b = static_cast<std::byte>(uniform(rng, 0, 255));
+      const uint64_t ms = 1'700'000'000'000ull + uniform(rng, 0, 50);
+      return to_string(drydb::Uuid::v7_from_parts(ms, r).as_bytes());
+    }
+    case Enc::ulid: {
+      std::array<std::byte, 10> r;
+      for (auto& b : r)
+        b = static_cast<std::byte>(uniform(rng, 0, 255));
+      if (uniform(rng, 0, 1)) r[0] = std::byte{0xff};  // long shared prefixes
+      const uint64_t ms = 1'700'000'000'000ull + uniform(rng, 0, 50);
+      return to_string(drydb::Ulid::from_parts(ms, r).as_bytes());
+    }
+    case Enc::fixed4: {
+      std::string s(4, '\0');
+      for (auto& c : s)
+        c = edgy_byte(rng);
+      return s;
+    }
+    case Enc::fixed12: {
+      std::string s(12, '\0');
+      for (size_t i = 0; i < 12; ++i)
+        s[i] = i < 9 ? static_cast<char>('a' + uniform(rng, 0, 1)) : edgy_byte(rng);
+      return s;
+    }
+    case Enc::bytes:
+    case Enc::var: {
+      // A few shared stems of various lengths, then an edgy tail.
+      static const char* const kStems[] = {"",         "a",          "ab",        "abcdefgh",
+                                           "abcdefgh", "abcdefghij", "item:",     "item:0000",
+                                           "\xff",     "\xff\xff",   "a\xff\xff", "zzzzzzzzzzzz"};
+      std::string s = kStems[uniform(rng, 0, std::size(kStems) - 1)];
+      const size_t tail = uniform(rng, 0, 12);
+      for (size_t i = 0; i < tail; ++i)
+        s += edgy_byte(rng);
+      if (uniform(rng, 0, 15) == 0) {  // an occasional long key
+        const size_t extra = uniform(rng, 0, max_len);
+        for (size_t i = 0; i < extra; ++i)
+          s += static_cast<char>('a' + uniform(rng, 0, 2));
+      }
+      if (s.size() > max_len) s.resize(max_len);
+      return s;
+    }
+  }
+  return {};
+}
+
+// A value of random length in [min_len, max_len] whose bytes say which key it
+// belongs to (a value mixed up between rows shows at once).
+inline std::string value_for(const std::string& key, Rng& rng, size_t min_len, size_t max_len) {
+  const size_t n = uniform(rng, min_len, max_len);
+  std::string v(n, '\0');
+  uint64_t h = std::hash<std::string>{}(key);
+  for (size_t i = 0; i < n; ++i) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    v[i] = static_cast<char>(h >> 56);
+  }
+  return v;
+}
+
+// `rows` distinct random keys of encoding `e` with values of length
+// [min_value, max_value].
+inline Model random_model(Enc e, size_t rows, uint64_t seed, size_t min_value, size_t max_value,
+                          size_t max_key_len = 48) {
+  Rng rng(seed);
+  Model m;
+  size_t attempts = 0;
+  while (m.size() < rows && attempts++ < rows * 50) {
+    std::string k = random_key(e, rng, max_key_len);
+    if (m.count(k)) continue;
+    m.emplace(k, value_for(k, rng, min_value, max_value));
+  }
+  return m;
+}
+
+// ---- building -------------------------------------------------------------------
+
+struct TableSpec {
+  std::string name;
+  Enc enc;
+  const Model* rows;
+};
+
+// Appends every table's rows in a shuffled order (the builder must sort).
+inline void append_all(drydb::DatabaseBuilder& builder, const std::vector<TableSpec>& tables,
+                       uint64_t shuffle_seed) {
+  for (const auto& spec : tables) {
+    auto& t = builder.create_table(spec.name, encoding_of(spec.enc));
+    std::vector<const std::pair<const std::string, std::string>*> order;
+    order.reserve(spec.rows->size());
+    for (const auto& row : *spec.rows)
+      order.push_back(&row);
+    Rng rng(shuffle_seed);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (const auto* row : order)
+      t.append(key_for(spec.enc, row->first), row->second);
+  }
+}
+
+// build_to_memory of the tables; records a test failure and returns no bytes
+// when the build fails.
+inline std::vector<std::byte> build_memory(const std::vector<TableSpec>& tables,
+                                           drydb::BuildOptions options = {},
+                                           uint64_t shuffle_seed = 1) {
+  drydb::DatabaseBuilder builder(options);
+  append_all(builder, tables, shuffle_seed);
+  auto bytes = builder.build_to_memory();
+  if (!bytes) {
+    ADD_FAILURE() << "build failed: " << describe(bytes.error());
+    return {};
+  }
+  return std::move(*bytes);
+}
+
+inline std::vector<std::byte> build_one(const Model& rows, Enc enc, uint32_t page_size,
+                                        const std::string& name = "t") {
+  return build_memory({{name, enc, &rows}}, {.page_size = page_size});
+}
+
+// ---- files ------------------------------------------------------------------------
+
+// A fresh, empty folder for one test, removed when the object dies.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("drydb-") + (info ? info->test_suite_name() : "x") + "-" +
+                       (info ? info->name() : "x") + "-" + std::to_string(::getpid());
+    for (auto& c : name)
+      if (c == '/') c = '_';
+    path_ = std::filesystem::temp_directory_path() / name;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    std::filesystem::create_directories(path_, ec);
+    EXPECT_FALSE(ec) << "cannot create " << path_ << ": " << ec.message();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+  // Names of the entries in the folder, sorted.
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(path_, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+      out.push_back(it->path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline bool write_file(const std::filesystem::path& path, Bytes bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  return static_cast<bool>(out);
+}
+
+inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(chars.size());
+  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+// ---- storage and allocator seams --------------------------------------------------
+
+// A Storage over a byte vector it owns, read through read_at only (mapped() is
+// empty), so every page goes through the page cache.
+class VectorStorage final : public drydb::Storage {
+ public:
+  explicit VectorStorage(std::vector<std::byte> bytes, std::atomic<uint64_t>* reads = nullptr)
+      : bytes_(std::move(bytes)), reads_(reads) {}
+  uint64_t size() const override { return bytes_.size(); }
+  drydb::status read_at(uint64_t offset, std::span<std::byte> dst) const override {
+    if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
+      return drydb::unexpected(drydb::errc::truncated, "VectorStorage: read past the end");
+    if (!dst.empty()) std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
+    if (reads_) reads_->fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+
+ private:
+  std::vector<std::byte> bytes_;
+  std::atomic<uint64_t>* reads_;
+};
+
+// A PageAllocator that counts and checks what passes through it: every
+// deallocate must match an allocate of the same pointer, size and alignment.
+class CountingAllocator final : public drydb::PageAllocator {
+ public:
+  std::byte* allocate(size_t size, size_t alignment) override {
+    auto* p =
+        static_cast<std::byte*>(::operator new (size, std::align_val_t{alignment}, std::nothrow));
+    if (p == nullptr) return nullptr;
+    std::lock_guard lock(mu_);
+    ++allocations_;
+    live_bytes_ += size;
+    peak_bytes_ = std::max(peak_bytes_, live_bytes_);
+    if (reinterpret_cast<uintptr_t>(p) % alignment != 0) ++errors_;
+    live_[p] = {size, alignment};
+    return p;
+  }
+  void deallocate(std::byte* p, size_t size, size_t alignment) override {
+    {
+      std::lock_guard lock(mu_);
+      ++deallocations_;
+      auto it = live_.find(p);
+      if (it == live_.end() || it->second.first != size || it->second.second != alignment) {
+        ++errors_;  // unknown pointer or mismatched size: leak it rather than corrupt the heap
+        return;
+      }
+      live_.erase(it);
+      live_bytes_ -= size;
+    }
+    ::operator delete (p, std::align_val_t{alignment});
+  }
+
+  uint64_t allocations() const {
+    std::lock_guard lock(mu_);
+    return allocations_;
+  }
+  uint64_t deallocations() const {
+    std::lock_guard lock(mu_);
+    return deallocations_;
+  }
+  size_t live_bytes() const {
+    std::lock_guard lock(mu_);
+    return live_bytes_;
+  }
+  size_t live_blocks() const {
+    std::lock_guard lock(mu_);
+    return live_.size();
+  }
+  size_t peak_bytes() const {
+    std::lock_guard lock(mu_);
+    return peak_bytes_;
+  }
+  uint64_t errors() const {
+    std::lock_guard lock(mu_);
+    return errors_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  uint64_t allocations_ = 0, deallocations_ = 0, errors_ = 0;
+  size_t live_bytes_ = 0, peak_bytes_ = 0;
+  std::unordered_map<std::byte*, std::pair<size_t, size_t>> live_;
+};
+
+// ---- the tree's shape, read from the file ------------------------------------------
+
+// First and last key of every leaf (in page order, which is key order) and
+// every separator of the internal pages. Reads the raw file, so a test can aim
+// queries at leaf boundaries. Requires: every tree in the file has keys of
+// width `key_width` (0 = variable).
+struct TreeShape {
+  std::vector<std::string> leaf_first, leaf_last, separators;
+  size_t leaves = 0, internals = 0;
+};
+
+inline TreeShape scan_tree(Bytes file, size_t key_width) {
+  namespace d = drydb::detail;
+  TreeShape shape;
+  const uint32_t page_size = d::load_u32(file.data() + d::header::kPageSizeOff);
+  const uint64_t page_count = d::load_u64(file.data() + d::header::kPageCountOff);
+  const d::KeyLayout layout{static_cast<uint16_t>(key_width)};
+  for (uint64_t page = 1; page < page_count;) {
+    const std::byte* p = file.data() + page * page_size;
+    switch (static_cast<d::PageType>(p[d::page::kTypeOff])) {
+      case d::PageType::leaf: {
+        d::LeafView leaf(p, layout);
+        shape.leaf_first.push_back(to_string(leaf.key(0)));
+        shape.leaf_last.push_back(to_string(leaf.key(leaf.size() - 1)));
+        ++shape.leaves;
+        ++page;
+        break;
+      }
+      case d::PageType::internal: {
+        d::InternalView node(p, layout);
+        for (uint32_t s = 0; s + 1 < node.size(); ++s)
+          shape.separators.push_back(to_string(node.separator(s)));
+        ++shape.internals;
+        ++page;
+        break;
+      }
+      case d::PageType::overflow:
+        page += d::overflow::pages_for(d::load_u32(p + d::overflow::kLengthOff), page_size);
+        break;
+      default:
+        ADD_FAILURE() << "page " << page << " has an unknown type";
+        return shape;
+    }
+  }
+  return shape;
+}
+
+// ---- keys next to keys ---------------------------------------------------------------
+
+// The smallest key of the encoding's key space greater than k (fixed width:
+// k + 1 as a big-endian number; variable: k + "\0"); false when none.
+inline bool successor(Enc e, const std::string& k, std::string* out) {
+  if (width_of(e) == 0) {
+    *out = k + '\0';
+    return true;
+  }
+  std::string s = k;
+  for (size_t i = s.size(); i-- > 0;) {
+    if (static_cast<unsigned char>(s[i]) != 0xff) {
+      s[i] = static_cast<char>(static_cast<unsigned char>(s[i]) + 1);
+      *out = s;
+      return true;
+    }
+    s[i] = '\0';
+  }
+  return false;
+}
+
+// A key smaller than k (fixed width: k - 1; variable: k minus its last byte);
+// false when k is the smallest key.
+inline bool predecessor(Enc e, const std::string& k, std::string* out) {
+  if (width_of(e) == 0) {
+    if (k.empty()) return false;
+    *out = k.substr(0, k.size() - 1);
+    return true;
+  }
+  std::string s = k;
+  for (size_t i = s.size(); i-- > 0;) {
+    if (s[i] != '\0') {
+      s[i] = static_cast<char>(static_cast<unsigned char>(s[i]) - 1);
+      *out = s;
+      return true;
+    }
+    s[i] = static_cast<char>(0xff);
+  }
+  return false;
+}
+
+inline std::string min_key(Enc e) {
+  return std::string(width_of(e), '\0');
+}
+inline std::string max_key(Enc e) {
+  return std::string(width_of(e) ? width_of(e) : 80, static_cast<char>(0xff));
+}
+
+// ---- the differential checker ---------------------------------------------------------
+
+enum class End { inclusive, exclusive, unbounded };
+
+inline const char* end_name(End e) {
+  return e == End::inclusive ? "inclusive" : e == End::exclusive ? "exclusive" : "unbounded";
+}
+
+// Asks a table the questions a sorted model can answer and compares answers.
+// Failures are reported (the first few in full) as non-fatal test failures.
+class DiffChecker {
+ public:
+  DiffChecker(const drydb::ReadOnlyTable& table, Enc enc, const Model& model)
+      : table_(table), enc_(enc), rows_(model.begin(), model.end()) {}
+
+  size_t rows() const { return rows_.size(); }
+  const std::pair<std::string, std::string>& row(size_t i) const { return rows_[i]; }
+  int failures() const { return failures_; }
+  uint64_t rows_compared() const { return compared_; }
+
+  // Rank of the first row with key >= k.
+  size_t lower(const std::string& k) const {
+    return static_cast<size_t>(
+        std::lower_bound(rows_.begin(), rows_.end(), k,
+                         [](const auto& row, const std::string& key) { return row.first < key; }) -
+        rows_.begin());
+  }
+
+  void check_count() {
+    if (table_.count() != rows_.size())
+      fail("count() = " + std::to_string(table_.count()) + ", model has " +
+           std::to_string(rows_.size()));
+    if (table_.info().rows != rows_.size()) fail("info().rows differs from the model");
+  }
+
+  void check_get(const std::string& k) {
+    auto v = table_.get(key_for(enc_, k));
+    if (!v) return fail("get(" + show(enc_, k) + ") failed: " + describe(v.error()));
+    const size_t i = lower(k);
+    const bool expect = i < rows_.size() && rows_[i].first == k;
+    if (v->has_value() != expect)
+      return fail("get(" + show(enc_, k) + ") found=" + std::to_string(v->has_value()) +
+                  ", model says " + std::to_string(expect));
+    if (expect && v->str() != rows_[i].second)
+      fail("get(" + show(enc_, k) + ") returned the wrong value (" + std::to_string(v->size()) +
+           " bytes, want " + std::to_string(rows_[i].second.size()) + ")");
+    if (!expect && v->size() != 0) fail("get(" + show(enc_, k) + ") not found but has bytes");
+  }
+
+  // One range query and its count, for one combination of ends and order.
+  void check_range(const std::string& s, End se, const std::string& e, End ee,
+                   drydb::SortOrder order) {
+    const drydb::Key sk = key_for(enc_, s), ek = key_for(enc_, e);
+    const drydb::KeyBound start =
+        se == End::unbounded ? drydb::KeyBound(drydb::unbounded) : drydb::KeyBound(sk);
+    const drydb::KeyBound end =
+        ee == End::unbounded ? drydb::KeyBound(drydb::unbounded) : drydb::KeyBound(ek);
+    const drydb::RangeOptions options{.start_exclusive = se == End::exclusive,
+                                      .end_exclusive = ee == End::exclusive,
+                                      .order = order};
+    auto what = [&] {
+      return std::string("range [") + (se == End::unbounded ? "-" : show(enc_, s)) + " " +
+             end_name(se) + ", " + (ee == End::unbounded ? "-" : show(enc_, e)) + " " +
+             end_name(ee) + "] " +
+             (order == drydb::SortOrder::ascending ? "ascending" : "descending");
+    };
+    auto range = table_.get_range(start, end, options);
+    auto count = table_.count_range(start, end, options);
+    if (se != End::unbounded && ee != End::unbounded && s > e) {
+      if (range || range.code() != drydb::errc::invalid_argument)
+        fail(what() + ": start > end must be errc::invalid_argument, got " +
+             (range ? std::string("a range") : describe(range.error())));
+      if (count || count.code() != drydb::errc::invalid_argument)
+        fail(what() + ": count_range with start > end must be errc::invalid_argument");
+      return;
+    }
+    size_t first = 0, last = rows_.size();
+    if (se != End::unbounded) {
+      first = lower(s);
+      if (se == End::exclusive && first < rows_.size() && rows_[first].first == s) ++first;
+    }
+    if (ee != End::unbounded) {
+      last = lower(e);
+      if (ee == End::inclusive && last < rows_.size() && rows_[last].first == e) ++last;
+    }
+    if (last < first) last = first;
+    if (!count) {
+      fail(what() + ": count_range failed: " + describe(count.error()));
+    } else if (*count != last - first) {
+      fail(what() + ": count_range = " + std::to_string(*count) + ", model " +
+           std::to_string(last - first));
+    }
+    if (!range) return fail(what() + ": get_range failed: " + describe(range.error()));
+    check_rows(*range, first, last, order, what);
+  }
+
+  // Compares a Range (get_range or prefix) with model rows [first, last).
+  template <class What>
+  void check_rows(drydb::Range& range, size_t first, size_t last, drydb::SortOrder order,
+                  const What& what) {
+    const size_t n = last - first;
+    if (range.size() != n)
+      return fail(what() + ": size() = " + std::to_string(range.size()) + ", model " +
+                  std::to_string(n));
+    if (range.empty() != (n == 0)) fail(what() + ": empty() disagrees with size()");
+    size_t i = 0;
+    for (auto [key, value] : range) {
+      if (i >= n) return fail(what() + ": more rows than size()");
+      const auto& want = rows_[order == drydb::SortOrder::ascending ? first + i : last - 1 - i];
+      if (to_view(key) != want.first)
+        return fail(what() + ": row " + std::to_string(i) + " has key " + show(enc_, to_view(key)) +
+                    ", model " + show(enc_, want.first));
+      if (to_view(value) != want.second)
+        return fail(what() + ": row " + std::to_string(i) + " (key " + show(enc_, want.first) +
+                    ") has the wrong value");
+      ++i;
+      ++compared_;
+    }
+    if (i != n)
+      fail(what() + ": iterated " + std::to_string(i) + " rows, size() " + std::to_string(n));
+    if (!range.status()) fail(what() + ": range status: " + describe(range.status().error()));
+  }
+
+  // Both ends bounded by (s, e): the four inclusive/exclusive combinations,
+  // both orders.
+  void check_pair(const std::string& s, const std::string& e) {
+    for (End se : {End::inclusive, End::exclusive})
+      for (End ee : {End::inclusive, End::exclusive})
+        for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending})
+          check_range(s, se, e, ee, order);
+  }
+
+  // One end bounded by b and the other unbounded, every combination.
+  void check_single(const std::string& b) {
+    for (End x : {End::inclusive, End::exclusive})
+      for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
+        check_range(b, x, b, End::unbounded, order);
+        check_range(b, End::unbounded, b, x, order);
+      }
+  }
+
+  void check_unbounded() {
+    for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending})
+      check_range(std::string(), End::unbounded, std::string(), End::unbounded, order);
+  }
+
+  void check_prefix(const std::string& p) {
+    size_t first = lower(p), last = first;
+    while (last < rows_.size() && rows_[last].first.compare(0, p.size(), p) == 0)
+      ++last;
+    for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
+      auto what = [&] {
+        return "prefix(" + show(enc_, p) + ", " +
+               (order == drydb::SortOrder::ascending ? "ascending" : "descending") + ")";
+      };
+      auto r = table_.prefix(p, order);
+      if (!r) {
+        fail(what() + " failed: " + describe(r.error()));
+        continue;
+      }
+      check_rows(*r, first, last, order, what);
+    }
+  }
+
+  // Walks the table with one cursor forwards, then backwards, checking key,
+  // value and rank of every row.
+  void check_cursor_walks() {
+    drydb::Cursor c = table_.cursor();
+    size_t i = 0;
+    for (bool ok = c.first(); ok; ok = c.next(), ++i) {
+      if (i >= rows_.size()) return fail("cursor walks past the last row");
+      if (c.rank() != i)
+        return fail("cursor rank " + std::to_string(c.rank()) + " at row " + std::to_string(i));
+      if (to_view(c.key()) != rows_[i].first || to_view(c.value()) != rows_[i].second)
+        return fail("cursor forward walk: row " + std::to_string(i) + " differs from the model");
+    }
+    if (i != rows_.size()) fail("cursor forward walk saw " + std::to_string(i) + " rows");
+    if (c.valid()) fail("cursor valid after walking off the end");
+    if (!c.status()) fail("cursor status: " + describe(c.status().error()));
+    i = rows_.size();
+    for (bool ok = c.last(); ok; ok = c.prev()) {
+      if (i == 0) return fail("cursor walks before the first row");
+      --i;
+      if (c.rank() != i)
+        return fail("cursor rank " + std::to_string(c.rank()) + " at row " + std::to_string(i));
+      if (to_view(c.key()) != rows_[i].first || to_view(c.value()) != rows_[i].second)
+        return fail("cursor backward walk: row " + std::to_string(i) + " differs from the model");
+    }
+    if (i != 0) fail("cursor backward walk stopped at row " + std::to_string(i));
+    if (!c.status()) fail("cursor status: " + describe(c.status().error()));
+  }
+
+  // Positions a cursor with seek(k) and checks it lands on the model's lower
+  // bound; then steps `steps` rows each way from there.
+  void check_seek(const std::string& k, int steps = 3) {
+    drydb::Cursor c = table_.cursor();
+    const size_t i = lower(k);
+    const bool valid = c.seek(key_for(enc_, k));
+    if (valid != (i < rows_.size()))
+      return fail("seek(" + show(enc_, k) + ") valid=" + std::to_string(valid));
+    drydb::Cursor exact = table_.cursor();
+    const bool found = exact.seek_exact(key_for(enc_, k));
+    if (found != (i < rows_.size() && rows_[i].first == k))
+      fail("seek_exact(" + show(enc_, k) + ") = " + std::to_string(found));
+    if (!valid) return;
+    if (c.rank() != i || to_view(c.key()) != rows_[i].first ||
+        to_view(c.value()) != rows_[i].second)
+      return fail("seek(" + show(enc_, k) + ") landed on the wrong row");
+    drydb::Cursor back = c;
+    for (int s = 1; s <= steps; ++s) {
+      const bool ok = c.next();
+      if (ok != (i + s < rows_.size())) return fail("next() after seek(" + show(enc_, k) + ")");
+      if (!ok) break;
+      if (c.rank() != i + s || to_view(c.key()) != rows_[i + s].first ||
+          to_view(c.value()) != rows_[i + s].second)
+        return fail("next() after seek(" + show(enc_, k) + ") is on the wrong row");
+    }
+    for (int s = 1; s <= steps; ++s) {
+      const bool ok = back.prev();
+      if (ok != (i >= static_cast<size_t>(s)))
+        return fail("prev() after seek(" + show(enc_, k) + ")");
+      if (!ok) break;
+      if (back.rank() != i - s || to_view(back.key()) != rows_[i - s].first ||
+          to_view(back.value()) != rows_[i - s].second)
+        return fail("prev() after seek(" + show(enc_, k) + ") is on the wrong row");
+    }
+  }
+
+ private:
+  void fail(const std::string& message) {
+    if (++failures_ <= 12) ADD_FAILURE() << enc_name(enc_) << ": " << message;
+  }
+
+  drydb::ReadOnlyTable table_;
+  Enc enc_;
+  std::vector<std::pair<std::string, std::string>> rows_;
+  int failures_ = 0;
+  uint64_t compared_ = 0;
+};
+
+// The bounds worth aiming at for a model and its file: the first and last
+// keys, keys before and after them, both sides of sampled leaf boundaries and
+// a key between them, sampled separators, sampled existing keys and keys
+// right after them, and random keys (mostly absent). Sorted, no duplicates.
+inline std::vector<std::string> interesting_bounds(Enc e, const Model& model,
+                                                   const TreeShape& shape, uint64_t seed,
+                                                   size_t samples = 16) {
+  std::set<std::string> out;
+  Rng rng(seed);
+  std::string k;
+  out.insert(min_key(e));
+  out.insert(max_key(e));
+  if (!model.empty()) {
+    const std::string& first = model.begin()->first;
+    const std::string& last = model.rbegin()->first;
+    out.insert(first);
+    out.insert(last);
+    if (predecessor(e, first, &k)) out.insert(k);
+    if (successor(e, last, &k)) out.insert(k);
+  }
+  // `count` indices spread evenly over [0, n).
+  auto sample = [](size_t n, size_t count, auto&& take) {
+    count = std::min(count, n);
+    for (size_t j = 0; j < count; ++j)
+      take((j * n) / count);
+  };
+  // Leaf boundaries: last key of a leaf, first key of the next, a key between.
+  const size_t leaves = shape.leaf_first.size();
+  if (leaves > 1) {
+    sample(leaves - 1, samples, [&](size_t i) {
+      const std::string& left = shape.leaf_last[i];
+      const std::string& right = shape.leaf_first[i + 1];
+      out.insert(left);
+      out.insert(right);
+      if (successor(e, left, &k) && k < right) out.insert(k);
+      if (predecessor(e, right, &k) && k > left) out.insert(k);
+    });
+  }
+  sample(shape.separators.size(), samples, [&](size_t i) { out.insert(shape.separators[i]); });
+  // Existing keys and the keys right after them.
+  std::vector<const std::string*> keys;
+  for (const auto& row : model)
+    keys.push_back(&row.first);
+  for (size_t j = 0; j < samples && !keys.empty(); ++j) {
+    const std::string& key = *keys[uniform(rng, 0, keys.size() - 1)];
+    out.insert(key);
+    if (successor(e, key, &k)) out.insert(k);
+  }
+  for (size_t j = 0; j < samples; ++j)
+    out.insert(random_key(e, rng));
+  return {out.begin(), out.end()};
+}
+
+}  // namespace drydb_test
