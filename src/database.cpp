@@ -334,30 +334,10 @@ TableInfo ReadOnlyTable::info() const noexcept {
                    d.leaf_pages, d.internal_pages, d.overflow_pages, d.max_key_length};
 }
 
-bool ReadOnlyTable::ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o,
-                          uint64_t* first, uint64_t* last, detail::ErrorOut* err) const {
-  for (const KeyBound* b : {&start, &end})
-    if (b->bounded() && !detail::check_key_kind(*tree_, b->key(), err)) return false;
-  if (start.bounded() && end.bounded() &&
-      detail::compare_bytes(start.key().bytes(), end.key().bytes()) > 0) {
-    *err = Error(errc::invalid_argument,
-                 tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +
-                     "' is after its end '" + tree_->encoding.format(end.key().bytes()) + "'");
-    return false;
-  }
-  bool found;
-  *first = 0;
-  if (start.bounded()) {
-    if (!detail::rank_of(*db_, *tree_, start.key().bytes(), first, &found, err)) return false;
-    if (found && o.start_exclusive) ++*first;
-  }
-  *last = tree_->desc->rows;
-  if (end.bounded()) {
-    if (!detail::rank_of(*db_, *tree_, end.key().bytes(), last, &found, err)) return false;
-    if (found && !o.end_exclusive) ++*last;
-  }
-  if (*last < *first) *last = *first;
-  return true;
+Error ReadOnlyTable::bounds_out_of_order(const KeyBound& start, const KeyBound& end) const {
+  return Error(errc::invalid_argument,
+               tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +
+                   "' is after its end '" + tree_->encoding.format(end.key().bytes()) + "'");
 }
 
 result<Range> ReadOnlyTable::prefix(std::span<const std::byte> prefix, SortOrder order) const {

@@ -119,6 +119,7 @@ class Cursor {
       : db_(db), tree_(tree), depth_(tree->desc->depth) {}
 
  private:
+  friend class ReadOnlyTable;
   struct Frame {
     const std::byte* page;
     uint32_t index;

@@ -75,23 +75,61 @@ class ReadOnlyTable {
   // Rows between two bounds (each a key or drydb::unbounded), inclusive
   // unless options say otherwise, in either order. errc::invalid_argument if
   // both are bounded and start > end; start == end with an exclusive end is
-  // empty.
+  // empty. Two tree descents: one positions the range's cursor on its first
+  // row (in the range's order), the other finds the rank of the far end.
   result<Range> get_range(const KeyBound& start, const KeyBound& end,
                           RangeOptions options = {}) const {
-    uint64_t first, last;
     detail::ErrorOut err;
-    if (!ranks(start, end, options, &first, &last, &err)) return std::move(*err);
-    return Range(Cursor(db_, tree_), first, last - first, options.order);
+    if (!check_bounds(start, end, &err)) return std::move(*err);
+    const uint64_t rows = tree_->desc->rows;
+    Cursor cursor(db_, tree_);
+    uint64_t first, last;
+    bool found;
+    if (options.order == SortOrder::ascending) {
+      if (start.bounded()) {
+        cursor.seek_key(start.key(), &found);
+        first = cursor.valid() ? cursor.rank() : rows;
+        if (found && options.start_exclusive) {
+          cursor.next();
+          ++first;
+        }
+      } else {
+        cursor.first();
+        first = 0;
+      }
+      if (!cursor.status()) return cursor.status().error();
+      if (!end_rank(end, options, &last, &err)) return std::move(*err);
+    } else {
+      if (end.bounded()) {
+        cursor.seek_key(end.key(), &found);
+        last = cursor.valid() ? cursor.rank() : rows;
+        if (found && !options.end_exclusive)
+          ++last;
+        else if (cursor.valid())
+          cursor.prev();
+        else
+          cursor.last();
+      } else {
+        cursor.last();
+        last = rows;
+      }
+      if (!cursor.status()) return cursor.status().error();
+      if (!start_rank(start, options, &first, &err)) return std::move(*err);
+    }
+    if (last <= first) return Range();
+    return Range(std::move(cursor), first, last - first, options.order);
   }
 
   // The number of rows between two bounds: two descents whatever the range's
   // size (internal pages store subtree row counts). The order is ignored.
   result<uint64_t> count_range(const KeyBound& start, const KeyBound& end,
                                RangeOptions options = {}) const {
-    uint64_t first, last;
     detail::ErrorOut err;
-    if (!ranks(start, end, options, &first, &last, &err)) return std::move(*err);
-    return last - first;
+    uint64_t first, last;
+    if (!check_bounds(start, end, &err) || !start_rank(start, options, &first, &err) ||
+        !end_rank(end, options, &last, &err))
+      return std::move(*err);
+    return last > first ? last - first : 0;
   }
 
   // Rows whose key starts with `prefix` (bytes of the encoded key; every row
@@ -112,9 +150,39 @@ class ReadOnlyTable {
       : db_(db), tree_(tree), name_(name) {}
 
  private:
-  // Ranks [first, last) of the rows between the bounds.
-  bool ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o, uint64_t* first,
-             uint64_t* last, detail::ErrorOut* err) const;
+  // Key kinds match the table and start <= end when both are bounded.
+  bool check_bounds(const KeyBound& start, const KeyBound& end, detail::ErrorOut* err) const {
+    if ((start.bounded() && !detail::check_key_kind(*tree_, start.key(), err)) ||
+        (end.bounded() && !detail::check_key_kind(*tree_, end.key(), err)))
+      return false;
+    if (start.bounded() && end.bounded() &&
+        detail::compare_bytes(start.key().bytes(), end.key().bytes()) > 0) {
+      *err = bounds_out_of_order(start, end);
+      return false;
+    }
+    return true;
+  }
+  Error bounds_out_of_order(const KeyBound& start, const KeyBound& end) const;
+  // The rank of the first row at or after the start bound.
+  bool start_rank(const KeyBound& start, const RangeOptions& o, uint64_t* rank,
+                  detail::ErrorOut* err) const {
+    *rank = 0;
+    if (!start.bounded()) return true;
+    bool found;
+    if (!detail::rank_of(*db_, *tree_, start.key().bytes(), rank, &found, err)) return false;
+    if (found && o.start_exclusive) ++*rank;
+    return true;
+  }
+  // One past the rank of the last row at or before the end bound.
+  bool end_rank(const KeyBound& end, const RangeOptions& o, uint64_t* rank,
+                detail::ErrorOut* err) const {
+    *rank = tree_->desc->rows;
+    if (!end.bounded()) return true;
+    bool found;
+    if (!detail::rank_of(*db_, *tree_, end.key().bytes(), rank, &found, err)) return false;
+    if (found && !o.end_exclusive) ++*rank;
+    return true;
+  }
 
   const detail::DatabaseState* db_;
   const detail::TreeRef* tree_;
