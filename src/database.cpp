@@ -334,6 +334,10 @@ TableInfo ReadOnlyTable::info() const noexcept {
                    d.leaf_pages, d.internal_pages, d.overflow_pages, d.max_key_length};
 }
 
+Error Range::count_mismatch() const {
+  return Error(errc::corruption, "a range ended before the rows its tree's counts promise");
+}
+
 Error ReadOnlyTable::bounds_out_of_order(const KeyBound& start, const KeyBound& end) const {
   return Error(errc::invalid_argument,
                tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +

@@ -120,6 +120,7 @@ class Cursor {
 
  private:
   friend class ReadOnlyTable;
+  friend class Range;
   struct Frame {
     const std::byte* page;
     uint32_t index;

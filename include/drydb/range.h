@@ -41,7 +41,12 @@ class Range {
       if (--remaining_ == 0) return *this;
       bool ok =
           range_->order_ == SortOrder::ascending ? range_->cursor_.next() : range_->cursor_.prev();
-      if (!ok) remaining_ = 0;
+      if (!ok) {
+        // The tree ended before the rows its counts promised: corrupt, unless
+        // the cursor already recorded why.
+        if (range_->cursor_.status()) range_->cursor_.fail(range_->count_mismatch());
+        remaining_ = 0;
+      }
       return *this;
     }
     void operator++(int) { ++*this; }
@@ -68,6 +73,7 @@ class Range {
       : cursor_(std::move(cursor)), first_rank_(first_rank), count_(count), order_(order) {}
 
  private:
+  Error count_mismatch() const;
   Cursor cursor_;
   uint64_t first_rank_ = 0;
   uint64_t count_ = 0;

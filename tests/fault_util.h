@@ -1,0 +1,865 @@
+// Helpers shared by corruption_test.cpp, concurrency_test.cpp and regression_test.cpp:
+// a std::map model of a database, a checker that runs every query kind against an open
+// database and compares each answer with the model, a map of which file bytes the format
+// uses, checksum fix-ups, and fault-injecting storage and allocators.
+//
+// Keys are kept in the model as their *encoded* bytes (int64 keys as 8 big-endian bytes with
+// the sign bit flipped), so std::map<std::string> order (char_traits<char>::compare compares
+// as unsigned char) is exactly the table's memcmp order.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "drydb/detail/coding.h"
+#include "drydb/detail/format.h"
+#include "drydb/drydb.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DRYDB_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DRYDB_TEST_SANITIZED 1
+#endif
+#ifndef DRYDB_TEST_SANITIZED
+#define DRYDB_TEST_SANITIZED 0
+#endif
+// ThreadSanitizer slows single-threaded sweeps most and finds nothing in them: they thin out.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DRYDB_TEST_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define DRYDB_TEST_TSAN 1
+#endif
+#ifndef DRYDB_TEST_TSAN
+#define DRYDB_TEST_TSAN 0
+#endif
+
+namespace drydb_fault {
+
+using drydb::errc;
+
+// ---- small utilities ---------------------------------------------------------------------------
+
+// splitmix64: deterministic, seedable, cheap.
+struct Rng {
+  uint64_t state;
+  explicit Rng(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n).
+  uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
+  bool chance(uint64_t one_in) { return below(one_in) == 0; }
+};
+
+inline std::span<const std::byte> as_bytes(std::string_view s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+inline std::string_view as_sv(std::span<const std::byte> b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+// The encoded form of an int64 key.
+inline std::string enc_int64(int64_t v) {
+  std::string out(8, '\0');
+  drydb::detail::store_be64(reinterpret_cast<std::byte*>(out.data()), drydb::int64_to_ordered(v));
+  return out;
+}
+inline int64_t dec_int64(std::string_view enc) {
+  return drydb::ordered_to_int64(
+      drydb::detail::load_be64(reinterpret_cast<const std::byte*>(enc.data())));
+}
+
+// Deterministic value bytes of `len` for row `seed` (so a wrong value is seen, not just a
+// wrong length).
+inline std::string make_value(uint64_t seed, size_t len) {
+  std::string v(len, '\0');
+  Rng r(seed * 0x9E37 + len);
+  for (size_t i = 0; i < len; i += 8) {
+    uint64_t x = r.next();
+    for (size_t b = 0; b < 8 && i + b < len; ++b)
+      v[i + b] = static_cast<char>((x >> (8 * b)) & 0xFF);
+  }
+  return v;
+}
+
+// Printable form of a key for messages.
+inline std::string show(std::string_view k) {
+  return drydb::escape_bytes(as_bytes(k));
+}
+
+// ---- the model ---------------------------------------------------------------------------------
+
+using Row = std::pair<std::string, std::string>;  // encoded key, value
+
+struct TableModel {
+  std::string name;
+  drydb::KeyEncoding enc = drydb::KeyEncoding::bytes();
+  std::map<std::string, std::string> rows;  // encoded key -> value
+  // The rows in key order, filled by finish(); the checkers search it by index.
+  std::vector<Row> sorted;
+
+  bool is_int64() const { return enc.kind() == drydb::KeyKind::int64; }
+  void finish() { sorted.assign(rows.begin(), rows.end()); }
+  size_t size() const { return sorted.size(); }
+  // First index with key >= k (lower) or > k (upper).
+  size_t lower(std::string_view k) const {
+    return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), k,
+                                                [](const Row& r, std::string_view x) {
+                                                  return std::string_view(r.first) < x;
+                                                }) -
+                               sorted.begin());
+  }
+  size_t upper(std::string_view k) const {
+    return static_cast<size_t>(std::upper_bound(sorted.begin(), sorted.end(), k,
+                                                [](std::string_view x, const Row& r) {
+                                                  return x < std::string_view(r.first);
+                                                }) -
+                               sorted.begin());
+  }
+  const std::string* find(std::string_view k) const {
+    size_t i = lower(k);
+    return i < sorted.size() && sorted[i].first == k ? &sorted[i].second : nullptr;
+  }
+};
+
+inline TableModel make_table(std::string name, drydb::KeyEncoding enc) {
+  TableModel t;
+  t.name = std::move(name);
+  t.enc = enc;
+  return t;
+}
+
+struct DbModel {
+  uint32_t page_size = 512;
+  std::vector<TableModel> tables;
+  void finish() {
+    for (auto& t : tables)
+      t.finish();
+  }
+  const TableModel* find(std::string_view name) const {
+    for (const auto& t : tables)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+};
+
+// A Key for an encoded model key, of the kind the table takes. For bytes (and custom) tables
+// the Key references `enc`, which must outlive it; typed keys are copied into the Key.
+inline drydb::Key key_of(const TableModel& t, std::string_view enc) {
+  switch (t.enc.kind()) {
+    case drydb::KeyKind::int64:
+      return drydb::Key(dec_int64(enc));
+    case drydb::KeyKind::uuid: {
+      drydb::Uuid u;
+      std::memcpy(u.bytes.data(), enc.data(), std::min<size_t>(16, enc.size()));
+      return drydb::Key(u);
+    }
+    case drydb::KeyKind::ulid: {
+      drydb::Ulid u;
+      std::memcpy(u.bytes.data(), enc.data(), std::min<size_t>(16, enc.size()));
+      return drydb::Key(u);
+    }
+    default:
+      return drydb::Key(as_bytes(enc));
+  }
+}
+
+// A custom encoding of the given fixed width ("test.fixedN"), registered once per process.
+inline drydb::KeyEncoding fixed_width_encoding(uint32_t width) {
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  const std::string id = "test.fixed" + std::to_string(width);
+  if (auto found = drydb::KeyEncoding::find(id)) return *found;
+  drydb::CustomKeyEncoding c;
+  c.id = id;
+  c.fixed_width = width;
+  auto reg = drydb::register_key_encoding(std::move(c));
+  if (!reg) {
+    ADD_FAILURE() << reg.error().to_string();
+    return drydb::KeyEncoding::bytes();
+  }
+  return *reg;
+}
+
+inline drydb::result<std::vector<std::byte>> try_build(const DbModel& m) {
+  drydb::DatabaseBuilder b({.page_size = m.page_size});
+  for (const auto& t : m.tables) {
+    auto& tb = b.create_table(t.name, t.enc);
+    for (const auto& [k, v] : t.rows)
+      tb.append(key_of(t, k), v);
+  }
+  return b.build_to_memory();
+}
+
+inline std::vector<std::byte> build_memory(const DbModel& m) {
+  auto bytes = try_build(m);
+  if (!bytes) {
+    ADD_FAILURE() << "build failed: " << bytes.error().to_string();
+    return {};
+  }
+  return std::move(*bytes);
+}
+
+inline bool write_file(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(raw.size());
+  if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());
+  return out;
+}
+
+// A per-test scratch folder, removed on destruction.
+class TempDir {
+ public:
+  explicit TempDir(std::string_view tag) {
+    auto base = std::filesystem::temp_directory_path();
+    Rng r(reinterpret_cast<uintptr_t>(this) ^ static_cast<uint64_t>(::time(nullptr)));
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      path_ = base / ("drydb-" + std::string(tag) + "-" + std::to_string(r.next() % 1000000000));
+      std::error_code ec;
+      if (std::filesystem::create_directory(path_, ec)) return;
+    }
+    ADD_FAILURE() << "cannot create a temp folder";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// ---- the checker -------------------------------------------------------------------------------
+
+// What a batch of queries found: answers that matched the model, answers that were errors,
+// and answers that were wrong (data that differs from the model without an error).
+struct Outcome {
+  uint64_t correct = 0;
+  uint64_t errors = 0;
+  std::vector<std::string> wrong;
+  std::set<int> codes;  // error codes seen
+  std::string first_error;
+
+  void error(const drydb::Error& e) {
+    if (errors == 0) first_error = e.to_string();
+    ++errors;
+    codes.insert(e.code.value());
+  }
+  void error(const drydb::status& s) { error(s.error()); }
+  void mismatch(std::string what) {
+    if (wrong.size() < 20)
+      wrong.push_back(std::move(what));
+    else if (wrong.size() == 20)
+      wrong.push_back("... (more)");
+  }
+  bool detected() const { return errors > 0; }
+  void merge(const Outcome& o) {
+    correct += o.correct;
+    if (errors == 0 && o.errors) first_error = o.first_error;
+    errors += o.errors;
+    codes.insert(o.codes.begin(), o.codes.end());
+    for (const auto& w : o.wrong)
+      mismatch(w);
+  }
+};
+
+// One end of a range in the model: unbounded, or an encoded key.
+struct Bound {
+  bool bounded = false;
+  std::string key;
+  static Bound none() { return {}; }
+  static Bound at(std::string k) { return {true, std::move(k)}; }
+};
+
+inline std::string show_key(const TableModel& t, std::string_view k) {
+  return t.is_int64() && k.size() == 8 ? std::to_string(dec_int64(k)) : show(k);
+}
+
+inline std::string describe(const TableModel& t, const Bound& s, const Bound& e,
+                            const drydb::RangeOptions& o) {
+  auto b = [&](const Bound& x) { return x.bounded ? show_key(t, x.key) : std::string("*"); };
+  return t.name + " [" + b(s) + (o.start_exclusive ? " excl" : " incl") + ", " + b(e) +
+         (o.end_exclusive ? " excl" : " incl") +
+         (o.order == drydb::SortOrder::descending ? "] desc" : "] asc");
+}
+
+// Expected rows of a range: indexes [*lo, *hi) of t.sorted; false when start > end (an
+// error is expected).
+inline bool model_range(const TableModel& t, const Bound& s, const Bound& e,
+                        const drydb::RangeOptions& o, size_t* lo, size_t* hi) {
+  if (t.sorted.size() != t.rows.size()) ADD_FAILURE() << t.name << ": model not finished";
+  *lo = 0;
+  *hi = 0;
+  if (s.bounded && e.bounded && s.key > e.key) return false;
+  *lo = !s.bounded ? 0 : (o.start_exclusive ? t.upper(s.key) : t.lower(s.key));
+  *hi = !e.bounded ? t.size() : (o.end_exclusive ? t.lower(e.key) : t.upper(e.key));
+  if (*hi < *lo) *hi = *lo;
+  return true;
+}
+
+inline drydb::KeyBound key_bound(const TableModel& t, const Bound& b) {
+  if (!b.bounded) return drydb::unbounded;
+  return drydb::KeyBound(key_of(t, b.key));
+}
+
+inline bool same(std::span<const std::byte> a, std::string_view b) {
+  return a.size() == b.size() && (b.empty() || std::memcmp(a.data(), b.data(), b.size()) == 0);
+}
+
+// Iterates a Range and compares every row with t.sorted[lo, hi) (walked in the range's
+// order). Counts an error if the range stopped on one. `what` describes the query (lazily).
+template <class What>
+void check_range_rows(drydb::Range& r, const TableModel& t, size_t lo, size_t hi, bool descending,
+                      const What& what, Outcome& out) {
+  const size_t n = hi - lo;
+  if (r.size() != n) {
+    out.mismatch(what() + ": size " + std::to_string(r.size()) + ", expected " + std::to_string(n));
+    return;
+  }
+  size_t i = 0;
+  for (auto entry : r) {
+    if (i >= n) {
+      out.mismatch(what() + ": more rows than expected");
+      return;
+    }
+    if (!r.status()) break;  // the value read failed; reported below
+    const Row& want = t.sorted[descending ? hi - 1 - i : lo + i];
+    if (!same(entry.key, want.first) || !same(entry.value, want.second)) {
+      out.mismatch(what() + ": row " + std::to_string(i) + " is " + show_key(t, as_sv(entry.key)) +
+                   (same(entry.key, want.first) ? " with a wrong value" : "") + ", expected " +
+                   show_key(t, want.first));
+      return;
+    }
+    ++i;
+  }
+  if (!r.status()) return out.error(r.status());
+  if (i != n) {
+    out.mismatch(what() + ": iteration gave " + std::to_string(i) + " rows, expected " +
+                 std::to_string(n) + ", with no error");
+    return;
+  }
+  ++out.correct;
+}
+
+inline void check_get(const drydb::ReadOnlyTable& table, const TableModel& t, std::string_view k,
+                      Outcome& out) {
+  auto v = table.get(key_of(t, k));
+  if (!v) return out.error(v.error());
+  const std::string* want = t.find(k);
+  if (want == nullptr) {
+    if (v->has_value())
+      return out.mismatch(t.name + ": get " + show_key(t, k) + " found an absent key");
+  } else if (!v->has_value()) {
+    return out.mismatch(t.name + ": get " + show_key(t, k) + " missed a present key");
+  } else if (!same(v->bytes(), *want)) {
+    return out.mismatch(t.name + ": get " + show_key(t, k) + " returned a wrong value of " +
+                        std::to_string(v->size()) + " bytes, expected " +
+                        std::to_string(want->size()));
+  }
+  ++out.correct;
+}
+
+inline void check_range(const drydb::ReadOnlyTable& table, const TableModel& t, const Bound& s,
+                        const Bound& e, drydb::RangeOptions o, Outcome& out) {
+  size_t lo, hi;
+  const bool valid = model_range(t, s, e, o, &lo, &hi);
+  auto what = [&] { return "get_range " + describe(t, s, e, o); };
+  auto r = table.get_range(key_bound(t, s), key_bound(t, e), o);
+  if (!r) {
+    if (!valid && r.code() == errc::invalid_argument)
+      ++out.correct;
+    else
+      out.error(r.error());
+    return;
+  }
+  if (!valid) return out.mismatch(what() + ": accepted start > end");
+  check_range_rows(*r, t, lo, hi, o.order == drydb::SortOrder::descending, what, out);
+}
+
+inline void check_count(const drydb::ReadOnlyTable& table, const TableModel& t, const Bound& s,
+                        const Bound& e, drydb::RangeOptions o, Outcome& out) {
+  size_t lo, hi;
+  const bool valid = model_range(t, s, e, o, &lo, &hi);
+  auto c = table.count_range(key_bound(t, s), key_bound(t, e), o);
+  if (!c) {
+    if (!valid && c.code() == errc::invalid_argument)
+      ++out.correct;
+    else
+      out.error(c.error());
+    return;
+  }
+  if (!valid) return out.mismatch("count_range " + describe(t, s, e, o) + ": accepted start > end");
+  if (*c != hi - lo)
+    return out.mismatch("count_range " + describe(t, s, e, o) + " = " + std::to_string(*c) +
+                        ", expected " + std::to_string(hi - lo));
+  ++out.correct;
+}
+
+inline void check_prefix(const drydb::ReadOnlyTable& table, const TableModel& t,
+                         const std::string& p, drydb::SortOrder order, Outcome& out) {
+  auto r = table.prefix(as_bytes(p), order);
+  if (t.enc.kind() != drydb::KeyKind::bytes) {
+    if (!r && r.code() == errc::wrong_key_type)
+      ++out.correct;
+    else if (!r)
+      out.error(r.error());
+    else
+      out.mismatch(t.name + ": prefix accepted on a table of typed keys");
+    return;
+  }
+  if (!r) return out.error(r.error());
+  size_t lo = t.lower(p), hi = lo;
+  while (hi < t.size() && t.sorted[hi].first.starts_with(p))
+    ++hi;
+  check_range_rows(
+      *r, t, lo, hi, order == drydb::SortOrder::descending,
+      [&] { return t.name + ": prefix " + show(p); }, out);
+}
+
+// Cursor walks over every row, forward (first/next) or backward (last/prev), reading every
+// key and value. A walk longer than the table is reported as wrong (it would be a loop).
+inline void check_walk(const drydb::ReadOnlyTable& table, const TableModel& t, bool forward,
+                       Outcome& out) {
+  auto c = table.cursor();
+  bool ok = forward ? c.first() : c.last();
+  const size_t n = t.size();
+  size_t i = 0;
+  auto what = [&] { return t.name + (forward ? ": forward walk" : ": backward walk"); };
+  for (; ok; ok = forward ? c.next() : c.prev()) {
+    if (i >= n) return out.mismatch(what() + ": more rows than the table has");
+    const size_t at = forward ? i : n - 1 - i;
+    const Row& want = t.sorted[at];
+    auto key = c.key();
+    auto value = c.value();
+    if (!c.status()) break;
+    if (!same(key, want.first) || !same(value, want.second))
+      return out.mismatch(what() + ": row " + std::to_string(i) + " is " + show_key(t, as_sv(key)) +
+                          (same(key, want.first) ? " with a wrong value" : "") + ", expected " +
+                          show_key(t, want.first));
+    if (c.rank() != at)
+      return out.mismatch(what() + ": row " + std::to_string(i) + " has rank " +
+                          std::to_string(c.rank()));
+    ++i;
+  }
+  if (!c.status()) return out.error(c.status());
+  if (i != n)
+    return out.mismatch(what() + ": ended after " + std::to_string(i) + " of " + std::to_string(n) +
+                        " rows with no error");
+  ++out.correct;
+}
+
+// seek (lower bound) and seek_exact at `k`, then a few steps back across whatever leaf
+// boundary is near, reading values.
+inline void check_seek(const drydb::ReadOnlyTable& table, const TableModel& t, std::string_view k,
+                       Outcome& out) {
+  auto what = [&] { return t.name + ": seek " + show_key(t, k); };
+  auto c = table.cursor();
+  bool ok = c.seek(key_of(t, k));
+  if (!c.status()) return out.error(c.status());
+  size_t at = t.lower(k);
+  if (ok != (at < t.size())) return out.mismatch(what() + ": wrong validity");
+  if (ok) {
+    if (!same(c.key(), t.sorted[at].first) || c.rank() != at)
+      return out.mismatch(what() + ": wrong row");
+    for (int step = 0; step < 3; ++step) {
+      bool moved = c.prev();
+      if (!c.status()) return out.error(c.status());
+      if (at == 0) {
+        if (moved) return out.mismatch(what() + ": prev moved past the first row");
+        break;
+      }
+      --at;
+      if (!moved) return out.mismatch(what() + ": prev stopped early with no error");
+      auto key = c.key();
+      auto value = c.value();
+      if (!c.status()) return out.error(c.status());
+      if (!same(key, t.sorted[at].first) || !same(value, t.sorted[at].second))
+        return out.mismatch(what() + ": prev gave a wrong row");
+    }
+  }
+  auto c2 = table.cursor();
+  bool exact = c2.seek_exact(key_of(t, k));
+  if (!c2.status()) return out.error(c2.status());
+  const std::string* want = t.find(k);
+  if (exact != (want != nullptr)) return out.mismatch(what() + ": seek_exact disagrees");
+  if (exact) {
+    auto value = c2.value();
+    if (!c2.status()) return out.error(c2.status());
+    if (!same(value, *want)) return out.mismatch(what() + ": seek_exact gave a wrong value");
+  }
+  ++out.correct;
+}
+
+// Interesting bounds of a table: unbounded, first/middle/last keys, keys just after them (in
+// the gap to the next key), and a key below every key. Probes of fixed-width tables have the
+// table's width (the next key as a big-endian number; all zeros below everything).
+inline std::vector<Bound> probe_bounds(const TableModel& t) {
+  const size_t width = t.enc.fixed_width();
+  std::vector<Bound> out{Bound::none()};
+  if (t.sorted.empty()) {
+    out.push_back(Bound::at(width ? std::string(width, 'k') : std::string("k")));
+    return out;
+  }
+  auto add_near = [&](size_t i) {
+    const std::string& k = t.sorted[i].first;
+    out.push_back(Bound::at(k));
+    if (width == 0) {
+      out.push_back(Bound::at(k + '\0'));
+      return;
+    }
+    std::string next = k;
+    for (size_t b = next.size(); b-- > 0;)
+      if (++next[b] != '\0') break;
+    if (next > k) out.push_back(Bound::at(next));
+  };
+  add_near(0);
+  add_near(t.size() / 3);
+  add_near(t.size() - 1);
+  out.push_back(Bound::at(std::string(width, '\0')));
+  return out;
+}
+
+inline constexpr uint64_t kEveryQuery = ~uint64_t{0};
+
+// Every query kind over one table: full walks both ways (reading every key and value), a get
+// of every key and of absent keys, seeks with steps back, count_range and get_range in both
+// orders over pairs of probe bounds with every exclusivity, and prefixes in both orders.
+//
+// With subset == kEveryQuery every bound combination is run (counts, and ranges in both
+// orders). Otherwise the walks and gets are still complete but only a slice of the bound
+// combinations, chosen by `subset`, is run (8 counts, 4 ranges, 2 seeks, 1 prefix), so a sweep
+// over many corrupted files covers all combinations across its files at a fraction of the cost.
+inline void check_table(const drydb::ReadOnlyTable& table, const TableModel& t, Outcome& out,
+                        uint64_t subset = kEveryQuery) {
+  const bool all = subset == kEveryQuery;
+  if (table.count() != t.size())
+    out.mismatch(t.name + ": count() " + std::to_string(table.count()) + ", expected " +
+                 std::to_string(t.size()));
+  check_walk(table, t, true, out);
+  check_walk(table, t, false, out);
+  for (const auto& row : t.sorted)
+    check_get(table, t, row.first, out);
+  auto bounds = probe_bounds(t);
+  for (size_t i = 0; i < bounds.size(); ++i)
+    if (bounds[i].bounded) {
+      check_get(table, t, bounds[i].key, out);
+      if (all || i % bounds.size() == subset % bounds.size() ||
+          i % bounds.size() == (subset + 3) % bounds.size())
+        check_seek(table, t, bounds[i].key, out);
+    }
+  uint64_t combo = 0;
+  for (size_t i = 0; i < bounds.size(); ++i)
+    for (size_t j = 0; j < bounds.size(); ++j)
+      for (int flags = 0; flags < 4; ++flags, ++combo) {
+        drydb::RangeOptions o{.start_exclusive = (flags & 1) != 0,
+                              .end_exclusive = (flags & 2) != 0};
+        if (all || combo % 32 == subset % 32) check_count(table, t, bounds[i], bounds[j], o, out);
+        if (all) {
+          check_range(table, t, bounds[i], bounds[j], o, out);
+          o.order = drydb::SortOrder::descending;
+          check_range(table, t, bounds[i], bounds[j], o, out);
+        } else if (combo % 64 == subset % 64) {
+          o.order = (combo / 64 + subset / 64) % 2 ? drydb::SortOrder::descending
+                                                   : drydb::SortOrder::ascending;
+          check_range(table, t, bounds[i], bounds[j], o, out);
+        }
+      }
+  if (t.enc.kind() == drydb::KeyKind::bytes && !t.sorted.empty()) {
+    const std::string& mid = t.sorted[t.size() / 2].first;
+    const size_t lens[] = {0, 1, mid.size() / 2, mid.size()};
+    for (size_t l = 0; l < 4; ++l)
+      for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending})
+        if (all || (l * 2 + (order == drydb::SortOrder::descending)) == subset % 8)
+          check_prefix(table, t, mid.substr(0, lens[l]), order, out);
+  } else if (t.enc.kind() != drydb::KeyKind::bytes) {
+    check_prefix(table, t, "", drydb::SortOrder::ascending, out);
+  }
+}
+
+// Every table of the model, through `db`. A missing table counts as wrong.
+inline void check_database(const drydb::ReadOnlyDatabase& db, const DbModel& m, Outcome& out,
+                           uint64_t subset = kEveryQuery) {
+  if (db.tables().size() != m.tables.size()) out.mismatch("wrong number of tables");
+  for (const auto& t : m.tables) {
+    auto table = db.table(t.name);
+    if (!table) {
+      out.mismatch("table " + t.name + " is missing: " + table.error().to_string());
+      continue;
+    }
+    check_table(*table, t, out, subset);
+  }
+}
+
+// ---- the file's bytes --------------------------------------------------------------------------
+
+// What a byte of a drydb file is, from the format (detail/format.h).
+enum class ByteUse : uint8_t {
+  header,            // page 0, bytes 0..63: checksummed header
+  header_padding,    // page 0, bytes 64..page_size-1: zero, read by nothing
+  tree_page,         // a leaf or internal page: all of it is under its checksum
+  overflow,          // an overflow run's header and value: under the run's checksum
+  overflow_padding,  // after an overflow run's value, to the end of its last page: unused
+  catalog,           // the catalog: under the catalog checksum in the header
+};
+
+inline const char* use_name(ByteUse u) {
+  switch (u) {
+    case ByteUse::header:
+      return "header";
+    case ByteUse::header_padding:
+      return "header padding";
+    case ByteUse::tree_page:
+      return "tree page";
+    case ByteUse::overflow:
+      return "overflow run";
+    case ByteUse::overflow_padding:
+      return "overflow padding";
+    case ByteUse::catalog:
+      return "catalog";
+  }
+  return "?";
+}
+
+struct FileMap {
+  uint32_t page_size = 0;
+  uint64_t page_count = 0;
+  uint64_t catalog_offset = 0;
+  std::vector<ByteUse> use;         // per byte
+  std::vector<uint64_t> run_start;  // per page: the first page of its overflow run, or the page
+  std::vector<uint8_t> page_type;   // per page: format PageType of the run's first page
+};
+
+// Classifies every byte of a valid file by walking its pages in order (each page is a leaf or
+// internal page or starts an overflow run, whose following pages hold its value).
+inline FileMap map_file(std::span<const std::byte> f) {
+  using namespace drydb::detail;
+  FileMap m;
+  m.page_size = load_u32(f.data() + header::kPageSizeOff);
+  m.page_count = load_u64(f.data() + header::kPageCountOff);
+  m.catalog_offset = m.page_count * m.page_size;
+  m.use.assign(f.size(), ByteUse::catalog);
+  m.run_start.assign(m.page_count, 0);
+  m.page_type.assign(m.page_count, 0);
+  std::fill(m.use.begin(), m.use.begin() + header::kSize, ByteUse::header);
+  std::fill(m.use.begin() + header::kSize, m.use.begin() + m.page_size, ByteUse::header_padding);
+  for (uint64_t p = 1; p < m.page_count;) {
+    const std::byte* page = f.data() + p * m.page_size;
+    const auto type = static_cast<uint8_t>(page[page::kTypeOff]);
+    if (type == static_cast<uint8_t>(PageType::overflow)) {
+      const uint64_t len = load_u32(page + overflow::kLengthOff);
+      const uint64_t pages = overflow::pages_for(len, m.page_size);
+      const uint64_t begin = p * m.page_size, used = begin + overflow::kHeaderSize + len;
+      const uint64_t end = (p + pages) * m.page_size;
+      std::fill(m.use.begin() + static_cast<long>(begin), m.use.begin() + static_cast<long>(used),
+                ByteUse::overflow);
+      std::fill(m.use.begin() + static_cast<long>(used), m.use.begin() + static_cast<long>(end),
+                ByteUse::overflow_padding);
+      for (uint64_t q = p; q < p + pages; ++q) {
+        m.run_start[q] = p;
+        m.page_type[q] = type;
+      }
+      p += pages;
+    } else {
+      std::fill(m.use.begin() + static_cast<long>(p * m.page_size),
+                m.use.begin() + static_cast<long>((p + 1) * m.page_size), ByteUse::tree_page);
+      m.run_start[p] = p;
+      m.page_type[p] = type;
+      ++p;
+    }
+  }
+  return m;
+}
+
+inline uint64_t xxh3(const std::byte* p, size_t n) {
+  return XXH3_64bits(p, n);
+}
+
+inline void fix_header_checksum(std::span<std::byte> f) {
+  using namespace drydb::detail;
+  store_u64(f.data() + header::kHeaderChecksumOff, xxh3(f.data(), header::kHeaderChecksumOff));
+}
+
+inline void fix_catalog_checksum(std::span<std::byte> f) {
+  using namespace drydb::detail;
+  const uint64_t ps = load_u32(f.data() + header::kPageSizeOff);
+  const uint64_t off = load_u64(f.data() + header::kPageCountOff) * ps;
+  const uint64_t len = load_u64(f.data() + header::kCatalogLengthOff);
+  if (off > f.size() || len > f.size() - off) return;
+  store_u64(f.data() + header::kCatalogChecksumOff, xxh3(f.data() + off, len));
+  fix_header_checksum(f);
+}
+
+// After bytes at `offset` were changed, recomputes the checksum that covers them (using the
+// original file's map `m`), so the change reaches the structural checks behind the checksum.
+inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t offset) {
+  using namespace drydb::detail;
+  switch (m.use[offset]) {
+    case ByteUse::header:
+      if (offset < header::kHeaderChecksumOff) fix_header_checksum(f);
+      return;
+    case ByteUse::catalog:
+      fix_catalog_checksum(f);
+      return;
+    case ByteUse::tree_page: {
+      std::byte* p = f.data() + (offset / m.page_size) * m.page_size;
+      if (offset % m.page_size >= 8) store_u64(p, xxh3(p + 8, m.page_size - 8));
+      return;
+    }
+    case ByteUse::overflow: {
+      const uint64_t start = m.run_start[offset / m.page_size] * m.page_size;
+      if (offset - start < 8) return;
+      std::byte* p = f.data() + start;
+      const uint64_t len = load_u32(p + overflow::kLengthOff);  // possibly the changed length
+      if (start + overflow::kHeaderSize + len > f.size()) return;
+      store_u64(p, xxh3(p + 8, overflow::kHeaderSize - 8 + len));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// ---- storage and allocators with faults --------------------------------------------------------
+
+// A Storage over a byte vector that is NOT mapped (so the page cache is used, as with pread),
+// counts reads and can fail reads that touch a chosen page.
+class FaultyStorage final : public drydb::Storage {
+ public:
+  explicit FaultyStorage(std::span<const std::byte> bytes, uint32_t page_size = 512)
+      : bytes_(bytes), page_size_(page_size) {}
+  uint64_t size() const override { return bytes_.size(); }
+  drydb::status read_at(uint64_t offset, std::span<std::byte> dst) const override {
+    const uint64_t n = reads.fetch_add(1, std::memory_order_relaxed) + 1;
+    const uint64_t every = fail_every.load(std::memory_order_relaxed);
+    if (every != 0 && n % every == 0)
+      return drydb::Error(errc::io_error, "injected read failure number " + std::to_string(n));
+    const uint64_t fail = fail_page.load(std::memory_order_relaxed);
+    if (fail != 0) {
+      const uint64_t first = offset / page_size_, last = (offset + dst.size() - 1) / page_size_;
+      if (fail >= first && fail <= last)
+        return drydb::Error(errc::io_error,
+                            "injected read failure at page " + std::to_string(fail));
+    }
+    if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
+      return drydb::Error(errc::truncated, "read past the end");
+    std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
+    return {};
+  }
+
+  mutable std::atomic<uint64_t> reads{0};
+  std::atomic<uint64_t> fail_page{0};   // 0 = no failure (page 0 is read at open only)
+  std::atomic<uint64_t> fail_every{0};  // fail every n-th read; 0 = never
+
+ private:
+  std::span<const std::byte> bytes_;
+  uint32_t page_size_;
+};
+
+// A PageAllocator that tracks every live block: catches frees of unknown or already-freed
+// blocks and leaks, and reports the bytes live at any time.
+class CountingAllocator final : public drydb::PageAllocator {
+ public:
+  std::byte* allocate(size_t size, size_t alignment) override {
+    const uint64_t every = fail_every.load(std::memory_order_relaxed);
+    if (every != 0 && attempts_.fetch_add(1, std::memory_order_relaxed) % every == every - 1)
+      return nullptr;  // an injected allocation failure
+    auto* p =
+        static_cast<std::byte*>(::operator new (size, std::align_val_t{alignment}, std::nothrow));
+    if (p == nullptr) return nullptr;
+    std::lock_guard lock(mu_);
+    live_[p] = size;
+    live_bytes_ += size;
+    peak_bytes_ = std::max(peak_bytes_, live_bytes_);
+    ++allocations_;
+    return p;
+  }
+  void deallocate(std::byte* p, size_t size, size_t alignment) override {
+    {
+      std::lock_guard lock(mu_);
+      auto it = live_.find(p);
+      if (it == live_.end()) {
+        ++bad_frees_;  // a double free or a foreign pointer: do not touch it
+        return;
+      }
+      if (it->second != size) ++size_mismatches_;
+      live_bytes_ -= it->second;
+      live_.erase(it);
+    }
+    ::operator delete (p, std::align_val_t{alignment});
+  }
+  size_t live_bytes() const {
+    std::lock_guard lock(mu_);
+    return live_bytes_;
+  }
+  size_t live_blocks() const {
+    std::lock_guard lock(mu_);
+    return live_.size();
+  }
+  size_t peak_bytes() const {
+    std::lock_guard lock(mu_);
+    return peak_bytes_;
+  }
+  uint64_t allocations() const {
+    std::lock_guard lock(mu_);
+    return allocations_;
+  }
+  uint64_t bad_frees() const {
+    std::lock_guard lock(mu_);
+    return bad_frees_;
+  }
+  uint64_t size_mismatches() const {
+    std::lock_guard lock(mu_);
+    return size_mismatches_;
+  }
+
+  // Fail every n-th allocation (return nullptr); 0 = never.
+  std::atomic<uint64_t> fail_every{0};
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::byte*, size_t> live_;
+  std::atomic<uint64_t> attempts_{0};
+  size_t live_bytes_ = 0, peak_bytes_ = 0;
+  uint64_t allocations_ = 0, bad_frees_ = 0, size_mismatches_ = 0;
+};
+
+}  // namespace drydb_fault
