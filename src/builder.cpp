@@ -1,5 +1,6 @@
 #include "drydb/builder.h"
 
+#include <algorithm>
 #include <deque>
 #include <set>
 
@@ -54,9 +55,19 @@ status BuilderState::maybe_spill() {
     dir = std::filesystem::temp_directory_path(ec);
     if (ec) return Error(errc::io_error, "no temp folder for spilling: " + ec.message());
   }
+  // Spill the tables that hold the most until half the budget is free: small
+  // tables then rarely spill, which keeps run files (and descriptors) few.
+  std::vector<TableState*> largest;
   for (auto& t : tables)
-    DRYDB_TRY(t.sorter.spill(dir));
-  buffered = 0;
+    if (t.sorter.memory_bytes() > 0) largest.push_back(&t);
+  std::sort(largest.begin(), largest.end(), [](const TableState* a, const TableState* b) {
+    return a->sorter.memory_bytes() > b->sorter.memory_bytes();
+  });
+  for (TableState* t : largest) {
+    if (buffered <= options.memory_budget / 2) break;
+    buffered -= t->sorter.memory_bytes();
+    DRYDB_TRY(t->sorter.spill(dir));
+  }
   return {};
 }
 
@@ -186,9 +197,9 @@ drydb::status DatabaseBuilder::build_to_file(const std::filesystem::path& path) 
   auto& b = *state_;
   if (!b.first_error) return b.first_error.error();  // a copy: the error stays sticky
   if (b.built) return Error(errc::invalid_state, "this builder has already built");
-  b.built = true;
   auto sink = detail::AtomicFileSink::create(path);
-  if (!sink) return std::move(sink).error();
+  if (!sink) return std::move(sink).error();  // nothing consumed: the builder may retry
+  b.built = true;
   uint64_t length = 0;
   DRYDB_TRY(b.write(**sink, length));
   return (*sink)->commit();

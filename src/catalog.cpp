@@ -124,7 +124,8 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
   for (uint32_t i = 0; i < tables; ++i) {
     TableDesc t;
     t.name = r.bytes(r.u16());
-    if (!r.ok() || t.name.empty()) return bad("table " + std::to_string(i) + " has no name");
+    if (!r.ok() || t.name.empty() || t.name.size() > 255)
+      return bad("table " + std::to_string(i) + " has no name or one over 255 bytes");
     if (!names.insert(t.name).second) return bad("two tables are named '" + t.name + "'");
     auto primary = decode_tree(r, "table '" + t.name + "'", page_size, page_count);
     if (!primary) return std::move(primary).error();
@@ -138,7 +139,8 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
     for (uint16_t k = 0; k < indexes; ++k) {
       IndexDesc ix;
       ix.name = r.bytes(r.u16());
-      if (!r.ok() || ix.name.empty()) return bad("an index of '" + t.name + "' has no name");
+      if (!r.ok() || ix.name.empty() || ix.name.size() > 255)
+        return bad("an index of '" + t.name + "' has no name or one over 255 bytes");
       if (!index_names.insert(ix.name).second)
         return bad("table '" + t.name + "' has two indexes named '" + ix.name + "'");
       auto tree =

@@ -97,7 +97,7 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
       catalog_length != file_length - page_count * page_size ||
       load_u64(head + header::kReservedOff) != 0)
     return corrupt("header lengths are inconsistent");
-  if (catalog_length > (uint64_t{1} << 32)) return corrupt("catalog larger than 4 GiB");
+  if (catalog_length >= (uint64_t{1} << 32)) return corrupt("catalog of 4 GiB or more");
   std::vector<std::byte> cat(catalog_length);
   DRYDB_TRY(storage->read_at(page_count * page_size, cat));
   if (load_u64(head + header::kCatalogChecksumOff) != checksum(cat))
@@ -205,7 +205,7 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
   }
   const bool permanent =
       all_permanent_ || static_cast<PageType>(buf[page::kTypeOff]) == PageType::internal;
-  slot.bytes = static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX));
+  slot.bytes = size;
   slot.data.store(buf, std::memory_order_relaxed);
   if (permanent) {
     slot.refs.store(kPermanent, std::memory_order_release);

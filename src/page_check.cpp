@@ -81,6 +81,8 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
           return bad(tree, page, "overflow reference of the wrong size", err);
         if (!in_tree(tree, load_u64(area + a + part)))
           return bad(tree, page, "overflow reference outside its tree", err);
+        if (load_u32(area + a + part + 8) <= inline_limit)
+          return bad(tree, page, "overflow reference to a value that fits inline", err);
       } else if (value_len > inline_limit) {
         return bad(tree, page, "inline value over the inline limit", err);
       }

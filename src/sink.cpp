@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -53,8 +54,31 @@ status AtomicFileSink::write_at(uint64_t offset, std::span<const std::byte> byte
   return {};
 }
 
+// The mode the finished file gets: the replaced file's, else what open(2)
+// would give a new file (0666 less the umask). The umask is read from
+// /proc/self/status because umask(2) can only be read by changing it, which
+// would race with other threads.
+mode_t AtomicFileSink::target_mode() const {
+  struct stat st;
+  if (::stat(target_.c_str(), &st) == 0) return st.st_mode & 07777;
+  mode_t mask = 022;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+      unsigned value;
+      if (std::sscanf(line, "Umask: %o", &value) == 1) {
+        mask = static_cast<mode_t>(value);
+        break;
+      }
+    }
+    std::fclose(f);
+  }
+  return 0666 & ~mask;
+}
+
 status AtomicFileSink::commit() {
-  if (::fchmod(fd_, 0644) != 0) return io_error("cannot chmod '" + temp_.string() + "'", errno);
+  if (::fchmod(fd_, target_mode()) != 0)
+    return io_error("cannot chmod '" + temp_.string() + "'", errno);
   if (::fsync(fd_) != 0) return io_error("cannot fsync '" + temp_.string() + "'", errno);
   if (::close(fd_) != 0) {
     fd_ = -1;
@@ -66,15 +90,14 @@ status AtomicFileSink::commit() {
   committed_ = true;
   std::filesystem::path dir = target_.parent_path();
   if (dir.empty()) dir = ".";
+  // The rename is durable once the folder is synced; a failure here cannot
+  // undo the rename, so it is reported while the file is complete.
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    // The rename is durable once the folder is synced; failure here cannot
-    // undo the rename, so it is reported but the file is complete.
-    int rc = ::fsync(dfd);
-    int err = errno;
-    ::close(dfd);
-    if (rc != 0) return io_error("cannot fsync folder '" + dir.string() + "'", err);
-  }
+  if (dfd < 0) return io_error("cannot open folder '" + dir.string() + "' to fsync it", errno);
+  int rc = ::fsync(dfd);
+  int err = errno;
+  ::close(dfd);
+  if (rc != 0) return io_error("cannot fsync folder '" + dir.string() + "'", err);
   return {};
 }
 

@@ -1,6 +1,8 @@
 // Where the builder writes: positional writes into a file or a byte vector.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -37,6 +39,7 @@ class AtomicFileSink final : public Sink {
   status commit();
 
  private:
+  mode_t target_mode() const;
   AtomicFileSink(int fd, std::filesystem::path target, std::filesystem::path temp)
       : fd_(fd), target_(std::move(target)), temp_(std::move(temp)) {}
   int fd_;

@@ -217,30 +217,38 @@ status Sorter::spill(const std::filesystem::path& dir) {
 }
 
 status Sorter::compact_runs(const std::filesystem::path& dir) {
+  std::sort(runs_.begin(), runs_.end(),
+            [](const auto& a, const auto& b) { return a->size < b->size; });
+  std::vector<std::unique_ptr<Run>> smaller;
+  const size_t take = runs_.size() / 2 + 1;
+  for (size_t i = 0; i < take; ++i)
+    smaller.push_back(std::move(runs_[i]));
+  runs_.erase(runs_.begin(), runs_.begin() + static_cast<ptrdiff_t>(take));
   auto merged = Run::create(dir, read_buffer_bytes());
   if (!merged) return std::move(merged).error();
   Run& out = **merged;
-  DRYDB_TRY(merge_sources(false, [&](Bytes key, Bytes value) { return out.append(key, value); }));
+  DRYDB_TRY(merge_sources(smaller, false,
+                          [&](Bytes key, Bytes value) { return out.append(key, value); }));
   DRYDB_TRY(out.finish_writing());
-  runs_.clear();
   runs_.push_back(std::move(*merged));
   return {};
 }
 
-status Sorter::merge_sources(bool with_memory, const Emit& emit) {
-  // Sources: each run, then the in-memory batch (index runs_.size()).
-  const size_t mem_source = runs_.size();
+status Sorter::merge_sources(std::vector<std::unique_ptr<Run>>& runs, bool with_memory,
+                             const Emit& emit) {
+  // Sources: each run, then the in-memory batch (index runs.size()).
+  const size_t mem_source = runs.size();
   size_t mem_pos = 0;
   auto current = [&](size_t s) -> const std::byte* {
-    return s == mem_source ? rows_in_memory_[mem_pos] : runs_[s]->row.data();
+    return s == mem_source ? rows_in_memory_[mem_pos] : runs[s]->row.data();
   };
   auto greater = [&](size_t a, size_t b) {
     int c = compare_keys(row_key(current(a)), row_key(current(b)));
     return c != 0 ? c > 0 : a > b;
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(greater)> heap(greater);
-  for (size_t s = 0; s < runs_.size(); ++s) {
-    auto more = runs_[s]->next();
+  for (size_t s = 0; s < runs.size(); ++s) {
+    auto more = runs[s]->next();
     if (!more) return std::move(more).error();
     if (*more) heap.push(s);
   }
@@ -253,7 +261,7 @@ status Sorter::merge_sources(bool with_memory, const Emit& emit) {
     if (s == mem_source) {
       if (++mem_pos < rows_in_memory_.size()) heap.push(s);
     } else {
-      auto more = runs_[s]->next();
+      auto more = runs[s]->next();
       if (!more) return std::move(more).error();
       if (*more) heap.push(s);
     }
@@ -266,7 +274,7 @@ status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
   sort_buffered();
   std::vector<std::byte> previous;
   bool have_previous = false;
-  DRYDB_TRY(merge_sources(true, [&](Bytes key, Bytes value) -> status {
+  DRYDB_TRY(merge_sources(runs_, true, [&](Bytes key, Bytes value) -> status {
     if (have_previous && compare_keys(Bytes(previous), key) == 0) return on_duplicate(key);
     DRYDB_TRY(emit(key, value));
     previous.assign(key.begin(), key.end());

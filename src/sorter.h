@@ -4,8 +4,9 @@
 // spills: the buffered rows are sorted and written as one run to an unlinked
 // temp file. At the end the runs and the last in-memory batch are merged.
 // Keys compare as memcmp then length (every key encoding orders that way).
-// At most kMaxRuns runs stay open: reaching it merges them into one, so the
-// open files and the merge's read buffers stay bounded whatever the input.
+// At most kMaxRuns runs stay open: reaching it merges the smaller half into
+// one run (tiered, so each row is rewritten O(log(input / budget)) times), so
+// the open files and the merge's read buffers stay bounded whatever the input.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +50,8 @@ class Sorter {
   struct Run;
   using Emit = std::function<status(Bytes key, Bytes value)>;
 
-  // Merges every run and, if `with_memory`, the buffered rows, in key order.
-  status merge_sources(bool with_memory, const Emit& emit);
+  // Merges `runs` and, if `with_memory`, the buffered rows, in key order.
+  status merge_sources(std::vector<std::unique_ptr<Run>>& runs, bool with_memory, const Emit& emit);
   status compact_runs(const std::filesystem::path& dir);
   void sort_buffered();
   void clear_buffered();

@@ -38,12 +38,13 @@ TreeWriter::TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, uint6
       next_page_(next_page),
       first_page_(next_page) {}
 
+// Bytes the open leaf would take with one more entry, in the layout it would
+// then have (uniform when every value is inline and of one length).
 size_t TreeWriter::leaf_size_with(size_t key_len, size_t value_len, bool overflow) const {
   size_t n = leaf_.size() + 1;
   bool any_overflow = leaf_any_overflow_ || overflow;
-  bool uniform = key_width_ != 0 && !any_overflow &&
-                 std::all_of(leaf_.begin(), leaf_.end(),
-                             [&](const LeafEntry& e) { return e.value_len == value_len; });
+  bool uniform = key_width_ != 0 && !any_overflow && leaf_same_length_ &&
+                 (leaf_.empty() || leaf_.front().value_len == value_len);
   uint8_t flags = (uniform ? leaf::kUniformValues : 0) | (any_overflow ? leaf::kHasOverflow : 0);
   size_t record =
       key_part_size(key_width_, key_len) + (overflow ? leaf::kOverflowRefSize : value_len);
@@ -90,6 +91,7 @@ status TreeWriter::add(Bytes key, Bytes value) {
     e.value_off = static_cast<uint32_t>(leaf_values_.size());
     leaf_values_.insert(leaf_values_.end(), value.begin(), value.end());
   }
+  if (!leaf_.empty() && leaf_.front().value_len != value.size()) leaf_same_length_ = false;
   leaf_record_bytes_ +=
       key_part_size(key_width_, key.size()) + (overflow ? leaf::kOverflowRefSize : value.size());
   leaf_.push_back(e);
@@ -112,10 +114,7 @@ std::string TreeWriter::separator_between(Bytes left_last, Bytes right_first) co
 
 status TreeWriter::close_leaf() {
   const size_t n = leaf_.size();
-  bool uniform = key_width_ != 0 && !leaf_any_overflow_ &&
-                 std::all_of(leaf_.begin(), leaf_.end(), [&](const LeafEntry& e) {
-                   return e.value_len == leaf_.front().value_len;
-                 });
+  bool uniform = key_width_ != 0 && !leaf_any_overflow_ && leaf_same_length_;
   uint8_t flags =
       (uniform ? leaf::kUniformValues : 0) | (leaf_any_overflow_ ? leaf::kHasOverflow : 0);
   uint64_t page = allocate(1);
@@ -171,6 +170,7 @@ status TreeWriter::close_leaf() {
   leaf_values_.clear();
   leaf_record_bytes_ = 0;
   leaf_any_overflow_ = false;
+  leaf_same_length_ = true;
   return push_child(0, ChildRef{page, n, std::move(separator)});
 }
 

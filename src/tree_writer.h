@@ -74,6 +74,7 @@ class TreeWriter {
   std::vector<std::byte> leaf_values_;
   size_t leaf_record_bytes_ = 0;  // record bytes in the non-uniform layout
   bool leaf_any_overflow_ = false;
+  bool leaf_same_length_ = true;  // every inline value of the open leaf has one length
 
   // The last closed leaf, written once the next leaf's page is known.
   std::vector<std::byte> pending_leaf_;

@@ -65,9 +65,11 @@ class DatabaseBuilder {
   // that is empty, over 255 bytes or already used records an error.
   TableBuilder& create_table(std::string_view name, KeyEncoding encoding = KeyEncoding::bytes());
 
-  // Writes the database atomically: to a temp file beside `path`, fsync,
-  // rename over `path`, fsync the folder. On any error `path` is untouched
-  // and the temp file removed.
+  // Writes the database atomically: to a temp file beside `path` (named
+  // .<name>.tmp-XXXXXX), fsync, rename over `path`, fsync the folder. On an
+  // error before the rename `path` is untouched and the temp file removed; a
+  // failed fsync of the folder after it is reported, with `path` complete.
+  // The new file takes the old one's permissions, else 0666 less the umask.
   drydb::status build_to_file(const std::filesystem::path& path);
   // The database's bytes.
   result<std::vector<std::byte>> build_to_memory();

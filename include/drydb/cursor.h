@@ -80,13 +80,16 @@ class Cursor {
   bool valid() const noexcept { return valid_; }
   // Requires: valid(). The position's rank among the table's rows.
   uint64_t rank() const noexcept { return rank_; }
-  // Requires: valid().
-  std::span<const std::byte> key() const noexcept { return leaf_.key(path_[depth_ - 1].index); }
-  // Requires: valid(). The whole value, overflow values included; on a read
-  // error returns an empty view and the error is in status().
+  // The current row's key; empty when !valid().
+  std::span<const std::byte> key() const noexcept {
+    return valid_ ? leaf_.key(path_[depth_ - 1].index) : std::span<const std::byte>();
+  }
+  // The current row's whole value, overflow values included; empty when
+  // !valid(), or on a read error, which is then in status().
   std::span<const std::byte> value() const;
   Entry entry() const { return {key(), value()}; }
-  // The first error met, if any.
+  // Why the cursor last became invalid or failed to read a value, if an
+  // error did; cleared by each positioning call (first, last, seek...).
   const drydb::status& status() const noexcept { return status_; }
 
   // Range-for support: from the current row (the first row when the cursor
@@ -184,7 +187,7 @@ class Cursor {
   mutable detail::PageSlot* value_pin_ = nullptr;  // an overflow run, resolved lazily
   mutable const std::byte* value_data_ = nullptr;
   mutable size_t value_size_ = 0;
-  drydb::status status_;
+  mutable drydb::status status_;  // value() records read errors of overflow runs
 };
 
 }  // namespace drydb

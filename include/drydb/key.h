@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "drydb/detail/coding.h"
 #include "drydb/key_encoding.h"
@@ -31,8 +32,11 @@ class Key {
   Key(const std::string& text) noexcept : Key(std::string_view(text)) {}  // NOLINT
   Key(std::span<const std::byte> raw) noexcept                            // NOLINT
       : kind_(KeyKind::bytes), ext_(raw.data()), size_(static_cast<uint32_t>(raw.size())) {}
+  // Any integer that converts to int64_t without loss; 64-bit unsigned
+  // integers are refused at compile time (values over INT64_MAX would wrap).
   template <std::integral I>
-  requires(!std::same_as<I, bool> && !std::same_as<I, char>) Key(I v)
+  requires(!std::same_as<I, bool> && !std::same_as<I, char> &&
+           (std::is_signed_v<I> || sizeof(I) < sizeof(int64_t))) Key(I v)
   noexcept : kind_(KeyKind::int64), size_(8) {  // NOLINT
     detail::store_be64(buf_, int64_to_ordered(static_cast<int64_t>(v)));
   }

@@ -23,6 +23,11 @@ struct BuildOptions {
 };
 
 // How a file's bytes are reached.
+//
+// A mapped file must not be rewritten in place while open (a `cp` over it, say):
+// pages are checked once, on first touch, and then trusted. Replace files by
+// rename (build_to_file does), which leaves the open mapping on the old file;
+// or use pread for files that others may write.
 enum class StorageKind : uint8_t {
   mmap,   // map the file; unfiltered pages are read in place, no copy, no cache
   pread,  // positional reads into the page cache
@@ -30,10 +35,12 @@ enum class StorageKind : uint8_t {
 
 struct OpenOptions {
   StorageKind storage = StorageKind::mmap;
-  // Bound on the bytes of page memory the cache holds (pread and custom
-  // storage). Pages held by value handles or cursors may exceed it until
-  // released. When it is at least the file's size, pages are never evicted
-  // and reads take no reference counts.
+  // Bound on the bytes of leaf and overflow pages the cache holds (pread and
+  // custom storage). Internal pages are not counted: they stay resident for
+  // the database's life once read (typically about 1% of a file; more for
+  // long keys). Pages held by value handles or cursors may exceed the bound
+  // until released. When it is at least the file's size, pages are never
+  // evicted and reads take no reference counts.
   size_t page_cache_bytes = size_t{64} << 20;
   // Where cached page memory comes from; nullptr = operator new. Must outlive
   // the database.

@@ -102,6 +102,7 @@ class ReadOnlyTable {
     } else {
       if (end.bounded()) {
         cursor.seek_key(end.key(), &found);
+        if (!cursor.status()) return cursor.status().error();  // before moving clears it
         last = cursor.valid() ? cursor.rank() : rows;
         if (found && !options.end_exclusive)
           ++last;

@@ -50,7 +50,7 @@ inline std::span<const std::byte> Cursor::overflow_value() const {
   detail::ErrorOut err;
   if (!detail::resolve_value(*db_, *tree_, leaf_, path_[depth_ - 1].index, &out, &value_pin_,
                              &err)) {
-    const_cast<Cursor*>(this)->status_ = std::move(*err);
+    status_ = std::move(*err);
     return {};
   }
   value_data_ = out.data();
@@ -87,6 +87,7 @@ inline bool Cursor::seek_rank(uint64_t rank) {
   const detail::TreeDesc& d = *tree_->desc;
   release();
   valid_ = false;
+  status_ = {};
   if (rank >= d.rows) return false;
   uint64_t page = d.root;
   uint64_t local = rank;
@@ -122,6 +123,7 @@ inline bool Cursor::seek_rank(uint64_t rank) {
 inline bool Cursor::seek_key(const Key& key, bool* found) {
   *found = false;
   if (tree_ == nullptr) return false;
+  status_ = {};
   detail::ErrorOut err;
   if (!detail::check_key_kind(*tree_, key, &err)) return fail(std::move(*err));
   const detail::TreeDesc& d = *tree_->desc;

@@ -30,7 +30,7 @@ inline constexpr uint32_t kPermanent = 0x8000'0000u;
 struct PageSlot {
   std::atomic<uint32_t> refs{0};
   std::atomic<uint8_t> referenced{0};
-  uint32_t bytes = 0;  // size of `data`, for accounting (written under the miss mutex)
+  size_t bytes = 0;  // size of `data`, for accounting (written under the miss mutex)
   std::atomic<const std::byte*> data{nullptr};
 
   // Takes a reference if resident. Returns the page bytes, or nullptr on a
