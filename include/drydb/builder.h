@@ -58,6 +58,8 @@ class DatabaseBuilder {
  public:
   explicit DatabaseBuilder(BuildOptions options = {});
   ~DatabaseBuilder();
+  // TableBuilder references stay valid across a move. A moved-from builder
+  // may only be destroyed or assigned to.
   DatabaseBuilder(DatabaseBuilder&&) noexcept;
   DatabaseBuilder& operator=(DatabaseBuilder&&) noexcept;
 

@@ -38,6 +38,9 @@ class ReadOnlyDatabase {
   static result<ReadOnlyDatabase> open_storage(std::unique_ptr<Storage> storage,
                                                const OpenOptions& options = {});
 
+  // Moving keeps every table, value and cursor obtained so far valid (they
+  // refer to state the database owns, not to the object). A moved-from
+  // database may only be destroyed or assigned to.
   ReadOnlyDatabase(ReadOnlyDatabase&&) noexcept;
   ReadOnlyDatabase& operator=(ReadOnlyDatabase&&) noexcept;
   ~ReadOnlyDatabase();
