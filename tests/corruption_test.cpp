@@ -62,7 +62,7 @@ DbModel make_model() {
   for (int64_t i = 0; i < 160; ++i) {
     size_t len = 8;
     if (i == 100 || i == 159) len = 700;
-    nums.rows.emplace(enc_int64(i * 3 - 300), make_value(1000 + static_cast<uint64_t>(i), len));
+    nums.rows.emplace(int64_key(i * 3 - 300), make_value(1000 + static_cast<uint64_t>(i), len));
   }
   TableModel ids = make_table("ids", drydb::KeyEncoding::uuid_v7());
   for (uint32_t i = 0; i < 50; ++i)
@@ -73,7 +73,7 @@ DbModel make_model() {
                        make_value(i, i % 7));
   TableModel empty = make_table("empty", drydb::KeyEncoding::bytes());
   TableModel one = make_table("one", drydb::KeyEncoding::int64());
-  one.rows.emplace(enc_int64(42), make_value(7, 600));
+  one.rows.emplace(int64_key(42), make_value(7, 600));
   m.tables = {items, nums, ids, codes, empty, one};
   m.finish();
   return m;
@@ -134,17 +134,21 @@ bool is_used(ByteUse u) {
   return u != ByteUse::header_padding && u != ByteUse::overflow_padding;
 }
 
+// The full check of an opened (possibly corrupted) database, or the error its open gave. The
+// database is closed on return.
+Outcome check_opened(drydb::result<ReadOnlyDatabase> db, const DbModel& model, uint64_t subset) {
+  Outcome out;
+  if (!db)
+    out.error(db.error());
+  else
+    check_database(*db, model, out, subset);
+  return out;
+}
+
 // Opens `bytes` (the caller's corrupted copy) and runs the full check.
 Outcome check_bytes(std::span<const std::byte> bytes, const DbModel& model,
                     uint64_t subset = kEveryQuery) {
-  Outcome out;
-  auto db = ReadOnlyDatabase::open_memory(bytes);
-  if (!db) {
-    out.error(db.error());
-    return out;
-  }
-  check_database(*db, model, out, subset);
-  return out;
+  return check_opened(ReadOnlyDatabase::open_memory(bytes), model, subset);
 }
 
 std::string where(uint64_t offset, uint8_t mask, const FileMap& m) {
@@ -155,6 +159,21 @@ std::string where(uint64_t offset, uint8_t mask, const FileMap& m) {
                 static_cast<unsigned long long>(offset % m.page_size), use_name(m.use[offset]),
                 mask);
   return buf;
+}
+
+// Counts a flip of the byte at `offset` (xor `mask`) that the check answered with `out`, and
+// fails it when an answer was wrong or a used byte's flip went unnoticed.
+void record_flip(SweepStats& stats, uint64_t offset, uint8_t mask, const FileMap& m,
+                 const Outcome& out) {
+  const ByteUse use = m.use[offset];
+  auto& cs = stats.by_use[static_cast<size_t>(use)];
+  ++stats.flips;
+  ++cs.flips;
+  if (out.detected()) ++cs.detected;
+  if (!out.wrong.empty())
+    stats.fail(where(offset, mask, m) + ": wrong answer: " + out.wrong[0]);
+  else if (is_used(use) && !out.detected())
+    stats.fail(where(offset, mask, m) + ": flip of a used byte was not detected");
 }
 
 // Flips bytes of a copy of the file in place (xor `mask_of(offset)`), checks, restores.
@@ -168,15 +187,7 @@ SweepStats sweep(uint64_t stride, MaskOf mask_of, Check check) {
     copy[o] ^= std::byte{mask};
     Outcome out = check(std::span<const std::byte>(copy), o / stride);
     copy[o] ^= std::byte{mask};
-    const ByteUse use = f.map.use[o];
-    auto& cs = stats.by_use[static_cast<size_t>(use)];
-    ++stats.flips;
-    ++cs.flips;
-    if (out.detected()) ++cs.detected;
-    if (!out.wrong.empty())
-      stats.fail(where(o, mask, f.map) + ": wrong answer: " + out.wrong[0]);
-    else if (is_used(use) && !out.detected())
-      stats.fail(where(o, mask, f.map) + ": flip of a used byte was not detected");
+    record_flip(stats, o, mask, f.map, out);
   }
   return stats;
 }
@@ -256,15 +267,7 @@ TEST(Corruption, ByteFlipsThroughPageCache) {
   SweepStats s = sweep((3 + 4 * DRYDB_TEST_SANITIZED) * kThin,
                        [](uint64_t o) { return bit_of(o) % 4 ? uint8_t{0xFF} : uint8_t{0x10}; },
                        [&](std::span<const std::byte> b, uint64_t subset) {
-                         Outcome out;
-                         auto db = ReadOnlyDatabase::open_storage(
-                             std::make_unique<FaultyStorage>(b), {.page_cache_bytes = 2 * 512});
-                         if (!db) {
-                           out.error(db.error());
-                           return out;
-                         }
-                         check_database(*db, f.model, out, subset);
-                         return out;
+                         return check_opened(open_cached(b, 2 * 512), f.model, subset);
                        });
   expect_clean(s, "page cache (2 pages)");
 }
@@ -272,7 +275,7 @@ TEST(Corruption, ByteFlipsThroughPageCache) {
 // A subset through real files: open() with StorageKind::pread and a tiny cache, and with mmap.
 TEST(Corruption, ByteFlipsThroughFiles) {
   const Fixture& f = fixture();
-  TempDir dir("corrupt");
+  TempDir dir;
   const auto path = dir / "db.drydb";
   ASSERT_TRUE(write_file(path, f.file));
   int fd = ::open(path.c_str(), O_WRONLY);
@@ -285,23 +288,11 @@ TEST(Corruption, ByteFlipsThroughFiles) {
       const uint8_t mask = static_cast<uint8_t>(o % 3 == 0 ? 0xFF : 1u << bit_of(o));
       std::byte b = f.file[o] ^ std::byte{mask};
       ASSERT_EQ(::pwrite(fd, &b, 1, static_cast<off_t>(o)), 1);
-      Outcome out;
-      {
-        auto db = ReadOnlyDatabase::open(path, {.storage = kind, .page_cache_bytes = 3 * 512});
-        if (!db)
-          out.error(db.error());
-        else
-          check_database(*db, f.model, out, o / stride);
-      }
+      const Outcome out =
+          check_opened(ReadOnlyDatabase::open(path, {.storage = kind, .page_cache_bytes = 3 * 512}),
+                       f.model, o / stride);
       ASSERT_EQ(::pwrite(fd, &f.file[o], 1, static_cast<off_t>(o)), 1);
-      const ByteUse use = f.map.use[o];
-      ++s.flips;
-      ++s.by_use[static_cast<size_t>(use)].flips;
-      if (out.detected()) ++s.by_use[static_cast<size_t>(use)].detected;
-      if (!out.wrong.empty())
-        s.fail(where(o, mask, f.map) + ": wrong answer: " + out.wrong[0]);
-      else if (is_used(use) && !out.detected())
-        s.fail(where(o, mask, f.map) + ": flip of a used byte was not detected");
+      record_flip(s, o, mask, f.map, out);
     }
     expect_clean(s, kind == StorageKind::pread ? "file, pread, 3-page cache" : "file, mmap");
   }
@@ -434,7 +425,7 @@ TEST(Corruption, TruncatedAtEveryLength) {
 
 TEST(Corruption, TruncatedFilesOnDisk) {
   const Fixture& f = fixture();
-  TempDir dir("trunc");
+  TempDir dir;
   const auto path = dir / "db.drydb";
   for (size_t len :
        {size_t{0}, size_t{1}, size_t{3}, size_t{4}, size_t{63}, size_t{64}, size_t{511},
@@ -569,8 +560,8 @@ TEST(FileHeader, InconsistentFieldsAreErrors) {
 TEST(Corruption, ReadFailuresOfEachPage) {
   const Fixture& f = fixture();
   for (uint64_t page = 1; page < f.map.page_count; ++page) {
-    auto storage = std::make_unique<FaultyStorage>(f.file);
-    FaultyStorage* raw = storage.get();
+    auto storage = std::make_unique<MemoryStorage>(f.file);
+    MemoryStorage* raw = storage.get();
     auto db = ReadOnlyDatabase::open_storage(std::move(storage), {.page_cache_bytes = 2 * 512});
     ASSERT_TRUE(db) << db.error().to_string();
     raw->fail_page = page;
@@ -585,7 +576,7 @@ TEST(Corruption, ReadFailuresOfEachPage) {
     EXPECT_EQ(again.errors, 0u) << "page " << page << ": a failed read was remembered";
   }
   // A failing catalog read fails the open with the storage's error.
-  auto storage = std::make_unique<FaultyStorage>(f.file);
+  auto storage = std::make_unique<MemoryStorage>(f.file);
   storage->fail_page = f.map.page_count;
   auto db = ReadOnlyDatabase::open_storage(std::move(storage));
   ASSERT_FALSE(db);
@@ -608,7 +599,7 @@ TEST(Corruption, LargePagesFlipsAndFixups) {
     small.rows.emplace(std::to_string(1000000 + i * 3), make_value(i, i % 9));
   TableModel wide = make_table("wide", drydb::KeyEncoding::int64());
   for (int i = 0; i < 8; ++i)
-    wide.rows.emplace(enc_int64(i), make_value(100 + i, 16384));
+    wide.rows.emplace(int64_key(i), make_value(100 + i, 16384));
   TableModel big_keys = make_table("big_keys", drydb::KeyEncoding::bytes());
   for (int i = 0; i < 4; ++i)
     big_keys.rows.emplace(std::string(16319, 'K') + char('a' + i), make_value(200 + i, 16000));
@@ -693,8 +684,8 @@ TEST(Corruption, AllocationAndReadFailuresUnderAPageCache) {
     SCOPED_TRACE("every " + std::to_string(every));
     CountingAllocator alloc;
     {
-      auto storage = std::make_unique<FaultyStorage>(f.file);
-      FaultyStorage* raw = storage.get();
+      auto storage = std::make_unique<MemoryStorage>(f.file);
+      MemoryStorage* raw = storage.get();
       auto db = ReadOnlyDatabase::open_storage(std::move(storage),
                                                {.page_cache_bytes = 4 * 512, .allocator = &alloc});
       ASSERT_TRUE(db);

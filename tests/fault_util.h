@@ -1,7 +1,8 @@
 // Helpers shared by corruption_test.cpp, concurrency_test.cpp and regression_test.cpp:
 // a std::map model of a database, a checker that runs every query kind against an open
 // database and compares each answer with the model, a map of which file bytes the format
-// uses, checksum fix-ups, and fault-injecting storage and allocators.
+// uses and checksum fix-ups. The temp folder, file I/O, and the fault-injecting storage and
+// allocator come from support.h (shared with test_util.h).
 //
 // Keys are kept in the model as their *encoded* bytes (int64 keys as 8 big-endian bytes with
 // the sign bit flipped), so std::map<std::string> order (char_traits<char>::compare compares
@@ -12,28 +13,21 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
-#include <memory>
 #include <mutex>
-#include <new>
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/drydb.h"
+#include "support.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
@@ -62,6 +56,8 @@
 namespace drydb_fault {
 
 using drydb::errc;
+// The helpers shared with test_util.h (support.h).
+using namespace drydb_support;
 
 // ---- small utilities ---------------------------------------------------------------------------
 
@@ -79,24 +75,6 @@ struct Rng {
   uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
   bool chance(uint64_t one_in) { return below(one_in) == 0; }
 };
-
-inline std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-inline std::string_view as_sv(std::span<const std::byte> b) {
-  return {reinterpret_cast<const char*>(b.data()), b.size()};
-}
-
-// The encoded form of an int64 key.
-inline std::string enc_int64(int64_t v) {
-  std::string out(8, '\0');
-  drydb::detail::store_be64(reinterpret_cast<std::byte*>(out.data()), drydb::int64_to_ordered(v));
-  return out;
-}
-inline int64_t dec_int64(std::string_view enc) {
-  return drydb::ordered_to_int64(
-      drydb::detail::load_be64(reinterpret_cast<const std::byte*>(enc.data())));
-}
 
 // Deterministic value bytes of `len` for row `seed` (so a wrong value is seen, not just a
 // wrong length).
@@ -175,22 +153,7 @@ struct DbModel {
 // A Key for an encoded model key, of the kind the table takes. For bytes (and custom) tables
 // the Key references `enc`, which must outlive it; typed keys are copied into the Key.
 inline drydb::Key key_of(const TableModel& t, std::string_view enc) {
-  switch (t.enc.kind()) {
-    case drydb::KeyKind::int64:
-      return drydb::Key(dec_int64(enc));
-    case drydb::KeyKind::uuid: {
-      drydb::Uuid u;
-      std::memcpy(u.bytes.data(), enc.data(), std::min<size_t>(16, enc.size()));
-      return drydb::Key(u);
-    }
-    case drydb::KeyKind::ulid: {
-      drydb::Ulid u;
-      std::memcpy(u.bytes.data(), enc.data(), std::min<size_t>(16, enc.size()));
-      return drydb::Key(u);
-    }
-    default:
-      return drydb::Key(as_bytes(enc));
-  }
+  return drydb_support::typed_key(t.enc.kind(), enc);
 }
 
 // A custom encoding of the given fixed width ("test.fixedN"), registered once per process.
@@ -210,63 +173,16 @@ inline drydb::KeyEncoding fixed_width_encoding(uint32_t width) {
   return *reg;
 }
 
-inline drydb::result<std::vector<std::byte>> try_build(const DbModel& m) {
+// build_to_memory of the model; records a test failure and returns no bytes when the build fails.
+inline std::vector<std::byte> build_memory(const DbModel& m) {
   drydb::DatabaseBuilder b({.page_size = m.page_size});
   for (const auto& t : m.tables) {
     auto& tb = b.create_table(t.name, t.enc);
     for (const auto& [k, v] : t.rows)
       tb.append(key_of(t, k), v);
   }
-  return b.build_to_memory();
+  return built_bytes(b.build_to_memory());
 }
-
-inline std::vector<std::byte> build_memory(const DbModel& m) {
-  auto bytes = try_build(m);
-  if (!bytes) {
-    ADD_FAILURE() << "build failed: " << bytes.error().to_string();
-    return {};
-  }
-  return std::move(*bytes);
-}
-
-inline bool write_file(const std::filesystem::path& path, std::span<const std::byte> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
-
-inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(raw.size());
-  if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());
-  return out;
-}
-
-// A per-test scratch folder, removed on destruction.
-class TempDir {
- public:
-  explicit TempDir(std::string_view tag) {
-    auto base = std::filesystem::temp_directory_path();
-    Rng r(reinterpret_cast<uintptr_t>(this) ^ static_cast<uint64_t>(::time(nullptr)));
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      path_ = base / ("drydb-" + std::string(tag) + "-" + std::to_string(r.next() % 1000000000));
-      std::error_code ec;
-      if (std::filesystem::create_directory(path_, ec)) return;
-    }
-    ADD_FAILURE() << "cannot create a temp folder";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // ---- the checker -------------------------------------------------------------------------------
 
@@ -311,7 +227,7 @@ struct Bound {
 };
 
 inline std::string show_key(const TableModel& t, std::string_view k) {
-  return t.is_int64() && k.size() == 8 ? std::to_string(dec_int64(k)) : show(k);
+  return t.is_int64() && k.size() == 8 ? std::to_string(int64_of(k)) : show(k);
 }
 
 inline std::string describe(const TableModel& t, const Bound& s, const Bound& e,
@@ -364,7 +280,8 @@ void check_range_rows(drydb::Range& r, const TableModel& t, size_t lo, size_t hi
     if (!r.status()) break;  // the value read failed; reported below
     const Row& want = t.sorted[descending ? hi - 1 - i : lo + i];
     if (!same(entry.key, want.first) || !same(entry.value, want.second)) {
-      out.mismatch(what() + ": row " + std::to_string(i) + " is " + show_key(t, as_sv(entry.key)) +
+      out.mismatch(what() + ": row " + std::to_string(i) + " is " +
+                   show_key(t, to_view(entry.key)) +
                    (same(entry.key, want.first) ? " with a wrong value" : "") + ", expected " +
                    show_key(t, want.first));
       return;
@@ -398,19 +315,22 @@ inline void check_get(const drydb::ReadOnlyTable& table, const TableModel& t, st
   ++out.correct;
 }
 
+// A range query that failed: the right answer when the model has start > end (`valid` is
+// false) and the error is invalid_argument, an error otherwise.
+inline void range_failed(const drydb::Error& e, bool valid, Outcome& out) {
+  if (!valid && e.code == errc::invalid_argument)
+    ++out.correct;
+  else
+    out.error(e);
+}
+
 inline void check_range(const drydb::ReadOnlyTable& table, const TableModel& t, const Bound& s,
                         const Bound& e, drydb::RangeOptions o, Outcome& out) {
   size_t lo, hi;
   const bool valid = model_range(t, s, e, o, &lo, &hi);
   auto what = [&] { return "get_range " + describe(t, s, e, o); };
   auto r = table.get_range(key_bound(t, s), key_bound(t, e), o);
-  if (!r) {
-    if (!valid && r.code() == errc::invalid_argument)
-      ++out.correct;
-    else
-      out.error(r.error());
-    return;
-  }
+  if (!r) return range_failed(r.error(), valid, out);
   if (!valid) return out.mismatch(what() + ": accepted start > end");
   check_range_rows(*r, t, lo, hi, o.order == drydb::SortOrder::descending, what, out);
 }
@@ -420,13 +340,7 @@ inline void check_count(const drydb::ReadOnlyTable& table, const TableModel& t, 
   size_t lo, hi;
   const bool valid = model_range(t, s, e, o, &lo, &hi);
   auto c = table.count_range(key_bound(t, s), key_bound(t, e), o);
-  if (!c) {
-    if (!valid && c.code() == errc::invalid_argument)
-      ++out.correct;
-    else
-      out.error(c.error());
-    return;
-  }
+  if (!c) return range_failed(c.error(), valid, out);
   if (!valid) return out.mismatch("count_range " + describe(t, s, e, o) + ": accepted start > end");
   if (*c != hi - lo)
     return out.mismatch("count_range " + describe(t, s, e, o) + " = " + std::to_string(*c) +
@@ -472,7 +386,8 @@ inline void check_walk(const drydb::ReadOnlyTable& table, const TableModel& t, b
     auto value = c.value();
     if (!c.status()) break;
     if (!same(key, want.first) || !same(value, want.second))
-      return out.mismatch(what() + ": row " + std::to_string(i) + " is " + show_key(t, as_sv(key)) +
+      return out.mismatch(what() + ": row " + std::to_string(i) + " is " +
+                          show_key(t, to_view(key)) +
                           (same(key, want.first) ? " with a wrong value" : "") + ", expected " +
                           show_key(t, want.first));
     if (c.rank() != at)
@@ -542,14 +457,8 @@ inline std::vector<Bound> probe_bounds(const TableModel& t) {
   auto add_near = [&](size_t i) {
     const std::string& k = t.sorted[i].first;
     out.push_back(Bound::at(k));
-    if (width == 0) {
-      out.push_back(Bound::at(k + '\0'));
-      return;
-    }
-    std::string next = k;
-    for (size_t b = next.size(); b-- > 0;)
-      if (++next[b] != '\0') break;
-    if (next > k) out.push_back(Bound::at(next));
+    std::string next;
+    if (drydb_support::next_key(width, k, &next)) out.push_back(Bound::at(std::move(next)));
   };
   add_near(0);
   add_near(t.size() / 3);
@@ -627,6 +536,51 @@ inline void check_database(const drydb::ReadOnlyDatabase& db, const DbModel& m, 
     }
     check_table(*table, t, out, subset);
   }
+}
+
+// No wrong answer (all of them listed), no error, and at least `min_correct` right answers.
+inline void expect_all_correct(const Outcome& out, uint64_t min_correct = 1) {
+  EXPECT_TRUE(out.wrong.empty()) << out.wrong.size() << " wrong answers:\n  " << [&] {
+    std::string s;
+    for (const auto& w : out.wrong)
+      s += w + "\n  ";
+    return s;
+  }();
+  EXPECT_EQ(out.errors, 0u) << "first error: " << out.first_error;
+  EXPECT_GE(out.correct, min_correct);
+}
+
+// check_database of `m` through `db` (the queries `subset` picks), then expect_all_correct.
+inline void expect_database_correct(const drydb::ReadOnlyDatabase& db, const DbModel& m,
+                                    uint64_t min_correct, uint64_t subset = kEveryQuery) {
+  Outcome out;
+  check_database(db, m, out, subset);
+  expect_all_correct(out, min_correct);
+}
+
+// ---- page memory -------------------------------------------------------------------------------
+
+// Opens a database with open(&alloc) (a CountingAllocator for its page memory) and runs
+// body(db, alloc); then, with the database gone, expects every block of page memory returned
+// exactly once, as it was allocated.
+template <class Open, class Body>
+void with_counted_pages(Open open, Body body) {
+  CountingAllocator alloc;
+  {
+    auto db = open(&alloc);
+    ASSERT_TRUE(db) << db.error().to_string();
+    body(*db, alloc);
+  }
+  EXPECT_EQ(alloc.live_blocks(), 0u) << "page memory leaked";
+  EXPECT_EQ(alloc.bad_frees(), 0u) << "page memory freed twice or never allocated";
+  EXPECT_EQ(alloc.size_mismatches(), 0u);
+}
+
+// with_counted_pages of `bytes` opened through a page cache of `cache_bytes` (open_cached).
+template <class Body>
+void with_counted_cache(std::span<const std::byte> bytes, size_t cache_bytes, Body body) {
+  with_counted_pages(
+      [&](drydb::PageAllocator* alloc) { return open_cached(bytes, cache_bytes, alloc); }, body);
 }
 
 // ---- the file's bytes --------------------------------------------------------------------------
@@ -757,109 +711,5 @@ inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t o
       return;
   }
 }
-
-// ---- storage and allocators with faults --------------------------------------------------------
-
-// A Storage over a byte vector that is NOT mapped (so the page cache is used, as with pread),
-// counts reads and can fail reads that touch a chosen page.
-class FaultyStorage final : public drydb::Storage {
- public:
-  explicit FaultyStorage(std::span<const std::byte> bytes, uint32_t page_size = 512)
-      : bytes_(bytes), page_size_(page_size) {}
-  uint64_t size() const override { return bytes_.size(); }
-  drydb::status read_at(uint64_t offset, std::span<std::byte> dst) const override {
-    const uint64_t n = reads.fetch_add(1, std::memory_order_relaxed) + 1;
-    const uint64_t every = fail_every.load(std::memory_order_relaxed);
-    if (every != 0 && n % every == 0)
-      return drydb::Error(errc::io_error, "injected read failure number " + std::to_string(n));
-    const uint64_t fail = fail_page.load(std::memory_order_relaxed);
-    if (fail != 0) {
-      const uint64_t first = offset / page_size_, last = (offset + dst.size() - 1) / page_size_;
-      if (fail >= first && fail <= last)
-        return drydb::Error(errc::io_error,
-                            "injected read failure at page " + std::to_string(fail));
-    }
-    if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
-      return drydb::Error(errc::truncated, "read past the end");
-    std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
-    return {};
-  }
-
-  mutable std::atomic<uint64_t> reads{0};
-  std::atomic<uint64_t> fail_page{0};   // 0 = no failure (page 0 is read at open only)
-  std::atomic<uint64_t> fail_every{0};  // fail every n-th read; 0 = never
-
- private:
-  std::span<const std::byte> bytes_;
-  uint32_t page_size_;
-};
-
-// A PageAllocator that tracks every live block: catches frees of unknown or already-freed
-// blocks and leaks, and reports the bytes live at any time.
-class CountingAllocator final : public drydb::PageAllocator {
- public:
-  std::byte* allocate(size_t size, size_t alignment) override {
-    const uint64_t every = fail_every.load(std::memory_order_relaxed);
-    if (every != 0 && attempts_.fetch_add(1, std::memory_order_relaxed) % every == every - 1)
-      return nullptr;  // an injected allocation failure
-    auto* p =
-        static_cast<std::byte*>(::operator new (size, std::align_val_t{alignment}, std::nothrow));
-    if (p == nullptr) return nullptr;
-    std::lock_guard lock(mu_);
-    live_[p] = size;
-    live_bytes_ += size;
-    peak_bytes_ = std::max(peak_bytes_, live_bytes_);
-    ++allocations_;
-    return p;
-  }
-  void deallocate(std::byte* p, size_t size, size_t alignment) override {
-    {
-      std::lock_guard lock(mu_);
-      auto it = live_.find(p);
-      if (it == live_.end()) {
-        ++bad_frees_;  // a double free or a foreign pointer: do not touch it
-        return;
-      }
-      if (it->second != size) ++size_mismatches_;
-      live_bytes_ -= it->second;
-      live_.erase(it);
-    }
-    ::operator delete (p, std::align_val_t{alignment});
-  }
-  size_t live_bytes() const {
-    std::lock_guard lock(mu_);
-    return live_bytes_;
-  }
-  size_t live_blocks() const {
-    std::lock_guard lock(mu_);
-    return live_.size();
-  }
-  size_t peak_bytes() const {
-    std::lock_guard lock(mu_);
-    return peak_bytes_;
-  }
-  uint64_t allocations() const {
-    std::lock_guard lock(mu_);
-    return allocations_;
-  }
-  uint64_t bad_frees() const {
-    std::lock_guard lock(mu_);
-    return bad_frees_;
-  }
-  uint64_t size_mismatches() const {
-    std::lock_guard lock(mu_);
-    return size_mismatches_;
-  }
-
-  // Fail every n-th allocation (return nullptr); 0 = never.
-  std::atomic<uint64_t> fail_every{0};
-
- private:
-  mutable std::mutex mu_;
-  std::unordered_map<std::byte*, size_t> live_;
-  std::atomic<uint64_t> attempts_{0};
-  size_t live_bytes_ = 0, peak_bytes_ = 0;
-  uint64_t allocations_ = 0, bad_frees_ = 0, size_mismatches_ = 0;
-};
 
 }  // namespace drydb_fault

@@ -111,8 +111,7 @@ TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
 
   DiffChecker c(*table, enc, model);
   c.check_count();
-  for (const auto& row : model)
-    c.check_get(row.first);
+  c.check_every_get();
 
   const std::vector<std::string> bounds = interesting_bounds(enc, model, shape, seed, 12);
   c.check_unbounded();
@@ -180,14 +179,7 @@ TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
        {kMin, kMin + 1, int64_t{-3001}, int64_t{-3000}, int64_t{-2999}, int64_t{-1}, int64_t{0},
         int64_t{1}, int64_t{2999}, int64_t{3000}, int64_t{3001}, kMax - 1, kMax})
     bounds.push_back(int64_key(v));
-  for (const auto& a : bounds) {
-    c.check_get(a);
-    c.check_single(a);
-    c.check_seek(a);
-    for (const auto& b : bounds)
-      c.check_pair(a, b);
-  }
-  c.check_unbounded();
+  c.check_bounds(bounds);
   EXPECT_EQ(c.failures(), 0);
 
   // Spot checks written out, so a failure reads plainly.
@@ -343,14 +335,7 @@ TEST(EdgeTest, OneRow) {
     std::string k;
     if (successor(enc, key, &k)) bounds.push_back(k);
     if (predecessor(enc, key, &k)) bounds.push_back(k);
-    for (const auto& a : bounds) {
-      c.check_get(a);
-      c.check_single(a);
-      c.check_seek(a);
-      for (const auto& b : bounds)
-        c.check_pair(a, b);
-    }
-    c.check_unbounded();
+    c.check_bounds(bounds);
     c.check_cursor_walks();
     EXPECT_EQ(c.failures(), 0);
     drydb::Cursor cur = t.cursor();
@@ -460,8 +445,7 @@ TEST(EdgeTest, ValuesAroundTheInlineLimit) {
       auto t = db->table("t").value();
       EXPECT_EQ(t.info().overflow_pages, 0u) << "a value at the inline limit spilled";
       DiffChecker c(t, Enc::bytes, model);
-      for (const auto& row : model)
-        c.check_get(row.first);
+      c.check_every_get();
       c.check_unbounded();
       c.check_cursor_walks();
       EXPECT_EQ(c.failures(), 0);
@@ -483,8 +467,7 @@ TEST(EdgeTest, ValuesAroundTheInlineLimit) {
     auto t = db->table("t").value();
     EXPECT_EQ(t.info().overflow_pages, expected_overflow);
     DiffChecker c(t, Enc::bytes, model);
-    for (const auto& row : model)
-      c.check_get(row.first);
+    c.check_every_get();
     c.check_unbounded();
     c.check_cursor_walks();
     c.check_prefix("key1");
@@ -569,8 +552,7 @@ TEST(EdgeTest, SixtyFourMebibyteValue) {
   }
   CountingAllocator alloc;
   {
-    auto db = ReadOnlyDatabase::open_storage(std::make_unique<VectorStorage>(std::move(bytes)),
-                                             {.page_cache_bytes = 64 << 10, .allocator = &alloc});
+    auto db = open_cached(bytes, 64 << 10, &alloc);
     ASSERT_TRUE(db) << describe(db.error());
     check(*db);
   }
@@ -1140,14 +1122,10 @@ TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
     big_keys.push_back(k);
   }
   const auto bytes = build_one(model, Enc::bytes, 512);
-  std::atomic<uint64_t> reads{0};
   CountingAllocator alloc;
   for (int backend = 0; backend < 2; ++backend) {
     SCOPED_TRACE(backend == 0 ? "memory" : "cached, 8 pages");
-    auto db = backend == 0 ? open_mem(bytes)
-                           : ReadOnlyDatabase::open_storage(
-                                 std::make_unique<VectorStorage>(bytes, &reads),
-                                 {.page_cache_bytes = 8 * 512, .allocator = &alloc});
+    auto db = backend == 0 ? open_mem(bytes) : open_cached(bytes, 8 * 512, &alloc);
     ASSERT_TRUE(db) << describe(db.error());
     auto t = db->table("t").value();
     EXPECT_GT(t.info().overflow_pages, 40u);
@@ -1228,15 +1206,19 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
       case Backend::memory:
         return ReadOnlyDatabase::open_memory(bytes_);
       case Backend::custom_small:
-        return ReadOnlyDatabase::open_storage(
-            std::make_unique<VectorStorage>(bytes_, &reads_),
-            {.page_cache_bytes = 8 * kPageSize, .allocator = &alloc_});
+        return open_custom(8 * kPageSize);
       case Backend::custom_large:
-        return ReadOnlyDatabase::open_storage(
-            std::make_unique<VectorStorage>(bytes_, &reads_),
-            {.page_cache_bytes = bytes_.size() + 1, .allocator = &alloc_});
+        return open_custom(bytes_.size() + 1);
     }
     return drydb::unexpected(errc::invalid_argument, "no such backend");
+  }
+
+  // Through a MemoryStorage (kept in storage_ while the database lives) and alloc_.
+  drydb::result<ReadOnlyDatabase> open_custom(size_t cache_bytes) {
+    auto storage = std::make_unique<MemoryStorage>(bytes_);
+    storage_ = storage.get();
+    return ReadOnlyDatabase::open_storage(std::move(storage),
+                                          {.page_cache_bytes = cache_bytes, .allocator = &alloc_});
   }
 
   bool custom() const {
@@ -1248,7 +1230,7 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
   Model text_, ints_, uuids_;
   std::vector<std::byte> bytes_;
   CountingAllocator alloc_;
-  std::atomic<uint64_t> reads_{0};
+  const MemoryStorage* storage_ = nullptr;  // of the custom backends' open database
 };
 
 TEST_P(BackendTest, AnswersMatchTheModel) {
@@ -1270,8 +1252,7 @@ TEST_P(BackendTest, AnswersMatchTheModel) {
       ASSERT_TRUE(t);
       DiffChecker c(*t, one.enc, *one.model);
       c.check_count();
-      for (const auto& row : *one.model)
-        c.check_get(row.first);
+      c.check_every_get();
       const auto bounds = interesting_bounds(one.enc, *one.model, {}, 7, 12);
       c.check_unbounded();
       for (size_t i = 0; i < bounds.size(); ++i) {
@@ -1287,9 +1268,11 @@ TEST_P(BackendTest, AnswersMatchTheModel) {
       c.check_cursor_walks();
       EXPECT_EQ(c.failures(), 0);
     }
+    if (custom()) {
+      EXPECT_GT(storage_->reads.load(), 0u) << "the custom storage was not read";
+    }
   }
   if (custom()) {
-    EXPECT_GT(reads_.load(), 0u);
     EXPECT_GT(alloc_.allocations(), 0u) << "the custom allocator was not used";
     EXPECT_EQ(alloc_.allocations(), alloc_.deallocations());
     EXPECT_EQ(alloc_.live_blocks(), 0u) << "page memory not returned after the database died";
@@ -1354,20 +1337,10 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, BackendTest,
 
 // A custom Storage that exposes its bytes through mapped() is read in place:
 // no page memory is allocated.
-class MappedVectorStorage final : public drydb::Storage {
+class MappedMemoryStorage final : public MemoryStorage {
  public:
-  explicit MappedVectorStorage(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {}
-  uint64_t size() const override { return bytes_.size(); }
-  drydb::status read_at(uint64_t offset, std::span<std::byte> dst) const override {
-    if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
-      return drydb::unexpected(errc::truncated, "read past the end");
-    std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
-    return {};
-  }
-  std::span<const std::byte> mapped() const override { return bytes_; }
-
- private:
-  std::vector<std::byte> bytes_;
+  using MemoryStorage::MemoryStorage;
+  std::span<const std::byte> mapped() const override { return bytes(); }
 };
 
 TEST(StorageTest, CustomMappedStorageReadsInPlace) {
@@ -1375,12 +1348,11 @@ TEST(StorageTest, CustomMappedStorageReadsInPlace) {
   auto bytes = build_one(model, Enc::bytes, 512);
   CountingAllocator alloc;
   {
-    auto db = ReadOnlyDatabase::open_storage(std::make_unique<MappedVectorStorage>(bytes),
+    auto db = ReadOnlyDatabase::open_storage(std::make_unique<MappedMemoryStorage>(bytes),
                                              {.allocator = &alloc});
     ASSERT_TRUE(db) << describe(db.error());
     DiffChecker c(db->table("t").value(), Enc::bytes, model);
-    for (const auto& row : model)
-      c.check_get(row.first);
+    c.check_every_get();
     c.check_cursor_walks();
     EXPECT_EQ(c.failures(), 0);
   }
@@ -1397,10 +1369,11 @@ TEST(StorageTest, CacheBudget) {
   for (bool large : {true, false}) {
     SCOPED_TRACE(large ? "cache larger than the file" : "cache of 8 pages");
     CountingAllocator alloc;
-    std::atomic<uint64_t> reads{0};
     {
+      auto storage = std::make_unique<MemoryStorage>(bytes);
+      const std::atomic<uint64_t>& reads = storage->reads;
       auto db = ReadOnlyDatabase::open_storage(
-          std::make_unique<VectorStorage>(bytes, &reads),
+          std::move(storage),
           {.page_cache_bytes = large ? bytes.size() : 8 * 512, .allocator = &alloc});
       ASSERT_TRUE(db) << describe(db.error());
       auto t = db->table("t").value();
@@ -1409,8 +1382,7 @@ TEST(StorageTest, CacheBudget) {
       const uint64_t reads_after_first_walk = reads.load();
       EXPECT_GT(reads_after_first_walk, 0u);
       c.check_cursor_walks();
-      for (const auto& row : model)
-        c.check_get(row.first);
+      c.check_every_get();
       EXPECT_EQ(c.failures(), 0);
       if (large) {
         EXPECT_EQ(reads.load(), reads_after_first_walk)

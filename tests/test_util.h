@@ -1,6 +1,7 @@
-// Shared helpers of drydb's GoogleTest suites: key generators per encoding, a
+// Helpers of the builder and table suites: key generators per encoding, a
 // std::map model built into a database, and a differential checker that asks a
-// table the questions a model can answer and compares every row.
+// table the questions a model can answer and compares every row. What the
+// fault suites (fault_util.h) need too lives in support.h.
 //
 // Keys in models are the *encoded* key bytes (a std::string per key), so one
 // model type serves every encoding: std::string orders by unsigned bytes, then
@@ -9,27 +10,16 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
-#include <mutex>
-#include <new>
 #include <random>
 #include <set>
-#include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -37,35 +27,19 @@
 #include "drydb/detail/format.h"
 #include "drydb/detail/node.h"
 #include "drydb/drydb.h"
+#include "support.h"
 
 namespace drydb_test {
 
+// The helpers shared with fault_util.h (support.h).
+using namespace drydb_support;
+
 using Model = std::map<std::string, std::string>;
 using Rng = std::mt19937_64;
-using Bytes = std::span<const std::byte>;
-
-inline Bytes as_bytes(std::string_view s) {
-  return std::as_bytes(std::span(s.data(), s.size()));
-}
-inline std::string to_string(Bytes b) {
-  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
-}
-inline std::string_view to_view(Bytes b) {
-  return {reinterpret_cast<const char*>(b.data()), b.size()};
-}
-
-// An Error for a failure message. Deliberately not Error::to_string() or
-// operator<< on the code: those call the code's category, and when a code is
-// not in drydb's category (std::generic_category() lives in the uninstrumented
-// libstdc++) UBSan's vptr check aborts the whole test binary.
-inline std::string describe(const drydb::Error& e) {
-  const bool ours = &e.code.category() == &drydb::error_category();
-  return e.message + " (" + (ours ? "drydb:" : "NOT drydb category:") +
-         std::to_string(e.code.value()) + ")";
-}
 
 // Whether `code` is drydb's `e`. Compares the category's address: even the
-// non-virtual error_category::operator== is a member call UBSan checks.
+// non-virtual error_category::operator== is a member call UBSan checks
+// (see describe() in support.h).
 inline bool is(std::error_code code, drydb::errc e) {
   return &code.category() == &drydb::error_category() && code.value() == static_cast<int>(e);
 }
@@ -163,30 +137,11 @@ inline size_t width_of(Enc e) {
   }
 }
 
-inline std::string int64_key(int64_t v) {
-  std::string s(8, '\0');
-  drydb::detail::store_be64(reinterpret_cast<std::byte*>(s.data()), drydb::int64_to_ordered(v));
-  return s;
-}
-inline int64_t int64_of(std::string_view k) {
-  return drydb::ordered_to_int64(
-      drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k.data())));
-}
-
 // The typed Key a user would pass for encoded key `k` of encoding `e`: an
 // int64_t, a Uuid, a Ulid, or (bytes and custom encodings) the bytes, which
 // the Key borrows from `k`.
 inline drydb::Key key_for(Enc e, const std::string& k) {
-  switch (e) {
-    case Enc::int64:
-      return drydb::Key(int64_of(k));
-    case Enc::uuid:
-      return drydb::Key(drydb::Uuid::from_bytes(as_bytes(k).first<16>()));
-    case Enc::ulid:
-      return drydb::Key(drydb::Ulid::from_bytes(as_bytes(k).first<16>()));
-    default:
-      return drydb::Key(std::string_view(k));
-  }
+  return drydb_support::typed_key(encoding_of(e).kind(), k);
 }
 
 // How a key prints in a failure message.
@@ -343,161 +298,13 @@ inline std::vector<std::byte> build_memory(const std::vector<TableSpec>& tables,
                                            uint64_t shuffle_seed = 1) {
   drydb::DatabaseBuilder builder(options);
   append_all(builder, tables, shuffle_seed);
-  auto bytes = builder.build_to_memory();
-  if (!bytes) {
-    ADD_FAILURE() << "build failed: " << describe(bytes.error());
-    return {};
-  }
-  return std::move(*bytes);
+  return built_bytes(builder.build_to_memory());
 }
 
 inline std::vector<std::byte> build_one(const Model& rows, Enc enc, uint32_t page_size,
                                         const std::string& name = "t") {
   return build_memory({{name, enc, &rows}}, {.page_size = page_size});
 }
-
-// ---- files ------------------------------------------------------------------------
-
-// A fresh, empty folder for one test, removed when the object dies.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("drydb-") + (info ? info->test_suite_name() : "x") + "-" +
-                       (info ? info->name() : "x") + "-" + std::to_string(::getpid());
-    for (auto& c : name)
-      if (c == '/') c = '_';
-    path_ = std::filesystem::temp_directory_path() / name;
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-    std::filesystem::create_directories(path_, ec);
-    EXPECT_FALSE(ec) << "cannot create " << path_ << ": " << ec.message();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
-  // Names of the entries in the folder, sorted.
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    std::error_code ec;
-    for (auto it = std::filesystem::directory_iterator(path_, ec);
-         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-      out.push_back(it->path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline bool write_file(const std::filesystem::path& path, Bytes bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  return static_cast<bool>(out);
-}
-
-inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(chars.size());
-  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
-}
-
-// ---- storage and allocator seams --------------------------------------------------
-
-// A Storage over a byte vector it owns, read through read_at only (mapped() is
-// empty), so every page goes through the page cache.
-class VectorStorage final : public drydb::Storage {
- public:
-  explicit VectorStorage(std::vector<std::byte> bytes, std::atomic<uint64_t>* reads = nullptr)
-      : bytes_(std::move(bytes)), reads_(reads) {}
-  uint64_t size() const override { return bytes_.size(); }
-  drydb::status read_at(uint64_t offset, std::span<std::byte> dst) const override {
-    if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
-      return drydb::unexpected(drydb::errc::truncated, "VectorStorage: read past the end");
-    if (!dst.empty()) std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
-    if (reads_) reads_->fetch_add(1, std::memory_order_relaxed);
-    return {};
-  }
-
- private:
-  std::vector<std::byte> bytes_;
-  std::atomic<uint64_t>* reads_;
-};
-
-// A PageAllocator that counts and checks what passes through it: every
-// deallocate must match an allocate of the same pointer, size and alignment.
-class CountingAllocator final : public drydb::PageAllocator {
- public:
-  std::byte* allocate(size_t size, size_t alignment) override {
-    auto* p =
-        static_cast<std::byte*>(::operator new (size, std::align_val_t{alignment}, std::nothrow));
-    if (p == nullptr) return nullptr;
-    std::lock_guard lock(mu_);
-    ++allocations_;
-    live_bytes_ += size;
-    peak_bytes_ = std::max(peak_bytes_, live_bytes_);
-    if (reinterpret_cast<uintptr_t>(p) % alignment != 0) ++errors_;
-    live_[p] = {size, alignment};
-    return p;
-  }
-  void deallocate(std::byte* p, size_t size, size_t alignment) override {
-    {
-      std::lock_guard lock(mu_);
-      ++deallocations_;
-      auto it = live_.find(p);
-      if (it == live_.end() || it->second.first != size || it->second.second != alignment) {
-        ++errors_;  // unknown pointer or mismatched size: leak it rather than corrupt the heap
-        return;
-      }
-      live_.erase(it);
-      live_bytes_ -= size;
-    }
-    ::operator delete (p, std::align_val_t{alignment});
-  }
-
-  uint64_t allocations() const {
-    std::lock_guard lock(mu_);
-    return allocations_;
-  }
-  uint64_t deallocations() const {
-    std::lock_guard lock(mu_);
-    return deallocations_;
-  }
-  size_t live_bytes() const {
-    std::lock_guard lock(mu_);
-    return live_bytes_;
-  }
-  size_t live_blocks() const {
-    std::lock_guard lock(mu_);
-    return live_.size();
-  }
-  size_t peak_bytes() const {
-    std::lock_guard lock(mu_);
-    return peak_bytes_;
-  }
-  uint64_t errors() const {
-    std::lock_guard lock(mu_);
-    return errors_;
-  }
-
- private:
-  mutable std::mutex mu_;
-  uint64_t allocations_ = 0, deallocations_ = 0, errors_ = 0;
-  size_t live_bytes_ = 0, peak_bytes_ = 0;
-  std::unordered_map<std::byte*, std::pair<size_t, size_t>> live_;
-};
 
 // ---- the tree's shape, read from the file ------------------------------------------
 
@@ -551,20 +358,7 @@ inline TreeShape scan_tree(Bytes file, size_t key_width) {
 // The smallest key of the encoding's key space greater than k (fixed width:
 // k + 1 as a big-endian number; variable: k + "\0"); false when none.
 inline bool successor(Enc e, const std::string& k, std::string* out) {
-  if (width_of(e) == 0) {
-    *out = k + '\0';
-    return true;
-  }
-  std::string s = k;
-  for (size_t i = s.size(); i-- > 0;) {
-    if (static_cast<unsigned char>(s[i]) != 0xff) {
-      s[i] = static_cast<char>(static_cast<unsigned char>(s[i]) + 1);
-      *out = s;
-      return true;
-    }
-    s[i] = '\0';
-  }
-  return false;
+  return drydb_support::next_key(width_of(e), k, out);
 }
 
 // A key smaller than k (fixed width: k - 1; variable: k minus its last byte);
@@ -641,6 +435,12 @@ class DiffChecker {
       fail("get(" + show(enc_, k) + ") returned the wrong value (" + std::to_string(v->size()) +
            " bytes, want " + std::to_string(rows_[i].second.size()) + ")");
     if (!expect && v->size() != 0) fail("get(" + show(enc_, k) + ") not found but has bytes");
+  }
+
+  // A get of every row of the model.
+  void check_every_get() {
+    for (size_t i = 0; i < rows_.size(); ++i)
+      check_get(rows_[i].first);
   }
 
   // One range query and its count, for one combination of ends and order.
@@ -738,6 +538,19 @@ class DiffChecker {
   void check_unbounded() {
     for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending})
       check_range(std::string(), End::unbounded, std::string(), End::unbounded, order);
+  }
+
+  // At every bound a get, the one-ended ranges and a seek; ranges between every two bounds (both
+  // ways round); and the unbounded ranges.
+  void check_bounds(const std::vector<std::string>& bounds) {
+    for (const auto& a : bounds) {
+      check_get(a);
+      check_single(a);
+      check_seek(a);
+      for (const auto& b : bounds)
+        check_pair(a, b);
+    }
+    check_unbounded();
   }
 
   void check_prefix(const std::string& p) {

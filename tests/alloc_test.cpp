@@ -1,0 +1,113 @@
+// The read path allocates nothing per query: gets, range steps, counts and
+// cursor steps run with a counting global operator new in this test binary.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "drydb/drydb.h"
+
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+// The replacements below pair malloc with free; g++ cannot see that the
+// replaced operator new is malloc and warns on each delete.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+void* operator new(size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  std::abort();
+}
+void* operator new[](size_t n) {
+  return operator new(n);
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, size_t) noexcept {
+  std::free(p);
+}
+
+namespace {
+
+std::string value_of(int64_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "val%010lld", static_cast<long long>(i));
+  return buf;
+}
+
+class AllocationTest : public ::testing::TestWithParam<drydb::StorageKind> {
+ protected:
+  static constexpr int64_t kRows = 10'000;
+
+  void SetUp() override {
+    path_ = ::testing::TempDir() + "drydb_alloc_test.drydb";
+    drydb::DatabaseBuilder builder({.page_size = 4096});
+    auto& items = builder.create_table("items", drydb::KeyEncoding::int64());
+    auto& words = builder.create_table("words", drydb::KeyEncoding::bytes());
+    for (int64_t i = 0; i < kRows; ++i) {
+      items.append(i, value_of(i));
+      words.append("word" + std::to_string(i), i % 100 == 0 ? std::string(3000, 'x') : "v");
+    }
+    ASSERT_TRUE(builder.build_to_file(path_));
+  }
+  void TearDown() override { std::remove(path_.c_str()); }
+
+  std::string path_;
+};
+
+TEST_P(AllocationTest, QueriesAllocateNothingOnceWarm) {
+  // A cache that holds the file: once pages are resident, no query allocates.
+  auto db =
+      drydb::ReadOnlyDatabase::open(path_, {.storage = GetParam(), .page_cache_bytes = 64 << 20});
+  ASSERT_TRUE(db);
+  auto items = db->table("items").value();
+  auto words = db->table("words").value();
+  auto run = [&] {
+    uint64_t sum = 0;
+    for (int64_t k = 0; k < kRows; k += 7)
+      sum += items.get(k)->size();
+    for (auto [key, value] : *items.get_range(int64_t{2000}, int64_t{2099}))
+      sum += value.size();
+    for (auto [key, value] :
+         *items.get_range(int64_t{5000}, int64_t{5500}, {.order = drydb::SortOrder::descending}))
+      sum += value.size();
+    sum += *items.count_range(int64_t{1000}, int64_t{8999});
+    for (auto [key, value] : *words.prefix("word12"))
+      sum += value.size();
+    auto cursor = words.cursor();
+    for (bool ok = cursor.first(); ok; ok = cursor.next())
+      sum += cursor.value().size();
+    for (bool ok = cursor.last(); ok; ok = cursor.prev())
+      sum += cursor.key().size();
+    sum += words.get("word500")->size();  // an overflow value
+    return sum;
+  };
+  const uint64_t warm = run();  // loads pages (allocates in the cached modes)
+  const uint64_t before = g_allocations.load();
+  const uint64_t again = run();
+  EXPECT_EQ(g_allocations.load() - before, 0u) << "queries allocated";
+  EXPECT_EQ(warm, again);
+}
+
+INSTANTIATE_TEST_SUITE_P(Storage, AllocationTest,
+                         ::testing::Values(drydb::StorageKind::mmap, drydb::StorageKind::pread),
+                         [](const auto& info) {
+                           return info.param == drydb::StorageKind::mmap ? "mmap" : "pread";
+                         });
+
+}  // namespace
