@@ -47,8 +47,8 @@ class DatabaseState {
   // Verified bytes of `page`, which must be of `type` (and, for internal
   // pages, of `level`). When *pin is set on return the caller releases it
   // with unpin(). On failure returns nullptr and fills *err.
-  const std::byte* fetch(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
-                         PageSlot** pin, ErrorOut* err) const {
+  DRYDB_ALWAYS_INLINE const std::byte* fetch(const TreeRef& tree, uint64_t page, PageType type,
+                                             uint32_t level, PageSlot** pin, ErrorOut* err) const {
     const std::byte* p;
     *pin = nullptr;
     if (base_ != nullptr) {
@@ -78,11 +78,11 @@ class DatabaseState {
                                                      const OpenOptions& options);
 
  private:
-  bool verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* err) const;
+  [[gnu::cold]] bool verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* err) const;
   const std::byte* load(const TreeRef& tree, uint64_t page, PageType type, PageSlot** pin,
                         ErrorOut* err) const;
-  void wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
-                  ErrorOut* err) const;
+  [[gnu::cold]] void wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
+                                ErrorOut* err) const;
   void evict_locked() const;
 
   std::unique_ptr<Storage> storage_;

@@ -19,7 +19,8 @@ using ByteView = std::span<const std::byte>;
 // First index i in [0, n) with prefixes[i] >= x (big-endian u64 array), or n.
 // Branch-free halving: the loop runs log2(n) times whatever the data, and the
 // compiler turns the select into a conditional move.
-inline uint32_t prefix_lower_bound(const std::byte* prefixes, uint32_t n, uint64_t x) noexcept {
+DRYDB_ALWAYS_INLINE uint32_t prefix_lower_bound(const std::byte* prefixes, uint32_t n,
+                                                uint64_t x) noexcept {
   if (n == 0) return 0;
   const std::byte* base = prefixes;
   uint32_t len = n;
@@ -95,7 +96,8 @@ class LeafView {
   }
 
   // First index whose key is >= key (n if none); *found = equal key there.
-  uint32_t lower_bound(ByteView key, uint64_t key_prefix, bool* found) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t lower_bound(ByteView key, uint64_t key_prefix,
+                                           bool* found) const noexcept {
     uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
     // Equal prefixes mean equal keys only for a key of the tree's own width.
     if (layout_.prefix_is_key() && key.size() == layout_.width) {
@@ -166,7 +168,7 @@ class InternalView {
   }
 
   // The child whose subtree holds `key`: the number of separators <= key.
-  uint32_t child_for(ByteView key, uint64_t key_prefix) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t child_for(ByteView key, uint64_t key_prefix) const noexcept {
     const std::byte* prefixes = page_ + internal::prefixes_off(n_);
     const uint32_t seps = n_ - 1;
     if (layout_.prefix_is_key() && key.size() == layout_.width) {
