@@ -2,6 +2,8 @@
 // cursor steps run with a counting global operator new in this test binary.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +57,10 @@ class AllocationTest : public ::testing::TestWithParam<drydb::StorageKind> {
   static constexpr int64_t kRows = 10'000;
 
   void SetUp() override {
-    path_ = ::testing::TempDir() + "drydb_alloc_test.drydb";
+    // One file per test and process: ctest runs the parameters in parallel.
+    path_ = ::testing::TempDir() + "drydb_alloc_test_" +
+            std::to_string(static_cast<int>(GetParam())) + "_" + std::to_string(::getpid()) +
+            ".drydb";
     drydb::DatabaseBuilder builder({.page_size = 4096});
     auto& items = builder.create_table("items", drydb::KeyEncoding::int64());
     auto& words = builder.create_table("words", drydb::KeyEncoding::bytes());
