@@ -63,9 +63,8 @@ struct Fixture {
       items.append(i, value_of(i));
     builder.build_to_file(path).value();
     auto db = drydb::ReadOnlyDatabase::open(path).value();
-    auto table = db.table("items").value();
+    auto table = db.table("items").value();  // stays valid when db is moved
     auto* f = new Fixture{path, std::move(db), table, {}, {}};
-    f->table = f->db.table("items").value();  // rebind to the moved database
     for (int64_t i = 0; i < kRows; ++i) {
       f->keys.push_back(i);
       f->values.push_back(value_of(i));

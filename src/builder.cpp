@@ -115,11 +115,9 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
 
 TableBuilder& TableBuilder::append(const Key& key, std::span<const std::byte> value) {
   detail::BuilderState& b = *state_->builder;
-  if (!b.first_error || b.built) {
-    if (b.built && b.first_error)
-      b.fail(Error(errc::invalid_state, "table '" + state_->name + "': append after build"));
-    return *this;
-  }
+  if (b.built)
+    b.fail(Error(errc::invalid_state, "table '" + state_->name + "': append after build"));
+  if (!b.first_error) return *this;  // sticky: later rows are ignored
   const KeyEncoding enc = state_->encoding;
   auto k = key.bytes();
   if (key.kind() != enc.kind()) {

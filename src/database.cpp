@@ -166,9 +166,13 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
     *err = std::move(e);
     return nullptr;
   };
-  if (auto st = storage_->read_at(page * page_size_, std::span(buf, size)); !st)
+  // A storage error, with where it happened.
+  auto read_failed = [&](const status& st) {
     return fail(Error(st.error().code,
                       tree.label + ", page " + std::to_string(page) + ": " + st.error().message));
+  };
+  if (auto st = storage_->read_at(page * page_size_, std::span(buf, size)); !st)
+    return read_failed(st);
   if (type == PageType::overflow) {
     uint64_t pages;
     ErrorOut e;
@@ -185,8 +189,7 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
       if (auto st = storage_->read_at((page + 1) * page_size_,
                                       std::span(buf + page_size_, size - page_size_));
           !st)
-        return fail(Error(st.error().code, tree.label + ", page " + std::to_string(page) + ": " +
-                                               st.error().message));
+        return read_failed(st);
     }
     if (!check_overflow_run(tree, page, buf, &e)) return fail(std::move(*e));
   } else {
