@@ -8,12 +8,23 @@
 #include "drydb/detail/catalog.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
+#include "drydb/detail/index_coding.h"
 #include "sink.h"
 #include "sorter.h"
 #include "tree_writer.h"
 
 namespace drydb {
 namespace detail {
+
+struct IndexState {
+  std::string name;
+  bool unique;
+  KeyEncoding encoding;
+  IndexKeyFunction index_key;
+  // Entries as (group(index key) ++ primary rank) -> primary key (unique
+  // indexes keep it to name both rows of a duplicate) or nothing.
+  std::unique_ptr<Sorter> sorter;
+};
 
 struct TableState {
   TableState(BuilderState* b, std::string n, KeyEncoding e, size_t memory_budget)
@@ -22,8 +33,22 @@ struct TableState {
   std::string name;
   KeyEncoding encoding;
   Sorter sorter;
+  std::vector<IndexState> indexes;
   TableBuilder handle;
 };
+
+namespace {
+
+const char* key_kind_name(KeyKind kind) {
+  static constexpr const char* kNames[] = {"text/bytes", "int64", "Uuid", "Ulid"};
+  return kNames[static_cast<int>(kind)];
+}
+
+std::string index_label(const TableState& t, const IndexState& ix) {
+  return "table '" + t.name + "', " + (ix.unique ? "unique " : "") + "index '" + ix.name + "'";
+}
+
+}  // namespace
 
 class BuilderState {
  public:
@@ -44,17 +69,31 @@ class BuilderState {
   size_t buffered = 0;  // bytes buffered by every table's sorter
 
   status maybe_spill();
+  result<std::filesystem::path> spill_dir() const;
   status write(Sink& sink, uint64_t& file_length);
+
+ private:
+  status add_index_entry(TableState& t, IndexState& ix, Bytes key, Bytes value, uint64_t rank);
+  status write_index(Sink& sink, const TableState& t, IndexState& ix,
+                     const std::vector<TreeWriter::LeafStart>& leaves, uint64_t& next_page,
+                     IndexDesc& out);
+  std::vector<std::byte> scratch_;
+  size_t index_buffered_ = 0;  // bytes buffered by the index sorters of the table being written
 };
+
+result<std::filesystem::path> BuilderState::spill_dir() const {
+  if (!options.temp_dir.empty()) return options.temp_dir;
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) return Error(errc::io_error, "no temp folder for spilling: " + ec.message());
+  return dir;
+}
 
 status BuilderState::maybe_spill() {
   if (buffered <= options.memory_budget) return {};
-  std::filesystem::path dir = options.temp_dir;
-  if (dir.empty()) {
-    std::error_code ec;
-    dir = std::filesystem::temp_directory_path(ec);
-    if (ec) return Error(errc::io_error, "no temp folder for spilling: " + ec.message());
-  }
+  auto dir_or = spill_dir();
+  if (!dir_or) return std::move(dir_or).error();
+  const std::filesystem::path& dir = *dir_or;
   // Spill the tables that hold the most until half the budget is free: small
   // tables then rarely spill, which keeps run files (and descriptors) few.
   std::vector<TableState*> largest;
@@ -82,13 +121,27 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
     desc.primary.kind = TreeKind::primary;
     desc.primary.key_width = static_cast<uint16_t>(t.encoding.fixed_width());
     TreeWriter writer(sink, page_size, desc.primary.key_width, next_page);
-    DRYDB_TRY(t.sorter.merge([&](Bytes key, Bytes value) { return writer.add(key, value); },
-                             [&](Bytes key) {
-                               return Error(errc::duplicate_key, "table '" + t.name + "': key '" +
-                                                                     t.encoding.format(key) +
-                                                                     "' was appended twice");
-                             }));
+    uint64_t rank = 0;
+    index_buffered_ = 0;
+    DRYDB_TRY(t.sorter.merge(
+        [&](Bytes key, Bytes value) -> status {
+          DRYDB_TRY(writer.add(key, value));
+          for (IndexState& ix : t.indexes)
+            DRYDB_TRY(add_index_entry(t, ix, key, value, rank));
+          ++rank;
+          return {};
+        },
+        [&](Bytes key) {
+          return Error(errc::duplicate_key, "table '" + t.name + "': key '" +
+                                                t.encoding.format(key) + "' was appended twice");
+        }));
     DRYDB_TRY(writer.finish(desc.primary));
+    // The index trees follow their table's primary tree.
+    for (IndexState& ix : t.indexes) {
+      DRYDB_TRY(
+          write_index(sink, t, ix, writer.leaf_starts(), next_page, desc.indexes.emplace_back()));
+      ix.sorter.reset();
+    }
     catalog.tables.push_back(std::move(desc));
   }
   std::vector<std::byte> cat = encode_catalog(catalog);
@@ -109,6 +162,100 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
   store_u64(h + header::kCatalogChecksumOff, checksum(cat));
   store_u64(h + header::kHeaderChecksumOff, checksum(Bytes(h, header::kHeaderChecksumOff)));
   return sink.write_at(0, head);
+}
+
+status BuilderState::add_index_entry(TableState& t, IndexState& ix, Bytes key, Bytes value,
+                                     uint64_t rank) {
+  std::optional<IndexKey> index_key = ix.index_key(key, value);
+  if (!index_key) return {};
+  const Bytes k = index_key->bytes();
+  const uint32_t width = ix.encoding.fixed_width();
+  auto row = [&] { return "for row '" + t.encoding.format(key) + "'"; };
+  if (index_key->kind() != ix.encoding.kind())
+    return Error(errc::wrong_key_type, index_label(t, ix) + " has " +
+                                           std::string(ix.encoding.id()) +
+                                           " keys; its function returned a " +
+                                           key_kind_name(index_key->kind()) + " key " + row());
+  if (width != 0 && k.size() != width)
+    return Error(errc::wrong_key_type, index_label(t, ix) + ": key '" + escape_bytes(k) + "' " +
+                                           row() + " is not " + std::to_string(width) + " bytes");
+  const size_t group = index_group_size(k, width);
+  const size_t tree_key = ix.unique ? k.size() : group + kRankSuffixSize;
+  const uint32_t limit = max_key_length(options.page_size);
+  if (tree_key > limit) {
+    std::string shown = ix.encoding.format(k.first(std::min<size_t>(k.size(), 64)));
+    return Error(errc::key_too_long,
+                 index_label(t, ix) + ": key '" + shown + "...' " + row() + " takes " +
+                     std::to_string(tree_key) + " bytes in the index; the limit for page size " +
+                     std::to_string(options.page_size) + " is " + std::to_string(limit));
+  }
+  scratch_.resize(group + kRankSuffixSize);
+  store_be64(put_index_group(scratch_.data(), k, width), rank);
+  const size_t before = ix.sorter->memory_bytes();
+  ix.sorter->add(scratch_, ix.unique ? key : Bytes());
+  index_buffered_ += ix.sorter->memory_bytes() - before;
+  if (index_buffered_ > options.memory_budget) {
+    auto dir = spill_dir();
+    if (!dir) return std::move(dir).error();
+    for (IndexState& other : t.indexes) {
+      if (other.sorter->memory_bytes() == 0) continue;
+      index_buffered_ -= other.sorter->memory_bytes();
+      DRYDB_TRY(other.sorter->spill(*dir));
+    }
+  }
+  return {};
+}
+
+status BuilderState::write_index(Sink& sink, const TableState& t, IndexState& ix,
+                                 const std::vector<TreeWriter::LeafStart>& leaves,
+                                 uint64_t& next_page, IndexDesc& out) {
+  const uint32_t width = ix.encoding.fixed_width();
+  out.name = ix.name;
+  TreeDesc& d = out.tree;
+  d.encoding_id = std::string(ix.encoding.id());
+  d.kind = ix.unique ? TreeKind::unique_index : TreeKind::multi_index;
+  d.key_width = static_cast<uint16_t>(ix.unique || width == 0 ? width : width + kRankSuffixSize);
+  TreeWriter writer(sink, options.page_size, d.key_width, next_page);
+  std::string previous_group, previous_row;
+  bool have_previous = false;
+  std::vector<std::byte> unescaped;
+  DRYDB_TRY(ix.sorter->merge(
+      [&](Bytes sort_key, Bytes primary_key) -> status {
+        const Bytes group = sort_key.first(sort_key.size() - kRankSuffixSize);
+        const uint64_t rank = load_be64(sort_key.data() + group.size());
+        Bytes tree_key = sort_key;
+        if (ix.unique) {
+          tree_key = group;
+          if (width == 0) {  // drop the terminator and the escapes
+            unescaped.resize(group.size());
+            tree_key = Bytes(unescaped.data(),
+                             unescape_index_group(group.first(group.size() - 2), unescaped.data()));
+          }
+          const std::string_view g(reinterpret_cast<const char*>(group.data()), group.size());
+          if (have_previous && g == previous_group)
+            return Error(errc::duplicate_key,
+                         index_label(t, ix) + ": key '" + ix.encoding.format(tree_key) +
+                             "' is given by rows '" +
+                             t.encoding.format(std::as_bytes(std::span(previous_row))) + "' and '" +
+                             t.encoding.format(primary_key) + "'");
+          previous_group.assign(g);
+          previous_row.assign(reinterpret_cast<const char*>(primary_key.data()),
+                              primary_key.size());
+          have_previous = true;
+        }
+        // The leaf holding the row of this rank: the last leaf starting at or before it.
+        auto leaf = std::upper_bound(leaves.begin(), leaves.end(), rank,
+                                     [](uint64_t r, const TreeWriter::LeafStart& l) {
+                                       return r < l.first_rank;
+                                     }) -
+                    1;
+        std::byte ref[kRowRefSize];
+        store_u64(ref, leaf->page);
+        store_u16(ref + 8, static_cast<uint16_t>(rank - leaf->first_rank));
+        return writer.add(tree_key, Bytes(ref, sizeof ref));
+      },
+      [&](Bytes) { return Error(errc::invalid_state, index_label(t, ix) + ": entries repeat"); }));
+  return writer.finish(d);
 }
 
 }  // namespace detail
@@ -149,6 +296,23 @@ TableBuilder& TableBuilder::append(const Key& key, std::span<const std::byte> va
   state_->sorter.add(k, value);
   b.buffered += state_->sorter.memory_bytes() - before;
   if (auto st = b.maybe_spill(); !st) b.fail(std::move(st).error());
+  return *this;
+}
+
+TableBuilder& TableBuilder::add_secondary_index(std::string_view name, bool unique,
+                                                KeyEncoding encoding, IndexKeyFunction index_key) {
+  detail::BuilderState& b = *state_->builder;
+  const std::string label = "table '" + state_->name + "', index '" + std::string(name) + "'";
+  if (b.built) b.fail(Error(errc::invalid_state, label + ": declared after build"));
+  if (name.empty() || name.size() > 255)
+    b.fail(Error(errc::invalid_argument, label + ": an index name must be 1 to 255 bytes"));
+  if (!index_key) b.fail(Error(errc::invalid_argument, label + ": no index function given"));
+  for (const auto& other : state_->indexes)
+    if (other.name == name) b.fail(Error(errc::duplicate_name, label + " is declared twice"));
+  if (!b.first_error) return *this;
+  state_->indexes.push_back(
+      detail::IndexState{std::string(name), unique, encoding, std::move(index_key),
+                         std::make_unique<detail::Sorter>(b.options.memory_budget)});
   return *this;
 }
 

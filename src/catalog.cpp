@@ -55,7 +55,9 @@ result<TreeDesc> decode_tree(ByteReader& r, const std::string& where, uint32_t p
   if (kind > 2 || reserved != 0) return bad(where + " has an unknown tree kind");
   t.kind = static_cast<TreeKind>(kind);
   if (t.encoding_id.empty()) return bad(where + " has an empty key encoding id");
-  if (t.key_width > 64) return bad(where + " has a key width over 64");
+  // Non-unique index trees append an 8-byte rank to keys of up to 64 bytes.
+  if (t.key_width > (t.kind == TreeKind::multi_index ? 72 : 64))
+    return bad(where + " has a key width over the maximum");
   if (t.max_key_length > max_key_length(page_size))
     return bad(where + " claims keys longer than the page size allows");
   if (t.depth > kMaxDepth) return bad(where + " is deeper than " + std::to_string(kMaxDepth));
@@ -148,6 +150,8 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
       if (!tree) return std::move(tree).error();
       if (tree->kind == TreeKind::primary)
         return bad("index '" + ix.name + "' has the primary tree kind");
+      if (tree->rows > t.primary.rows)
+        return bad("index '" + ix.name + "' of '" + t.name + "' has more entries than rows");
       ix.tree = std::move(*tree);
       t.indexes.push_back(std::move(ix));
     }

@@ -7,6 +7,7 @@
 #include "checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
+#include "drydb/detail/index_coding.h"
 #include "page_check.h"
 
 namespace drydb {
@@ -112,7 +113,13 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   s.page_size_ = page_size;
   s.page_count_ = page_count;
   s.catalog_ = std::move(*catalog);
+  // Every TreeRef is placed before any pointer to one is taken: the vectors never reallocate.
+  size_t index_count = 0;
+  for (const TableDesc& t : s.catalog_.tables)
+    index_count += t.indexes.size();
   s.primaries_.reserve(s.catalog_.tables.size());
+  s.indexes_.reserve(index_count);
+  s.index_begin_.push_back(0);
   for (const TableDesc& t : s.catalog_.tables) {
     auto enc = KeyEncoding::find(t.primary.encoding_id);
     if (!enc)
@@ -120,8 +127,23 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     if (enc->fixed_width() != t.primary.key_width)
       return corrupt("table '" + t.name + "': key width " + std::to_string(t.primary.key_width) +
                      " does not match encoding '" + t.primary.encoding_id + "'");
-    s.primaries_.push_back(TreeRef{&t.primary, *enc, enc->kind(), KeyLayout{t.primary.key_width},
-                                   "table '" + t.name + "'"});
+    const TreeRef& primary = s.primaries_.emplace_back(
+        TreeRef{&t.primary, *enc, enc->kind(), KeyLayout{t.primary.key_width},
+                "table '" + t.name + "'", nullptr, t.name});
+    for (const IndexDesc& ix : t.indexes) {
+      const std::string label = "index '" + ix.name + "' of table '" + t.name + "'";
+      auto ienc = KeyEncoding::find(ix.tree.encoding_id);
+      if (!ienc) return Error(errc::unknown_encoding, label + ": " + ienc.error().message);
+      const uint32_t width = ienc->fixed_width();
+      const uint32_t expected =
+          ix.tree.kind == TreeKind::multi_index && width != 0 ? width + kRankSuffixSize : width;
+      if (ix.tree.key_width != expected)
+        return corrupt(label + ": key width " + std::to_string(ix.tree.key_width) +
+                       " does not match encoding '" + ix.tree.encoding_id + "'");
+      s.indexes_.push_back(TreeRef{&ix.tree, *ienc, ienc->kind(), KeyLayout{ix.tree.key_width},
+                                   label, &primary, ix.name});
+    }
+    s.index_begin_.push_back(s.indexes_.size());
   }
 
   auto mapped = storage->mapped();
@@ -337,7 +359,7 @@ TableInfo ReadOnlyTable::info() const noexcept {
                    d.leaf_pages, d.internal_pages, d.overflow_pages, d.max_key_length};
 }
 
-Error Range::count_mismatch() const {
+Error detail::range_count_mismatch() {
   return Error(errc::corruption, "a range ended before the rows its tree's counts promise");
 }
 
@@ -345,6 +367,67 @@ Error ReadOnlyTable::bounds_out_of_order(const KeyBound& start, const KeyBound& 
   return Error(errc::invalid_argument,
                tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +
                    "' is after its end '" + tree_->encoding.format(end.key().bytes()) + "'");
+}
+
+result<SecondaryIndex> ReadOnlyTable::index(std::string_view name) const {
+  const auto all = db_->indexes_of(static_cast<size_t>(tree_ - db_->primaries().data()));
+  for (const auto& ix : all)
+    if (ix.name == name) return SecondaryIndex(db_, &ix);
+  std::string known;
+  for (const auto& ix : all)
+    known += (known.empty() ? "" : ", ") + std::string(ix.name);
+  return Error(errc::not_found, tree_->label + " has no index '" + std::string(name) +
+                                    "' (indexes: " + (known.empty() ? "none" : known) + ")");
+}
+
+std::vector<SecondaryIndex> ReadOnlyTable::indexes() const {
+  std::vector<SecondaryIndex> out;
+  for (const auto& ix : db_->indexes_of(static_cast<size_t>(tree_ - db_->primaries().data())))
+    out.emplace_back(db_, &ix);
+  return out;
+}
+
+Error SecondaryIndex::bounds_out_of_order(const KeyBound& start, const KeyBound& end) const {
+  return Error(errc::invalid_argument,
+               tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +
+                   "' is after its end '" + tree_->encoding.format(end.key().bytes()) + "'");
+}
+
+Error detail::index_entry_missing_row(const TreeRef& index, uint64_t page) {
+  return corruption_at(
+      *index.primary, page,
+      ("an entry of " + index.label + " refers to a row past the leaf's end").c_str());
+}
+
+result<IndexRange> SecondaryIndex::prefix(std::span<const std::byte> prefix,
+                                          SortOrder order) const {
+  if (tree_->encoding.kind() != KeyKind::bytes)
+    return Error(errc::wrong_key_type, tree_->label + " has " + std::string(tree_->encoding.id()) +
+                                           " keys; prefix needs an index of byte keys");
+  // The entries whose tree key starts with P, where P is the prefix itself
+  // (unique) or its escaped form without terminator (non-unique, variable
+  // width; escaping maps "starts with" to "starts with"). A fixed-width
+  // non-unique tree key starts with the index key as is.
+  detail::TreeKeyBuffer buf;
+  const uint32_t width = tree_->encoding.fixed_width();
+  const bool escaped = !unique() && width == 0;
+  std::byte* p = buf.reserve(escaped ? detail::index_group_size(prefix, 0) : prefix.size() + 1);
+  size_t n =
+      escaped ? static_cast<size_t>(detail::put_index_group(p, prefix, 0) - p) - 2 : prefix.size();
+  if (!escaped && n) std::memcpy(p, prefix.data(), n);
+  uint64_t first = 0, last = tree_->desc->rows;
+  bool found;
+  detail::ErrorOut err;
+  if (n > 0) {
+    if (!detail::rank_of(*db_, *tree_, std::span<const std::byte>(p, n), &first, &found, &err))
+      return std::move(*err);
+    const size_t m = detail::prefix_successor(p, n);
+    if (m > 0 &&
+        !detail::rank_of(*db_, *tree_, std::span<const std::byte>(p, m), &last, &found, &err))
+      return std::move(*err);
+  }
+  if (last <= first) return IndexRange();
+  return IndexRange(cursor(), first, last - first, order);
 }
 
 result<Range> ReadOnlyTable::prefix(std::span<const std::byte> prefix, SortOrder order) const {

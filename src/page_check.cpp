@@ -5,6 +5,7 @@
 #include "checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
+#include "drydb/detail/index_coding.h"
 #include "drydb/detail/node.h"
 
 namespace drydb::detail {
@@ -100,6 +101,17 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
     }
     if (i > 0 && compare_bytes(view.key(i - 1), key) >= 0)
       return bad(tree, page, "keys out of order", err);
+  }
+  // An index entry's value is a row reference into its table's primary tree.
+  if (tree.primary != nullptr) {
+    if (flags & leaf::kHasOverflow)
+      return bad(tree, page, "index entry with an overflow value", err);
+    for (uint32_t i = 0; i < n; ++i) {
+      ByteView ref = view.value_field(i);
+      if (ref.size() != kRowRefSize) return bad(tree, page, "index entry of the wrong size", err);
+      if (!in_tree(*tree.primary, load_u64(ref.data())))
+        return bad(tree, page, "index entry refers outside its table", err);
+    }
   }
   return true;
 }

@@ -118,6 +118,7 @@ status TreeWriter::close_leaf() {
   uint8_t flags =
       (uniform ? leaf::kUniformValues : 0) | (leaf_any_overflow_ ? leaf::kHasOverflow : 0);
   uint64_t page = allocate(1);
+  leaf_starts_.push_back(LeafStart{rows_ - n, page});
 
   std::vector<std::byte> bytes(page_size_);
   std::byte* p = bytes.data();

@@ -30,6 +30,14 @@ class TreeWriter {
   // Closes every level; fills in the page and row fields of `desc`.
   status finish(TreeDesc& desc);
 
+  // Where each leaf's rows went, in key order: secondary indexes refer to a
+  // row by (leaf page, slot), found from its rank. Complete after finish().
+  struct LeafStart {
+    uint64_t first_rank;
+    uint64_t page;
+  };
+  const std::vector<LeafStart>& leaf_starts() const noexcept { return leaf_starts_; }
+
  private:
   struct LeafEntry {
     uint32_t key_off, key_len;      // in leaf_keys_
@@ -82,6 +90,7 @@ class TreeWriter {
   uint64_t previous_leaf_page_ = 0;
   std::string last_key_;  // last key of the previous closed leaf
 
+  std::vector<LeafStart> leaf_starts_;
   std::vector<Level> levels_;  // levels_[0] holds the leaves' parents
   std::vector<std::byte> page_buf_;
 

@@ -1,9 +1,11 @@
 // ReadOnlyDatabase::verify: every page and every tree invariant.
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "drydb/database.h"
 #include "drydb/detail/coding.h"
+#include "drydb/detail/index_coding.h"
 #include "drydb/detail/node.h"
 
 namespace drydb {
@@ -13,10 +15,20 @@ using detail::ByteView;
 using detail::PageSlot;
 using detail::PageType;
 
+// A primary tree's leaves: page -> (rank of its first row, rows), so index
+// entries can be checked against the rows they refer to.
+struct LeafInfo {
+  uint64_t first_rank;
+  uint32_t rows;
+};
+using LeafMap = std::unordered_map<uint64_t, LeafInfo>;
+
 class TreeVerifier {
  public:
-  TreeVerifier(const detail::DatabaseState& db, const detail::TreeRef& tree)
-      : db_(db), tree_(tree), d_(*tree.desc) {}
+  // For a primary tree, fills *leaves; for an index tree, checks every entry
+  // against the primary tree's *leaves.
+  TreeVerifier(const detail::DatabaseState& db, const detail::TreeRef& tree, LeafMap* leaves)
+      : db_(db), tree_(tree), d_(*tree.desc), leaves_map_(leaves) {}
 
   status run() {
     if (d_.rows == 0) {
@@ -85,6 +97,11 @@ class TreeVerifier {
       last_key_.assign(k.begin(), k.end());
       have_last_key_ = true;
       ++leaves_;
+      if (tree_.primary == nullptr)
+        (*leaves_map_)[page] = LeafInfo{rows_before_, n};
+      else
+        DRYDB_TRY(check_index_entries(page, leaf));
+      rows_before_ += n;
       for (uint32_t i = 0; i < n; ++i) {
         if (!leaf.is_overflow(i)) continue;
         ByteView field = leaf.value_field(i);
@@ -135,9 +152,31 @@ class TreeVerifier {
     return {};
   }
 
+  // Each entry refers to a row of the table, and a non-unique entry's rank
+  // suffix is that row's rank.
+  status check_index_entries(uint64_t page, const detail::LeafView& leaf) const {
+    for (uint32_t i = 0; i < leaf.size(); ++i) {
+      ByteView ref = leaf.value_field(i);
+      auto it = leaves_map_->find(detail::load_u64(ref.data()));
+      const uint32_t slot = detail::load_u16(ref.data() + 8);
+      if (it == leaves_map_->end() || slot >= it->second.rows)
+        return bad(page, "entry " + std::to_string(i) + " refers to no row of its table");
+      if (d_.kind == detail::TreeKind::multi_index) {
+        ByteView key = leaf.key(i);
+        if (key.size() < detail::kRankSuffixSize ||
+            detail::load_be64(key.data() + key.size() - detail::kRankSuffixSize) !=
+                it->second.first_rank + slot)
+          return bad(page, "entry " + std::to_string(i) + " has a rank that is not its row's");
+      }
+    }
+    return {};
+  }
+
   const detail::DatabaseState& db_;
   const detail::TreeRef& tree_;
   const detail::TreeDesc& d_;
+  LeafMap* leaves_map_;
+  uint64_t rows_before_ = 0;
   std::vector<bool> seen_;
   uint64_t leaves_ = 0, internals_ = 0, overflow_pages_ = 0;
   uint64_t last_leaf_ = 0, last_leaf_next_ = 0;
@@ -148,8 +187,13 @@ class TreeVerifier {
 }  // namespace
 
 status ReadOnlyDatabase::verify() const {
-  for (const auto& tree : state_->primaries())
-    DRYDB_TRY(TreeVerifier(*state_, tree).run());
+  const auto& primaries = state_->primaries();
+  for (size_t t = 0; t < primaries.size(); ++t) {
+    LeafMap leaves;
+    DRYDB_TRY(TreeVerifier(*state_, primaries[t], &leaves).run());
+    for (const auto& index : state_->indexes_of(t))
+      DRYDB_TRY(TreeVerifier(*state_, index, &leaves).run());
+  }
   return {};
 }
 

@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +32,14 @@ class BuilderState;
 struct TableState;
 }  // namespace detail
 
+// A secondary index's key for one row, or std::nullopt to leave the row out
+// of the index (a sparse index). `key` is the row's encoded primary key (for
+// int64 tables: 8 bytes big-endian with the sign bit flipped, see
+// int64_to_ordered), `value` its value. Called once per row at build time, in
+// primary-key order, from the thread that builds.
+using IndexKeyFunction = std::function<std::optional<IndexKey>(std::span<const std::byte> key,
+                                                               std::span<const std::byte> value)>;
+
 class TableBuilder {
  public:
   // Copies the key and value. Records errc::key_too_long (key over
@@ -41,6 +51,20 @@ class TableBuilder {
   TableBuilder& append(const Key& key, std::string_view value) {
     return append(key, std::as_bytes(std::span(value.data(), value.size())));
   }
+
+  // Declares a secondary index, stored as its own tree with subtree counts.
+  // At build time `index_key` gives each row's index key (of `encoding`'s
+  // kind), or none. A unique index fails the build with errc::duplicate_key
+  // naming both rows' primary keys when two rows give one index key; a
+  // non-unique index returns the rows of one index key in primary-key order.
+  // Records errc::invalid_argument for a name that is empty or over 255 bytes
+  // or a missing function, errc::duplicate_name for a name this table already
+  // uses. Index keys obey the limits of primary keys (errc::key_too_long,
+  // errc::wrong_key_type, reported with the row at build time); in a
+  // non-unique index a key also takes 8 bytes more, and each 0x00 byte of a
+  // variable-length key 2 bytes.
+  TableBuilder& add_secondary_index(std::string_view name, bool unique, KeyEncoding encoding,
+                                    IndexKeyFunction index_key);
 
   std::string_view name() const noexcept;
   KeyEncoding encoding() const noexcept;

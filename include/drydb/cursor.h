@@ -123,7 +123,9 @@ class Cursor {
 
  private:
   friend class ReadOnlyTable;
-  friend class Range;
+  friend class IndexCursor;
+  template <class>
+  friend class BasicRange;
   struct Frame {
     const std::byte* page;
     uint32_t index;
@@ -131,6 +133,8 @@ class Cursor {
   };
 
   bool seek_key(const Key& key, bool* found);
+  // The first row whose key is >= key, given in the tree's own key bytes.
+  bool seek_bytes(std::span<const std::byte> key, bool* found);
   [[gnu::cold]] std::span<const std::byte> overflow_value() const;
   bool descend(uint32_t from_level, bool leftmost);
   bool fail(Error e);

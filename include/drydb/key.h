@@ -58,6 +58,28 @@ class Key {
   std::byte buf_[16] = {};
 };
 
+// An owned key: what a secondary index function returns. Text and bytes are
+// copied, typed keys (integers, Uuid, Ulid) encoded, exactly as Key does.
+class IndexKey {
+ public:
+  template <class K>
+  requires std::constructible_from<Key, const K&> IndexKey(const K& k)  // NOLINT: implicit
+  {
+    const Key key(k);  // a typed key's bytes live in the Key itself
+    kind_ = key.kind();
+    auto b = key.bytes();
+    bytes_.assign(reinterpret_cast<const char*>(b.data()), b.size());
+  }
+
+  KeyKind kind() const noexcept { return kind_; }
+  // The encoded bytes, valid while this IndexKey lives.
+  std::span<const std::byte> bytes() const noexcept { return std::as_bytes(std::span(bytes_)); }
+
+ private:
+  KeyKind kind_;
+  std::string bytes_;
+};
+
 // The "no bound" marker for range ends: get_range("a", drydb::unbounded).
 struct Unbounded {
   explicit constexpr Unbounded() = default;

@@ -1,4 +1,5 @@
-// drydb::Range: the rows between two bounds, walked lazily in either order.
+// drydb::Range (and IndexRange): the rows between two bounds, walked lazily
+// in either order.
 #pragma once
 
 #include <cstdint>
@@ -15,15 +16,21 @@ struct RangeOptions {
   SortOrder order = SortOrder::ascending;
 };
 
+namespace detail {
+Error range_count_mismatch();
+}
+
 // The result of get_range and prefix. Its size is known up front (from the
 // trees' subtree counts); rows are read as it is iterated:
 //   for (auto [key, value] : *range) ...
 // Each iteration walks one internal cursor, so the key/value views of a row
 // stay valid until the next step; iterating again starts over. The Range must
 // not outlive its database; it belongs to one thread at a time.
-class Range {
+// CursorT is Cursor for a table's rows, IndexCursor for an index's.
+template <class CursorT>
+class BasicRange {
  public:
-  Range() = default;
+  BasicRange() = default;
 
   uint64_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
@@ -44,7 +51,7 @@ class Range {
       if (!ok) {
         // The tree ended before the rows its counts promised: corrupt, unless
         // the cursor already recorded why.
-        if (range_->cursor_.status()) range_->cursor_.fail(range_->count_mismatch());
+        if (range_->cursor_.status()) range_->cursor_.fail(detail::range_count_mismatch());
         remaining_ = 0;
       }
       return *this;
@@ -53,9 +60,9 @@ class Range {
     bool operator==(std::default_sentinel_t) const noexcept { return remaining_ == 0; }
 
    private:
-    friend class Range;
-    iterator(Range* r, uint64_t remaining) : range_(r), remaining_(remaining) {}
-    Range* range_;
+    friend class BasicRange;
+    iterator(BasicRange* r, uint64_t remaining) : range_(r), remaining_(remaining) {}
+    BasicRange* range_;
     uint64_t remaining_;
   };
 
@@ -69,15 +76,16 @@ class Range {
   std::default_sentinel_t end() const noexcept { return {}; }
 
   // Internal: rows [first_rank, first_rank + count) of the cursor's tree.
-  Range(Cursor cursor, uint64_t first_rank, uint64_t count, SortOrder order) noexcept
+  BasicRange(CursorT cursor, uint64_t first_rank, uint64_t count, SortOrder order) noexcept
       : cursor_(std::move(cursor)), first_rank_(first_rank), count_(count), order_(order) {}
 
  private:
-  Error count_mismatch() const;
-  Cursor cursor_;
+  CursorT cursor_;
   uint64_t first_rank_ = 0;
   uint64_t count_ = 0;
   SortOrder order_ = SortOrder::ascending;
 };
+
+using Range = BasicRange<Cursor>;
 
 }  // namespace drydb

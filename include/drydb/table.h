@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "drydb/cursor.h"
 #include "drydb/detail/search.h"
+#include "drydb/index.h"
 #include "drydb/key.h"
 #include "drydb/range.h"
 #include "drydb/result.h"
@@ -144,6 +146,12 @@ class ReadOnlyTable {
 
   // An unpositioned cursor (see cursor.h).
   Cursor cursor() const noexcept { return Cursor(db_, tree_); }
+
+  // The secondary index named `name` (see index.h); errc::not_found, naming
+  // the indexes there are, if the table has none of that name.
+  result<SecondaryIndex> index(std::string_view name) const;
+  // Every secondary index of the table, in declaration order.
+  std::vector<SecondaryIndex> indexes() const;
 
   // Internal.
   ReadOnlyTable(const detail::DatabaseState* db, const detail::TreeRef* tree,

@@ -123,14 +123,20 @@ inline bool Cursor::seek_rank(uint64_t rank) {
 inline bool Cursor::seek_key(const Key& key, bool* found) {
   *found = false;
   if (tree_ == nullptr) return false;
-  status_ = {};
   detail::ErrorOut err;
   if (!detail::check_key_kind(*tree_, key, &err)) return fail(std::move(*err));
+  return seek_bytes(key.bytes(), found);
+}
+
+inline bool Cursor::seek_bytes(std::span<const std::byte> k, bool* found) {
+  *found = false;
+  if (tree_ == nullptr) return false;
+  status_ = {};
+  detail::ErrorOut err;
   const detail::TreeDesc& d = *tree_->desc;
   release();
   valid_ = false;
   if (d.rows == 0) return false;
-  const auto k = key.bytes();
   const uint64_t kp = detail::key_prefix(k.data(), k.size());
   uint64_t page = d.root;
   uint64_t rank = 0;

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "drydb/detail/catalog.h"
@@ -32,6 +34,9 @@ struct TreeRef {
   KeyKind kind;  // encoding.kind(), kept here for the read path's inline check
   KeyLayout layout;
   std::string label;  // "table 'items'" or "index 'x' of table 'items'", for messages
+  // Index trees: the tree of the table whose rows the entries refer to.
+  const TreeRef* primary = nullptr;
+  std::string_view name;  // the table's or the index's name
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
@@ -72,6 +77,11 @@ class DatabaseState {
   uint32_t page_size() const noexcept { return page_size_; }
   const Catalog& catalog() const noexcept { return catalog_; }
   const std::vector<TreeRef>& primaries() const noexcept { return primaries_; }
+  // The index trees of table `table` (its position in the catalog).
+  std::span<const TreeRef> indexes_of(size_t table) const noexcept {
+    return std::span(indexes_).subspan(index_begin_[table],
+                                       index_begin_[table + 1] - index_begin_[table]);
+  }
 
   // Opening: validates the header and catalog and resolves every tree.
   static result<std::unique_ptr<DatabaseState>> open(std::unique_ptr<Storage> storage,
@@ -90,7 +100,9 @@ class DatabaseState {
   uint32_t page_size_ = 0;
   uint64_t page_count_ = 0;
   Catalog catalog_;
-  std::vector<TreeRef> primaries_;  // one per table, in catalog order
+  std::vector<TreeRef> primaries_;   // one per table, in catalog order
+  std::vector<TreeRef> indexes_;     // every table's index trees, table by table
+  std::vector<size_t> index_begin_;  // table i's indexes are [index_begin_[i], index_begin_[i+1])
 
   // Mapped storage: one byte per page, set once the page passed its checks.
   std::unique_ptr<std::atomic<uint8_t>[]> verified_;
