@@ -1,6 +1,7 @@
 #include "drydb/builder.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
+#include "page_spool.h"
 #include "sink.h"
 #include "sorter.h"
 #include "tree_writer.h"
@@ -56,6 +58,12 @@ class BuilderState {
     if (!valid_page_size(options.page_size))
       fail(Error(errc::invalid_argument, "page size " + std::to_string(options.page_size) +
                                              " is not a power of two from 512 to 65536"));
+    for (const auto& f : options.filters) {
+      if (!f)
+        fail(Error(errc::invalid_argument, "BuildOptions::filters holds no filter"));
+      else if (f->id().empty() || f->id().size() > 255)
+        fail(Error(errc::invalid_argument, "a page filter id must be 1 to 255 bytes"));
+    }
   }
 
   void fail(Error e) {
@@ -73,6 +81,12 @@ class BuilderState {
   status write(Sink& sink, uint64_t& file_length);
 
  private:
+  // Writes every table's trees from page `next_page` on, filling `catalog`.
+  status write_trees(Sink& sink, Catalog& catalog, uint64_t& next_page);
+  // Encodes pages 1 .. page_count-1 of `spool` through the filters into
+  // `out`, packed from the end of the header; records where each went.
+  status encode_pages(const PageSpool& spool, uint64_t page_count, Sink& out, Catalog& catalog,
+                      uint64_t& data_end);
   status add_index_entry(TableState& t, IndexState& ix, Bytes key, Bytes value, uint64_t rank);
   status write_index(Sink& sink, const TableState& t, IndexState& ix,
                      const std::vector<TreeWriter::LeafStart>& leaves, uint64_t& next_page,
@@ -112,8 +126,45 @@ status BuilderState::maybe_spill() {
 
 status BuilderState::write(Sink& sink, uint64_t& file_length) {
   const uint32_t page_size = options.page_size;
+  const bool filtered = !options.filters.empty();
   Catalog catalog;
-  uint64_t next_page = 1;  // page 0 is the header
+  uint64_t page_count = 1;  // page 0 is the header
+  uint64_t data_end;        // where the pages end and the catalog starts
+  if (!filtered) {
+    DRYDB_TRY(write_trees(sink, catalog, page_count));
+    data_end = page_count * page_size;
+  } else {
+    // Every page is written plain first: the filters may need a sample of
+    // them all before encoding the first.
+    auto dir = spill_dir();
+    if (!dir) return std::move(dir).error();
+    auto spool = PageSpool::create(*dir);
+    if (!spool) return std::move(spool).error();
+    DRYDB_TRY(write_trees(**spool, catalog, page_count));
+    DRYDB_TRY(encode_pages(**spool, page_count, sink, catalog, data_end));
+  }
+  std::vector<std::byte> cat = encode_catalog(catalog);
+  DRYDB_TRY(sink.write_at(data_end, cat));
+  file_length = data_end + cat.size();
+
+  // Unfiltered, the header fills page 0 so that pages stay aligned.
+  std::vector<std::byte> head(filtered ? header::kSize : page_size);
+  std::byte* h = head.data();
+  std::memcpy(h + header::kMagicOff, kMagic, 4);
+  store_u16(h + header::kMajorOff, kFormatMajor);
+  store_u16(h + header::kMinorOff, kFormatMinor);
+  store_u32(h + header::kRequiredFeaturesOff, filtered ? kFeatureFilteredPages : 0);
+  store_u32(h + header::kPageSizeOff, page_size);
+  store_u64(h + header::kFileLengthOff, file_length);
+  store_u64(h + header::kPageCountOff, page_count);
+  store_u64(h + header::kCatalogLengthOff, cat.size());
+  store_u64(h + header::kCatalogChecksumOff, checksum(cat));
+  store_u64(h + header::kHeaderChecksumOff, checksum(Bytes(h, header::kHeaderChecksumOff)));
+  return sink.write_at(0, head);
+}
+
+status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_page) {
+  const uint32_t page_size = options.page_size;
   for (auto& t : tables) {
     TableDesc desc;
     desc.name = t.name;
@@ -144,24 +195,89 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
     }
     catalog.tables.push_back(std::move(desc));
   }
-  std::vector<std::byte> cat = encode_catalog(catalog);
-  const uint64_t catalog_offset = next_page * page_size;
-  DRYDB_TRY(sink.write_at(catalog_offset, cat));
-  file_length = catalog_offset + cat.size();
+  return {};
+}
 
-  std::vector<std::byte> head(page_size);
-  std::byte* h = head.data();
-  std::memcpy(h + header::kMagicOff, kMagic, 4);
-  store_u16(h + header::kMajorOff, kFormatMajor);
-  store_u16(h + header::kMinorOff, kFormatMinor);
-  store_u32(h + header::kRequiredFeaturesOff, 0);
-  store_u32(h + header::kPageSizeOff, page_size);
-  store_u64(h + header::kFileLengthOff, file_length);
-  store_u64(h + header::kPageCountOff, next_page);
-  store_u64(h + header::kCatalogLengthOff, cat.size());
-  store_u64(h + header::kCatalogChecksumOff, checksum(cat));
-  store_u64(h + header::kHeaderChecksumOff, checksum(Bytes(h, header::kHeaderChecksumOff)));
-  return sink.write_at(0, head);
+status BuilderState::encode_pages(const PageSpool& spool, uint64_t page_count, Sink& out,
+                                  Catalog& catalog, uint64_t& data_end) {
+  const auto& filters = options.filters;
+  const uint32_t page_size = options.page_size;
+  std::vector<std::byte> page(page_size);
+  // Reads page p from the spool; returns its length without trailing zeros,
+  // which the reader restores (they are most of a partly filled page).
+  auto read_trimmed = [&](uint64_t p) -> result<size_t> {
+    DRYDB_TRY(spool.read_at(p * page_size, page));
+    size_t n = page_size;
+    while (n > 0 && page[n - 1] == std::byte{0})
+      --n;
+    return n;
+  };
+  // Runs `in` through filter f into *out; returns the encoded bytes.
+  auto encode = [&](const PageFilter& f, Bytes in, std::vector<std::byte>* out) -> result<Bytes> {
+    out->resize(f.max_encoded_size(in.size()));
+    auto n = f.encode(in, *out);
+    if (!n) return std::move(n).error();
+    if (*n > out->size() || *n > UINT32_MAX)
+      return Error(errc::invalid_state,
+                   "page filter '" + std::string(f.id()) + "' wrote past its own output bound");
+    return Bytes(out->data(), *n);
+  };
+
+  // A deterministic sample, evenly spread over the pages, for filters that
+  // train on one; each filter sees it as the filters before it encoded it.
+  bool wants_sample = false;
+  for (const auto& f : filters)
+    wants_sample |= f->wants_sample();
+  if (wants_sample && page_count > 1) {
+    constexpr size_t kSampleBytes = size_t{32} << 20;
+    const uint64_t pages = page_count - 1;
+    const uint64_t n = std::min<uint64_t>(pages, std::max<size_t>(1, kSampleBytes / page_size));
+    std::vector<std::vector<std::byte>> sample;
+    for (uint64_t k = 0; k < n; ++k) {
+      auto len = read_trimmed(1 + k * pages / n);
+      if (!len) return std::move(len).error();
+      sample.emplace_back(page.begin(), page.begin() + static_cast<ptrdiff_t>(*len));
+    }
+    for (size_t i = 0; i < filters.size(); ++i) {
+      if (filters[i]->wants_sample()) {
+        std::vector<Bytes> views(sample.begin(), sample.end());
+        DRYDB_TRY(filters[i]->prepare(views));
+      }
+      if (i + 1 == filters.size()) break;
+      for (auto& s : sample) {
+        std::vector<std::byte> encoded;
+        auto e = encode(*filters[i], s, &encoded);
+        if (!e) return std::move(e).error();
+        encoded.resize(e->size());
+        s = std::move(encoded);
+      }
+    }
+  }
+  for (const auto& f : filters) {
+    const auto params = f->params();
+    catalog.filters.push_back(
+        FilterDesc{std::string(f->id()),
+                   std::string(reinterpret_cast<const char*>(params.data()), params.size())});
+  }
+
+  uint64_t offset = header::kSize;
+  std::vector<std::byte> stage[2];
+  for (uint64_t p = 1; p < page_count; ++p) {
+    auto decoded = read_trimmed(p);
+    if (!decoded) return std::move(decoded).error();
+    Bytes data(page.data(), *decoded);
+    for (size_t i = 0; i < filters.size(); ++i) {
+      auto e = encode(*filters[i], data, &stage[i % 2]);
+      if (!e) return std::move(e).error();
+      data = *e;
+    }
+    DRYDB_TRY(out.write_at(offset, data));
+    catalog.pages.push_back(
+        PageLocation{offset, static_cast<uint32_t>(data.size()), static_cast<uint32_t>(*decoded)});
+    offset += data.size();
+  }
+  data_end = offset;
+  return {};
 }
 
 status BuilderState::add_index_entry(TableState& t, IndexState& ix, Bytes key, Bytes value,

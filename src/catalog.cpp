@@ -100,11 +100,18 @@ std::vector<std::byte> encode_catalog(const Catalog& c) {
       encode_tree(w, ix.tree);
     }
   }
+  if (!c.filters.empty()) {
+    for (const auto& p : c.pages) {
+      w.u64(p.offset);
+      w.u32(p.stored);
+      w.u32(p.decoded);
+    }
+  }
   return std::move(w.out());
 }
 
 result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
-                               uint64_t page_count) {
+                               uint64_t page_count, uint64_t data_begin, uint64_t data_end) {
   ByteReader r(bytes);
   Catalog c;
   uint32_t filters = r.u32();
@@ -156,6 +163,21 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
       t.indexes.push_back(std::move(ix));
     }
     c.tables.push_back(std::move(t));
+  }
+  if (!c.filters.empty()) {
+    if (r.remaining() % kPageLocationSize != 0 ||
+        r.remaining() / kPageLocationSize != page_count - 1)
+      return bad("page directory does not match the page count");
+    c.pages.resize(page_count - 1);
+    for (auto& p : c.pages) {
+      p.offset = r.u64();
+      p.stored = r.u32();
+      p.decoded = r.u32();
+      if (p.offset < data_begin || p.offset > data_end || p.stored > data_end - p.offset ||
+          p.decoded > page_size)
+        return bad("page directory entry " + std::to_string(&p - c.pages.data() + 1) +
+                   " lies outside the file's pages");
+    }
   }
   if (r.remaining() != 0) return bad("has trailing bytes");
   // Empty trees own no pages (first == end) and take no part in the check.

@@ -8,6 +8,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
+#include "filter_registry.h"
 #include "page_check.h"
 
 namespace drydb {
@@ -94,22 +95,35 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     return Error(file_size < file_length ? errc::truncated : errc::corruption,
                  "the header records " + std::to_string(file_length) + " bytes but the file has " +
                      std::to_string(file_size));
-  if (page_count == 0 || page_count > file_length / page_size ||
-      catalog_length != file_length - page_count * page_size ||
-      load_u64(head + header::kReservedOff) != 0)
+  // Unfiltered pages are page-aligned up to the catalog; filtered ones are
+  // packed after the header, wherever the catalog's directory says.
+  const bool filtered = features & kFeatureFilteredPages;
+  if (page_count == 0 || load_u64(head + header::kReservedOff) != 0 ||
+      (filtered ? catalog_length > file_length - header::kSize
+                : page_count > file_length / page_size ||
+                      catalog_length != file_length - page_count * page_size))
     return corrupt("header lengths are inconsistent");
   if (catalog_length >= (uint64_t{1} << 32)) return corrupt("catalog of 4 GiB or more");
+  const uint64_t catalog_offset = file_length - catalog_length;
   std::vector<std::byte> cat(catalog_length);
-  DRYDB_TRY(storage->read_at(page_count * page_size, cat));
+  DRYDB_TRY(storage->read_at(catalog_offset, cat));
   if (load_u64(head + header::kCatalogChecksumOff) != checksum(cat))
     return corrupt("catalog checksum mismatch");
-  auto catalog = decode_catalog(cat, page_size, page_count);
+  auto catalog = decode_catalog(cat, page_size, page_count, header::kSize, catalog_offset);
   if (!catalog) return std::move(catalog).error();
-  if (!catalog->filters.empty())
-    return Error(errc::unknown_filter, "page filter '" + catalog->filters.front().id +
-                                           "' is not registered in this process");
+  if (filtered == catalog->filters.empty())
+    return corrupt("the header and the filter table disagree on whether pages are filtered");
 
   DatabaseState& s = *state;
+  for (const FilterDesc& f : catalog->filters) {
+    auto filter = make_page_filter(f.id, std::as_bytes(std::span(f.params)), options.filters);
+    if (!filter) return std::move(filter).error();
+    // Decoding stage i's output is at most what stage i-1's encoding could make of a page.
+    s.stage_capacity_.push_back(
+        s.filters_.empty() ? page_size
+                           : s.filters_.back()->max_encoded_size(s.stage_capacity_.back()));
+    s.filters_.push_back(std::move(*filter));
+  }
   s.page_size_ = page_size;
   s.page_count_ = page_count;
   s.catalog_ = std::move(*catalog);
@@ -147,14 +161,15 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   }
 
   auto mapped = storage->mapped();
-  if (!mapped.empty()) {
+  if (!mapped.empty() && !filtered) {
     s.base_ = mapped.data();
     s.verified_ = std::make_unique<std::atomic<uint8_t>[]>(page_count);
   } else {
+    s.mapped_ = mapped;  // filtered pages decode straight from the mapping
     s.slots_ = std::make_unique<PageSlot[]>(page_count);
     s.allocator_ = options.allocator;
     s.budget_ = options.page_cache_bytes;
-    s.all_permanent_ = options.page_cache_bytes >= file_size;
+    s.all_permanent_ = options.page_cache_bytes / page_size >= page_count;
   }
   s.storage_ = std::move(storage);
   return state;
@@ -193,8 +208,7 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
     return fail(Error(st.error().code,
                       tree.label + ", page " + std::to_string(page) + ": " + st.error().message));
   };
-  if (auto st = storage_->read_at(page * page_size_, std::span(buf, size)); !st)
-    return read_failed(st);
+  if (auto st = read_pages(page, 1, buf); !st) return read_failed(st);
   if (type == PageType::overflow) {
     uint64_t pages;
     ErrorOut e;
@@ -208,10 +222,7 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
       free_page_memory(allocator_, buf, size);
       buf = whole;
       size = run;
-      if (auto st = storage_->read_at((page + 1) * page_size_,
-                                      std::span(buf + page_size_, size - page_size_));
-          !st)
-        return read_failed(st);
+      if (auto st = read_pages(page + 1, pages - 1, buf + page_size_); !st) return read_failed(st);
     }
     if (!check_overflow_run(tree, page, buf, &e)) return fail(std::move(*e));
   } else {
@@ -244,6 +255,49 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
     evict_locked();
   }
   return buf;
+}
+
+status DatabaseState::read_pages(uint64_t first, uint64_t count, std::byte* dst) const {
+  if (filters_.empty())
+    return storage_->read_at(first * page_size_, std::span(dst, count * page_size_));
+  for (uint64_t i = 0; i < count; ++i)
+    DRYDB_TRY(decode_page(first + i, dst + i * page_size_));
+  return {};
+}
+
+status DatabaseState::decode_page(uint64_t page, std::byte* dst) const {
+  // Callers reach only pages of some tree, so 1 <= page < page_count.
+  const PageLocation& loc = catalog_.pages[page - 1];
+  // Stage buffers, reused by each thread for every page it decodes.
+  thread_local std::vector<std::byte> stored, stage;
+  std::span<const std::byte> in;
+  if (!mapped_.empty()) {
+    in = mapped_.subspan(loc.offset, loc.stored);
+  } else {
+    stored.resize(loc.stored);
+    DRYDB_TRY(storage_->read_at(loc.offset, stored));
+    in = stored;
+  }
+  // The chain decodes in reverse: the last filter to encode is the first to decode.
+  for (size_t i = filters_.size(); i-- > 0;) {
+    std::span<std::byte> out(dst, page_size_);
+    if (i > 0) {
+      stage.resize(stage_capacity_[i]);
+      out = stage;
+    }
+    auto n = filters_[i]->decode(in, out);
+    if (!n) return std::move(n).error();
+    if (*n > out.size()) return corrupt("a page filter overran its output");
+    if (i > 0) {
+      std::swap(stored, stage);
+      in = std::span<const std::byte>(stored.data(), *n);
+    } else if (*n != loc.decoded) {
+      return corrupt("the page decodes to " + std::to_string(*n) + " bytes; the directory says " +
+                     std::to_string(loc.decoded));
+    }
+  }
+  std::memset(dst + loc.decoded, 0, page_size_ - loc.decoded);
+  return {};
 }
 
 void DatabaseState::evict_locked() const {

@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "drydb/detail/coding.h"
+#include "page_spool.h"
 #include "sink.h"
 
 namespace drydb::detail {
@@ -27,18 +28,6 @@ Bytes row_value(const std::byte* row) {
 }
 size_t row_size(const std::byte* row) {
   return 8 + size_t{load_u32(row)} + load_u32(row + 4);
-}
-
-status write_all(int fd, uint64_t offset, const std::byte* p, size_t n, const char* what) {
-  while (n > 0) {
-    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(offset));
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return io_error(what, errno);
-    p += w;
-    n -= static_cast<size_t>(w);
-    offset += static_cast<uint64_t>(w);
-  }
-  return {};
 }
 
 }  // namespace
@@ -67,14 +56,10 @@ struct Sorter::Run {
 
   static result<std::unique_ptr<Run>> create(const std::filesystem::path& dir,
                                              size_t buffer_bytes) {
-    std::string pattern = (dir / "drydb-run-XXXXXX").string();
-    int fd = ::mkstemp(pattern.data());
-    if (fd < 0) return io_error("cannot create a spill file in '" + dir.string() + "'", errno);
-    // Unlinked at once: the run lives as long as its descriptor, and a killed
-    // build leaves nothing behind.
-    ::unlink(pattern.c_str());
+    auto fd = open_unlinked_temp(dir, "drydb-run");
+    if (!fd) return std::move(fd).error();
     auto run = std::make_unique<Run>();
-    run->fd = fd;
+    run->fd = *fd;
     run->buffer_bytes = buffer_bytes;
     return run;
   }
@@ -91,7 +76,7 @@ struct Sorter::Run {
   status put(Bytes bytes) {
     if (buf.size() + bytes.size() > buffer_bytes) DRYDB_TRY(flush());
     if (bytes.size() > buffer_bytes) {
-      DRYDB_TRY(write_all(fd, size, bytes.data(), bytes.size(), "cannot write a spill file"));
+      DRYDB_TRY(write_exact(fd, size, bytes, "cannot write a spill file"));
       size += bytes.size();
     } else {
       buf.insert(buf.end(), bytes.begin(), bytes.end());
@@ -100,7 +85,7 @@ struct Sorter::Run {
   }
 
   status flush() {
-    DRYDB_TRY(write_all(fd, size, buf.data(), buf.size(), "cannot write a spill file"));
+    DRYDB_TRY(write_exact(fd, size, buf, "cannot write a spill file"));
     size += buf.size();
     buf.clear();
     return {};
@@ -121,14 +106,8 @@ struct Sorter::Run {
         size_t want = static_cast<size_t>(std::min<uint64_t>(buffer_bytes, size - read_pos));
         if (want == 0) return Error(errc::io_error, "a spilled run ended early");
         buf.resize(want);
-        size_t got = 0;
-        while (got < want) {
-          ssize_t r = ::pread(fd, buf.data() + got, want - got, static_cast<off_t>(read_pos + got));
-          if (r < 0 && errno == EINTR) continue;
-          if (r < 0) return io_error("cannot read a spilled run", errno);
-          if (r == 0) return Error(errc::io_error, "a spilled run ended early");
-          got += static_cast<size_t>(r);
-        }
+        DRYDB_TRY(
+            read_exact(fd, read_pos, std::span(buf.data(), want), "cannot read a spilled run"));
         read_pos += want;
         buf_pos = 0;
       }

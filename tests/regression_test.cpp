@@ -974,21 +974,51 @@ TEST(Regression, W11_UnknownEncodingOrFilterIsAClearError) {
   EXPECT_EQ(db.code(), drydb::errc::unknown_encoding) << db.error().to_string();
   EXPECT_NE(db.error().message.find("int65"), std::string::npos) << db.error().message;
 
-  auto filtered = with_catalog(*file, [](std::vector<std::byte>& cat) {
-    // The catalog opens with the filter count (u32) and then the filters.
-    std::vector<std::byte> filter(4 + 2 + 4 + 4);
-    fmt::store_u32(filter.data(), 1);
-    fmt::store_u16(filter.data() + 4, 4);
-    std::memcpy(filter.data() + 6, "zstd", 4);
-    fmt::store_u32(filter.data() + 10, 0);
-    ASSERT_EQ(fmt::load_u32(cat.data()), 0u);
-    cat.erase(cat.begin(), cat.begin() + 4);
-    cat.insert(cat.begin(), filter.begin(), filter.end());
-  });
-  db = ReadOnlyDatabase::open_memory(filtered);
-  ASSERT_FALSE(db);
-  EXPECT_EQ(db.code(), drydb::errc::unknown_filter) << db.error().to_string();
-  EXPECT_NE(db.error().message.find("zstd"), std::string::npos) << db.error().message;
+  // Filters: the built-ins are found by id in any process, a custom one not
+  // registered is named in the error, and one given to open() is used.
+  class Rot13 final : public drydb::PageFilter {
+   public:
+    std::string_view id() const noexcept override { return "rot13-w11"; }
+    size_t max_encoded_size(size_t n) const noexcept override { return n; }
+    drydb::result<size_t> encode(std::span<const std::byte> in,
+                                 std::span<std::byte> out) const override {
+      for (size_t i = 0; i < in.size(); ++i)
+        out[i] = std::byte{static_cast<uint8_t>(static_cast<uint8_t>(in[i]) + 13)};
+      return in.size();
+    }
+    drydb::result<size_t> decode(std::span<const std::byte> in,
+                                 std::span<std::byte> out) const override {
+      if (in.size() > out.size()) return drydb::Error(drydb::errc::corruption, "too long");
+      for (size_t i = 0; i < in.size(); ++i)
+        out[i] = std::byte{static_cast<uint8_t>(static_cast<uint8_t>(in[i]) - 13)};
+      return in.size();
+    }
+  };
+  for (auto filter : {drydb::filters::zstd(), drydb::filters::lz4(),
+                      std::shared_ptr<drydb::PageFilter>(std::make_shared<Rot13>())}) {
+    DatabaseBuilder fb({.page_size = 512, .filters = {filter}});
+    fb.create_table("i", drydb::KeyEncoding::int64()).append(7, "seven");
+    auto bytes = fb.build_to_memory();
+    ASSERT_TRUE(bytes) << bytes.error().to_string();
+    db = ReadOnlyDatabase::open_memory(*bytes);
+    if (filter->id() != "rot13-w11") {
+      ASSERT_TRUE(db) << db.error().to_string();
+      EXPECT_EQ(db->table("i")->get(7)->str(), "seven");
+      continue;
+    }
+    ASSERT_FALSE(db);
+    EXPECT_EQ(db.code(), drydb::errc::unknown_filter) << db.error().to_string();
+    EXPECT_NE(db.error().message.find("rot13-w11"), std::string::npos) << db.error().message;
+    drydb::OpenOptions options;
+    options.filters.push_back(
+        {"rot13-w11",
+         [](std::span<const std::byte>) -> drydb::result<std::shared_ptr<const drydb::PageFilter>> {
+           return std::shared_ptr<const drydb::PageFilter>(std::make_shared<Rot13>());
+         }});
+    db = ReadOnlyDatabase::open_memory(*bytes, options);
+    ASSERT_TRUE(db) << db.error().to_string();
+    EXPECT_EQ(db->table("i")->get(7)->str(), "seven");
+  }
 }
 
 // W12: the original's int64 encoding could not parse text keys (the CLI's get/prefix failed).

@@ -4,6 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "drydb/page_filter.h"
 
 namespace drydb {
 
@@ -20,6 +24,10 @@ struct BuildOptions {
   // Run files are unlinked as soon as they are created, so a killed build
   // leaves none behind.
   std::filesystem::path temp_dir{};
+  // Page filters, applied to every page in this order (see page_filter.h).
+  // Filtered pages are stored packed rather than page-aligned, and a reader
+  // decodes each into its page cache. Empty: pages stored as they are.
+  std::vector<std::shared_ptr<PageFilter>> filters{};
 };
 
 // How a file's bytes are reached.
@@ -30,6 +38,7 @@ struct BuildOptions {
 // or use pread for files that others may write.
 enum class StorageKind : uint8_t {
   mmap,   // map the file; unfiltered pages are read in place, no copy, no cache
+          // (filtered pages are decoded from the mapping into the page cache)
   pread,  // positional reads into the page cache
 };
 
@@ -45,6 +54,10 @@ struct OpenOptions {
   // Where cached page memory comes from; nullptr = operator new. Must outlive
   // the database.
   PageAllocator* allocator = nullptr;
+  // Factories for the page filters a file names, tried before the process
+  // registry (register_page_filter); for a filter needing what only this
+  // database should have, such as a decryption key.
+  std::vector<PageFilterRegistration> filters{};
 };
 
 }  // namespace drydb

@@ -45,17 +45,30 @@ struct FilterDesc {
   std::string params;
 };
 
+// Where a filtered file stores one page: `stored` bytes at `offset` that
+// decode to the page's first `decoded` bytes (the rest of the page is zero).
+struct PageLocation {
+  uint64_t offset = 0;
+  uint32_t stored = 0;
+  uint32_t decoded = 0;
+};
+inline constexpr size_t kPageLocationSize = 16;
+
 struct Catalog {
   std::vector<FilterDesc> filters;
   std::vector<TableDesc> tables;
+  // With filters: pages 1 .. page_count-1, in order (entry i is page i+1).
+  std::vector<PageLocation> pages;
 };
 
 std::vector<std::byte> encode_catalog(const Catalog& catalog);
 
 // Parses and validates: lengths, unique names, kinds, depths, page ranges
 // inside [1, page_count) and disjoint, page counts adding up, a root inside its
-// tree's range exactly when the tree has rows. Errors are errc::corruption.
+// tree's range exactly when the tree has rows; for a filtered file, a page
+// directory whose pages lie in [data_begin, data_end) and decode to at most a
+// page. Errors are errc::corruption.
 result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
-                               uint64_t page_count);
+                               uint64_t page_count, uint64_t data_begin, uint64_t data_end);
 
 }  // namespace drydb::detail

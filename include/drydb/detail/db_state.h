@@ -94,6 +94,9 @@ class DatabaseState {
   [[gnu::cold]] void wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
                                 ErrorOut* err) const;
   void evict_locked() const;
+  // Reads pages [first, first+count) into dst, decoding filtered pages.
+  status read_pages(uint64_t first, uint64_t count, std::byte* dst) const;
+  status decode_page(uint64_t page, std::byte* dst) const;
 
   std::unique_ptr<Storage> storage_;
   const std::byte* base_ = nullptr;  // the mapped file, or nullptr
@@ -106,6 +109,11 @@ class DatabaseState {
 
   // Mapped storage: one byte per page, set once the page passed its checks.
   std::unique_ptr<std::atomic<uint8_t>[]> verified_;
+
+  // Page filters in chain order, and the output bound of each decoding stage.
+  std::vector<std::shared_ptr<const PageFilter>> filters_;
+  std::vector<size_t> stage_capacity_;
+  std::span<const std::byte> mapped_;  // a filtered file's mapping, if mapped
 
   // Cached storage.
   std::unique_ptr<PageSlot[]> slots_;

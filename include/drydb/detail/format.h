@@ -12,6 +12,12 @@
 //  offset 0               offset = page_number * page_size         offset = page_count * page_size
 //
 // Page number 0 is the header, so 0 also means "no page" in every reference.
+//
+// A file with page filters (required feature kFeatureFilteredPages) stores
+// its pages encoded and packed instead: the 64-byte header, then every page
+// 1 .. page_count-1 as its filters encoded it, in page order, then the
+// catalog, whose page directory gives each page's offset, stored length and
+// decoded length. Page numbers, and so every reference, are unchanged.
 #pragma once
 
 #include <cstddef>
@@ -23,8 +29,9 @@ inline constexpr std::byte kMagic[4] = {std::byte{'D'}, std::byte{'R'}, std::byt
                                         std::byte{0}};
 inline constexpr uint16_t kFormatMajor = 2;
 inline constexpr uint16_t kFormatMinor = 0;
-// Required-feature bits a reader must understand; format 2.0 defines none.
-inline constexpr uint32_t kKnownRequiredFeatures = 0;
+// Required-feature bits a reader must understand.
+inline constexpr uint32_t kFeatureFilteredPages = 1;  // pages encoded by a filter chain, packed
+inline constexpr uint32_t kKnownRequiredFeatures = kFeatureFilteredPages;
 
 inline constexpr uint32_t kMinPageSize = 512;
 inline constexpr uint32_t kMaxPageSize = 65536;
@@ -63,7 +70,7 @@ inline constexpr size_t kRequiredFeaturesOff = 8;  // u32
 inline constexpr size_t kPageSizeOff = 12;         // u32
 inline constexpr size_t kFileLengthOff = 16;       // u64
 inline constexpr size_t kPageCountOff = 24;        // u64: pages before the catalog, header included
-inline constexpr size_t kCatalogLengthOff = 32;    // u64: catalog at page_count * page_size
+inline constexpr size_t kCatalogLengthOff = 32;    // u64: the catalog ends the file
 inline constexpr size_t kCatalogChecksumOff = 40;  // u64: XXH3-64 of the catalog bytes
 inline constexpr size_t kReservedOff = 48;         // u64: zero
 inline constexpr size_t kHeaderChecksumOff = 56;   // u64: XXH3-64 of bytes 0..55

@@ -1,0 +1,304 @@
+// Page filters (page_filter.h): every query kind over zstd, zstd with a
+// trained dictionary, lz4, a custom keyed filter and two-filter chains in both
+// orders, through every storage path; file sizes, determinism, the registry,
+// and damaged filtered pages.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace drydb_test {
+namespace {
+
+using drydb::errc;
+using drydb::PageFilter;
+using drydb::ReadOnlyDatabase;
+
+// A keyed test filter with authentication: XOR with a key-seeded stream, then
+// an 8-byte FNV-1a tag over key and plaintext. Decoding with another key (or
+// damaged bytes) fails the tag: errc::corruption.
+class KeyedFilter final : public PageFilter {
+ public:
+  explicit KeyedFilter(uint64_t key) : key_(key) {}
+  std::string_view id() const noexcept override { return "test-keyed"; }
+  size_t max_encoded_size(size_t n) const noexcept override { return n + 8; }
+  drydb::result<size_t> encode(std::span<const std::byte> in,
+                               std::span<std::byte> out) const override {
+    uint64_t s = key_;
+    for (size_t i = 0; i < in.size(); ++i)
+      out[i] = in[i] ^ std::byte{static_cast<uint8_t>(next(s))};
+    drydb::detail::store_u64(out.data() + in.size(), tag(in));
+    return in.size() + 8;
+  }
+  drydb::result<size_t> decode(std::span<const std::byte> in,
+                               std::span<std::byte> out) const override {
+    if (in.size() < 8 || in.size() - 8 > out.size())
+      return drydb::Error(errc::corruption, "test-keyed: bad length");
+    const size_t n = in.size() - 8;
+    uint64_t s = key_;
+    for (size_t i = 0; i < n; ++i)
+      out[i] = in[i] ^ std::byte{static_cast<uint8_t>(next(s))};
+    if (drydb::detail::load_u64(in.data() + n) != tag(out.first(n)))
+      return drydb::Error(errc::corruption, "test-keyed: authentication failed");
+    return n;
+  }
+
+  static drydb::PageFilterRegistration registration(uint64_t key) {
+    return {"test-keyed",
+            [key](std::span<const std::byte>) -> drydb::result<std::shared_ptr<const PageFilter>> {
+              return std::shared_ptr<const PageFilter>(std::make_shared<KeyedFilter>(key));
+            }};
+  }
+
+ private:
+  static uint64_t next(uint64_t& s) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  uint64_t tag(std::span<const std::byte> data) const {
+    uint64_t h = 1469598103934665603ull ^ key_;
+    for (std::byte b : data)
+      h = (h ^ static_cast<uint8_t>(b)) * 1099511628211ull;
+    return h;
+  }
+  uint64_t key_;
+};
+
+constexpr uint64_t kKey = 0x5eed'1234'abcd'9876ull;
+
+struct FilterCase {
+  const char* name;
+  std::function<std::vector<std::shared_ptr<PageFilter>>()> make;
+};
+
+const FilterCase kCases[] = {
+    {"lz4", [] { return std::vector<std::shared_ptr<PageFilter>>{drydb::filters::lz4()}; }},
+    {"zstd", [] { return std::vector<std::shared_ptr<PageFilter>>{drydb::filters::zstd()}; }},
+    {"zstd_dictionary",
+     [] {
+       return std::vector<std::shared_ptr<PageFilter>>{
+           drydb::filters::zstd({.level = 3, .dictionary_bytes = 8 << 10})};
+     }},
+    {"keyed",
+     [] { return std::vector<std::shared_ptr<PageFilter>>{std::make_shared<KeyedFilter>(kKey)}; }},
+    {"lz4_then_keyed",
+     [] {
+       return std::vector<std::shared_ptr<PageFilter>>{drydb::filters::lz4(),
+                                                       std::make_shared<KeyedFilter>(kKey)};
+     }},
+    {"keyed_then_zstd_dictionary",
+     [] {
+       return std::vector<std::shared_ptr<PageFilter>>{
+           std::make_shared<KeyedFilter>(kKey),
+           drydb::filters::zstd({.level = 1, .dictionary_bytes = 4 << 10})};
+     }},
+};
+
+drydb::OpenOptions keyed_options(drydb::OpenOptions o = {}) {
+  o.filters.push_back(KeyedFilter::registration(kKey));
+  return o;
+}
+
+enum class Path { mapped, cached_small, pread_file, mmap_file };
+
+class FilterQueries : public ::testing::TestWithParam<std::tuple<int, Path>> {};
+
+TEST_P(FilterQueries, EveryQueryMatchesTheModel) {
+  const auto [case_index, path] = GetParam();
+  const FilterCase& fc = kCases[case_index];
+  SCOPED_TRACE(fc.name);
+  // Overflow values (over 128 bytes at 512-byte pages) and deep trees.
+  const Model bytes_model = random_model(Enc::bytes, 1500, 11, 0, 400);
+  const Model int_model = random_model(Enc::int64, 1500, 12, 0, 40);
+  drydb::BuildOptions options{.page_size = 512, .filters = fc.make()};
+  const auto file =
+      build_memory({{"b", Enc::bytes, &bytes_model}, {"i", Enc::int64, &int_model}}, options);
+  ASSERT_FALSE(file.empty());
+
+  TempDir dir;
+  drydb::result<ReadOnlyDatabase> db = drydb::Error(errc::invalid_state, "unset");
+  switch (path) {
+    case Path::mapped:
+      db = ReadOnlyDatabase::open_memory(file, keyed_options());
+      break;
+    case Path::cached_small:
+      db = ReadOnlyDatabase::open_storage(std::make_unique<MemoryStorage>(file),
+                                          keyed_options({.page_cache_bytes = 4 * 512}));
+      break;
+    case Path::pread_file:
+    case Path::mmap_file:
+      ASSERT_TRUE(write_file(dir.path() / "f.drydb", file));
+      db = ReadOnlyDatabase::open(
+          dir.path() / "f.drydb",
+          keyed_options({.storage = path == Path::pread_file ? drydb::StorageKind::pread
+                                                             : drydb::StorageKind::mmap}));
+      break;
+  }
+  ASSERT_TRUE(db) << describe(db.error());
+  auto st = db->verify();
+  ASSERT_TRUE(st) << describe(st.error());
+
+  for (auto [name, enc, model] :
+       {std::tuple{"b", Enc::bytes, &bytes_model}, std::tuple{"i", Enc::int64, &int_model}}) {
+    auto table = db->table(name);
+    ASSERT_TRUE(table);
+    EXPECT_GE(table->info().depth, 3u);
+    DiffChecker c(*table, enc, *model);
+    c.check_count();
+    c.check_every_get();
+    c.check_unbounded();
+    c.check_cursor_walks();
+    std::vector<std::string> bounds;
+    size_t i = 0;
+    for (const auto& row : *model)
+      if (i++ % 97 == 0) bounds.push_back(row.first);
+    bounds.push_back(min_key(enc));
+    bounds.push_back(max_key(enc));
+    for (size_t a = 0; a < bounds.size(); ++a) {
+      c.check_seek(bounds[a]);
+      c.check_pair(bounds[a], bounds[(a * 7 + 3) % bounds.size()]);
+    }
+    if (enc == Enc::bytes)
+      for (const auto& b : bounds)
+        c.check_prefix(b.substr(0, 1));
+    EXPECT_EQ(c.failures(), 0);
+  }
+}
+
+std::string filter_case_name(const ::testing::TestParamInfo<std::tuple<int, Path>>& info) {
+  static const char* kPaths[] = {"mapped", "cached_small", "pread_file", "mmap_file"};
+  return std::string(kCases[std::get<0>(info.param)].name) + "_" +
+         kPaths[static_cast<int>(std::get<1>(info.param))];
+}
+
+INSTANTIATE_TEST_SUITE_P(Filters, FilterQueries,
+                         ::testing::Combine(::testing::Range(0,
+                                                             static_cast<int>(std::size(kCases))),
+                                            ::testing::Values(Path::mapped, Path::cached_small,
+                                                              Path::pread_file, Path::mmap_file)),
+                         filter_case_name);
+
+// The reference rows (int64 keys, "val%010d" values): compressible.
+std::vector<std::byte> reference_file(std::vector<std::shared_ptr<PageFilter>> filters,
+                                      int rows = 10000) {
+  drydb::DatabaseBuilder b({.page_size = 4096, .filters = std::move(filters)});
+  auto& t = b.create_table("t", drydb::KeyEncoding::int64());
+  char value[32];
+  for (int i = 0; i < rows; ++i) {
+    std::snprintf(value, sizeof value, "val%010d", i);
+    t.append(i, value);
+  }
+  return built_bytes(b.build_to_memory());
+}
+
+TEST(Filters, CompressionShrinksAndBuildsAreDeterministic) {
+  const size_t plain = reference_file({}).size();
+  for (int c : {0, 1, 2}) {
+    SCOPED_TRACE(kCases[c].name);
+    const auto a = reference_file(kCases[c].make());
+    const auto b = reference_file(kCases[c].make());
+    EXPECT_LT(a.size(), plain / 2) << a.size() << " vs " << plain;
+    EXPECT_EQ(a, b);  // byte-identical for the same input and options
+    auto db = ReadOnlyDatabase::open_memory(a).value();
+    EXPECT_EQ(db.table("t")->get(1234)->str(), "val0000001234");
+  }
+}
+
+TEST(Filters, SecondaryIndexesReadThroughFilters) {
+  drydb::DatabaseBuilder b({.page_size = 512, .filters = {drydb::filters::zstd()}});
+  auto& t = b.create_table("t", drydb::KeyEncoding::int64());
+  for (int i = 0; i < 2000; ++i)
+    t.append(i, "group" + std::to_string(i % 10));
+  t.add_secondary_index("group", false, drydb::KeyEncoding::bytes(),
+                        [](std::span<const std::byte>, std::span<const std::byte> v)
+                            -> std::optional<drydb::IndexKey> { return drydb::IndexKey(v); });
+  const auto file = built_bytes(b.build_to_memory());
+  auto db = ReadOnlyDatabase::open_storage(std::make_unique<MemoryStorage>(file),
+                                           {.page_cache_bytes = 2048})
+                .value();
+  ASSERT_TRUE(db.verify());
+  auto ix = db.table("t")->index("group").value();
+  int64_t expected = 7;
+  for (auto [k, v] : *ix.get_all("group7")) {
+    EXPECT_EQ(int64_of(to_view(k)), expected);
+    EXPECT_EQ(to_view(v), "group7");
+    expected += 10;
+  }
+  EXPECT_EQ(expected, 2007);
+  EXPECT_EQ(*ix.count_range("group2", "group4"), 600u);
+}
+
+TEST(Filters, KeysAndRegistry) {
+  const auto file = reference_file({std::make_shared<KeyedFilter>(kKey)}, 2000);
+  // Without a factory for the filter: a clear error naming it.
+  auto none = ReadOnlyDatabase::open_memory(file);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, errc::unknown_filter);
+  EXPECT_NE(none.error().message.find("test-keyed"), std::string::npos);
+  // The wrong key opens (the catalog is not filtered) but no page decodes.
+  drydb::OpenOptions wrong;
+  wrong.filters.push_back(KeyedFilter::registration(kKey + 1));
+  auto db = ReadOnlyDatabase::open_memory(file, wrong).value();
+  auto v = db.table("t")->get(5);
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().code, errc::corruption);
+  EXPECT_NE(v.error().message.find("authentication"), std::string::npos) << v.error().message;
+  EXPECT_FALSE(db.verify());
+  // Registered process-wide, the filter is found without OpenOptions.
+  ASSERT_TRUE(drydb::register_page_filter("test-keyed", KeyedFilter::registration(kKey).factory));
+  auto dup = drydb::register_page_filter("test-keyed", KeyedFilter::registration(kKey).factory);
+  EXPECT_EQ(dup.error().code, errc::duplicate_name);
+  EXPECT_EQ(
+      drydb::register_page_filter("zstd", KeyedFilter::registration(kKey).factory).error().code,
+      errc::duplicate_name);
+  EXPECT_EQ(drydb::register_page_filter("", KeyedFilter::registration(kKey).factory).error().code,
+            errc::invalid_argument);
+  auto registered = ReadOnlyDatabase::open_memory(file).value();
+  EXPECT_EQ(registered.table("t")->get(5)->str(), "val0000000005");
+}
+
+TEST(Filters, BadFilterOptionsAreErrors) {
+  drydb::DatabaseBuilder b({.filters = {nullptr}});
+  EXPECT_EQ(b.status().error().code, errc::invalid_argument);
+}
+
+// Every byte of the stored pages, flipped: either an error (open, a query or
+// verify) or no change in any answer. Never a crash or a wrong answer.
+TEST(Filters, DamagedFilteredPagesAreDetected) {
+  const Model model = random_model(Enc::bytes, 300, 21, 0, 200);
+  for (int c : {0, 1, 3}) {
+    SCOPED_TRACE(kCases[c].name);
+    const auto file =
+        build_memory({{"t", Enc::bytes, &model}}, {.page_size = 512, .filters = kCases[c].make()});
+    ASSERT_FALSE(file.empty());
+    const size_t data_end = file.size() - drydb::detail::load_u64(file.data() + 32);
+    int detected = 0, harmless = 0;
+    for (size_t off = 64; off < data_end; off += 7) {
+      auto copy = file;
+      copy[off] ^= std::byte{0x10};
+      auto db = ReadOnlyDatabase::open_memory(copy, keyed_options());
+      if (!db || !db->verify()) {
+        ++detected;
+        continue;
+      }
+      DiffChecker check(*db->table("t"), Enc::bytes, model);
+      check.check_every_get();
+      check.check_cursor_walks();
+      EXPECT_EQ(check.failures(), 0) << "a flip at " << off << " changed an answer silently";
+      ++harmless;
+    }
+    EXPECT_GT(detected, 0);
+    std::printf("%s: %d flips detected, %d harmless\n", kCases[c].name, detected, harmless);
+  }
+}
+
+}  // namespace
+}  // namespace drydb_test
