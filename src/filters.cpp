@@ -75,9 +75,21 @@ class ZstdFilter final : public PageFilter {
     // Too little or too uniform data trains no dictionary: compress without one.
     if (sizes.empty() || ZDICT_isError(n)) return {};
     dict.resize(n);
+    ZSTD_CDict* cdict = ZSTD_createCDict(dict.data(), dict.size(), level_);
+    if (cdict == nullptr) return Error(errc::out_of_memory, "zstd: cannot load the dictionary");
+    // Keep the dictionary only if it pays for its own bytes on the sample
+    // (exact when the sample is every page, as for files up to 32 MiB).
+    auto with = sample_bytes(sample, cdict), without = sample_bytes(sample, nullptr);
+    if (!with || !without) {
+      ZSTD_freeCDict(cdict);
+      return !with ? std::move(with).error() : std::move(without).error();
+    }
+    if (*with + dict.size() >= *without) {
+      ZSTD_freeCDict(cdict);
+      return {};
+    }
     dictionary_ = std::move(dict);
-    cdict_ = ZSTD_createCDict(dictionary_.data(), dictionary_.size(), level_);
-    if (cdict_ == nullptr) return Error(errc::out_of_memory, "zstd: cannot load the dictionary");
+    cdict_ = cdict;
     return {};
   }
 
@@ -110,6 +122,31 @@ class ZstdFilter final : public PageFilter {
   }
 
  private:
+  result<size_t> compress(std::span<const std::byte> in, std::span<std::byte> out,
+                          const ZSTD_CDict* cdict) const {
+    if (cctx_ == nullptr && (cctx_ = ZSTD_createCCtx()) == nullptr)
+      return Error(errc::out_of_memory, "zstd: cannot create a compression context");
+    size_t n =
+        cdict ? ZSTD_compress_usingCDict(cctx_, out.data(), out.size(), in.data(), in.size(), cdict)
+              : ZSTD_compressCCtx(cctx_, out.data(), out.size(), in.data(), in.size(), level_);
+    if (ZSTD_isError(n)) return Error(errc::io_error, std::string("zstd: ") + ZSTD_getErrorName(n));
+    return n;
+  }
+
+  // The bytes the sample compresses to, with `cdict` or without a dictionary.
+  result<size_t> sample_bytes(std::span<const std::span<const std::byte>> sample,
+                              const ZSTD_CDict* cdict) const {
+    size_t total = 0;
+    std::vector<std::byte> out;
+    for (auto s : sample) {
+      out.resize(ZSTD_compressBound(s.size()));
+      auto n = compress(s, out, cdict);
+      if (!n) return n;
+      total += *n;
+    }
+    return total;
+  }
+
   int level_;
   size_t dictionary_bytes_;
   std::vector<std::byte> dictionary_;

@@ -212,6 +212,31 @@ TEST(Filters, CompressionShrinksAndBuildsAreDeterministic) {
   }
 }
 
+// A trained dictionary is kept only when it pays for its own bytes, so it never makes a file
+// larger than plain zstd when every page is in the sample (files up to 32 MiB).
+TEST(Filters, DictionaryNeverCostsMoreThanItSaves) {
+  for (uint32_t page_size : {512u, 4096u}) {
+    auto build = [&](size_t dictionary_bytes) {
+      drydb::DatabaseBuilder b(
+          {.page_size = page_size,
+           .filters = {drydb::filters::zstd({.level = 3, .dictionary_bytes = dictionary_bytes})}});
+      auto& t = b.create_table("t");
+      for (int i = 0; i < 5000; ++i)
+        t.append("item:" + std::to_string(i * 7919 % 100000),
+                 "{\"name\":\"item " + std::to_string(i) +
+                     "\",\"kind\":\"weapon\",\"level\":" + std::to_string(i % 60) + "}");
+      return built_bytes(b.build_to_memory());
+    };
+    const auto plain = build(0), with_dict = build(16 << 10);
+    std::printf("page %u: zstd %zu bytes, zstd with dictionary %zu bytes\n", page_size,
+                plain.size(), with_dict.size());
+    EXPECT_LE(with_dict.size(), plain.size());
+    auto db = ReadOnlyDatabase::open_memory(with_dict).value();
+    EXPECT_TRUE(db.verify());
+    EXPECT_EQ(db.table("t")->count(), 5000u);
+  }
+}
+
 TEST(Filters, SecondaryIndexesReadThroughFilters) {
   drydb::DatabaseBuilder b({.page_size = 512, .filters = {drydb::filters::zstd()}});
   auto& t = b.create_table("t", drydb::KeyEncoding::int64());
