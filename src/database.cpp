@@ -103,6 +103,8 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
                 : page_count > file_length / page_size ||
                       catalog_length != file_length - page_count * page_size))
     return corrupt("header lengths are inconsistent");
+  // The shortest catalog is its two counts (no filters, no tables).
+  if (catalog_length < 8) return corrupt("catalog shorter than its counts");
   if (catalog_length >= (uint64_t{1} << 32)) return corrupt("catalog of 4 GiB or more");
   const uint64_t catalog_offset = file_length - catalog_length;
   std::vector<std::byte> cat(catalog_length);

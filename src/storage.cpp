@@ -56,7 +56,7 @@ class MmapStorage final : public Storage {
   status read_at(uint64_t offset, std::span<std::byte> dst) const override {
     if (offset > size_ || dst.size() > size_ - offset)
       return Error(errc::truncated, "read past the end of the mapped file");
-    std::memcpy(dst.data(), base_ + offset, dst.size());
+    if (!dst.empty()) std::memcpy(dst.data(), base_ + offset, dst.size());
     return {};
   }
   std::span<const std::byte> mapped() const override { return {base_, size_}; }
@@ -87,7 +87,7 @@ class MemoryStorage final : public Storage {
   status read_at(uint64_t offset, std::span<std::byte> dst) const override {
     if (offset > bytes_.size() || dst.size() > bytes_.size() - offset)
       return Error(errc::truncated, "read past the end of the database's memory");
-    std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
+    if (!dst.empty()) std::memcpy(dst.data(), bytes_.data() + offset, dst.size());
     return {};
   }
   std::span<const std::byte> mapped() const override { return bytes_; }

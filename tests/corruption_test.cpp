@@ -455,6 +455,23 @@ drydb::result<ReadOnlyDatabase> open_with_header(std::vector<std::byte>& copy) {
   return ReadOnlyDatabase::open_memory(copy);
 }
 
+// A file cut at the end of its pages, with a header claiming an empty catalog: a clear error,
+// through every storage path (an empty read once reached memcpy with a null pointer).
+TEST(FileHeader, EmptyCatalogIsCorruption) {
+  std::vector<std::byte> copy = fixture().file;
+  const uint64_t pages = fmt::load_u64(copy.data() + fmt::header::kPageCountOff);
+  const uint64_t page_size = fmt::load_u32(copy.data() + fmt::header::kPageSizeOff);
+  copy.resize(pages * page_size);
+  fmt::store_u64(copy.data() + fmt::header::kFileLengthOff, copy.size());
+  fmt::store_u64(copy.data() + fmt::header::kCatalogLengthOff, 0);
+  fix_header_checksum(copy);
+  for (bool cached : {false, true}) {
+    auto db = cached ? open_cached(copy, 1 << 20) : ReadOnlyDatabase::open_memory(copy);
+    ASSERT_FALSE(db);
+    EXPECT_EQ(db.code(), errc::corruption) << db.error().to_string();
+  }
+}
+
 TEST(FileHeader, WrongMagicIsBadMagic) {
   for (size_t i = 0; i < 4; ++i) {
     std::vector<std::byte> copy = fixture().file;
