@@ -5,6 +5,7 @@
 #include "drydb/cursor.h"
 #include "drydb/database.h"
 #include "drydb/error.h"
+#include "drydb/executor.h"
 #include "drydb/key.h"
 #include "drydb/key_encoding.h"
 #include "drydb/options.h"
