@@ -276,14 +276,25 @@ bool wrong_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
 ReadOnlyDatabase::ReadOnlyDatabase(std::unique_ptr<detail::DatabaseState> state)
     : state_(std::move(state)) {}
 ReadOnlyDatabase::ReadOnlyDatabase(ReadOnlyDatabase&&) noexcept = default;
-ReadOnlyDatabase& ReadOnlyDatabase::operator=(ReadOnlyDatabase&&) noexcept = default;
-ReadOnlyDatabase::~ReadOnlyDatabase() = default;
+// Assigning over a database and destroying one first settle its asynchronous
+// queries (cancel the queued, wait for the running; see async.h).
+ReadOnlyDatabase& ReadOnlyDatabase::operator=(ReadOnlyDatabase&& o) noexcept {
+  if (this != &o) {
+    if (state_) detail::async_close(state_.get());
+    state_ = std::move(o.state_);
+  }
+  return *this;
+}
+ReadOnlyDatabase::~ReadOnlyDatabase() {
+  if (state_) detail::async_close(state_.get());
+}
 
 result<ReadOnlyDatabase> ReadOnlyDatabase::open_storage(std::unique_ptr<Storage> storage,
                                                         const OpenOptions& options) {
   if (!storage) return Error(errc::invalid_argument, "open_storage: no storage given");
   auto state = detail::DatabaseState::open(std::move(storage), options);
   if (!state) return std::move(state).error();
+  if (options.executor) detail::async_attach(state->get(), options.executor);
   return ReadOnlyDatabase(std::move(*state));
 }
 

@@ -1,6 +1,7 @@
 // The whole public API of drydb. Read builder.h and database.h first.
 #pragma once
 
+#include "drydb/async.h"
 #include "drydb/builder.h"
 #include "drydb/cursor.h"
 #include "drydb/database.h"

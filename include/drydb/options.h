@@ -7,6 +7,7 @@
 
 namespace drydb {
 
+class Executor;
 class PageAllocator;
 
 struct BuildOptions {
@@ -45,6 +46,9 @@ struct OpenOptions {
   // Where cached page memory comes from; nullptr = operator new. Must outlive
   // the database.
   PageAllocator* allocator = nullptr;
+  // Where the database's *_async queries run (async.h); nullptr = drydb's
+  // default pool. Must outlive the database.
+  Executor* executor = nullptr;
 };
 
 }  // namespace drydb
