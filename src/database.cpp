@@ -174,6 +174,7 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     s.all_permanent_ = options.page_cache_bytes / page_size >= page_count;
   }
   s.storage_ = std::move(storage);
+  s.executor_ = options.executor;
   return state;
 }
 
@@ -354,8 +355,18 @@ bool wrong_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
 ReadOnlyDatabase::ReadOnlyDatabase(std::unique_ptr<detail::DatabaseState> state)
     : state_(std::move(state)) {}
 ReadOnlyDatabase::ReadOnlyDatabase(ReadOnlyDatabase&&) noexcept = default;
-ReadOnlyDatabase& ReadOnlyDatabase::operator=(ReadOnlyDatabase&&) noexcept = default;
-ReadOnlyDatabase::~ReadOnlyDatabase() = default;
+// Assigning over a database and destroying one first settle its asynchronous
+// queries (cancel the queued, wait for the running; see async.h).
+ReadOnlyDatabase& ReadOnlyDatabase::operator=(ReadOnlyDatabase&& o) noexcept {
+  if (this != &o) {
+    if (state_) detail::async_close(state_.get());
+    state_ = std::move(o.state_);
+  }
+  return *this;
+}
+ReadOnlyDatabase::~ReadOnlyDatabase() {
+  if (state_) detail::async_close(state_.get());
+}
 
 result<ReadOnlyDatabase> ReadOnlyDatabase::open_storage(std::unique_ptr<Storage> storage,
                                                         const OpenOptions& options) {

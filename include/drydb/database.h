@@ -43,6 +43,8 @@ class ReadOnlyDatabase {
   // database may only be destroyed or assigned to.
   ReadOnlyDatabase(ReadOnlyDatabase&&) noexcept;
   ReadOnlyDatabase& operator=(ReadOnlyDatabase&&) noexcept;
+  // Cancels the database's queued async queries and waits for its running
+  // ones (async.h); assigning over a database does the same first.
   ~ReadOnlyDatabase();
 
   // The table named `name`; errc::not_found (naming the tables there are) if none.

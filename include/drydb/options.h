@@ -11,6 +11,7 @@
 
 namespace drydb {
 
+class Executor;
 class PageAllocator;
 
 struct BuildOptions {
@@ -58,6 +59,9 @@ struct OpenOptions {
   // registry (register_page_filter); for a filter needing what only this
   // database should have, such as a decryption key.
   std::vector<PageFilterRegistration> filters{};
+  // Where the database's *_async queries run (async.h); nullptr = drydb's
+  // default pool. Must outlive the database.
+  Executor* executor = nullptr;
 };
 
 }  // namespace drydb

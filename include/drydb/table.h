@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "drydb/async.h"
 #include "drydb/cursor.h"
 #include "drydb/detail/search.h"
 #include "drydb/index.h"
@@ -196,6 +197,27 @@ class ReadOnlyTable {
   const detail::DatabaseState* db_;
   const detail::TreeRef* tree_;
   std::string_view name_;
+
+  // ---- Asynchronous queries (async.h) -------------------------------------
+ public:
+  // The queries above, run on the database's executor (OpenOptions::executor,
+  // else drydb's default pool). Each copies its keys, enqueues one task and
+  // returns at once; the Future gives what the sync query returns, errors
+  // included. Read async.h for what destroying the database with queries in
+  // flight does. Each call allocates (the query's state, the task, keys).
+  Future<Value> get_async(const Key& key) const;
+  Future<Range> get_range_async(const KeyBound& start, const KeyBound& end,
+                                RangeOptions options = {}) const;
+  Future<uint64_t> count_range_async(const KeyBound& start, const KeyBound& end,
+                                     RangeOptions options = {}) const;
+  // Reads every page of the rows between two bounds (inclusive), leaves and
+  // overflow runs, so that later queries there find them in the page cache
+  // (pread, custom storage) or mapped in (mmap: each page is touched). A
+  // range larger than the cache just cycles it. Errors as get_range's, or
+  // the first read error met. To warm in the background without waiting:
+  // table.warm_async(start, end).detach().
+  Future<void> warm_async(const KeyBound& start, const KeyBound& end) const;
+  // ---- end of asynchronous queries -----------------------------------------
 };
 
 }  // namespace drydb

@@ -25,7 +25,13 @@
 #include "drydb/result.h"
 #include "drydb/storage.h"
 
+namespace drydb {
+class Executor;
+}
+
 namespace drydb::detail {
+
+class AsyncHub;
 
 // A tree resolved for reading.
 struct TreeRef {
@@ -83,6 +89,11 @@ class DatabaseState {
                                        index_begin_[table + 1] - index_begin_[table]);
   }
 
+  // Asynchronous queries (async.h): the hub is made on first use; close_async()
+  // settles its queries. Both in src/async.cpp.
+  std::shared_ptr<AsyncHub> async_hub() const;
+  void close_async() const;
+
   // Opening: validates the header and catalog and resolves every tree.
   static result<std::unique_ptr<DatabaseState>> open(std::unique_ptr<Storage> storage,
                                                      const OpenOptions& options);
@@ -114,6 +125,11 @@ class DatabaseState {
   std::vector<std::shared_ptr<const PageFilter>> filters_;
   std::vector<size_t> stage_capacity_;
   std::span<const std::byte> mapped_;  // a filtered file's mapping, if mapped
+
+  // Asynchronous queries.
+  Executor* executor_ = nullptr;  // OpenOptions::executor; nullptr = the default pool
+  mutable std::mutex async_mu_;
+  mutable std::shared_ptr<AsyncHub> async_hub_;
 
   // Cached storage.
   std::unique_ptr<PageSlot[]> slots_;
