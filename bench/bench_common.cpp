@@ -123,18 +123,22 @@ uint64_t string_query_checksum() {
 }
 
 const std::vector<int64_t>& build_order(bool sorted) {
-  static const std::vector<int64_t> ascending = [] {
-    std::vector<int64_t> k(kBuildRows);
-    std::iota(k.begin(), k.end(), int64_t{0});
+  auto ascending = []() -> const std::vector<int64_t>& {
+    static const std::vector<int64_t> k = [] {
+      std::vector<int64_t> v(kBuildRows);
+      std::iota(v.begin(), v.end(), int64_t{0});
+      return v;
+    }();
     return k;
-  }();
-  static const std::vector<int64_t> shuffled = [] {
-    std::vector<int64_t> k = ascending;
+  };
+  if (sorted) return ascending();
+  static const std::vector<int64_t> shuffled = [&] {
+    std::vector<int64_t> k = ascending();
     std::mt19937_64 rng(20240601);
     std::shuffle(k.begin(), k.end(), rng);
     return k;
   }();
-  return sorted ? ascending : shuffled;
+  return shuffled;
 }
 
 const std::vector<std::string>& build_values() {

@@ -184,9 +184,12 @@ def svg_chart(title, subtitle, rows):
 
 
 def targets(runs):
-    def ns(workload, store, threads=None):
+    """[(target, measured on wall-time medians, the same on CPU-time medians, met)]; met is
+    judged on wall time."""
+
+    def ns(workload, store, threads=None, metric="ns"):
         r = runs.get((workload, threads), {}).get(store)
-        return med(r["ns"]) if r else None
+        return med(r[metric]) if r and r[metric] else None
 
     def extra(workload, store, counter):
         r = runs.get((workload, None), {}).get(store)
@@ -194,17 +197,30 @@ def targets(runs):
 
     rows = []
 
-    def faster(label, workload, peer, want, threads=None):
-        d, p = ns(workload, "drydb", threads), ns(workload, peer, threads)
-        if d and p:
-            r = p / d
-            rows.append((label, f"{fmt_ratio(r)} faster", r >= want))
+    def ratio(num, den, metric):
+        n, d = ns(*num, metric=metric), ns(*den, metric=metric)
+        return n / d if n and d else None
+
+    def add(label, num, den, want, at_most, unit):
+        wall, cpu = ratio(num, den, "ns"), ratio(num, den, "cpu_ns")
+        if wall is None:
+            return
+        ok = wall <= want if at_most else wall >= want
+
+        def text(r):
+            if r is None:
+                return "–"
+            if unit == "faster" and r < 1:
+                return f"{fmt_ratio(1 / r)} slower"
+            return f"{fmt_ratio(r)} {unit}"
+
+        rows.append((label, text(wall), text(cpu), ok))
+
+    def faster(label, workload, peer, want):
+        add(label, (workload, peer), (workload, "drydb"), want, False, "faster")
 
     def at_most(label, workload, base, want):
-        d, b = ns(workload, "drydb"), ns(workload, base)
-        if d and b:
-            r = d / b
-            rows.append((label, f"{fmt_ratio(r)} its time", r <= want))
+        add(label, (workload, "drydb"), (workload, base), want, True, "its time")
 
     at_most("get 10k RandomKeys ≤ 1.5× lower_bound's time", "RandomKeys", "vector", 1.5)
     faster("get 10k RandomKeys ≥ 10× faster than LMDB", "RandomKeys", "lmdb", 10)
@@ -218,10 +234,8 @@ def targets(runs):
     faster("100-row range ≥ 5× faster than LMDB", "Range", "lmdb", 5)
     faster("100-row range ≥ 25× faster than SQLite fair", "Range", "sqlite_fair", 25)
     faster("100-row range ≥ 50× faster than RocksDB*", "Range", "rocksdb", 50)
-    c, g = ns("Count", "drydb"), ns("RandomKeys", "drydb")
-    if c and g:
-        rows.append(("count of 8,000 rows ≤ 3× one get (RandomKeys)", f"{fmt_ratio(c / g)} a get",
-                     c / g <= 3))
+    add("count of 8,000 rows ≤ 3× one get (RandomKeys)", ("Count", "drydb"), ("RandomKeys", "drydb"),
+        3, True, "a get")
     faster("count ≥ 1000× faster than SQLite fair", "Count", "sqlite_fair", 1000)
     faster("count ≥ 1000× faster than LMDB", "Count", "lmdb", 1000)
     for w in ("Parallel", "ParallelSpread"):
@@ -230,7 +244,7 @@ def targets(runs):
             base1, base2 = ns(w, "vector", 1), ns(w, "vector", 2)
             note = f" (vector: {fmt_ratio(base1 / base2)})" if base1 and base2 else ""
             rows.append((f"{w}: 2 threads ≥ 1.8× one thread's throughput",
-                         f"{fmt_ratio(one / two)}{note}", one / two >= 1.8))
+                         f"{fmt_ratio(one / two)}{note}", "–", one / two >= 1.8))
     for peer in ("sqlite_default", "sqlite_fair", "lmdb"):
         faster(f"open + first read ≥ 5× faster than {STORE_LABELS[peer]}", "OpenAndFirstRead", peer, 5)
     faster("build 1M sorted ≥ 3× faster than SQLite", "Build_1M_sorted", "sqlite", 3)
@@ -239,7 +253,7 @@ def targets(runs):
     d, s = extra("Build_1M_sorted", "drydb", "file_bytes"), extra("Build_1M_sorted", "sqlite", "file_bytes")
     if d and s:
         rows.append(("file (1M rows) no larger than SQLite's", f"{d / 1e6:.2f} MB vs {s / 1e6:.2f} MB",
-                     d <= s))
+                     "–", d <= s))
     return rows
 
 
@@ -346,11 +360,15 @@ def main():
 
     trows = targets(runs)
     if trows:
-        md += ["## Targets (design.md §5)", "", "| target | measured (medians) | met |", "|---|---|:-:|"]
-        for label, measured, ok in trows:
-            md.append(f"| {label} | {measured} | {'yes' if ok else '**no**'} |")
+        md += ["## Targets (design.md §5)", "",
+               "Judged on the wall-time medians; the same ratio on CPU-time medians beside it, as this",
+               "shared machine's wall times carry the other builds' load.", "",
+               "| target | measured (wall) | by CPU time | met |", "|---|---|---|:-:|"]
+        for label, wall, cpu, ok in trows:
+            md.append(f"| {label} | {wall} | {cpu} | {'yes' if ok else '**no**'} |")
         md += ["", "Two-thread scaling on a 2-core machine shared with other builds is bounded by the",
-               "cores free at the time; the vector baseline's scaling in the same run shows that bound.", ""]
+               "cores free at the time; the vector baseline's scaling in the same run shows that bound.",
+               "The count target compares with RandomKeys, a get of a random key.", ""]
 
     if args.callgrind and os.path.exists(args.callgrind):
         md += ["## Instructions per query (callgrind)", "",

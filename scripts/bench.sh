@@ -3,13 +3,13 @@
 # LMDB, RocksDB and in-memory baselines. Writes docs/benchmarks.md and one SVG chart per workload
 # in docs/bench/ from the run's JSON. Installs missing Debian packages first.
 #
-#   scripts/bench.sh                     the whole suite, 3 interleaved repetitions (~12 min on
+#   scripts/bench.sh                     the whole suite, 5 interleaved repetitions (~10 min on
 #                                        a 2-core machine)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
 #                                        <workload>/<store>/...); the report then goes to
 #                                        build/bench/report/ unless --out is given
-#   scripts/bench.sh --repetitions 5     repetitions per benchmark (default 3)
-#   scripts/bench.sh --min-time 0.5      seconds per benchmark and repetition (default 0.25)
+#   scripts/bench.sh --repetitions 5     repetitions per benchmark (default 5)
+#   scripts/bench.sh --min-time 0.5      seconds per benchmark and repetition (default 0.5)
 #   scripts/bench.sh --callgrind         also count instructions per query under callgrind
 #   scripts/bench.sh --out DIR           write DIR/benchmarks.md and DIR/bench/*.svg
 #   scripts/bench.sh --report-only JSON  only rewrite the report from an earlier run's JSON
@@ -22,8 +22,8 @@ usage() {
 }
 
 filter=""
-repetitions=3
-min_time=0.25
+repetitions=5
+min_time=0.5
 callgrind=0
 out=""
 report_only=""
