@@ -39,13 +39,21 @@ std::filesystem::path finish(drydb::DatabaseBuilder& builder, const std::string&
 }
 
 struct Drydb {
-  static uint64_t build(std::span<const int64_t> keys, const std::string& name) {
+  static void build(std::span<const int64_t> keys, const std::string& name) {
     const auto& values = build_values();
     drydb::DatabaseBuilder builder({.page_size = kPageSize});
     auto& items = builder.create_table("items", drydb::KeyEncoding::int64());
     for (int64_t k : keys)
       items.append(k, values[k]);
-    return size_on_disk(finish(builder, name));
+    finish(builder, name);
+  }
+
+  static Built inspect(const std::string& name) {
+    const auto path = scratch_dir() / name / "items.drydb";
+    auto db = drydb::ReadOnlyDatabase::open(path);
+    if (!db) return {0, 0};
+    auto table = db->table("items");
+    return {table ? table->count() : 0, size_on_disk(path)};
   }
 
   static DrydbFile& int_file(int64_t rows) {

@@ -232,8 +232,17 @@ struct Lmdb {
     return r;
   }
 
-  static uint64_t build(std::span<const int64_t> keys, const std::string& name) {
-    return size_on_disk(write_int_env(keys, name));
+  static void build(std::span<const int64_t> keys, const std::string& name) {
+    write_int_env(keys, name);
+  }
+
+  static Built inspect(const std::string& name) {
+    const auto path = scratch_dir() / name / "data.mdb";
+    const Env e = open_read_only(path);
+    MDB_stat st;
+    const uint64_t rows = mdb_env_stat(e.env, &st) == MDB_SUCCESS ? st.ms_entries : 0;
+    mdb_env_close(e.env);
+    return {rows, size_on_disk(path)};
   }
 };
 

@@ -80,9 +80,9 @@ struct Be64 {
 };
 
 // Writes `put(writer)`'s rows to one SST file, ingests it into a new DB in <scratch>/<name>/db
-// and closes that; returns the SST file's size.
+// and closes that.
 template <class Put>
-uint64_t write_db(const std::string& name, Put put) {
+void write_db(const std::string& name, Put put) {
   const auto dir = scratch_dir() / name;
   std::filesystem::create_directory(dir);
   const std::string sst = (dir / "load.sst").string();
@@ -100,10 +100,9 @@ uint64_t write_db(const std::string& name, Put put) {
   check_status(db->IngestExternalFile({sst}, ingest), "IngestExternalFile");
   check_status(db->Close(), "DB::Close");
   delete db;
-  return info.file_size;
 }
 
-uint64_t write_int_db(std::span<const int64_t> keys, const std::string& name) {
+void write_int_db(std::span<const int64_t> keys, const std::string& name) {
   std::vector<int64_t> sorted;
   if (!std::is_sorted(keys.begin(), keys.end())) {
     sorted.assign(keys.begin(), keys.end());
@@ -111,7 +110,7 @@ uint64_t write_int_db(std::span<const int64_t> keys, const std::string& name) {
     keys = sorted;
   }
   const auto& values = build_values();
-  return write_db(name, [&](rocksdb::SstFileWriter& w) {
+  write_db(name, [&](rocksdb::SstFileWriter& w) {
     for (int64_t k : keys)
       check_status(w.Put(Be64(k).slice(), values[k]), "SstFileWriter::Put");
   });
@@ -232,8 +231,24 @@ struct RocksDb {
     return fold(v.data(), v.size());
   }
 
-  static uint64_t build(std::span<const int64_t> keys, const std::string& name) {
-    return write_int_db(keys, name);
+  static void build(std::span<const int64_t> keys, const std::string& name) {
+    write_int_db(keys, name);
+  }
+
+  // Rows counted by a full walk; bytes = the DB's table (.sst) files.
+  static Built inspect(const std::string& name) {
+    const auto dir = scratch_dir() / name;
+    std::unique_ptr<rocksdb::DB> db(open_read_only(dir));
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(read_options()));
+    uint64_t rows = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      ++rows;
+    if (!it->status().ok()) rows = 0;
+    it.reset();
+    uint64_t bytes = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "db"))
+      if (e.path().extension() == ".sst") bytes += e.file_size();
+    return {rows, bytes};
   }
 };
 

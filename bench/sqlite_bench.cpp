@@ -264,8 +264,17 @@ struct Sqlite {
     return r;
   }
 
-  static uint64_t build(std::span<const int64_t> keys, const std::string& name) {
-    return size_on_disk(write_file(keys, false, name));
+  static void build(std::span<const int64_t> keys, const std::string& name) {
+    write_file(keys, false, name);
+  }
+
+  static Built inspect(const std::string& name) {
+    const auto path = scratch_dir() / name / "items.sqlite";
+    Connection db(path, false);
+    sqlite3_stmt* s = prepare(db.get(), "SELECT count(*) FROM items");
+    const uint64_t rows = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_finalize(s);
+    return {rows, size_on_disk(path)};
   }
 };
 

@@ -14,8 +14,9 @@
 //     uint64_t scan_all();                  // sum of fold() over every row
 //   };
 //   static uint64_t S::open_and_first_read();   // open the 10,000-row file, get kFindKey, close
-//   static uint64_t S::build(std::span<const int64_t> keys, const std::string& name);
-//                                               // a new store of those keys; its bytes on disk
+//   static void S::build(std::span<const int64_t> keys, const std::string& name);
+//                                     // a new store of those keys in <scratch>/<name>/, durable
+//   static Built S::inspect(const std::string& name);  // that store read back: rows, bytes
 //
 // Every benchmark builds its readers before timing, then touches every row through them (this VM
 // reclaims pages left idle for about a minute, and a reader's own caches warm up the same way),
@@ -33,6 +34,12 @@
 #include "bench_common.h"
 
 namespace drydb_bench {
+
+// What a Build benchmark checks and reports of the store it built.
+struct Built {
+  uint64_t rows;   // as the store reports them when opened again
+  uint64_t bytes;  // the store's data files on disk
+};
 
 // The full-scan checksum of `rows` int64 rows.
 inline uint64_t scan_checksum(int64_t rows, size_t value_size = kValueSize) {
@@ -205,8 +212,9 @@ void bm_open_and_first_read(benchmark::State& state) {
 }
 
 // Build: 1 op = a new store of 1,000,000 rows (sorted or shuffled input), made from keys and
-// values already in memory, durable when the op ends (each store's own commit). The files are
-// removed untimed after each op. Counters: rows_per_second, file_bytes (the store's data on disk).
+// values already in memory, durable when the op ends (each store's own commit). Untimed after
+// each op: the store is opened again and must hold every row, then it is removed.
+// Counters: rows_per_second, file_bytes (the store's data files on disk).
 template <class S, bool kSorted>
 void bm_build(benchmark::State& state) {
   const auto& keys = build_order(kSorted);
@@ -215,10 +223,13 @@ void bm_build(benchmark::State& state) {
   int n = 0;
   for (auto _ : state) {
     const std::string name = "build-" + std::to_string(n++);
-    bytes = S::build(keys, name);
+    S::build(keys, name);
     state.PauseTiming();
+    const Built built = S::inspect(name);
     std::filesystem::remove_all(scratch_dir() / name);
     state.ResumeTiming();
+    if (!check(state, built.rows, kBuildRows)) break;
+    bytes = built.bytes;
   }
   report_queries(state, kBuildRows);
   state.counters["rows_per_second"] =
