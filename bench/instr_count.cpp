@@ -5,7 +5,8 @@
 //     build/bench/bench/drydb_instr_count drydb get_random 100
 //   -> callgrind's total Ir divided by the queries printed = instructions per query.
 //
-// Stores: drydb (the 10,000-row reference file, mmap) and vector (std::lower_bound). Workloads:
+// Stores: drydb (the reference file, 10,000 rows unless ROWS is given; mmap) and vector
+// (std::lower_bound). Workloads:
 // get_random (RandomKeys: the LCG re-seeded every 1,000 gets), get_same (FindByKey, key 123),
 // range (100 rows, 2000..2099) and count (1000..8999). The LCG and the checksum run inside the
 // measured function for both stores alike. scripts/bench.sh --callgrind runs every pair.
@@ -24,6 +25,8 @@
 
 namespace drydb_bench {
 namespace {
+
+int64_t g_rows = kRows;  // rows in the table; get_random draws keys over all of them
 
 struct VectorTable {
   std::vector<int64_t> keys;
@@ -77,7 +80,7 @@ std::pair<uint64_t, uint64_t> queries(const T& t, std::string_view w, int ops) {
     if (w == "get_random") {
       Lcg lcg;
       for (int i = 0; i < kGetsPerOp; ++i)
-        sum += t.get(lcg.next(kRows));
+        sum += t.get(lcg.next(g_rows));
       queries += kGetsPerOp;
     } else if (w == "get_same") {
       for (int i = 0; i < kGetsPerOp; ++i) {
@@ -119,15 +122,18 @@ int run(const T& t, std::string_view workload, int ops) {
 }
 
 int main_impl(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s drydb|vector get_random|get_same|range|count OPS\n", argv[0]);
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: %s drydb|vector get_random|get_same|range|count OPS [ROWS]\n",
+                 argv[0]);
     return 2;
   }
   const std::string_view store = argv[1], workload = argv[2];
   const int ops = std::atoi(argv[3]);
+  if (argc == 5) g_rows = std::atoll(argv[4]);
+  if (g_rows <= kCountLast) die("ROWS must exceed the count range's last key");
   if (store == "vector") {
     VectorTable t;
-    for (int64_t k = 0; k < kRows; ++k) {
+    for (int64_t k = 0; k < g_rows; ++k) {
       t.keys.push_back(k);
       t.values.push_back(value_of(k));
     }
@@ -138,7 +144,7 @@ int main_impl(int argc, char** argv) {
   {
     drydb::DatabaseBuilder builder({.page_size = kPageSize});
     auto& items = builder.create_table("items", drydb::KeyEncoding::int64());
-    for (int64_t k = 0; k < kRows; ++k)
+    for (int64_t k = 0; k < g_rows; ++k)
       items.append(k, value_of(k));
     auto st = builder.build_to_file(path);
     require(st.has_value(), "drydb build", st ? "" : st.error().message);

@@ -81,16 +81,18 @@ if [ -z "$report_only" ]; then
       exit 1
     fi
     for store in drydb vector; do
-      for workload in get_random get_same range count; do
-        ops=200
-        [ "$workload" = get_random ] || [ "$workload" = get_same ] || ops=100
+      # workload:ops:rows
+      for run in get_random:200:10000 get_same:200:10000 range:100:10000 count:100:10000 \
+        get_random:50:1000000; do
+        IFS=: read -r workload ops rows <<<"$run"
         valgrind --tool=callgrind --callgrind-out-file="$BUILD/callgrind.out" \
           --collect-atstart=no --toggle-collect='*measured_queries*' \
-          "$BUILD/bench/drydb_instr_count" "$store" "$workload" "$ops" \
+          "$BUILD/bench/drydb_instr_count" "$store" "$workload" "$ops" "$rows" \
           >"$BUILD/callgrind.log" 2>&1
         queries=$(awk '/^queries/ {print $2}' "$BUILD/callgrind.log")
         total=$(awk '/^totals:/ {print $2}' "$BUILD/callgrind.out")
         per=$(awk -v t="$total" -v q="$queries" 'BEGIN {printf "%.1f", t / q}')
+        [ "$rows" = 10000 ] || workload+="_$((rows / 1000000))M"
         echo "$store $workload $per" | tee -a "$callgrind_out"
       done
     done
