@@ -2,11 +2,11 @@
 //
 // A store S (drydb, a peer, a baseline) provides what its workloads need:
 //
-//   class S::Reader {                       // int64 keys; one per benchmark thread
-//     explicit Reader(int64_t rows);        // rows = kRows or kRows1M; builds the data on first
-//     use uint64_t get(int64_t key);            // fold() of the value, 0 when absent uint64_t
-//     range(int64_t first, int64_t last);  // sum of fold() over keys in [first, last] uint64_t
-//     count(int64_t first, int64_t last);  // rows with keys in [first, last]
+//   class S::Reader {  // int64 keys; one per benchmark thread
+//     explicit Reader(int64_t rows);  // kRows or kRows1M; the data is built on first use
+//     uint64_t get(int64_t key);      // fold() of the value, 0 when absent
+//     uint64_t range(int64_t first, int64_t last);  // sum of fold() over keys in [first, last]
+//     uint64_t count(int64_t first, int64_t last);  // rows with keys in [first, last]
 //   };
 //   class S::StringReader {                 // kStringRows rows of 16-byte text keys
 //     StringReader();
