@@ -8,7 +8,7 @@
 //
 // Reporting: every benchmark runs on wall time (UseRealTime) and sets the counter sec_per_query,
 // the wall time of one query (a get, a range, a count, an open, a built row): the console prints it
-// as e.g. "37.6n" (ns), the JSON holds seconds. With N threads it is the wall time over all
+// as e.g. "37.6ns", the JSON holds seconds. With N threads it is the wall time over all
 // threads' queries, so it is the reciprocal of the aggregate throughput. items_per_second is set
 // too.
 #pragma once
