@@ -1,0 +1,174 @@
+// In-memory baselines: what the same queries cost without any storage engine.
+//
+//   vector:  std::lower_bound over a sorted std::vector of keys, values in a parallel
+//            std::vector<std::string> (13-byte values sit inside the strings, SSO). A range walks
+//            from lower_bound; a count is two binary searches.
+//   std_map: std::map. A count walks the rows (std::distance), as a user of std::map would.
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "workloads.h"
+
+namespace drydb_bench {
+namespace {
+
+template <class Data>
+const Data& int_data(int64_t rows) {
+  if (rows == kRows) {
+    static const Data small(kRows);
+    return small;
+  }
+  static const Data big(kRows1M);
+  return big;
+}
+
+struct Vector {
+  struct IntData {
+    std::vector<int64_t> keys;
+    std::vector<std::string> values;
+    explicit IntData(int64_t rows) {
+      for (int64_t k = 0; k < rows; ++k) {
+        keys.push_back(k);
+        values.push_back(value_of(k));
+      }
+    }
+  };
+
+  class Reader {
+   public:
+    explicit Reader(int64_t rows) : d_(int_data<IntData>(rows)) {}
+    uint64_t get(int64_t key) const {
+      auto it = std::lower_bound(d_.keys.begin(), d_.keys.end(), key);
+      if (it == d_.keys.end() || *it != key) return 0;
+      const auto& v = d_.values[it - d_.keys.begin()];
+      return fold(v.data(), v.size());
+    }
+    uint64_t range(int64_t first, int64_t last) const {
+      uint64_t sum = 0;
+      for (auto it = std::lower_bound(d_.keys.begin(), d_.keys.end(), first);
+           it != d_.keys.end() && *it <= last; ++it) {
+        const auto& v = d_.values[it - d_.keys.begin()];
+        sum += fold(v.data(), v.size());
+      }
+      return sum;
+    }
+    uint64_t count(int64_t first, int64_t last) const {
+      auto lo = std::lower_bound(d_.keys.begin(), d_.keys.end(), first);
+      auto hi = std::upper_bound(lo, d_.keys.end(), last);
+      return static_cast<uint64_t>(hi - lo);
+    }
+
+   private:
+    const IntData& d_;
+  };
+
+  struct StringData {
+    std::vector<std::string> keys;
+    std::vector<std::string> values;
+    StringData() {
+      for (int64_t i = 0; i < kStringRows; ++i) {
+        keys.push_back(string_key_of(i));
+        values.push_back(string_value_of(i));
+      }
+    }
+  };
+
+  class StringReader {
+   public:
+    StringReader() : d_(data()) {}
+    uint64_t get(std::string_view key) const {
+      auto it = std::lower_bound(d_.keys.begin(), d_.keys.end(), key);
+      if (it == d_.keys.end() || *it != key) return 0;
+      const auto& v = d_.values[it - d_.keys.begin()];
+      return fold(v.data(), v.size());
+    }
+    uint64_t scan_all() const {
+      uint64_t sum = 0;
+      for (const auto& v : d_.values)
+        sum += fold(v.data(), v.size());
+      return sum;
+    }
+
+   private:
+    static const StringData& data() {
+      static const StringData d;
+      return d;
+    }
+    const StringData& d_;
+  };
+};
+
+struct Map {
+  struct IntData {
+    std::map<int64_t, std::string> rows;
+    explicit IntData(int64_t n) {
+      for (int64_t k = 0; k < n; ++k)
+        rows.emplace_hint(rows.end(), k, value_of(k));
+    }
+  };
+
+  class Reader {
+   public:
+    explicit Reader(int64_t rows) : m_(int_data<IntData>(rows).rows) {}
+    uint64_t get(int64_t key) const {
+      auto it = m_.find(key);
+      return it == m_.end() ? 0 : fold(it->second.data(), it->second.size());
+    }
+    uint64_t range(int64_t first, int64_t last) const {
+      uint64_t sum = 0;
+      for (auto it = m_.lower_bound(first); it != m_.end() && it->first <= last; ++it)
+        sum += fold(it->second.data(), it->second.size());
+      return sum;
+    }
+    uint64_t count(int64_t first, int64_t last) const {
+      return static_cast<uint64_t>(std::distance(m_.lower_bound(first), m_.upper_bound(last)));
+    }
+
+   private:
+    const std::map<int64_t, std::string>& m_;
+  };
+
+  class StringReader {
+   public:
+    using Rows = std::map<std::string, std::string, std::less<>>;
+    StringReader() : m_(rows()) {}
+    uint64_t get(std::string_view key) const {
+      auto it = m_.find(key);
+      return it == m_.end() ? 0 : fold(it->second.data(), it->second.size());
+    }
+    uint64_t scan_all() const {
+      uint64_t sum = 0;
+      for (const auto& [k, v] : m_)
+        sum += fold(v.data(), v.size());
+      return sum;
+    }
+
+   private:
+    static const Rows& rows() {
+      static const Rows m = [] {
+        Rows r;
+        for (int64_t i = 0; i < kStringRows; ++i)
+          r.emplace_hint(r.end(), string_key_of(i), string_value_of(i));
+        return r;
+      }();
+      return m;
+    }
+    const Rows& m_;
+  };
+};
+
+}  // namespace
+
+void register_baselines() {
+  register_int_reads<Vector>("vector");
+  register_string_reads<Vector>("vector");
+  register_int_reads<Map>("std_map");
+  register_string_reads<Map>("std_map");
+}
+
+}  // namespace drydb_bench

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Build drydb_bench (Release, in build/bench) and run the benchmark suite: drydb against SQLite,
+# LMDB, RocksDB and in-memory baselines. Writes docs/benchmarks.md and one SVG chart per workload
+# in docs/bench/ from the run's JSON. Installs missing Debian packages first.
+#
+#   scripts/bench.sh                     the whole suite, 5 interleaved repetitions (~10 min on
+#                                        a 2-core machine)
+#   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
+#                                        <workload>/<store>/...); the report then goes to
+#                                        build/bench/report/ unless --out is given
+#   scripts/bench.sh --repetitions 5     repetitions per benchmark (default 5)
+#   scripts/bench.sh --min-time 0.5      seconds per benchmark and repetition (default 0.5)
+#   scripts/bench.sh --callgrind         also count instructions per query under callgrind
+#   scripts/bench.sh --out DIR           write DIR/benchmarks.md and DIR/bench/*.svg
+#   scripts/bench.sh --report-only JSON  only rewrite the report from an earlier run's JSON
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+  sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+
+filter=""
+repetitions=5
+min_time=0.5
+callgrind=0
+out=""
+report_only=""
+args=("$@")
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --filter) filter=${2:?--filter needs a regex}; shift 2 ;;
+    --repetitions) repetitions=${2:?--repetitions needs a number}; shift 2 ;;
+    --min-time) min_time=${2:?--min-time needs seconds}; shift 2 ;;
+    --callgrind) callgrind=1; shift ;;
+    --out) out=${2:?--out needs a folder}; shift 2 ;;
+    --report-only) report_only=${2:?--report-only needs a JSON file}; shift 2 ;;
+    -h | --help) usage ;;
+    *) echo "bench.sh: unknown argument $1" >&2; usage ;;
+  esac
+done
+if [ -z "$out" ]; then
+  if [ -n "$filter" ]; then out=build/bench/report; else out=docs; fi
+fi
+
+BUILD=build/bench
+JOBS=2
+results=$BUILD/results.json
+callgrind_out=$BUILD/callgrind.txt
+
+if ! command -v python3 >/dev/null; then
+  echo "bench.sh: python3 is needed to write the report (Debian: python3)" >&2
+  exit 1
+fi
+
+if [ -z "$report_only" ]; then
+  # The peers (SQLite, RocksDB, LMDB) and Google Benchmark are in test.sh's package list.
+  scripts/test.sh --install-deps
+
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_BENCH=ON \
+    -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_CLI=OFF \
+    -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+  cmake --build "$BUILD" -j"$JOBS" --target drydb_bench drydb_instr_count
+
+  bench=("$BUILD/bench/drydb_bench" --benchmark_enable_random_interleaving=true
+    "--benchmark_repetitions=$repetitions" "--benchmark_min_time=$min_time"
+    --benchmark_display_aggregates_only=true "--benchmark_out=$results"
+    --benchmark_out_format=json)
+  [ -z "$filter" ] || bench+=("--benchmark_filter=$filter")
+  echo "bench.sh: ${bench[*]}"
+  start=$SECONDS
+  "${bench[@]}"
+  echo "bench.sh: the suite ran in $((SECONDS - start)) s"
+  printf '%s\n' "scripts/bench.sh${args[*]:+ ${args[*]}}, which ran: ${bench[*]}" >"$results.command"
+
+  rm -f "$callgrind_out"
+  if [ "$callgrind" -eq 1 ]; then
+    if ! command -v valgrind >/dev/null; then
+      echo "bench.sh: --callgrind needs valgrind (Debian: valgrind)" >&2
+      exit 1
+    fi
+    for store in drydb vector; do
+      # workload:ops:rows
+      for run in get_random:200:10000 get_same:200:10000 range:100:10000 count:100:10000 \
+        get_random:50:1000000; do
+        IFS=: read -r workload ops rows <<<"$run"
+        valgrind --tool=callgrind --callgrind-out-file="$BUILD/callgrind.out" \
+          --collect-atstart=no --toggle-collect='*measured_queries*' \
+          "$BUILD/bench/drydb_instr_count" "$store" "$workload" "$ops" "$rows" \
+          >"$BUILD/callgrind.log" 2>&1
+        queries=$(awk '/^queries/ {print $2}' "$BUILD/callgrind.log")
+        total=$(awk '/^totals:/ {print $2}' "$BUILD/callgrind.out")
+        per=$(awk -v t="$total" -v q="$queries" 'BEGIN {printf "%.1f", t / q}')
+        [ "$rows" = 10000 ] || workload+="_$((rows / 1000000))M"
+        echo "$store $workload $per" | tee -a "$callgrind_out"
+      done
+    done
+  fi
+else
+  results=$report_only
+fi
+
+cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null || true)
+compiler=$("${cxx:-c++}" --version 2>/dev/null | head -n 1 || echo unknown)
+command="scripts/bench.sh${args[*]:+ ${args[*]}}"
+[ ! -f "$results.command" ] || command=$(cat "$results.command")
+report=(python3 bench/report.py "$results" --out "$out" --command "$command" --compiler "$compiler")
+[ ! -f "$callgrind_out" ] || report+=(--callgrind "$callgrind_out")
+"${report[@]}"
+echo "bench.sh: wrote $out/benchmarks.md and $out/bench/*.svg"
