@@ -47,31 +47,27 @@ class ReadOnlyTable {
   // The value of `key`: has_value() is false when absent. The Value keeps its
   // page resident until destroyed.
   result<Value> get(const Key& key) const {
-    detail::ErrorOut err;
-    if (!detail::check_key_kind(*tree_, key, &err)) return std::move(*err);
+    // The hot path: pages resident and verified, value inline. Anything else
+    // (a cache miss, a first touch, an overflow value, an error) takes
+    // get_checked(), which loads, checks and explains.
+    if (key.kind() != tree_->kind) [[unlikely]]
+      return get_checked(key);
     const detail::TreeDesc& d = *tree_->desc;
     if (d.rows == 0) return Value();
     const auto k = key.bytes();
     const uint64_t kp = detail::key_prefix(k.data(), k.size());
-    uint64_t rank = 0;
     detail::PageSlot* pin;
-    const std::byte* leaf_page = detail::descend_to_leaf(*db_, *tree_, k, kp, &rank, &pin, &err);
-    if (leaf_page == nullptr) return std::move(*err);
-    detail::LeafView leaf(leaf_page, tree_->layout);
+    const std::byte* page = detail::try_descend_to_leaf(*db_, *tree_, k, kp, &pin);
+    if (page == nullptr) [[unlikely]]
+      return get_checked(key);
+    const detail::LeafView leaf(page, tree_->layout);
     bool found;
-    uint32_t i = leaf.lower_bound(k, kp, &found);
-    if (!found) {
+    const uint32_t i = leaf.lower_bound(k, kp, &found);
+    if (!found || leaf.is_overflow(i)) [[unlikely]] {
       detail::unpin(pin);
-      return Value();
+      return found ? get_checked(key) : Value();
     }
-    detail::ByteView v;
-    detail::PageSlot* value_pin;
-    bool ok = detail::resolve_value(*db_, *tree_, leaf, i, &v, &value_pin, &err);
-    if (value_pin != nullptr || !ok) {  // an overflow run holds the value, not the leaf
-      detail::unpin(pin);
-      pin = value_pin;
-    }
-    if (!ok) return std::move(*err);
+    const auto v = leaf.value_field(i);
     return Value::found(v.data(), v.size(), pin);
   }
 
@@ -160,6 +156,37 @@ class ReadOnlyTable {
       : db_(db), tree_(tree), name_(name) {}
 
  private:
+  // get() through fetch(): loads missing pages, checks first-touched ones,
+  // resolves overflow values and reports every error.
+  result<Value> get_checked(const Key& key) const {
+    detail::ErrorOut err;
+    if (!detail::check_key_kind(*tree_, key, &err)) return std::move(*err);
+    const detail::TreeDesc& d = *tree_->desc;
+    if (d.rows == 0) return Value();
+    const auto k = key.bytes();
+    const uint64_t kp = detail::key_prefix(k.data(), k.size());
+    uint64_t rank = 0;
+    detail::PageSlot* pin;
+    const std::byte* leaf_page = detail::descend_to_leaf(*db_, *tree_, k, kp, &rank, &pin, &err);
+    if (leaf_page == nullptr) return std::move(*err);
+    detail::LeafView leaf(leaf_page, tree_->layout);
+    bool found;
+    uint32_t i = leaf.lower_bound(k, kp, &found);
+    if (!found) {
+      detail::unpin(pin);
+      return Value();
+    }
+    detail::ByteView v;
+    detail::PageSlot* value_pin;
+    bool ok = detail::resolve_value(*db_, *tree_, leaf, i, &v, &value_pin, &err);
+    if (value_pin != nullptr || !ok) {  // an overflow run holds the value, not the leaf
+      detail::unpin(pin);
+      pin = value_pin;
+    }
+    if (!ok) return std::move(*err);
+    return Value::found(v.data(), v.size(), pin);
+  }
+
   // Key kinds match the table and start <= end when both are bounded.
   bool check_bounds(const KeyBound& start, const KeyBound& end, detail::ErrorOut* err) const {
     if ((start.bounded() && !detail::check_key_kind(*tree_, start.key(), err)) ||

@@ -70,11 +70,32 @@ class DatabaseState {
       p = slots_[page].try_acquire(pin);
       if (p == nullptr && (p = load(tree, page, type, pin, err)) == nullptr) return nullptr;
     }
-    if (static_cast<PageType>(p[page::kTypeOff]) != type ||
-        (type == PageType::internal && load_u16(p + internal::kLevelOff) != level)) {
+    if (!is_page_of(p, type, level)) [[unlikely]] {
       unpin(*pin);
       *pin = nullptr;
       wrong_page(tree, page, type, level, err);
+      return nullptr;
+    }
+    return p;
+  }
+
+  // fetch() for a page already resident and verified: nullptr when it is not
+  // (a miss, a first touch) or not of `type` and `level`, and the caller
+  // falls back to fetch(), which loads, checks and explains. The hot path of
+  // point lookups: no error object, no lock.
+  DRYDB_ALWAYS_INLINE const std::byte* try_fetch(uint64_t page, PageType type, uint32_t level,
+                                                 PageSlot** pin) const noexcept {
+    const std::byte* p;
+    *pin = nullptr;
+    if (base_ != nullptr) {
+      if (!verified_[page].load(std::memory_order_acquire)) return nullptr;
+      p = base_ + page * page_size_;
+    } else if ((p = slots_[page].try_acquire(pin)) == nullptr) {
+      return nullptr;
+    }
+    if (!is_page_of(p, type, level)) [[unlikely]] {
+      unpin(*pin);
+      *pin = nullptr;
       return nullptr;
     }
     return p;
@@ -99,6 +120,10 @@ class DatabaseState {
                                                      const OpenOptions& options);
 
  private:
+  static bool is_page_of(const std::byte* p, PageType type, uint32_t level) noexcept {
+    return static_cast<PageType>(p[page::kTypeOff]) == type &&
+           (type != PageType::internal || load_u16(p + internal::kLevelOff) == level);
+  }
   [[gnu::cold]] bool verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* err) const;
   const std::byte* load(const TreeRef& tree, uint64_t page, PageType type, PageSlot** pin,
                         ErrorOut* err) const;

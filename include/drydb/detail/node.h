@@ -32,6 +32,26 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_lower_bound(const std::byte* prefixes, uint3
   return static_cast<uint32_t>((base - prefixes) / 8) + (load_be64(base) < x ? 1 : 0);
 }
 
+// prefix_lower_bound for prefixes that are distinct integers in increasing
+// order (keys of a fixed width up to 8 bytes, whose prefix is the key). The
+// answer j then lies in [n-1 - (last - x), x - first]: a window of one slot
+// where keys are dense (consecutive ids), so the search is a few compares;
+// elsewhere the window is the whole array and the search a binary one.
+// Always returns an index in [0, n], whatever the bytes hold.
+DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes, uint32_t n,
+                                                       uint64_t x) noexcept {
+  if (n == 0) return 0;
+  const uint64_t first = load_be64(prefixes);
+  const uint64_t last = load_be64(prefixes + 8 * size_t{n - 1});
+  if (x <= first) return 0;
+  if (x > last) return n;
+  const uint64_t above = last - x, below = x - first;
+  const uint32_t lo = above < n - 1 ? static_cast<uint32_t>(n - 1 - above) : 0;
+  const uint32_t hi = below < n - 1 ? static_cast<uint32_t>(below) : n - 1;
+  if (hi < lo) return lo;  // only for corrupt (unordered) prefixes
+  return lo + prefix_lower_bound(prefixes + 8 * size_t{lo}, hi - lo + 1, x);
+}
+
 inline int compare_bytes(ByteView a, ByteView b) noexcept {
   size_t n = a.size() < b.size() ? a.size() : b.size();
   int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
@@ -98,12 +118,13 @@ class LeafView {
   // First index whose key is >= key (n if none); *found = equal key there.
   DRYDB_ALWAYS_INLINE uint32_t lower_bound(ByteView key, uint64_t key_prefix,
                                            bool* found) const noexcept {
-    uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
     // Equal prefixes mean equal keys only for a key of the tree's own width.
     if (layout_.prefix_is_key() && key.size() == layout_.width) {
+      uint32_t i = unique_prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
       *found = i < n_ && prefix(i) == key_prefix;
       return i;
     }
+    uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
     // Keys sharing the prefix: binary search them by full comparison.
     uint32_t hi = n_;
     if (i < n_ && prefix(i) == key_prefix) {
@@ -173,7 +194,8 @@ class InternalView {
     const uint32_t seps = n_ - 1;
     if (layout_.prefix_is_key() && key.size() == layout_.width) {
       // Separators <= key are those with prefix < key_prefix + 1.
-      return key_prefix == ~uint64_t{0} ? seps : prefix_lower_bound(prefixes, seps, key_prefix + 1);
+      return key_prefix == ~uint64_t{0} ? seps
+                                        : unique_prefix_lower_bound(prefixes, seps, key_prefix + 1);
     }
     uint32_t lo = prefix_lower_bound(prefixes, seps, key_prefix);
     uint32_t hi = seps;

@@ -42,6 +42,26 @@ inline const std::byte* descend_to_leaf(const DatabaseState& db, const TreeRef& 
   return db.fetch(tree, page, PageType::leaf, 0, pin, err);
 }
 
+// descend_to_leaf over resident, verified pages only, without ranks or error
+// reporting: nullptr when a page on the way is not resident yet (or is bad),
+// and the caller repeats the descent with descend_to_leaf.
+DRYDB_ALWAYS_INLINE const std::byte* try_descend_to_leaf(const DatabaseState& db,
+                                                         const TreeRef& tree, ByteView key,
+                                                         uint64_t key_prefix,
+                                                         PageSlot** pin) noexcept {
+  const TreeDesc& d = *tree.desc;
+  uint64_t page = d.root;
+  for (uint32_t level = d.depth - 1; level > 0; --level) {
+    PageSlot* inner_pin;
+    const std::byte* p = db.try_fetch(page, PageType::internal, level, &inner_pin);
+    if (p == nullptr) return nullptr;
+    InternalView node(p, tree.layout);
+    page = node.child(node.child_for(key, key_prefix));
+    unpin(inner_pin);  // internal pages are permanent; this is a no-op but keeps the contract
+  }
+  return db.try_fetch(page, PageType::leaf, 0, pin);
+}
+
 // The number of rows with a key < `key`, and whether `key` is present.
 inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, uint64_t* rank,
                     bool* found, ErrorOut* err) {
