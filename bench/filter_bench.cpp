@@ -1,14 +1,13 @@
 // Page filters on the reference rows (int64 keys, 13-byte values "val%010d",
-// 4 KiB pages) at 10,000 and 1,000,000 rows: file size, warm random gets and
-// 100-row ranges, and a cold full scan (open, then decode every page), for
-// unfiltered, lz4, zstd and zstd with a 16 KiB trained dictionary pages.
+// 4 KiB pages) at 10,000 and 1,000,000 rows: file size and a cold full scan
+// (open through pread, then read and decode every page once), for unfiltered,
+// lz4, zstd and zstd with a 16 KiB trained dictionary. Warm gets and ranges
+// of the same files are in drydb_bench.cpp (stores drydb_lz4, drydb_zstd...).
 //
-//   build/bench/bench/drydb_bench --benchmark_filter=Filter
+//   build/bench/bench/drydb_bench --benchmark_filter=FilterColdScan
 //     --benchmark_enable_random_interleaving=true --benchmark_repetitions=5
 //
-// Counters: file_bytes (the file's size); gets and ranges report items/s per
-// query. Filtered files read through the page cache (64 MiB by default, so
-// both sizes stay resident once warm); unfiltered ones are read in place.
+// Counters: file_bytes (the file's size); items_per_second counts rows.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -19,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "drydb/drydb.h"
 
 namespace {
@@ -57,9 +57,8 @@ FilteredFile& file_for(int kind, int64_t rows) {
   static std::map<std::pair<int, int64_t>, std::unique_ptr<FilteredFile>> files;
   auto& slot = files[{kind, rows}];
   if (!slot) {
-    auto path = std::filesystem::temp_directory_path() /
-                ("drydb_filter_bench_" + std::string(kFilterNames[kind]) + "_" +
-                 std::to_string(rows) + ".drydb");
+    auto path = drydb_bench::scratch_dir() / ("filter_bench_" + std::string(kFilterNames[kind]) +
+                                              "_" + std::to_string(rows) + ".drydb");
     drydb::DatabaseBuilder builder({.page_size = 4096, .filters = filters_of(kind)});
     auto& t = builder.create_table("items", drydb::KeyEncoding::int64());
     for (int64_t i = 0; i < rows; ++i)
@@ -75,43 +74,6 @@ FilteredFile& file_for(int kind, int64_t rows) {
     sum += e.value.size();
   if (sum != static_cast<uint64_t>(rows) * 13) std::abort();
   return *slot;
-}
-
-void FilterGet(benchmark::State& state) {
-  const int kind = static_cast<int>(state.range(0));
-  const int64_t rows = state.range(1);
-  FilteredFile& f = file_for(kind, rows);
-  uint32_t seed = 123456789;  // the original's LCG, carried across ops
-  uint64_t sum = 0, expected = 0;
-  for (auto _ : state) {
-    for (int i = 0; i < 1000; ++i) {
-      seed = seed * 1664525u + 1013904223u;
-      auto v = f.table.get(static_cast<int64_t>(seed % static_cast<uint32_t>(rows)));
-      sum += v->size();
-      expected += 13;
-    }
-  }
-  if (sum != expected) state.SkipWithError("wrong answers");
-  state.SetItemsProcessed(state.iterations() * 1000);
-  state.counters["file_bytes"] = static_cast<double>(f.bytes);
-  state.SetLabel(kFilterNames[kind]);
-}
-
-void FilterRange100(benchmark::State& state) {
-  const int kind = static_cast<int>(state.range(0));
-  const int64_t rows = state.range(1);
-  FilteredFile& f = file_for(kind, rows);
-  uint64_t sum = 0;
-  for (auto _ : state) {
-    for (int i = 0; i < 100; ++i)
-      for (auto e : *f.table.get_range(int64_t{2000}, int64_t{2099}))
-        sum += e.value.size();
-  }
-  if (sum != static_cast<uint64_t>(state.iterations()) * 100 * 100 * 13)
-    state.SkipWithError("wrong answers");
-  state.SetItemsProcessed(state.iterations() * 100);
-  state.counters["file_bytes"] = static_cast<double>(f.bytes);
-  state.SetLabel(kFilterNames[kind]);
 }
 
 // Open and read every row once: every page is read (and decoded) once.
@@ -137,8 +99,6 @@ void filter_args(benchmark::internal::Benchmark* b) {
       b->Args({kind, rows});
 }
 
-BENCHMARK(FilterGet)->Apply(filter_args);
-BENCHMARK(FilterRange100)->Apply(filter_args);
 BENCHMARK(FilterColdScan)->Apply(filter_args)->Unit(benchmark::kMillisecond);
 
 }  // namespace
