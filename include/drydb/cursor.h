@@ -82,7 +82,7 @@ class Cursor {
   uint64_t rank() const noexcept { return rank_; }
   // The current row's key; empty when !valid().
   std::span<const std::byte> key() const noexcept {
-    return valid_ ? leaf_.key(path_[depth_ - 1].index) : std::span<const std::byte>();
+    return valid_ ? leaf_.key(index_) : std::span<const std::byte>();
   }
   // The current row's whole value, overflow values included; empty when
   // !valid(), or on a read error, which is then in status().
@@ -144,6 +144,7 @@ class Cursor {
     return false;
   }
   void drop_value() const noexcept {
+    if (value_data_ == nullptr) return;  // no overflow value resolved (value_pin_ is null too)
     detail::unpin(value_pin_);
     value_pin_ = nullptr;
     value_data_ = nullptr;
@@ -162,6 +163,8 @@ class Cursor {
     status_ = o.status_;
     if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
     leaf_ = o.leaf_;
+    index_ = o.index_;
+    size_ = o.size_;
     leaf_pin_ = o.leaf_pin_;
     if (leaf_pin_) leaf_pin_->refs.fetch_add(1, std::memory_order_relaxed);
   }
@@ -174,6 +177,8 @@ class Cursor {
     status_ = std::move(o.status_);
     if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
     leaf_ = o.leaf_;
+    index_ = o.index_;
+    size_ = o.size_;
     leaf_pin_ = std::exchange(o.leaf_pin_, nullptr);
     value_pin_ = std::exchange(o.value_pin_, nullptr);
     value_data_ = std::exchange(o.value_data_, nullptr);
@@ -185,8 +190,13 @@ class Cursor {
   uint32_t depth_ = 0;
   bool valid_ = false;
   uint64_t rank_ = 0;
-  Frame path_[detail::kMaxDepth];  // path_[0] is the root, path_[depth_-1] the leaf
-  detail::LeafView leaf_;          // the leaf of path_[depth_-1], decoded once per leaf
+  // path_[0] is the root, path_[depth_-2] the leaf's parent: the internal
+  // levels. The leaf is leaf_, decoded once per leaf, and the position in it
+  // index_ of size_.
+  Frame path_[detail::kMaxDepth];
+  detail::LeafView leaf_;
+  uint32_t index_ = 0;
+  uint32_t size_ = 0;
   detail::PageSlot* leaf_pin_ = nullptr;
   mutable detail::PageSlot* value_pin_ = nullptr;  // an overflow run, resolved lazily
   mutable const std::byte* value_data_ = nullptr;

@@ -328,7 +328,7 @@ inline bool IndexCursor::resolve() const {
   const detail::TreeRef& primary = *entries_.tree_->primary;
   // The entry's value is (leaf page u64, slot u16); the leaf's page check
   // placed the page inside the table's primary tree.
-  const auto ref = entries_.leaf_.value_field(entries_.path_[entries_.depth_ - 1].index);
+  const auto ref = entries_.leaf_.value_field(entries_.index_);
   const uint64_t page = detail::load_u64(ref.data());
   const uint32_t slot = detail::load_u16(ref.data() + 8);
   if (page != row_page_ || row_page_ == 0) {  // page 0 is never a leaf: "no leaf yet"

@@ -38,9 +38,8 @@ inline bool Cursor::fail(Error e) {
 
 inline std::span<const std::byte> Cursor::value() const {
   if (!valid_) return {};
-  const uint32_t i = path_[depth_ - 1].index;
-  if (!leaf_.is_overflow(i)) [[likely]]
-    return leaf_.value_field(i);
+  if (!leaf_.is_overflow(index_)) [[likely]]
+    return leaf_.value_field(index_);
   return overflow_value();
 }
 
@@ -48,8 +47,7 @@ inline std::span<const std::byte> Cursor::overflow_value() const {
   if (value_data_ != nullptr) return {value_data_, value_size_};
   detail::ByteView out;
   detail::ErrorOut err;
-  if (!detail::resolve_value(*db_, *tree_, leaf_, path_[depth_ - 1].index, &out, &value_pin_,
-                             &err)) {
+  if (!detail::resolve_value(*db_, *tree_, leaf_, index_, &out, &value_pin_, &err)) {
     status_ = std::move(*err);
     return {};
   }
@@ -58,7 +56,7 @@ inline std::span<const std::byte> Cursor::overflow_value() const {
   return out;
 }
 
-// Fills path_[from+1 .. depth_-1] going down the leftmost (or rightmost) edge
+// Fills path_[from+1 .. depth_-2] and the leaf going down the leftmost (or rightmost) edge
 // below the child chosen at path_[from].
 inline bool Cursor::descend(uint32_t from, bool leftmost) {
   for (uint32_t l = from; l + 1 < depth_; ++l) {
@@ -72,11 +70,14 @@ inline bool Cursor::descend(uint32_t from, bool leftmost) {
                    depth_ - 2 - l, &pin, &err);
     if (p == nullptr) return fail(std::move(*err));
     uint32_t n = detail::load_u16(p + detail::page::kCountOff);
-    path_[l + 1] = Frame{p, leftmost ? 0 : n - 1, n};
     if (to_leaf) {
       detail::unpin(leaf_pin_);
       leaf_pin_ = pin;
       leaf_ = detail::LeafView(p, tree_->layout);
+      index_ = leftmost ? 0 : n - 1;
+      size_ = n;
+    } else {
+      path_[l + 1] = Frame{p, leftmost ? 0 : n - 1, n};
     }
   }
   return true;
@@ -103,8 +104,9 @@ inline bool Cursor::seek_rank(uint64_t rank) {
     if (leaf) {
       leaf_pin_ = pin;
       if (local >= n) return fail(detail::corruption_at(*tree_, page, "row counts disagree"));
-      path_[l] = Frame{p, static_cast<uint32_t>(local), n};
       leaf_ = detail::LeafView(p, tree_->layout);
+      index_ = static_cast<uint32_t>(local);
+      size_ = n;
     } else {
       detail::InternalView node(p, tree_->layout);
       if (local >= node.cumulative(n - 1))
@@ -153,13 +155,14 @@ inline bool Cursor::seek_bytes(std::span<const std::byte> k, bool* found) {
       const detail::LeafView& view = leaf_;
       uint32_t i = view.lower_bound(k, kp, found);
       valid_ = true;
+      size_ = view.size();
       if (i < view.size()) {
-        path_[l] = Frame{p, i, view.size()};
+        index_ = i;
         rank_ = rank + i;
         return true;
       }
       // Every key of this leaf is smaller: the answer is the next leaf's first row.
-      path_[l] = Frame{p, view.size() - 1, view.size()};
+      index_ = view.size() - 1;
       rank_ = rank + view.size() - 1;
       return next();
     }
@@ -175,9 +178,8 @@ inline bool Cursor::seek_bytes(std::span<const std::byte> k, bool* found) {
 inline bool Cursor::next() {
   if (!valid_) return false;
   drop_value();
-  Frame& f = path_[depth_ - 1];
-  if (f.index + 1 < f.size) {
-    ++f.index;
+  if (index_ + 1 < size_) {
+    ++index_;
     ++rank_;
     return true;
   }
@@ -195,9 +197,8 @@ inline bool Cursor::next() {
 inline bool Cursor::prev() {
   if (!valid_) return false;
   drop_value();
-  Frame& f = path_[depth_ - 1];
-  if (f.index > 0) {
-    --f.index;
+  if (index_ > 0) {
+    --index_;
     --rank_;
     return true;
   }

@@ -84,6 +84,15 @@ class LeafView {
       uniform_len_ = load_u16(page + leaf::kUniformLenOff);
       record_size_ = fixed_part_ + uniform_len_;
     }
+    // Where key i is when it sits at a fixed stride: in the prefix array
+    // (fixed width <= 8), or in uniform records (wider fixed keys).
+    if (layout.prefix_is_key()) {
+      key_base_ = page + leaf::kHeaderSize;
+      key_stride_ = 8;
+    } else if (layout.width != 0 && (flags_ & leaf::kUniformValues)) {
+      key_base_ = records_;
+      key_stride_ = record_size_;
+    }
   }
 
   uint32_t size() const noexcept { return n_; }
@@ -92,8 +101,7 @@ class LeafView {
   }
 
   ByteView key(uint32_t i) const noexcept {
-    if (layout_.width != 0 && layout_.width <= 8)
-      return {page_ + leaf::kHeaderSize + 8 * i, layout_.width};
+    if (key_base_ != nullptr) return {key_base_ + size_t{key_stride_} * i, layout_.width};
     const std::byte* rec = record(i);
     if (layout_.width == 0) return {rec + 2, load_u16(rec)};
     return {rec, layout_.width};
@@ -156,9 +164,11 @@ class LeafView {
   uint8_t flags_ = 0;
   KeyLayout layout_{0};
   const std::byte* records_ = nullptr;
-  uint32_t fixed_part_ = 0;   // key part bytes of fixed-width keys (0 when variable)
-  uint32_t uniform_len_ = 0;  // with kUniformValues
-  uint32_t record_size_ = 0;  // with kUniformValues
+  uint32_t fixed_part_ = 0;              // key part bytes of fixed-width keys (0 when variable)
+  uint32_t uniform_len_ = 0;             // with kUniformValues
+  uint32_t record_size_ = 0;             // with kUniformValues
+  const std::byte* key_base_ = nullptr;  // keys at a fixed stride from here, or nullptr
+  uint32_t key_stride_ = 0;
 };
 
 class InternalView {
