@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 # Every Debian package any drydb script needs: the one list to extend.
 PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libgtest-dev libgmock-dev
-  libbenchmark-dev pkg-config)
+  libbenchmark-dev pkg-config libmsgpack-cxx-dev)
 JOBS=2
 
 install_missing_packages() {
