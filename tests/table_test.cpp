@@ -1111,6 +1111,49 @@ TEST_F(CursorTest, RangeIteratedTwiceGivesTheSameRows) {
   }
 }
 
+// Ranges over leaves whose rows sit at fixed strides (int64 keys, one value length per leaf) are
+// walked by pointer within a leaf; leaves of mixed value lengths are walked by the cursor. Rows,
+// order, early stops and restarts must not depend on which.
+TEST(StridedRangeTest, RunsAcrossUniformAndMixedLeaves) {
+  Model model;
+  for (int64_t k = 0; k < 3000; ++k) {
+    // Mostly 10-byte values; every 700 keys a stretch of varied lengths makes mixed leaves.
+    const size_t len = (k / 100) % 7 == 3 ? static_cast<size_t>(k % 13) : 10;
+    model.emplace(int64_key(k * 3 - 4000), std::string(len, static_cast<char>('a' + k % 26)));
+  }
+  const auto bytes = build_one(model, Enc::int64, 512);
+  auto db = open_mem(bytes).value();
+  auto table = db.table("t").value();
+  std::vector<std::pair<std::string, std::string>> rows(model.begin(), model.end());
+  for (auto order : {SortOrder::ascending, SortOrder::descending}) {
+    for (auto [lo, hi] :
+         {std::pair{0, 2999}, std::pair{17, 2011}, std::pair{1200, 1201}, std::pair{905, 1390}}) {
+      auto r = table.get_range(Key(int64_of(rows[lo].first)), Key(int64_of(rows[hi].first)),
+                               {.order = order});
+      ASSERT_TRUE(r);
+      std::vector<std::pair<std::string, std::string>> want(rows.begin() + lo,
+                                                            rows.begin() + hi + 1);
+      if (order == SortOrder::descending) std::reverse(want.begin(), want.end());
+      auto walk = [&](size_t stop) {
+        std::vector<std::pair<std::string, std::string>> got;
+        for (auto [key, value] : *r) {
+          got.emplace_back(to_string(key), to_string(value));
+          if (got.size() == stop) break;
+        }
+        return got;
+      };
+      // Stop at 1, inside a leaf, at about a leaf's length, then walk everything: each walk
+      // starts over at the first row.
+      for (size_t stop : {size_t{1}, size_t{7}, size_t{40}, size_t{41}, want.size()}) {
+        auto got = walk(stop);
+        ASSERT_EQ(got.size(), std::min(stop, want.size()));
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin())) << lo << ".." << hi;
+      }
+      EXPECT_TRUE(r->status());
+    }
+  }
+}
+
 // Overflow values through a cursor: whole, stable across calls, in copies.
 TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
   Model model = random_model(Enc::bytes, 600, 5, 0, 30);

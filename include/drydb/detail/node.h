@@ -107,6 +107,13 @@ class LeafView {
     return {rec, layout_.width};
   }
 
+  // Whether keys and values both sit at fixed strides (fixed-width keys,
+  // uniform inline values): a walk then steps pointers (key_stride(),
+  // record_size()) instead of decoding each entry.
+  bool strided() const noexcept { return key_base_ != nullptr && (flags_ & leaf::kUniformValues); }
+  uint32_t key_stride() const noexcept { return key_stride_; }
+  uint32_t record_size() const noexcept { return record_size_; }
+
   bool is_overflow(uint32_t i) const noexcept {
     return (flags_ & leaf::kHasOverflow) &&
            (static_cast<uint8_t>(page_[leaf::bitmap_off(n_, flags_) + i / 8]) >> (i % 8)) & 1;
