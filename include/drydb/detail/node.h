@@ -35,8 +35,10 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_lower_bound(const std::byte* prefixes, uint3
 // prefix_lower_bound for prefixes that are distinct integers in increasing
 // order (keys of a fixed width up to 8 bytes, whose prefix is the key). The
 // answer j then lies in [n-1 - (last - x), x - first]: a window of one slot
-// where keys are dense (consecutive ids), so the search is a few compares;
-// elsewhere the window is the whole array and the search a binary one.
+// where keys are dense (consecutive ids). A wider window is entered where
+// interpolation puts x; on evenly spaced keys (ids with gaps, the separators
+// of an internal page) that guess is the answer, checked with two loads.
+// Otherwise the binary search runs on the side of the guess that holds j.
 // Always returns an index in [0, n], whatever the bytes hold.
 DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes, uint32_t n,
                                                        uint64_t x) noexcept {
@@ -46,9 +48,27 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
   if (x <= first) return 0;
   if (x > last) return n;
   const uint64_t above = last - x, below = x - first;
-  const uint32_t lo = above < n - 1 ? static_cast<uint32_t>(n - 1 - above) : 0;
-  const uint32_t hi = below < n - 1 ? static_cast<uint32_t>(below) : n - 1;
+  uint32_t lo = above < n - 1 ? static_cast<uint32_t>(n - 1 - above) : 0;
+  uint32_t hi = below < n - 1 ? static_cast<uint32_t>(below) : n - 1;
   if (hi < lo) return lo;  // only for corrupt (unordered) prefixes
+  if (hi - lo >= 8) {
+    // keys[0] < x <= keys[n-1], so j is in [1, n-1]: on evenly spaced keys
+    // it is ceil((n-1) * (x - first) / (last - first)), computed in double.
+    const double t =
+        static_cast<double>(below) / static_cast<double>(last - first) * static_cast<double>(n - 1);
+    uint32_t g = static_cast<uint32_t>(t);
+    g += static_cast<double>(g) < t;
+    g = g < lo ? lo : (g > hi ? hi : g);
+    if (g > 0 && g > lo) {
+      const bool at_or_after = load_be64(prefixes + 8 * size_t{g - 1}) < x;
+      const bool at_or_before = load_be64(prefixes + 8 * size_t{g}) >= x;
+      if (at_or_after && at_or_before) return g;
+      if (at_or_after)
+        lo = g;  // keys[g] < x: j > g
+      else
+        hi = g - 1;  // keys[g-1] >= x: j <= g-1
+    }
+  }
   return lo + prefix_lower_bound(prefixes + 8 * size_t{lo}, hi - lo + 1, x);
 }
 
