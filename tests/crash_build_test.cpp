@@ -30,7 +30,7 @@ using drydb::ReadOnlyDatabase;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kTrials = DRYDB_TEST_SANITIZED ? 40 : 200;
-constexpr int64_t kRows = 60000;
+constexpr int64_t kRows = DRYDB_TEST_SANITIZED ? 20000 : 60000;
 
 std::string value_of(uint64_t gen, int64_t i) {
   return "gen" + std::to_string(gen) + ":" + std::to_string(i * 7919 % 100003);

@@ -29,7 +29,7 @@ using drydb::SortOrder;
 
 constexpr int kThreads = 8;
 // Operations per thread: enough to cycle the cache many times over; fewer under sanitizers.
-constexpr int kOpsPerThread = DRYDB_TEST_TSAN ? 2500 : DRYDB_TEST_SANITIZED ? 5000 : 60000;
+constexpr int kOpsPerThread = DRYDB_TEST_SANITIZED ? 5000 : 60000;
 constexpr uint32_t kPageSize = 1024;
 constexpr size_t kSpan = 150;  // most rows a bounded range covers
 
