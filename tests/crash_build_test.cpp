@@ -141,8 +141,11 @@ TEST(CrashBuild, KilledAtRandomMoments) {
   size_t max_leftovers = 0;
   for (int trial = 1; trial <= kTrials; ++trial) {
     const uint64_t gen = static_cast<uint64_t>(trial);
-    const auto delay =
-        std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, build_us * 3 / 2)(rng));
+    // Every 8th kill comes long after the build should have ended (so that whatever the load,
+    // some trials see the exit path); the others anywhere in 0 .. 1.5x a build.
+    const bool late = trial % 8 == 0;
+    const auto delay = std::chrono::microseconds(std::uniform_int_distribution<int64_t>(
+        late ? build_us * 2 : 0, late ? build_us * 4 : build_us * 3 / 2)(rng));
     const pid_t pid = start_build(target, spill, gen);
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(delay);
