@@ -72,7 +72,9 @@ result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(
   remove_stale_temp_files(dir, prefix);
   for (int attempt = 0;; ++attempt) {
     std::string pattern = (dir / (prefix + "XXXXXX")).string();
-    int fd = ::mkstemp(pattern.data());
+    // Close-on-exec: a child the program starts during the build must not
+    // inherit the descriptor (nor, with it, the lock).
+    int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
     if (fd < 0) return io_error("cannot create a temp file in '" + dir.string() + "'", errno);
     // The lock marks the file as in use until the sink is done with it. It is
     // not ours yet if another build's cleanup removed the file between mkstemp
