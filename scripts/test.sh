@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build drydb and run its tests: Release with g++ (unit + consumer tests), then the unit tests
-# under ASan+UBSan and under TSan with clang++. Installs missing Debian packages first.
+# under ASan+UBSan and under TSan with clang++, then each libFuzzer target for 60 s
+# (scripts/fuzz.sh). Installs missing Debian packages first.
 #
 #   scripts/test.sh                 everything
 #   scripts/test.sh --quick         the Release build and tests only
@@ -78,6 +79,12 @@ if [ "$quick" -eq 0 ]; then
   configure_and_build tsan "${sanitized[@]}" -DDRYDB_SANITIZE=thread
   ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -L unit
   done_stages+=", tsan"
+
+  # Each fuzz target for 60 s on a copy of its committed corpus (3 targets: about 4 minutes
+  # with the build).
+  stage=fuzz
+  bash scripts/fuzz.sh 60
+  done_stages+=", fuzz (60 s per target)"
 fi
 
 echo "test.sh: all passed ($done_stages) in $((SECONDS - start)) s"

@@ -1,6 +1,8 @@
 #include "sink.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 namespace drydb::detail {
 
@@ -21,21 +25,81 @@ status MemorySink::write_at(uint64_t offset, std::span<const std::byte> bytes) {
   return {};
 }
 
+namespace {
+
+// Whether `path` still names the file open as `fd` (it was not removed or replaced).
+bool still_named(int fd, const char* path) {
+  struct stat by_fd, by_name;
+  return ::fstat(fd, &by_fd) == 0 && ::lstat(path, &by_name) == 0 &&
+         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
+}
+
+}  // namespace
+
+void AtomicFileSink::remove_stale_temp_files(const std::filesystem::path& dir,
+                                             const std::string& prefix) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;  // best effort: the build reports its own errors
+  std::vector<std::string> candidates;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    // prefix + the 6 characters mkstemp fills in
+    if (name.size() == prefix.size() + 6 && name.substr(0, prefix.size()) == prefix)
+      candidates.emplace_back(name);
+  }
+  ::closedir(d);
+  for (const std::string& name : candidates) {
+    const std::string path = (dir / name).string();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st;
+    // Only regular files, and only those no process holds: a live build keeps its lock.
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        still_named(fd, path.c_str()))
+      ::unlink(path.c_str());
+    ::close(fd);  // drops the lock
+  }
+}
+
 result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(
     const std::filesystem::path& target) {
   std::filesystem::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
-  // The temp name starts with the target's name so an operator can tell what
-  // a leftover belongs to; mkstemp makes it unique.
-  std::string pattern = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = ::mkstemp(pattern.data());
-  if (fd < 0) return io_error("cannot create a temp file in '" + dir.string() + "'", errno);
-  return std::unique_ptr<AtomicFileSink>(new AtomicFileSink(fd, target, pattern));
+  // The temp name starts with the target's name so an operator (and the next
+  // build, which removes stale ones) can tell what a leftover belongs to;
+  // mkstemp makes it unique.
+  const std::string prefix = "." + target.filename().string() + ".tmp-";
+  remove_stale_temp_files(dir, prefix);
+  for (int attempt = 0;; ++attempt) {
+    std::string pattern = (dir / (prefix + "XXXXXX")).string();
+    // Close-on-exec: a child the program starts during the build must not
+    // inherit the descriptor (nor, with it, the lock).
+    int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+    if (fd < 0) return io_error("cannot create a temp file in '" + dir.string() + "'", errno);
+    // The lock marks the file as in use until the sink is done with it. It is
+    // not ours yet if another build's cleanup removed the file between mkstemp
+    // and flock (it saw an unlocked leftover): make another.
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(pattern.c_str());
+        return io_error("cannot lock temp file '" + pattern + "'", err);
+      }
+    }
+    if (still_named(fd, pattern.c_str()))
+      return std::unique_ptr<AtomicFileSink>(new AtomicFileSink(fd, target, pattern));
+    ::close(fd);
+    if (attempt == 100)
+      return Error(errc::io_error, "temp files in '" + dir.string() + "' keep disappearing");
+  }
 }
 
 AtomicFileSink::~AtomicFileSink() {
-  if (fd_ >= 0) ::close(fd_);
+  // Unlink before close: the lock keeps other builds' cleanup off the file
+  // until it is gone.
   if (!committed_) ::unlink(temp_.c_str());
+  if (fd_ >= 0) ::close(fd_);
 }
 
 status AtomicFileSink::write_at(uint64_t offset, std::span<const std::byte> bytes) {
@@ -80,14 +144,16 @@ status AtomicFileSink::commit() {
   if (::fchmod(fd_, target_mode()) != 0)
     return io_error("cannot chmod '" + temp_.string() + "'", errno);
   if (::fsync(fd_) != 0) return io_error("cannot fsync '" + temp_.string() + "'", errno);
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    return io_error("cannot close '" + temp_.string() + "'", errno);
-  }
-  fd_ = -1;
+  // Renamed while still open, so the lock keeps other builds' cleanup of stale
+  // temp files away from it until it has its final name.
   if (::rename(temp_.c_str(), target_.c_str()) != 0)
     return io_error("cannot rename the temp file to '" + target_.string() + "'", errno);
   committed_ = true;
+  const int close_rc = ::close(fd_);
+  const int close_err = errno;
+  fd_ = -1;
+  // The data was synced before the rename; a close error now is still reported.
+  if (close_rc != 0) return io_error("cannot close '" + target_.string() + "'", close_err);
   std::filesystem::path dir = target_.parent_path();
   if (dir.empty()) dir = ".";
   // The rename is durable once the folder is synced; a failure here cannot

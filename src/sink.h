@@ -31,6 +31,16 @@ class MemorySink final : public Sink {
 // A temp file beside the target; commit() makes it the target atomically
 // (fsync, rename, fsync of the folder). Destroying an uncommitted sink removes
 // the temp file, so a failed build leaves the target as it was.
+//
+// Stale temp files: a build that is killed (SIGKILL, power loss) cannot remove
+// its temp file, `.<name>.tmp-XXXXXX` beside the target. The sink holds an
+// exclusive flock(2) on its temp file from creation until after the rename, and
+// create() first removes every `.<name>.tmp-*` file of the same target that no
+// process holds locked: the kernel drops a dead process's locks, so a leftover
+// of a killed build is removed by the next build to the same target, while the
+// temp file of a build still running (in this or another process) is left
+// alone. A temp file removed between another build's mkstemp and its flock is
+// noticed by that build, which then makes a new one.
 class AtomicFileSink final : public Sink {
  public:
   static result<std::unique_ptr<AtomicFileSink>> create(const std::filesystem::path& target);
@@ -40,6 +50,8 @@ class AtomicFileSink final : public Sink {
 
  private:
   mode_t target_mode() const;
+  // Removes the temp files of `target` that no live build holds (see above).
+  static void remove_stale_temp_files(const std::filesystem::path& dir, const std::string& prefix);
   AtomicFileSink(int fd, std::filesystem::path target, std::filesystem::path temp)
       : fd_(fd), target_(std::move(target)), temp_(std::move(temp)) {}
   int fd_;

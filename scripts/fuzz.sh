@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Build drydb's libFuzzer targets with clang (-fsanitize=fuzzer,address,undefined) into
+# build/fuzz and run each for SECONDS seconds (default 60) on a copy of its committed corpus.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: open page build (default: all three)
+#
+# Each run starts from a fresh copy of the committed corpus in build/fuzz/corpus/<target>, where
+# the inputs it finds stay until the next run (FUZZ_KEEP_CORPUS=1 keeps and extends them, for
+# longer campaigns; CI does not, so its run time stays bounded). A crash leaves
+# build/fuzz/artifacts/<target>/crash-*; add it to tests/fuzz/regressions/<target>/ (and fix the
+# bug): tests/fuzz_regression_test.cpp replays that folder in every test run. Set FUZZ_JOBS=N to
+# run N fuzzing processes per target (libFuzzer -fork=N); default 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(open page build)
+case "$seconds" in '' | *[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2 ;; esac
+
+bash scripts/test.sh --install-deps
+
+cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DDRYDB_BUILD_FUZZ=ON -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF \
+  -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=OFF -DDRYDB_INSTALL=OFF \
+  "-DDRYDB_FUZZ_SANITIZE=address,undefined"
+cmake --build build/fuzz -j"${FUZZ_BUILD_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
+
+# Input size caps: whole files (open), a page or a few plus two bytes (page), build requests.
+declare -A max_len=([open]=65536 [page]=4096 [build]=4096)
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+status=0
+for t in "${targets[@]}"; do
+  corpus=build/fuzz/corpus/$t
+  artifacts=build/fuzz/artifacts/$t
+  [ "${FUZZ_KEEP_CORPUS:-0}" = 1 ] || rm -rf "$corpus"
+  mkdir -p "$corpus" "$artifacts"
+  cp -n tests/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true
+  fork=()
+  [ "${FUZZ_JOBS:-1}" -gt 1 ] && fork=(-fork="$FUZZ_JOBS" -ignore_crashes=0)
+  echo "fuzz.sh: $t for ${seconds} s"
+  regressions=()
+  [ -d tests/fuzz/regressions/"$t" ] && regressions=(tests/fuzz/regressions/"$t")
+  if ! build/fuzz/tests/fuzz/fuzz_"$t" "$corpus" "${regressions[@]}" \
+      -max_total_time="$seconds" -max_len="${max_len[$t]}" -timeout=25 -rss_limit_mb=4096 \
+      -artifact_prefix="$artifacts"/ -print_final_stats=1 "${fork[@]}" \
+      2>build/fuzz/"$t".log; then
+    echo "fuzz.sh: $t FAILED; see build/fuzz/$t.log and $artifacts/" >&2
+    tail -n 60 build/fuzz/"$t".log >&2
+    status=1
+  fi
+  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+ *DONE' build/fuzz/"$t".log || true
+done
+exit $status

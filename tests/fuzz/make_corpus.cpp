@@ -1,0 +1,263 @@
+// Writes the seed corpus of the fuzz targets: fuzz_make_corpus <dir> fills <dir>/open,
+// <dir>/page and <dir>/build. The seeds are committed (tests/fuzz/corpus/); rerun this after a
+// change of the file format or of a target's input layout, and commit the result.
+//
+//   open   small valid databases (every key encoding, leaves, uniform leaves, internal pages at
+//          two levels, overflow runs, an empty table, page sizes 512 to 4,096) and two
+//          not-quite files
+//   page   for each kind of page of the page target's base file (leaf, internal, root, overflow
+//          run start and continuation, per table) and for its catalog, the input that writes
+//          the page back unchanged
+//   build  requests covering every encoding, deep trees, spilling budgets, every page size,
+//          overflow values, and each builder error the model predicts
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "page_target.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using drydb_fuzz::fmt::PageType;
+
+void write(const fs::path& dir, const std::string& name, const void* data, size_t size) {
+  fs::create_directories(dir);
+  std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", (dir / name).c_str());
+    std::exit(1);
+  }
+}
+void write(const fs::path& dir, const std::string& name, const std::vector<std::byte>& b) {
+  write(dir, name, b.data(), b.size());
+}
+void write(const fs::path& dir, const std::string& name, const std::string& s) {
+  write(dir, name, s.data(), s.size());
+}
+
+std::vector<std::byte> build(drydb::DatabaseBuilder& b) {
+  auto r = b.build_to_memory();
+  if (!r) {
+    std::fprintf(stderr, "seed build failed: %s\n", r.error().message.c_str());
+    std::exit(1);
+  }
+  return std::move(*r);
+}
+
+void open_seeds(const fs::path& dir) {
+  drydb_fuzz::register_encodings();
+  {  // docs/format.md's worked example
+    drydb::DatabaseBuilder b({.page_size = 512});
+    auto& t = b.create_table("items");
+    t.append("key2", "value2").append("key1", "value1").append("key3", "");
+    write(dir, "tiny", build(b));
+  }
+  {  // int64 keys, uniform leaves, depth 2
+    drydb::DatabaseBuilder b({.page_size = 512});
+    auto& t = b.create_table("n", drydb::KeyEncoding::int64());
+    for (int64_t i = 0; i < 120; ++i)
+      t.append(i * 3 - 100, "12345678");
+    write(dir, "int64_depth2", build(b));
+  }
+  {  // byte keys, depth 3, overflow runs of one and three pages
+    drydb::DatabaseBuilder b({.page_size = 512});
+    auto& t = b.create_table("b");
+    for (int i = 0; i < 150; ++i) {
+      char k[32];
+      std::snprintf(k, sizeof k, "k%04d%s", i, i % 4 == 0 ? "/longer" : "");
+      std::string v(static_cast<size_t>(i % 9), 'v');
+      if (i == 40) v.assign(200, 'o');
+      if (i == 90) v.assign(1300, 'p');
+      t.append(k, v);
+    }
+    write(dir, "bytes_depth3_overflow", build(b));
+  }
+  {  // every encoding, an empty table, a one-row table
+    drydb::DatabaseBuilder b({.page_size = 1024});
+    for (unsigned e = 0; e < drydb_fuzz::kEncodings; ++e) {
+      const auto enc = drydb_fuzz::encoding_number(e);
+      auto& t = b.create_table("t" + std::to_string(e), enc);
+      const size_t width = enc.fixed_width();
+      for (int i = 0; i < 12; ++i) {
+        std::string k = width ? std::string(width, '\0') : std::string("key") + char('a' + i);
+        if (width) k[width - 1] = static_cast<char>(i * 9);
+        t.append(drydb_fuzz::typed_key(enc.kind(), k), std::string(static_cast<size_t>(i), 'x'));
+      }
+    }
+    b.create_table("empty");
+    b.create_table("one", drydb::KeyEncoding::int64()).append(int64_t{5}, "five");
+    write(dir, "all_encodings", build(b));
+  }
+  {  // 4 KiB pages
+    drydb::DatabaseBuilder b({.page_size = 4096});
+    auto& t = b.create_table("big", drydb::KeyEncoding::int64());
+    for (int64_t i = 0; i < 300; ++i)
+      t.append(i, std::string(static_cast<size_t>(i % 5), 'a'));
+    write(dir, "page_4096", build(b));
+  }
+  std::string not_quite = std::string("DRY\0", 4) + std::string(2, '\x02') + std::string(60, '\0');
+  write(dir, "header_only", not_quite);
+  write(dir, "empty_file", std::string());
+}
+
+void page_seeds(const fs::path& dir) {
+  const drydb_fuzz::PageBase& base = drydb_fuzz::page_base();
+  auto db = drydb::ReadOnlyDatabase::open_memory(base.file).value();
+  // Which table owns each page: from the tables' page ranges (first_page/end_page are not in
+  // the public API, but the trees are written in table order, contiguously).
+  std::map<std::string, int> taken;  // kind -> seeds so far
+  uint64_t page = 1;
+  for (const auto& t : db.tables()) {
+    const auto info = t.info();
+    const uint64_t end = page + info.leaf_pages + info.internal_pages + info.overflow_pages;
+    for (uint64_t p = page; p < end; ++p) {
+      const std::byte* bytes = base.file.data() + p * base.page_size;
+      std::string kind;
+      switch (static_cast<PageType>(bytes[8])) {
+        case PageType::leaf:
+          kind = "leaf";
+          break;
+        case PageType::internal:
+          kind = p + 1 == end ? "root" : "internal";
+          break;
+        case PageType::overflow:
+          kind = "overflow";
+          break;
+        default:
+          kind = "overflow_continued";
+      }
+      kind = std::string(t.name()) + "_" + kind;
+      if (taken[kind]++ >= 2) continue;
+      std::string input;
+      input += static_cast<char>(p - 1);  // byte 0: page 1 + byte % (pages - 1)
+      input += '\0';
+      input.append(reinterpret_cast<const char*>(bytes), base.page_size);
+      write(dir, kind + "_" + std::to_string(taken[kind]), input);
+    }
+    page = end;
+  }
+  std::string catalog;
+  catalog += static_cast<char>(base.page_count - 1);
+  catalog += '\0';
+  catalog.append(reinterpret_cast<const char*>(base.file.data() + base.catalog_offset),
+                 base.file.size() - base.catalog_offset);
+  write(dir, "catalog", catalog);
+  if (base.page_count > 256) std::fprintf(stderr, "warning: page choice needs more than a byte\n");
+}
+
+// A build request (see build_target.h for the layout).
+struct Request {
+  std::string s;
+  Request& u8(unsigned v) {
+    s += static_cast<char>(v);
+    return *this;
+  }
+  Request& bytes(const std::string& b) {
+    s += b;
+    return *this;
+  }
+};
+
+void build_seeds(const fs::path& dir) {
+  // page 512, budget 1 KiB (spills), in place + 2-page cache; one int64 table of 200^2/8 rows.
+  write(dir, "int64_deep", Request().u8(0).u8(2).u8(0).u8(0).u8(1).u8(0).u8(200).u8(0).s);
+  // page 512, budget 256; bytes keys, 120^2/8 generated rows and explicit rows with an
+  // overflow value and a value at the inline limit; then probes.
+  Request r;
+  r.u8(0).u8(1).u8(1).u8(0).u8(0).u8(0).u8(120).u8(4);
+  r.u8(3).bytes("abc").u8(5).bytes("hello");
+  r.u8(9).bytes("abcdefghi").u8(201);
+  r.u8(10).bytes("abcdefghij").u8(200);
+  r.u8(0).u8(0);
+  r.u8(3).bytes("abd").u8(1).bytes("s/");
+  write(dir, "bytes_spill_overflow", r.s);
+  // every encoding, four tables each, page sizes 1 KiB .. 64 KiB
+  for (unsigned e = 0; e < drydb_fuzz::kEncodings; ++e) {
+    Request q;
+    q.u8(1 + e).u8(6).u8(2).u8(3);
+    for (unsigned t = 0; t < 4; ++t)
+      q.u8(e + t)
+          .u8(0)
+          .u8(20 + 10 * t)
+          .u8(2)
+          .u8(8)
+          .bytes("12345678")
+          .u8(3)
+          .bytes("xyz")
+          .u8(16)
+          .bytes("0123456789abcdef")
+          .u8(0);
+    write(dir, "encodings_" + std::to_string(e), q.s);
+  }
+  // errors: a duplicate key, a key over the limit, a wrong key kind, a duplicate table name
+  write(dir, "error_duplicate_key",
+        Request()
+            .u8(0)
+            .u8(7)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(2)
+            .u8(1)
+            .bytes("a")
+            .u8(0)
+            .u8(1)
+            .bytes("a")
+            .u8(0)
+            .s);
+  write(dir, "error_key_too_long",
+        Request().u8(0).u8(7).u8(0).u8(0).u8(0).u8(0).u8(0).u8(1).u8(254).u8(0).s);
+  write(dir, "error_wrong_kind",
+        Request()
+            .u8(0)
+            .u8(7)
+            .u8(0)
+            .u8(0)
+            .u8(1)
+            .u8(0)
+            .u8(3)
+            .u8(1)
+            .bytes(std::string(8, 'k'))
+            .u8(250)
+            .s);
+  write(dir, "error_duplicate_name",
+        Request().u8(0).u8(7).u8(0).u8(1).u8(0).u8(0).u8(4).u8(0).u8(1).u8(255).u8(4).u8(0).s);
+  // a key at the limit and the largest page size
+  write(dir, "max_key_64k",
+        Request()
+            .u8(7)
+            .u8(7)
+            .u8(2)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(30)
+            .u8(2)
+            .u8(253)
+            .u8(210)
+            .u8(252)
+            .u8(3)
+            .bytes("abc")
+            .s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <corpus dir>\n", argv[0]);
+    return 2;
+  }
+  const fs::path root = argv[1];
+  open_seeds(root / "open");
+  page_seeds(root / "page");
+  build_seeds(root / "build");
+  return 0;
+}

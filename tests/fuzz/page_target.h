@@ -1,0 +1,156 @@
+// Fuzz target "page": one page of a valid database replaced by fuzz input.
+//
+// A fixed database (page size 512; tables of bytes, int64, uuid_v7, ulid and custom fixed and
+// variable keys; leaves, uniform leaves, internal pages at two levels, overflow runs of one and
+// several pages, an empty table) is built once. Input:
+//   byte 0   which page to replace: page 1 + byte % (pages - 1) ... or, for the last choice,
+//            the catalog
+//   byte 1   bit 0: keep the input's checksum (else every checksum is recomputed, so the
+//            structure checks, not the checksum, see the change); bit 1: read through a page
+//            cache of 2 pages (else in place, as mmap does)
+//   rest     the new bytes, written from the start of the chosen page (a short input changes
+//            the start of the page only; a long one runs on into the following pages) or, for
+//            the catalog, the whole new catalog (the header's lengths follow it)
+// The result is opened and every query kind run on every table (exercise_database): a leaf,
+// internal or overflow page decoded from the input must be refused or, if the whole file then
+// verifies, answer consistently.
+#pragma once
+
+#include "fuzz_support.h"
+
+namespace drydb_fuzz {
+
+struct PageBase {
+  struct Tree {
+    std::string table;
+    uint64_t first_page, end_page;
+  };
+  std::vector<std::byte> file;
+  std::vector<Tree> trees;  // in file order
+  uint32_t page_size = 0;
+  uint64_t page_count = 0;
+  uint64_t catalog_offset = 0;
+};
+
+// Secondary indexes and page filters: add an index per table and build with a filter chain
+// here, once they exist, and their pages join the choice of pages to replace.
+inline const PageBase& page_base() {
+  static const PageBase base = [] {
+    register_encodings();
+    drydb::DatabaseBuilder b({.page_size = 512});
+    Rng rng{42};
+    auto value = [&](size_t len) {
+      std::string v(len, '\0');
+      for (auto& c : v)
+        c = static_cast<char>(rng.next());
+      return v;
+    };
+    auto& bytes = b.create_table("b", drydb::KeyEncoding::bytes());
+    for (int i = 0; i < 400; ++i) {
+      char k[40];
+      std::snprintf(k, sizeof k, i % 7 == 0 ? "key/%05d/with-a-longer-tail" : "key/%05d", i * 3);
+      size_t len = (static_cast<size_t>(i) * 7) % 40;
+      if (i % 13 == 5) len = 200 + (static_cast<size_t>(i) * 37) % 1100;
+      bytes.append(k, value(len));
+    }
+    auto& ints = b.create_table("i", drydb::KeyEncoding::int64());
+    for (int64_t i = 0; i < 300; ++i)
+      ints.append(i * 5 - 700, value(8));
+    auto& uuids = b.create_table("u", drydb::KeyEncoding::uuid_v7());
+    for (int i = 0; i < 60; ++i) {
+      drydb::Uuid u{};
+      for (auto& x : u.bytes)
+        x = static_cast<std::byte>(rng.next());
+      uuids.append(u, value(5));
+    }
+    auto& f3 = b.create_table("c", encoding_number(4));
+    for (int i = 0; i < 40; ++i) {
+      const char k[3] = {char('A' + i / 26), char('a' + i % 26), char('0' + i % 10)};
+      f3.append(std::string_view(k, 3), value(static_cast<size_t>(i) % 7));
+    }
+    auto& f12 = b.create_table("w", encoding_number(5));
+    for (int i = 0; i < 30; ++i) {
+      char k[13];
+      std::snprintf(k, sizeof k, "wide-key%04d", i * 11);
+      f12.append(std::string_view(k, 12), value(static_cast<size_t>(i) % 20));
+    }
+    auto& var = b.create_table("v", encoding_number(6));
+    for (int i = 0; i < 30; ++i)
+      var.append(std::string(static_cast<size_t>(i % 12), 'x') + char('a' + i), value(3));
+    b.create_table("e", drydb::KeyEncoding::bytes());
+    auto& one = b.create_table("o", drydb::KeyEncoding::ulid());
+    drydb::Ulid u{};
+    u.bytes[15] = std::byte{1};
+    one.append(u, value(600));
+    auto built = b.build_to_memory();
+    if (!built)
+      abort_with("page target: the base database does not build: " + built.error().message);
+    PageBase p;
+    p.file = std::move(*built);
+    p.page_size = fmt::load_u32(p.file.data() + fmt::header::kPageSizeOff);
+    p.page_count = fmt::load_u64(p.file.data() + fmt::header::kPageCountOff);
+    p.catalog_offset = p.page_count * p.page_size;
+    // The tables' pages, from their page counts: trees are contiguous, in table order.
+    auto db = drydb::ReadOnlyDatabase::open_memory(p.file);
+    if (!db) abort_with("page target: the base database does not open");
+    uint64_t first = 1;
+    for (const auto& t : db->tables()) {
+      const auto info = t.info();
+      const uint64_t end = first + info.leaf_pages + info.internal_pages + info.overflow_pages;
+      p.trees.push_back({std::string(t.name()), first, end});
+      first = end;
+    }
+    if (p.page_count > 256) abort_with("page target: the base needs more than a byte per page");
+    return p;
+  }();
+  return base;
+}
+
+// The file for one input: the base with the chosen page (or the catalog) replaced.
+// `focus` gets the tables whose pages the input overwrote (every table for the catalog).
+inline std::vector<std::byte> page_file(const uint8_t* data, size_t size, bool* cached,
+                                        std::vector<std::string>* focus) {
+  const PageBase& base = page_base();
+  Input in(data, size);
+  const uint8_t which = in.u8();
+  const uint8_t flags = in.u8();
+  const std::string content = in.rest();
+  *cached = (flags & 2) != 0;
+  std::vector<std::byte> f = base.file;
+  const uint64_t choices = base.page_count;  // pages 1 .. page_count-1, then the catalog
+  const uint64_t pick = which % choices;
+  if (pick + 1 < choices) {
+    const uint64_t off = (pick + 1) * base.page_size;
+    const size_t n = std::min<size_t>(content.size(), base.catalog_offset - off);
+    std::memcpy(f.data() + off, content.data(), n);
+    const uint64_t last = (off + std::max<size_t>(n, 1) - 1) / base.page_size;
+    for (const auto& t : base.trees)
+      if (t.first_page <= last && pick + 1 < t.end_page) focus->push_back(t.table);
+  } else {
+    for (const auto& t : base.trees)
+      focus->push_back(t.table);
+    f.resize(base.catalog_offset);
+    for (char c : content)
+      f.push_back(static_cast<std::byte>(c));
+    fmt::store_u64(f.data() + fmt::header::kCatalogLengthOff, content.size());
+    fmt::store_u64(f.data() + fmt::header::kFileLengthOff, f.size());
+  }
+  if (!(flags & 1))
+    fix_all_checksums(f);
+  else if (pick + 1 == choices) {  // the catalog: keep the input's bytes, fix the header only
+    fix_header_checksum(f);
+  }
+  return f;
+}
+
+inline void run_page(const uint8_t* data, size_t size) {
+  bool cached = false;
+  std::vector<std::string> focus;
+  const std::vector<std::byte> f = page_file(data, size, &cached, &focus);
+  const std::vector<std::string> keys{std::string("key/00300"), std::string("key/"),
+                                      std::string(8, '\x80'), std::string(16, '\x01')};
+  if (auto db = open_bytes(f, cached, 1024))
+    exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, {}, &focus);
+}
+
+}  // namespace drydb_fuzz
