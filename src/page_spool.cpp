@@ -1,5 +1,6 @@
 #include "page_spool.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,8 +9,14 @@
 namespace drydb::detail {
 
 result<int> open_unlinked_temp(const std::filesystem::path& dir, std::string_view stem) {
+  // O_TMPFILE makes a file with no name at all, so no kill can leave one behind. Where the file
+  // system lacks it, a named file unlinked at once (a kill in between leaves it).
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+    return io_error("cannot create a temp file in '" + dir.string() + "'", errno);
   std::string pattern = (dir / (std::string(stem) + "-XXXXXX")).string();
-  int fd = ::mkstemp(pattern.data());
+  fd = ::mkostemp(pattern.data(), O_CLOEXEC);
   if (fd < 0) return io_error("cannot create a temp file in '" + dir.string() + "'", errno);
   ::unlink(pattern.c_str());
   return fd;

@@ -233,23 +233,9 @@ class CachedMemory final : public drydb::Storage {
   Bytes b_;
 };
 
-// Known bugs (tests/fuzz/known_bugs/) the targets steer around while their fixes are pending,
-// so that fuzzing finds other things (and CI's short runs do not stop on them). The replaying
-// unit test turns this off for the known-bug inputs. Delete each workaround with its fix.
-inline bool avoid_known_bugs = true;
-
-// known_bugs/page/empty-catalog-read-memcpy-null: opening in place a file whose header
-// declares an empty catalog is undefined behaviour in src/storage.cpp (memcpy of 0 bytes to
-// nullptr). The page-cache path (CachedMemory) does not have it.
-inline bool empty_catalog(Bytes b) {
-  return b.size() >= fmt::header::kSize &&
-         fmt::load_u64(b.data() + fmt::header::kCatalogLengthOff) == 0;
-}
-
 // Opens `bytes` in place (open_memory) or through a page cache of `cache_bytes`.
 inline drydb::result<drydb::ReadOnlyDatabase> open_bytes(Bytes bytes, bool cached,
                                                          size_t cache_bytes = 2048) {
-  if (avoid_known_bugs && empty_catalog(bytes)) cached = true;
   if (!cached) return drydb::ReadOnlyDatabase::open_memory(bytes);
   return drydb::ReadOnlyDatabase::open_storage(std::make_unique<CachedMemory>(bytes),
                                                {.page_cache_bytes = cache_bytes});
