@@ -565,7 +565,11 @@ int BuildCommand::run() {
     TableSpec& t = specs.back();
     const std::string tname = t.name.empty() ? "the first table" : "table '" + t.name + "'";
     auto once = [&](auto& field, auto value, const char* flag) {
-      if (field) fail_usage(fmt::format("{} given twice for {}", flag, tname));
+      if (field)
+        fail_usage(
+            fmt::format("{} given twice for {} (flags before the first --table belong "
+                        "to that table; start each table with --table NAME)",
+                        flag, tname));
       field = std::move(value);
     };
     if (o == f.o_key)
@@ -667,7 +671,8 @@ int BuildCommand::run() {
     if (!f.skip_bad)
       fail(fmt::format("{}: {} ({} not written; --skip-bad skips bad rows)", where(line), why,
                        f.out));
-    if (++bad_rows <= 10) progress.note(fmt::format("skipped {}: {}", where(line), why));
+    if (++bad_rows <= 10) progress.warn(fmt::format("skipped {}: {}", where(line), why));
+    if (bad_rows == 10) progress.warn("(further skipped rows are counted, not shown)");
   };
 
   // Reads the next record; false at the end. Malformed records go to bad_row.

@@ -61,7 +61,10 @@ void Progress::tick(uint64_t rows, uint64_t bytes, bool force) {
 }
 
 void Progress::note(const std::string& message) {
-  if (mode_ == Mode::quiet) return;
+  if (mode_ != Mode::quiet) warn(message);
+}
+
+void Progress::warn(const std::string& message) {
   if (bar_shown_) {
     fmt::print(stderr, "\r\x1b[K");
     bar_shown_ = false;

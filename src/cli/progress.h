@@ -21,8 +21,10 @@ class Progress {
     if (mode_ == Mode::quiet || (++calls_ & 1023) != 0) return;
     tick(rows, bytes, false);
   }
-  // Clears the bar and prints `message` on a line of its own.
+  // Clears the bar and prints `message` on a line of its own (not when quiet).
   void note(const std::string& message);
+  // The same, also when quiet: for warnings.
+  void warn(const std::string& message);
   double elapsed() const;
 
  private:

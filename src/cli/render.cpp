@@ -115,14 +115,19 @@ void RowPrinter::row(uint64_t number, std::span<const std::byte> index_key,
       first = false;
       append_delimited_field(line_, f, d);
     };
-    // CSV and TSV carry text as it is (quoted when needed), so only binary is escaped.
+    // CSV and TSV carry text as it is (quoted when needed): only binary is escaped.
     auto value_field = [&]() {
       if (style_.hex) return to_hex(v);
       if (valid_utf8(v)) return std::string(v);
       return value_line(v, false);
     };
-    if (style_.index_key) field(display_key(style_.index_encoding, index_key, style_.hex));
-    if (!style_.values_only) field(display_key(style_.key_encoding, key, style_.hex));
+    auto key_field = [&](KeyEncoding enc, std::span<const std::byte> k) {
+      if (!style_.hex && enc == KeyEncoding::bytes() && valid_utf8(as_text(k)))
+        return std::string(as_text(k));
+      return display_key(enc, k, style_.hex);
+    };
+    if (style_.index_key) field(key_field(style_.index_encoding, index_key));
+    if (!style_.values_only) field(key_field(style_.key_encoding, key));
     if (!style_.keys_only) field(value_field());
     line_ += '\n';
   } else if (style_.numbered) {

@@ -299,6 +299,9 @@ std::vector<Token> split_command_line(const std::string& line) {
         } else if (c == '\\' && i + 1 < line.size() && line[i + 1] == quote) {
           t.text += quote;
           ++i;
+        } else if (c == '\\' && i + 1 < line.size() && line[i + 1] == '\\') {
+          t.text += "\\\\";  // kept for the key parser, which reads \\ as one backslash
+          ++i;
         } else {
           t.text += c;
         }
@@ -312,6 +315,9 @@ std::vector<Token> split_command_line(const std::string& line) {
                  (line[i + 1] == '"' || line[i + 1] == '\'' || line[i + 1] == ' ' ||
                   line[i + 1] == '\t')) {
         t.text += line[++i];
+      } else if (c == '\\' && i + 1 < line.size() && line[i + 1] == '\\') {
+        t.text += "\\\\";
+        ++i;
       } else {
         t.text += c;
       }

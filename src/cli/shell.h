@@ -24,7 +24,8 @@ int run_shell(const ShellOptions& options);
 // Splits a session line into words: whitespace separates, "..." and '...'
 // group (a quoted word is marked quoted), and a backslash before a quote, a
 // space or a tab takes it literally. Other backslashes are kept, so \xNN and
-// \\ reach the key parser. A CliError (usage) for an unterminated quote.
+// \\ (a pair, never splitting) reach the key parser. A CliError (usage) for
+// an unterminated quote.
 std::vector<Token> split_command_line(const std::string& line);
 
 }  // namespace drydb::cli

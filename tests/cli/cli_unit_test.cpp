@@ -444,6 +444,12 @@ TEST(Session, SplitsCommandLines) {
   EXPECT_EQ(w[7].text, "k\\x41");
   EXPECT_EQ(w[8].text, "say \"hi\"");
   EXPECT_THROW(split_command_line("get \"open"), CliError);
+  // A backslash pair never escapes what follows it: "z\\" is the key text z\\ (a backslash).
+  w = split_command_line(R"(get "z\\" y\\ "a\\\"b")");
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w[1].text, R"(z\\)");
+  EXPECT_EQ(w[2].text, R"(y\\)");
+  EXPECT_EQ(w[3].text, R"(a\\"b)");
 }
 
 }  // namespace
