@@ -87,7 +87,12 @@ ReadOnlyDatabase open_database(const std::string& path) {
     fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) fail(fmt::format("cannot open '{}': it is a directory", path));
   auto db = ReadOnlyDatabase::open(path);
-  if (!db) fail(fmt::format("cannot open '{}': {}", path, db.error().message));
+  if (!db) {
+    // The library's messages about the file name it already.
+    const std::string& m = db.error().message;
+    if (m.find("'" + path + "'") != std::string::npos) fail(m);
+    fail(fmt::format("cannot open '{}': {}", path, m));
+  }
   return std::move(db).value();
 }
 
