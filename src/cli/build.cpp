@@ -1,5 +1,7 @@
 #include "build.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <charconv>
 #include <csignal>
@@ -26,8 +28,7 @@ namespace drydb::cli {
 
 namespace {
 
-// ---- table and index specs
-// -----------------------------------------------------------------------
+// ---- table and index specs ----------------------------------------------------------------------
 
 struct IndexSpec {
   std::string name;
@@ -107,8 +108,7 @@ IndexSpec parse_index_spec(const std::string& text) {
   return ix;
 }
 
-// ---- records
-// ---------------------------------------------------------------------------------------
+// ---- records ------------------------------------------------------------------------------------
 
 // A column of the input: by name, and by position for CSV/TSV.
 struct Column {
@@ -245,8 +245,7 @@ class JsonRecord : public Record {
   }
 };
 
-// ---- keys and index keys from fields
-// ----------------------------------------------------------------
+// ---- keys and index keys from fields ------------------------------------------------------------
 
 // The text of a scalar field (for byte keys, globs and messages).
 bool scalar_text(const Scalar& s, std::string* buf, std::string_view* out) {
@@ -436,18 +435,24 @@ struct TableRuntime {
   bool skip = false;
 };
 
-// ---- interruption
-// ------------------------------------------------------------------------------------
+// ---- interruption -------------------------------------------------------------------------------
 
-volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_interrupt(int) {
   g_interrupted = 1;
 }
 
+// Without SA_RESTART, so that a read blocked on a pipe returns and sees the flag.
+void catch_interrupts(bool on) {
+  struct sigaction sa {};
+  sa.sa_handler = on ? on_interrupt : SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 }  // namespace
 
-// ---- the command
-// ---------------------------------------------------------------------------------------
+// ---- the command --------------------------------------------------------------------------------
 
 struct BuildCommand::Flags {
   std::string out;
@@ -668,6 +673,7 @@ int BuildCommand::run() {
   std::string error;
   auto where = [&](uint64_t at) { return fmt::format("{}:{}", source.name(), at); };
   auto bad_row = [&](const std::string& why) {
+    if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.out));
     if (!f.skip_bad)
       fail(fmt::format("{}: {} ({} not written; --skip-bad skips bad rows)", where(line), why,
                        f.out));
@@ -710,8 +716,7 @@ int BuildCommand::run() {
     }
   };
 
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  catch_interrupts(true);
   Record* rec = nullptr;
   bool have_first = next_record(&rec);
 
@@ -1060,8 +1065,7 @@ int BuildCommand::run() {
       bad_rows ? fmt::format(", skipped {} bad rows", group_digits(bad_rows)) : "", f.out));
   // From here the builder writes a temp file beside OUT and renames it; an
   // interrupt now ends the process (the target is never half-written).
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  catch_interrupts(false);
   if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.out));
   if (auto st = builder.build_to_file(f.out); !st)
     fail(fmt::format("{} not written: {}", f.out, st.error().message));

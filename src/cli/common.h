@@ -1,6 +1,7 @@
 // What every part of the drydb tool shares: its error type and exit codes.
 #pragma once
 
+#include <csignal>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +15,10 @@ namespace drydb::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
+
+// Set by SIGINT/SIGTERM while `drydb build` reads its input, which then stops
+// at the next record (or blocked read) without writing anything.
+inline volatile std::sig_atomic_t g_interrupted = 0;
 
 // A failure that ends a command: its message goes to stderr and `code` is the
 // exit status. The tool uses exceptions (CLI11 does); the library does not.

@@ -53,6 +53,7 @@ size_t InputSource::read(char* dst, size_t n) {
       return static_cast<size_t>(got);
     }
     if (errno != EINTR) fail(fmt::format("cannot read '{}': {}", name_, std::strerror(errno)));
+    if (g_interrupted) return 0;  // the caller sees the flag
   }
 }
 

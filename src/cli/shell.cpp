@@ -225,8 +225,7 @@ std::string prompt_of(const Session& s) {
   return fmt::format("{}({})> ", escape_display(file), escape_display(s.table_name()));
 }
 
-// ---- line editing: history and completion
-// ---------------------------------------------------------
+// ---- line editing: history and completion -------------------------------------------------------
 
 std::string history_path() {
   std::filesystem::path dir;

@@ -238,3 +238,19 @@ expect_stderr_has "--delimiter, --columns and --header are for csv and tsv input
 run drydb build u.drydb -i missing.jsonl -k id
 expect_status 1
 expect_stderr_has "cannot open input 'missing.jsonl': No such file or directory"
+
+# Interrupted while reading (SIGINT or SIGTERM): a clean stop, nothing written.
+mkfifo input.fifo
+"$DRYDB" build int.drydb -i input.fifo -k k -q 2>int.err &
+pid=$!
+exec 3>input.fifo
+printf '{"k":"a"}\n{"k":"b"' >&3
+sleep 0.5
+kill -TERM $pid
+wait $pid
+status=$?
+exec 3>&-
+last="build from a fifo, then SIGTERM"
+expect_status 1
+expect_true "the interruption is reported" grep -q "interrupted; int.drydb not written" int.err
+expect_true "nothing is written" test ! -e int.drydb
