@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 
 # Every Debian package any drydb script needs: the one list to extend.
 PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libzstd-dev liblz4-dev libgtest-dev
-  libgmock-dev libbenchmark-dev libsodium-dev pkg-config)
+  libgmock-dev libbenchmark-dev libsodium-dev pkg-config
+  libcli11-dev libfmt-dev libedit-dev libmsgpack-cxx-dev unicode-data)
 JOBS=2
 
 install_missing_packages() {
