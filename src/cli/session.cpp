@@ -295,8 +295,7 @@ void Session::prefix(const QueryArgs& a) {
                      t.index ? fmt::format("index '{}'", t.index->name())
                              : fmt::format("table '{}'", t.table.name()),
                      t.encoding().id()));
-  std::string p = a.hex ? parse_key_text(KeyEncoding::bytes(), a.args[0].text, true)
-                        : parse_key_text(KeyEncoding::bytes(), a.args[0].text, false);
+  const std::string p = parse_key_text(KeyEncoding::bytes(), a.args[0].text, a.hex);
   const auto bytes = as_bytes(p);
   const uint64_t total =
       t.index ? check(t.index->prefix(bytes)).size() : check(t.table.prefix(bytes)).size();
