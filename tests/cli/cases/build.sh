@@ -254,3 +254,15 @@ last="build from a fifo, then SIGTERM"
 expect_status 1
 expect_true "the interruption is reported" grep -q "interrupted; int.drydb not written" int.err
 expect_true "nothing is written" test ! -e int.drydb
+
+# Values over a quarter page go to overflow runs: stats counts them, with and without filters.
+seq 1 50 | awk '{s = ""; for (i = 0; i < $1 * 60; i++) s = s "x"; printf "{\"id\":%d,\"blob\":\"%s\"}\n", $1, s}' > ov.jsonl
+for c in none zstd lz4; do
+  run drydb build ov.drydb -i ov.jsonl -k id --key-encoding int64 -v blob --page-size 1024 --compress $c -q
+  run drydb stats ov.drydb
+  expect_stdout_has "pages        100 = 2 leaf + 1 internal + 97 overflow"
+  expect_stdout_has "per level    level 1 (root): 1, level 0 (leaves): 2"
+  expect_stdout_has "overflow     97 pages in 46 runs"
+  run drydb get ov.drydb 50 --raw
+  expect_true "a 3,000-byte value reads back ($c)" test "$(wc -c < "$OUT")" -eq 3000
+done
