@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -18,7 +19,7 @@ Progress::Mode progress_mode(bool quiet) {
 Progress::Progress(Mode mode, std::optional<uint64_t> total_bytes, double line_interval)
     : mode_(mode),
       total_(total_bytes),
-      interval_(mode == Mode::bar ? 0.1 : line_interval),
+      interval_(mode == Mode::bar ? std::min(0.1, line_interval) : line_interval),
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 

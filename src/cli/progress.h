@@ -13,7 +13,8 @@ class Progress {
  public:
   enum class Mode { quiet, bar, lines };
   // `total_bytes`: the input's size if known (for the percentage and ETA).
-  // `line_interval`: seconds between lines in lines mode.
+  // `line_interval`: seconds between lines in lines mode; the bar is redrawn
+  // every 0.1 s, or every `line_interval` if shorter.
   Progress(Mode mode, std::optional<uint64_t> total_bytes, double line_interval);
 
   // Cheap enough to call per row: looks at the clock every few thousand calls.
