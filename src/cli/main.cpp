@@ -5,8 +5,11 @@
 //
 // Data goes to stdout, diagnostics to stderr. Exit status: 0 success, 1 an
 // error (including `get` of a key that is not there), 2 bad usage.
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
