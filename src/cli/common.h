@@ -1,0 +1,51 @@
+// What every part of the drydb tool shares: its error type and exit codes.
+#pragma once
+
+#include <csignal>
+#include <stdexcept>
+#include <string>
+
+#include "drydb/result.h"
+
+namespace drydb::cli {
+
+// Exit statuses: 0 success, 1 an error (a missing file, a bad key, a corrupt
+// page, a key not found by `get`), 2 bad usage (an unknown flag, a missing or
+// malformed argument).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+// Set by SIGINT/SIGTERM while `drydb build` reads its input, which then stops
+// at the next record (or blocked read) without writing anything.
+inline volatile std::sig_atomic_t g_interrupted = 0;
+
+// A failure that ends a command: its message goes to stderr and `code` is the
+// exit status. The tool uses exceptions (CLI11 does); the library does not.
+class CliError : public std::runtime_error {
+ public:
+  CliError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+[[noreturn]] inline void fail(const std::string& message) {
+  throw CliError(kExitError, message);
+}
+[[noreturn]] inline void fail_usage(const std::string& message) {
+  throw CliError(kExitUsage, message);
+}
+
+// The value of `r`, or a CliError with its message.
+template <class T>
+T check(result<T> r) {
+  if (!r) fail(r.error().message);
+  return std::move(r).value();
+}
+inline void check(const status& s) {
+  if (!s) fail(s.error().message);
+}
+
+}  // namespace drydb::cli

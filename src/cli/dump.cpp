@@ -1,0 +1,103 @@
+#include "dump.h"
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "drydb/detail/coding.h"
+#include "inspect.h"
+#include "json.h"
+#include "keys.h"
+#include "render.h"
+#include "session.h"
+#include "text.h"
+
+namespace drydb::cli {
+
+void run_dump(const std::string& path, const std::vector<std::string>& names, std::FILE* out) {
+  const ReadOnlyDatabase db = open_database(path);
+  const FileLayout layout = read_layout(path);
+  std::vector<ReadOnlyTable> tables;
+  if (names.empty()) {
+    tables = db.tables();
+  } else {
+    for (const auto& n : names)
+      tables.push_back(check(db.table(n)));
+  }
+
+  std::string line =
+      fmt::format("{{\"drydb_dump\":1,\"page_size\":{},\"filters\":[", db.page_size());
+  bool first = true;
+  for (const auto& f : layout.catalog.filters) {
+    if (!first) line += ',';
+    first = false;
+    line += "{\"id\":";
+    append_json_string(line, f.id);
+    if (f.id == "zstd" && f.params.size() >= 8) {
+      const auto* p = reinterpret_cast<const std::byte*>(f.params.data());
+      line += fmt::format(",\"level\":{}", static_cast<int32_t>(detail::load_u32(p + 4)));
+      if (f.params.size() > 8) line += fmt::format(",\"dictionary_bytes\":{}", f.params.size() - 8);
+    }
+    line += '}';
+  }
+  line += "],\"tables\":[";
+  first = true;
+  for (const auto& t : tables) {
+    if (!first) line += ',';
+    first = false;
+    line += "{\"name\":";
+    append_json_string(line, t.name());
+    line += ",\"key_encoding\":";
+    append_json_string(line, t.encoding().id());
+    line += ",\"indexes\":[";
+    bool first_ix = true;
+    for (const auto& ix : t.indexes()) {
+      if (!first_ix) line += ',';
+      first_ix = false;
+      line += "{\"name\":";
+      append_json_string(line, ix.name());
+      line += fmt::format(",\"unique\":{},\"key_encoding\":", ix.unique() ? "true" : "false");
+      append_json_string(line, ix.encoding().id());
+      line += '}';
+    }
+    line += "]}";
+  }
+  line += "]}\n";
+  write_out(out, line);
+
+  for (const auto& t : tables) {
+    std::string prefix = "{\"table\":";
+    append_json_string(prefix, t.name());
+    Cursor c = t.cursor();
+    for (bool ok = c.first(); ok; ok = c.next()) {
+      const auto value = c.value();
+      check(c.status());
+      line = prefix;
+      line += ",\"key\":";
+      append_json_key(line, t.encoding(), c.key());
+      line += ",\"value\":";
+      append_json_value(line, as_text(value));
+      line += "}\n";
+      write_out(out, line);
+    }
+    check(c.status());
+    for (const auto& ix : t.indexes()) {
+      std::string ix_prefix = prefix + ",\"index\":";
+      append_json_string(ix_prefix, ix.name());
+      IndexCursor ic = ix.cursor();
+      for (bool ok = ic.first(); ok; ok = ic.next()) {
+        const auto key = ic.key();
+        check(ic.status());
+        line = ix_prefix;
+        line += ",\"key\":";
+        append_json_key(line, t.encoding(), key);
+        line += ",\"index_key\":";
+        append_json_key(line, ix.encoding(), ic.index_key());
+        line += "}\n";
+        write_out(out, line);
+      }
+      check(ic.status());
+    }
+  }
+}
+
+}  // namespace drydb::cli

@@ -1,0 +1,22 @@
+// `drydb dump FILE`: the whole database as JSON Lines that `drydb build`
+// reads back into an equivalent database.
+//
+// Line 1, the header: {"drydb_dump":1,"page_size":N,"filters":[...],"tables":[{"name":...,
+//   "key_encoding":...,"indexes":[{"name":...,"unique":...,"key_encoding":...}]}]}
+// Then per row:         {"table":T,"key":K,"value":V}
+// and per index entry:  {"table":T,"index":I,"key":K,"index_key":X}
+// Keys: a number for int64, text for UUID, ULID and UTF-8 bytes, {"base64":...}
+// for other bytes. Values: text when UTF-8, {"msgpack":JSON} when the JSON
+// holds the MessagePack exactly, else {"base64":...}.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace drydb::cli {
+
+// Dumps `tables` (all when empty) of the database at `path` to `out`.
+void run_dump(const std::string& path, const std::vector<std::string>& tables, std::FILE* out);
+
+}  // namespace drydb::cli

@@ -1,0 +1,247 @@
+#include "input.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "common.h"
+
+namespace drydb::cli {
+
+namespace {
+constexpr size_t kChunk = size_t{1} << 20;
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+}  // namespace
+
+InputSource::InputSource(const std::string& path) {
+  if (path.empty() || path == "-") {
+    name_ = "<stdin>";
+    fd_ = STDIN_FILENO;
+  } else {
+    name_ = path;
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(fmt::format("cannot open input '{}': {}", path, std::strerror(errno)));
+    owns_fd_ = true;
+  }
+  struct stat st;
+  if (::fstat(fd_, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail(fmt::format("input '{}' is a directory", name_));
+    if (S_ISREG(st.st_mode)) {
+      // From the current offset: stdin may be a file something already read from.
+      const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+      total_ = static_cast<uint64_t>(st.st_size) - (at > 0 ? static_cast<uint64_t>(at) : 0);
+    }
+  }
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+}
+
+InputSource::~InputSource() {
+  if (owns_fd_) ::close(fd_);
+}
+
+size_t InputSource::read(char* dst, size_t n) {
+  for (;;) {
+    const ssize_t got = ::read(fd_, dst, n);
+    if (got >= 0) {
+      read_ += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+    if (errno != EINTR) fail(fmt::format("cannot read '{}': {}", name_, std::strerror(errno)));
+    if (g_interrupted) return 0;  // the caller sees the flag
+  }
+}
+
+bool InputBuffer::fill() {
+  if (eof_) return false;
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (buf_.size() - end_ < kChunk / 2) buf_.resize(std::max(kChunk, 2 * buf_.size()));
+  const size_t got = src_.read(buf_.data() + end_, buf_.size() - end_);
+  if (got == 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += got;
+  return true;
+}
+
+bool LineReader::next(std::string_view* line, uint64_t* line_number) {
+  for (;;) {
+    std::string_view d = in_.data();
+    size_t nl = d.find('\n');
+    while (nl == std::string_view::npos && in_.fill()) {
+      d = in_.data();
+      nl = d.find('\n');
+    }
+    if (nl == std::string_view::npos && d.empty()) return false;
+    std::string_view l = nl == std::string_view::npos ? d : d.substr(0, nl);
+    in_.consume(nl == std::string_view::npos ? d.size() : nl + 1);
+    ++line_;
+    if (first_) {
+      first_ = false;
+      if (l.substr(0, kBom.size()) == kBom) l.remove_prefix(kBom.size());
+    }
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank
+    *line = l;
+    *line_number = line_;
+    return true;
+  }
+}
+
+CsvReader::Parse CsvReader::parse(std::string_view d, size_t* used,
+                                  std::vector<std::string_view>* fields, uint64_t* newlines,
+                                  std::string* error, size_t* bad_end) {
+  const bool eof = in_.eof();
+  fields->clear();
+  unquoted_.clear();
+  // Unquoted fields are never longer than their source: views into unquoted_ stay valid.
+  if (unquoted_.capacity() < d.size()) unquoted_.reserve(d.size());
+  *newlines = 0;
+  auto bad = [&](size_t at, std::string what) {
+    *error = std::move(what);
+    const size_t nl = d.find('\n', at);
+    if (nl == std::string_view::npos && !eof) return Parse::need_more;
+    *bad_end = nl == std::string_view::npos ? d.size() : nl + 1;
+    *newlines +=
+        static_cast<uint64_t>(std::count(d.begin() + static_cast<std::ptrdiff_t>(at),
+                                         d.begin() + static_cast<std::ptrdiff_t>(*bad_end), '\n'));
+    return Parse::bad;
+  };
+  size_t i = 0;
+  for (;;) {
+    // One field starts at i.
+    if (i < d.size() && d[i] == '"') {
+      const size_t open = i;
+      size_t j = i + 1;
+      bool doubled = false;
+      for (;;) {
+        const size_t q = d.find('"', j);
+        if (q == std::string_view::npos) {
+          if (!eof) return Parse::need_more;
+          *newlines += static_cast<uint64_t>(
+              std::count(d.begin() + static_cast<std::ptrdiff_t>(open), d.end(), '\n'));
+          *error = "unterminated quoted field";
+          *bad_end = d.size();
+          return Parse::bad;
+        }
+        if (q + 1 < d.size() && d[q + 1] == '"') {
+          doubled = true;
+          j = q + 2;
+          continue;
+        }
+        if (q + 1 >= d.size() && !eof) return Parse::need_more;
+        j = q;
+        break;
+      }
+      const std::string_view raw = d.substr(open + 1, j - open - 1);
+      *newlines += static_cast<uint64_t>(std::count(raw.begin(), raw.end(), '\n'));
+      if (!doubled) {
+        fields->push_back(raw);
+      } else {
+        const size_t start = unquoted_.size();
+        for (size_t k = 0; k < raw.size(); ++k) {
+          unquoted_ += raw[k];
+          if (raw[k] == '"') ++k;  // "" -> "
+        }
+        fields->push_back(std::string_view(unquoted_).substr(start));
+      }
+      i = j + 1;
+      if (i >= d.size()) break;  // eof: the record ends with the file
+      if (d[i] == delimiter_) {
+        ++i;
+        continue;
+      }
+      if (d[i] == '\n') {
+        ++i, ++*newlines;
+        break;
+      }
+      if (d[i] == '\r') {
+        if (i + 1 >= d.size() && !eof) return Parse::need_more;
+        if (i + 1 < d.size() && d[i + 1] == '\n') {
+          i += 2, ++*newlines;
+          break;
+        }
+      }
+      return bad(i, fmt::format("field {}: text after the closing quote", fields->size()));
+    }
+    // An unquoted field.
+    size_t j = i;
+    while (j < d.size() && d[j] != delimiter_ && d[j] != '\n' && d[j] != '\r' && d[j] != '"')
+      ++j;
+    if (j < d.size() && d[j] == '"')
+      return bad(j, fmt::format("field {}: a quote inside an unquoted field (quote the whole "
+                                "field and double its quotes)",
+                                fields->size() + 1));
+    if (j >= d.size() && !eof) return Parse::need_more;
+    fields->push_back(d.substr(i, j - i));
+    i = j;
+    if (i >= d.size()) break;
+    if (d[i] == delimiter_) {
+      ++i;
+      continue;
+    }
+    if (d[i] == '\n') {
+      ++i, ++*newlines;
+      break;
+    }
+    // '\r'
+    if (i + 1 >= d.size() && !eof) return Parse::need_more;
+    if (i + 1 < d.size() && d[i + 1] == '\n') {
+      i += 2, ++*newlines;
+      break;
+    }
+    return bad(
+        i, fmt::format("field {}: a carriage return not followed by a line feed", fields->size()));
+  }
+  *used = i;
+  return Parse::ok;
+}
+
+bool CsvReader::next(std::vector<std::string_view>* fields, uint64_t* line_number,
+                     std::string* error) {
+  error->clear();
+  for (;;) {
+    std::string_view d = in_.data();
+    if (d.empty() && !in_.fill()) return false;
+    d = in_.data();
+    if (first_) {
+      if (d.size() < kBom.size() && !in_.eof() && in_.fill()) continue;
+      first_ = false;
+      if (d.substr(0, kBom.size()) == kBom) {
+        in_.consume(kBom.size());
+        continue;
+      }
+    }
+    // Blank lines.
+    if (d[0] == '\n' || (d[0] == '\r' && d.size() > 1 && d[1] == '\n')) {
+      in_.consume(d[0] == '\n' ? 1 : 2);
+      ++line_;
+      continue;
+    }
+    size_t used = 0, bad_end = 0;
+    uint64_t newlines = 0;
+    const Parse p = parse(d, &used, fields, &newlines, error, &bad_end);
+    if (p == Parse::need_more) {
+      error->clear();
+      if (!in_.fill()) continue;  // now at eof: parse again knowing it
+      continue;
+    }
+    *line_number = line_;
+    line_ += newlines;
+    in_.consume(p == Parse::ok ? used : bad_end);
+    if (p == Parse::bad) fields->clear();
+    return true;
+  }
+}
+
+}  // namespace drydb::cli

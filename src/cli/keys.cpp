@@ -1,0 +1,125 @@
+#include "keys.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "drydb/detail/coding.h"
+#include "json.h"
+#include "text.h"
+
+namespace drydb::cli {
+
+namespace {
+
+// An int64 in hex: an optional sign, an optional 0x, hex digits.
+bool parse_hex_int64(std::string_view text, int64_t* v) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.remove_prefix(2);
+  uint64_t magnitude = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, 16);
+  if (ec != std::errc() || p != text.data() + text.size() || text.empty()) return false;
+  if (negative ? magnitude > uint64_t{1} << 63 : magnitude > uint64_t{INT64_MAX}) return false;
+  *v = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+  return true;
+}
+
+bool has_hex_prefix(std::string_view t) {
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+  return t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+}
+
+}  // namespace
+
+std::string parse_key_text(KeyEncoding encoding, std::string_view text, bool hex) {
+  if (encoding == KeyEncoding::int64() && (hex || has_hex_prefix(text))) {
+    int64_t v;
+    if (!parse_hex_int64(text, &v))
+      fail(fmt::format("'{}' is not an int64 key in hex", escape_display(text)));
+    std::string out(8, '\0');
+    detail::store_be64(reinterpret_cast<std::byte*>(out.data()), int64_to_ordered(v));
+    return out;
+  }
+  if (hex) {
+    auto bytes = from_hex(text);
+    if (!bytes) fail(fmt::format("'{}' is not hex digits (two per byte)", escape_display(text)));
+    const uint32_t width = encoding.fixed_width();
+    if (width != 0 && bytes->size() != width)
+      fail(fmt::format("an {} key is {} bytes ({} hex digits), not {}", encoding.id(), width,
+                       2 * width, bytes->size()));
+    return *std::move(bytes);
+  }
+  auto parsed = encoding.parse(text);
+  if (!parsed) {
+    if (encoding == KeyEncoding::int64())
+      fail(fmt::format("'{}' is not an int64 key (a decimal integer, or hex with 0x)",
+                       escape_display(text)));
+    fail(fmt::format("bad {} key: {}", encoding.id(), parsed.error().message));
+  }
+  return *std::move(parsed);
+}
+
+Key make_key(KeyKind kind, std::string_view encoded) {
+  const auto* p = reinterpret_cast<const std::byte*>(encoded.data());
+  switch (kind) {
+    case KeyKind::int64:
+      return Key(ordered_to_int64(detail::load_be64(p)));
+    case KeyKind::uuid:
+      return Key(Uuid::from_bytes(std::span<const std::byte, 16>(p, 16)));
+    case KeyKind::ulid:
+      return Key(Ulid::from_bytes(std::span<const std::byte, 16>(p, 16)));
+    case KeyKind::bytes:
+      break;
+  }
+  return Key(std::span<const std::byte>(p, encoded.size()));
+}
+
+IndexKey make_index_key(KeyKind kind, std::string_view encoded) {
+  const auto* p = reinterpret_cast<const std::byte*>(encoded.data());
+  switch (kind) {
+    case KeyKind::int64:
+      return IndexKey(ordered_to_int64(detail::load_be64(p)));
+    case KeyKind::uuid:
+      return IndexKey(Uuid::from_bytes(std::span<const std::byte, 16>(p, 16)));
+    case KeyKind::ulid:
+      return IndexKey(Ulid::from_bytes(std::span<const std::byte, 16>(p, 16)));
+    case KeyKind::bytes:
+      break;
+  }
+  return IndexKey(std::span<const std::byte>(p, encoded.size()));
+}
+
+std::string display_key(KeyEncoding encoding, std::span<const std::byte> key, bool hex) {
+  if (hex && encoding == KeyEncoding::int64() && key.size() == 8) {
+    const int64_t v = ordered_to_int64(detail::load_be64(key.data()));
+    const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    return fmt::format("{}{:x}", v < 0 ? "-" : "", magnitude);
+  }
+  if (hex) return to_hex(as_text(key));
+  if (encoding.kind() == KeyKind::bytes && encoding == KeyEncoding::bytes())
+    return escape_display(as_text(key));
+  return encoding.format(key);
+}
+
+void append_json_key(std::string& out, KeyEncoding encoding, std::span<const std::byte> key) {
+  const std::string_view text = as_text(key);
+  if (encoding == KeyEncoding::int64() && key.size() == 8) {
+    out += encoding.format(key);
+  } else if (encoding.kind() != KeyKind::bytes) {
+    append_json_string(out, encoding.format(key));
+  } else if (valid_utf8(text)) {
+    append_json_string(out, text);
+  } else {
+    out += "{\"base64\":\"";
+    out += to_base64(text);
+    out += "\"}";
+  }
+}
+
+}  // namespace drydb::cli

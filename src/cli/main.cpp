@@ -1,0 +1,252 @@
+// drydb: the command-line tool. `drydb FILE` opens an interactive session;
+// `drydb get|scan|range|prefix|count|tables|info|stats|verify|dump FILE ...`
+// answer one query for scripts; `drydb build OUT` makes a database from
+// JSON Lines, CSV or TSV. docs/cli.md documents every command and flag.
+//
+// Data goes to stdout, diagnostics to stderr. Exit status: 0 success, 1 an
+// error (including `get` of a key that is not there), 2 bad usage.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "build.h"
+#include "common.h"
+#include "dump.h"
+#include "render.h"
+#include "session.h"
+#include "shell.h"
+
+#ifndef DRYDB_VERSION
+#define DRYDB_VERSION "unknown"
+#endif
+
+namespace drydb::cli {
+namespace {
+
+struct QueryFlags {
+  std::string file;
+  std::string table;
+  std::string index;
+  std::string format = "text";
+  bool hex = false, desc = false, exclusive_start = false, exclusive_end = false, raw = false;
+  std::optional<uint64_t> limit, offset;
+  std::vector<std::string> args;
+  // Other commands.
+  std::vector<std::string> dump_tables;
+  std::string output;
+  bool echo = false;
+  bool all = false;
+};
+
+void add_file(CLI::App* c, QueryFlags& q) {
+  c->add_option("file", q.file, "The database file")->required();
+}
+void add_table(CLI::App* c, QueryFlags& q) {
+  c->add_option("-t,--table", q.table, "The table (default: the first in the file)");
+}
+void add_format(CLI::App* c, QueryFlags& q) {
+  c->add_option("-f,--format", q.format, "Output: text, jsonl, csv or tsv")
+      ->check(CLI::IsMember({"text", "jsonl", "csv", "tsv"}));
+}
+void add_query(CLI::App* c, QueryFlags& q, bool rows) {
+  add_table(c, q);
+  c->add_option("-x,--index", q.index, "Query this secondary index of the table");
+  add_format(c, q);
+  c->add_flag("--hex", q.hex, "Keys typed, and keys and values shown, as hex digits");
+  if (rows) {
+    c->add_option("-n,--limit", q.limit, "Print at most this many rows");
+    c->add_option("--offset", q.offset, "Skip this many rows first");
+    c->add_flag("--desc", q.desc, "Descending order");
+  }
+}
+void add_bounds_flags(CLI::App* c, QueryFlags& q) {
+  c->add_flag("--exclusive-start", q.exclusive_start, "Leave out rows equal to the start");
+  c->add_flag("--exclusive-end", q.exclusive_end, "Leave out rows equal to the end");
+}
+
+QueryArgs query_args(const QueryFlags& q) {
+  QueryArgs a;
+  for (const auto& s : q.args)
+    a.args.push_back(Token{s, false});
+  a.index = q.index;
+  a.hex = q.hex;
+  a.desc = q.desc;
+  a.exclusive_start = q.exclusive_start;
+  a.exclusive_end = q.exclusive_end;
+  a.raw = q.raw;
+  a.offset = q.offset;
+  a.limit = q.limit;
+  return a;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app("drydb: query, build and check drydb read-only databases", "drydb");
+  app.set_version_flag("--version", std::string("drydb " DRYDB_VERSION " (file format 2.0)"));
+  app.require_subcommand(1);
+  app.footer(
+      "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "
+      "flags; docs/cli.md for all of them.\nExit status: 0 success, 1 error (get: key not "
+      "found), 2 bad usage.");
+  QueryFlags q;
+
+  auto* shell = app.add_subcommand("shell", "Interactive session on a database (also: drydb FILE)");
+  add_file(shell, q);
+  add_table(shell, q);
+  shell->add_flag("--echo", q.echo, "Print the prompt and each command read from a script");
+
+  auto* get = app.add_subcommand("get", "The value of one key (nothing and exit 1 if absent)");
+  add_file(get, q);
+  get->add_option("key", q.args, "The key, in the table's encoding")->required()->expected(1);
+  add_query(get, q, false);
+  get->add_flag("--raw", q.raw, "Write the value's bytes exactly, with no newline");
+
+  auto* scan = app.add_subcommand("scan", "Every row, in key order");
+  add_file(scan, q);
+  add_query(scan, q, true);
+
+  auto* range = app.add_subcommand("range", "Rows between two keys (* for an open end)");
+  add_file(range, q);
+  range->add_option("bounds", q.args, "START END")->required()->expected(2);
+  add_query(range, q, true);
+  add_bounds_flags(range, q);
+
+  auto* prefix = app.add_subcommand("prefix", "Rows whose key starts with a prefix (byte keys)");
+  add_file(prefix, q);
+  prefix->add_option("prefix", q.args, "The prefix")->required()->expected(1);
+  add_query(prefix, q, true);
+
+  auto* count = app.add_subcommand("count", "Rows in a table, with a key, or in a range");
+  add_file(count, q);
+  count->add_option("bounds", q.args, "[KEY | START END]")->expected(0, 2);
+  add_query(count, q, false);
+  add_bounds_flags(count, q);
+
+  auto* tables = app.add_subcommand("tables", "The tables of a database");
+  add_file(tables, q);
+  add_format(tables, q);
+
+  auto* info = app.add_subcommand("info", "The file and a table");
+  add_file(info, q);
+  add_table(info, q);
+  info->add_option("-f,--format", q.format, "Output: text or jsonl")
+      ->check(CLI::IsMember({"text", "jsonl"}));
+
+  auto* stats = app.add_subcommand(
+      "stats", "Depth, pages per level, fill, overflow pages and compression of every tree");
+  add_file(stats, q);
+  add_table(stats, q);
+  stats->add_option("-f,--format", q.format, "Output: text or jsonl")
+      ->check(CLI::IsMember({"text", "jsonl"}));
+
+  auto* verify = app.add_subcommand(
+      "verify", "Check every checksum and tree invariant (exit 1 at the first fault)");
+  add_file(verify, q);
+
+  auto* dump =
+      app.add_subcommand("dump", "The database as JSON Lines that `drydb build` reads back");
+  add_file(dump, q);
+  dump->add_option("-t,--table", q.dump_tables, "Dump only these tables (repeatable)")
+      ->allow_extra_args(false);
+  dump->add_option("-o,--output", q.output, "Write to this file instead of stdout");
+
+  BuildCommand build(app);
+
+  // `drydb FILE [...]` is `drydb shell FILE [...]`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
+    std::set<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      names.insert(sub->get_name());
+    if (!names.count(args[0])) args.insert(args.begin(), "shell");
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes them reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "drydb: {}\n", e.what());
+    fmt::print(stderr, "Run 'drydb --help' (or 'drydb COMMAND --help') for usage.\n");
+    return kExitUsage;
+  }
+
+  const Format format = parse_format(q.format);
+  if (shell->parsed()) return run_shell({q.file, q.table, q.echo});
+  if (build.subcommand()->parsed()) return build.run();
+  if (verify->parsed()) {
+    const ReadOnlyDatabase db = open_database(q.file);
+    if (auto st = db.verify(); !st) fail(fmt::format("{}: {}", q.file, st.error().message));
+    size_t n = db.tables().size(), ix = 0;
+    for (const auto& t : db.tables())
+      ix += t.indexes().size();
+    fmt::print("ok: {}: {} table{}, {} index{}; every checksum and tree invariant holds\n", q.file,
+               n, n == 1 ? "" : "s", ix, ix == 1 ? "" : "es");
+    return kExitOk;
+  }
+  if (dump->parsed()) {
+    std::FILE* out = stdout;
+    if (!q.output.empty()) {
+      out = std::fopen(q.output.c_str(), "wb");
+      if (out == nullptr)
+        fail(fmt::format("cannot write '{}': {}", q.output, std::strerror(errno)));
+    }
+    run_dump(q.file, q.dump_tables, out);
+    if (out != stdout && (std::fclose(out) != 0))
+      fail(fmt::format("cannot write '{}': {}", q.output, std::strerror(errno)));
+    return kExitOk;
+  }
+
+  Session session(q.file, q.table, /*shell=*/false, format, stdout);
+  const QueryArgs a = query_args(q);
+  if (get->parsed()) return session.get(a) ? kExitOk : kExitError;
+  if (scan->parsed())
+    session.scan(a, ScanWhat::rows);
+  else if (range->parsed())
+    session.range(a);
+  else if (prefix->parsed())
+    session.prefix(a);
+  else if (count->parsed())
+    session.count(a);
+  else if (tables->parsed())
+    session.tables();
+  else if (info->parsed())
+    session.info();
+  else if (stats->parsed())
+    session.stats(q.table.empty());
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace drydb::cli
+
+int main(int argc, char** argv) {
+  int status;
+  try {
+    status = drydb::cli::run(argc, argv);
+  } catch (const drydb::cli::CliError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "drydb: {}\n", e.what());
+    status = e.code();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "drydb: {}\n", e.what());
+    status = drydb::cli::kExitError;
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "drydb: cannot write the output: {}\n", std::strerror(errno));
+    if (status == 0) status = drydb::cli::kExitError;
+  }
+  return status;
+}

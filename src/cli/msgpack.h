@@ -1,0 +1,78 @@
+// MessagePack for the drydb tool: encoding records, showing values as JSON,
+// and reading one field of a stored record (for index keys).
+//
+// A small codec of its own rather than msgpack-cxx's object model: values
+// come from database files, which are untrusted, so every length and count is
+// checked against the bytes that remain before anything is allocated or
+// walked, nesting is bounded, and nothing throws. Encoding picks the smallest
+// form for every integer, string, array and map, as msgpack-cxx's packer does
+// (tests/cli check both against each other).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "json.h"
+
+namespace drydb::cli {
+
+class MsgpackWriter {
+ public:
+  explicit MsgpackWriter(std::string* out) : out_(out) {}
+  void nil() { out_->push_back(static_cast<char>(0xc0)); }
+  void boolean(bool v) { out_->push_back(static_cast<char>(v ? 0xc3 : 0xc2)); }
+  void integer(int64_t v);
+  void uinteger(uint64_t v);
+  void float64(double v);
+  void str(std::string_view s);
+  void array_header(uint32_t n);
+  void map_header(uint32_t n);
+
+ private:
+  void byte(uint8_t b) { out_->push_back(static_cast<char>(b)); }
+  void be(uint64_t v, int bytes);
+  std::string* out_;
+};
+
+// Appends node `i` of `doc` as MessagePack: integers that fit int64/uint64 as
+// integers, other numbers as float64, strings as str, arrays and maps in order.
+void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w);
+
+// If `bytes` is exactly one MessagePack map or array (nothing before or after),
+// appends it as compact JSON to `out` and returns true. Types JSON lacks are
+// shown as {"base64": ...} (bin), {"ext": type, "base64": ...} (ext) and
+// null (NaN, infinities); non-string map keys as strings.
+bool msgpack_to_json(std::string_view bytes, std::string* out);
+
+// Like msgpack_to_json, but succeeds only when json_to_msgpack of the JSON
+// gives back exactly `bytes`: the JSON form is then an exact copy.
+bool msgpack_to_exact_json(std::string_view bytes, std::string* out);
+
+// One scalar field of a record, whether from JSON or MessagePack.
+struct Scalar {
+  enum Kind : uint8_t {
+    missing,
+    null,
+    boolean,
+    integer,
+    unsigned_integer,
+    floating,
+    string,
+    other
+  };
+  Kind kind = missing;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;  // unsigned_integer: values over INT64_MAX
+  double d = 0;
+  std::string_view s;  // string; for a JSON number, its text
+};
+
+// The value of member `name` of the MessagePack map `bytes` (missing when the
+// map has no such string key, or `bytes` is not a well-formed map). A nested
+// array or map gives kind `other`.
+Scalar msgpack_field(std::string_view bytes, std::string_view name);
+
+}  // namespace drydb::cli

@@ -1,0 +1,170 @@
+#include "render.h"
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "json.h"
+#include "keys.h"
+#include "msgpack.h"
+#include "text.h"
+
+namespace drydb::cli {
+
+Format parse_format(std::string_view name) {
+  if (name == "text") return Format::text;
+  if (name == "jsonl") return Format::jsonl;
+  if (name == "csv") return Format::csv;
+  if (name == "tsv") return Format::tsv;
+  fail_usage(fmt::format("unknown format '{}': use text, jsonl, csv or tsv", name));
+}
+
+std::string value_line(std::string_view value, bool hex) {
+  if (hex) return to_hex(value);
+  if (!printable_text(value)) {
+    std::string json;
+    if (msgpack_to_json(value, &json)) return json;
+  }
+  return escape_display(value);
+}
+
+std::string value_block(std::string_view value, bool hex, size_t max_dump_bytes) {
+  if (hex) return to_hex(value);
+  if (printable_text(value)) return std::string(value);
+  std::string json;
+  if (msgpack_to_json(value, &json)) return json;
+  std::string dump = hex_dump(value, max_dump_bytes);
+  if (!dump.empty() && dump.back() == '\n') dump.pop_back();
+  return fmt::format("(binary, {} bytes)\n{}", group_digits(value.size()), dump);
+}
+
+void append_json_value(std::string& out, std::string_view value) {
+  if (valid_utf8(value)) {
+    append_json_string(out, value);
+    return;
+  }
+  const size_t start = out.size();
+  out += "{\"msgpack\":";
+  if (msgpack_to_exact_json(value, &out)) {
+    out += '}';
+    return;
+  }
+  out.resize(start);
+  out += "{\"base64\":\"";
+  out += to_base64(value);
+  out += "\"}";
+}
+
+void append_delimited_field(std::string& out, std::string_view field, char delimiter) {
+  if (field.find_first_of(std::string{delimiter, '"', '\r', '\n'}) == std::string_view::npos) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+void write_out(std::FILE* out, std::string_view s) {
+  std::fwrite(s.data(), 1, s.size(), out);
+}
+
+void RowPrinter::header() {
+  if (style_.format != Format::csv && style_.format != Format::tsv) return;
+  const char d = style_.format == Format::csv ? ',' : '\t';
+  line_.clear();
+  auto col = [&](std::string_view name) {
+    if (!line_.empty()) line_ += d;
+    line_ += name;
+  };
+  if (style_.index_key) col("index_key");
+  if (!style_.values_only) col("key");
+  if (!style_.keys_only) col("value");
+  line_ += '\n';
+  write_out(out_, line_);
+}
+
+void RowPrinter::row(uint64_t number, std::span<const std::byte> index_key,
+                     std::span<const std::byte> key, std::span<const std::byte> value) {
+  line_.clear();
+  const std::string_view v = as_text(value);
+  if (style_.format == Format::jsonl) {
+    line_ += '{';
+    if (style_.index_key) {
+      line_ += "\"index_key\":";
+      append_json_key(line_, style_.index_encoding, index_key);
+      line_ += ',';
+    }
+    if (!style_.values_only) {
+      line_ += "\"key\":";
+      append_json_key(line_, style_.key_encoding, key);
+    }
+    if (!style_.keys_only) {
+      if (!style_.values_only) line_ += ',';
+      line_ += "\"value\":";
+      append_json_value(line_, v);
+    }
+    line_ += "}\n";
+  } else if (style_.format == Format::csv || style_.format == Format::tsv) {
+    const char d = style_.format == Format::csv ? ',' : '\t';
+    bool first = true;
+    auto field = [&](std::string_view f) {
+      if (!first) line_ += d;
+      first = false;
+      append_delimited_field(line_, f, d);
+    };
+    // CSV and TSV carry text as it is (quoted when needed): only binary is escaped.
+    auto value_field = [&]() {
+      if (style_.hex) return to_hex(v);
+      if (valid_utf8(v)) return std::string(v);
+      return value_line(v, false);
+    };
+    auto key_field = [&](KeyEncoding enc, std::span<const std::byte> k) {
+      if (!style_.hex && enc == KeyEncoding::bytes() && valid_utf8(as_text(k)))
+        return std::string(as_text(k));
+      return display_key(enc, k, style_.hex);
+    };
+    if (style_.index_key) field(key_field(style_.index_encoding, index_key));
+    if (!style_.values_only) field(key_field(style_.key_encoding, key));
+    if (!style_.keys_only) field(value_field());
+    line_ += '\n';
+  } else if (style_.numbered) {
+    // The session's form: "N) key -> value", long keys and values cut.
+    line_ += fmt::format("{}) ", number);
+    if (style_.index_key)
+      line_ +=
+          truncate_display(display_key(style_.index_encoding, index_key, style_.hex), 40) + " | ";
+    const bool shows_both = !style_.keys_only && !style_.values_only;
+    if (!style_.values_only) {
+      const std::string k = display_key(style_.key_encoding, key, style_.hex);
+      line_ += shows_both ? truncate_display(k, 40) : k;
+    }
+    if (shows_both) line_ += " -> ";
+    if (!style_.keys_only) {
+      std::string shown;
+      if (!style_.hex && !printable_text(v) && !msgpack_to_json(v, &shown))
+        shown = fmt::format("(binary, {} bytes)", group_digits(v.size()));
+      else if (shown.empty())
+        shown = value_line(v, style_.hex);
+      line_ += shows_both ? truncate_display(shown, 60) : shown;
+    }
+    line_ += '\n';
+  } else {
+    // Plain text: tab-separated, one row per line.
+    if (style_.index_key) {
+      line_ += display_key(style_.index_encoding, index_key, style_.hex);
+      line_ += '\t';
+    }
+    if (!style_.values_only) line_ += display_key(style_.key_encoding, key, style_.hex);
+    if (!style_.keys_only) {
+      if (!style_.values_only) line_ += '\t';
+      line_ += value_line(v, style_.hex);
+    }
+    line_ += '\n';
+  }
+  write_out(out_, line_);
+}
+
+}  // namespace drydb::cli

@@ -1,0 +1,65 @@
+// How the drydb tool prints rows and values: text for people (the session
+// and the default of the scripting commands), JSON Lines, CSV and TSV.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "drydb/key_encoding.h"
+
+namespace drydb::cli {
+
+enum class Format { text, jsonl, csv, tsv };
+
+// "text" -> Format::text ...; a CliError (usage) for anything else.
+Format parse_format(std::string_view name);
+
+// A value as one line of text: hex digits with `hex`; printable UTF-8 as it
+// is (control characters as \xNN); a MessagePack map or array as compact
+// JSON; other bytes escaped as \xNN.
+std::string value_line(std::string_view value, bool hex);
+// A value as a block, for `get`: printable text as it is; MessagePack as
+// JSON; otherwise "(binary, N bytes)" and a hex dump of at most
+// `max_dump_bytes` bytes (0 = all).
+std::string value_block(std::string_view value, bool hex, size_t max_dump_bytes);
+// Appends a value as JSON, exactly: a string when it is UTF-8, {"msgpack": ...}
+// when it is MessagePack that JSON holds exactly, else {"base64": "..."}.
+void append_json_value(std::string& out, std::string_view value);
+// Appends one CSV/TSV field, quoted (RFC 4180) when it holds the delimiter, a
+// quote, CR or LF.
+void append_delimited_field(std::string& out, std::string_view field, char delimiter);
+
+struct RowStyle {
+  Format format = Format::text;
+  bool numbered = false;  // the session's "N) key -> value" lines, truncated
+  bool hex = false;       // keys and values as hex digits (text, CSV, TSV)
+  bool keys_only = false;
+  bool values_only = false;
+  bool index_key = false;  // rows come from an index: show its key first
+  KeyEncoding key_encoding = KeyEncoding::bytes();
+  KeyEncoding index_encoding = KeyEncoding::bytes();
+};
+
+// Prints rows to a stdio stream in one style.
+class RowPrinter {
+ public:
+  RowPrinter(std::FILE* out, RowStyle style) : out_(out), style_(style) {}
+  // The CSV/TSV header line; nothing for other formats.
+  void header();
+  // `number` is the 1-based position shown by numbered rows.
+  void row(uint64_t number, std::span<const std::byte> index_key, std::span<const std::byte> key,
+           std::span<const std::byte> value);
+
+ private:
+  std::FILE* out_;
+  RowStyle style_;
+  std::string line_;
+};
+
+// Writes `s` to `out` (fwrite; write errors surface at exit through ferror).
+void write_out(std::FILE* out, std::string_view s);
+
+}  // namespace drydb::cli

@@ -1,0 +1,560 @@
+#include "session.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "inspect.h"
+#include "json.h"
+#include "keys.h"
+#include "text.h"
+
+namespace drydb::cli {
+
+namespace {
+
+constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kShellRowLimit = 20;
+constexpr uint64_t kShellPrefixLimit = 10;
+constexpr size_t kShellDumpBytes = 256;
+
+// A range end as typed: "*" (unquoted) is open.
+struct Bound {
+  bool bounded = false;
+  std::string encoded;
+};
+
+Bound parse_bound(KeyEncoding enc, const Token& t, bool hex) {
+  if (t.text == "*" && !t.quoted) return {};
+  return {true, parse_key_text(enc, t.text, hex)};
+}
+
+KeyBound key_bound(const Bound& b, KeyKind kind) {
+  if (!b.bounded) return unbounded;
+  return KeyBound(make_key(kind, b.encoded));
+}
+
+// Display width of text in a table cell: code points.
+size_t width_of(std::string_view s) {
+  size_t n = 0;
+  for (char c : s)
+    n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  return n;
+}
+
+// Rows of cells as aligned columns, two spaces apart.
+std::string aligned(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) {
+      if (widths.size() <= c) widths.push_back(0);
+      widths[c] = std::max(widths[c], width_of(r[c]));
+    }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c) {
+      line += r[c];
+      if (c + 1 < r.size()) line.append(widths[c] - width_of(r[c]) + 2, ' ');
+    }
+    out += line + '\n';
+  }
+  return out;
+}
+
+std::string percent(uint64_t part, uint64_t whole) {
+  if (whole == 0) return "-";
+  return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+std::string ratio(uint64_t unpacked, uint64_t stored) {
+  if (stored == 0) return "-";
+  return fmt::format("{:.2f}", static_cast<double>(unpacked) / static_cast<double>(stored));
+}
+
+}  // namespace
+
+ReadOnlyDatabase open_database(const std::string& path) {
+  // The library reports a missing file as an io_error; say it the usual way.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) fail(fmt::format("cannot open '{}': it is a directory", path));
+  auto db = ReadOnlyDatabase::open(path);
+  if (!db) {
+    // The library's messages about the file name it already.
+    const std::string& m = db.error().message;
+    if (m.find("'" + path + "'") != std::string::npos) fail(m);
+    fail(fmt::format("cannot open '{}': {}", path, m));
+  }
+  return std::move(db).value();
+}
+
+// What a query runs against: the current table, or one of its indexes.
+struct Session::Target {
+  ReadOnlyTable table;
+  std::optional<SecondaryIndex> index;
+
+  KeyEncoding encoding() const { return index ? index->encoding() : table.encoding(); }
+  uint64_t count() const { return index ? index->count() : table.count(); }
+  uint64_t count_range(const KeyBound& s, const KeyBound& e, RangeOptions o) const {
+    return check(index ? index->count_range(s, e, o) : table.count_range(s, e, o));
+  }
+  // The rank of the first row at or after (or, exclusive, after) a bound.
+  uint64_t first_rank(const KeyBound& start, bool exclusive) const {
+    if (!start.bounded()) return 0;
+    return count_range(unbounded, start, {.end_exclusive = !exclusive});
+  }
+};
+
+Session::Session(const std::string& path, const std::string& table, bool shell, Format format,
+                 std::FILE* out)
+    : path_(path), db_(open_database(path)), shell_(shell), format_(format), out_(out) {
+  if (!table.empty()) {
+    table_ = check(db_.table(table));
+  } else if (auto all = db_.tables(); !all.empty()) {
+    table_ = all.front();
+  }
+}
+
+std::string Session::table_name() const {
+  return table_ ? std::string(table_->name()) : std::string();
+}
+
+std::vector<std::string> Session::table_names() const {
+  std::vector<std::string> names;
+  for (const auto& t : db_.tables())
+    names.emplace_back(t.name());
+  return names;
+}
+
+std::vector<std::string> Session::index_names() const {
+  std::vector<std::string> names;
+  if (table_)
+    for (const auto& ix : table_->indexes())
+      names.emplace_back(ix.name());
+  return names;
+}
+
+void Session::use(const std::string& table) {
+  table_ = check(db_.table(table));
+}
+
+const ReadOnlyTable& Session::current() const {
+  if (!table_) fail("the database has no tables");
+  return *table_;
+}
+
+Session::Target Session::target(const QueryArgs& a) const {
+  Target t{current(), std::nullopt};
+  if (!a.index.empty()) t.index = check(t.table.index(a.index));
+  return t;
+}
+
+RowStyle Session::style(const Target& t, const QueryArgs& a) const {
+  RowStyle s;
+  s.format = shell_ ? Format::text : format_;
+  s.numbered = shell_;
+  s.hex = a.hex;
+  s.index_key = t.index.has_value();
+  s.key_encoding = t.table.encoding();
+  if (t.index) s.index_encoding = t.index->encoding();
+  return s;
+}
+
+void Session::footer(const std::string& text) {
+  if (shell_) write_out(out_, text + "\n");
+}
+
+namespace {
+
+// Prints `count` rows of a cursor's tree from rank `first`, in `order`,
+// skipping `offset` and printing at most `limit`. Returns the rows printed.
+template <class CursorT>
+uint64_t walk(CursorT cursor, uint64_t first, uint64_t count, SortOrder order, uint64_t offset,
+              uint64_t limit, RowPrinter& printer) {
+  if (offset >= count) return 0;
+  const uint64_t n = std::min(count - offset, limit);
+  const bool asc = order == SortOrder::ascending;
+  bool ok = cursor.seek_rank(asc ? first + offset : first + count - 1 - offset);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!ok) {
+      check(cursor.status());
+      fail("the tree ended before its counted rows (run `drydb verify`)");
+    }
+    std::span<const std::byte> index_key;
+    if constexpr (std::is_same_v<CursorT, IndexCursor>) index_key = cursor.index_key();
+    const auto value = cursor.value();
+    check(cursor.status());
+    printer.row(offset + i + 1, index_key, cursor.key(), value);
+    if (i + 1 < n) ok = asc ? cursor.next() : cursor.prev();
+  }
+  return n;
+}
+
+uint64_t walk_target(const ReadOnlyTable& table, const std::optional<SecondaryIndex>& index,
+                     uint64_t first, uint64_t count, SortOrder order, uint64_t offset,
+                     uint64_t limit, RowPrinter& printer) {
+  if (index) return walk(index->cursor(), first, count, order, offset, limit, printer);
+  return walk(table.cursor(), first, count, order, offset, limit, printer);
+}
+
+}  // namespace
+
+bool Session::get(const QueryArgs& a) {
+  if (a.args.size() != 1) fail_usage("get takes one key: get <key>");
+  const Target t = target(a);
+  const std::string k = parse_key_text(t.encoding(), a.args[0].text, a.hex);
+  const Key key = make_key(t.encoding().kind(), k);
+  std::span<const std::byte> row_key, value;
+  Value v;
+  Row r;
+  if (t.index) {
+    r = check(t.index->get(key));
+    if (!r) {
+      if (shell_) write_out(out_, "(nil)\n");
+      return false;
+    }
+    row_key = r.key(), value = r.value();
+  } else {
+    v = check(t.table.get(key));
+    if (!v) {
+      if (shell_) write_out(out_, "(nil)\n");
+      return false;
+    }
+    row_key = as_bytes(k), value = v.bytes();
+  }
+  const std::string_view text = as_text(value);
+  if (a.raw) {
+    write_out(out_, text);
+    return true;
+  }
+  const RowStyle s = style(t, a);
+  if (shell_ || format_ == Format::text) {
+    if (t.index && shell_)
+      write_out(out_, fmt::format("key: {}\n", display_key(t.table.encoding(), row_key, a.hex)));
+    write_out(out_, value_block(text, a.hex, shell_ ? kShellDumpBytes : 0) + "\n");
+    return true;
+  }
+  RowPrinter printer(out_, s);
+  printer.header();
+  printer.row(1, as_bytes(k), row_key, value);
+  return true;
+}
+
+void Session::scan(const QueryArgs& a, ScanWhat what) {
+  if (!a.args.empty()) fail_usage("scan takes no key arguments (use range or prefix)");
+  const Target t = target(a);
+  RowStyle s = style(t, a);
+  s.keys_only = what == ScanWhat::keys;
+  s.values_only = what == ScanWhat::values;
+  RowPrinter printer(out_, s);
+  printer.header();
+  const uint64_t offset = a.offset.value_or(0);
+  const uint64_t n = walk_target(t.table, t.index, 0, t.count(),
+                                 a.desc ? SortOrder::descending : SortOrder::ascending, offset,
+                                 a.limit.value_or(shell_ ? kShellRowLimit : kNoLimit), printer);
+  const char* noun = what == ScanWhat::keys     ? "keys"
+                     : what == ScanWhat::values ? "values"
+                                                : "entries";
+  footer(n == 0 ? "(empty)"
+                : fmt::format("Displayed {} {} of {} (offset: {})", n, noun,
+                              group_digits(t.count()), offset));
+}
+
+void Session::range(const QueryArgs& a) {
+  if (a.args.size() != 2)
+    fail_usage("range takes two bounds: range <start> <end> (* for an open end)");
+  const Target t = target(a);
+  const KeyKind kind = t.encoding().kind();
+  const Bound sb = parse_bound(t.encoding(), a.args[0], a.hex);
+  const Bound eb = parse_bound(t.encoding(), a.args[1], a.hex);
+  const KeyBound start = key_bound(sb, kind), end = key_bound(eb, kind);
+  const RangeOptions o{.start_exclusive = a.exclusive_start, .end_exclusive = a.exclusive_end};
+  const uint64_t total = t.count_range(start, end, o);
+  const uint64_t first = t.first_rank(start, a.exclusive_start);
+  RowPrinter printer(out_, style(t, a));
+  printer.header();
+  const uint64_t n = walk_target(
+      t.table, t.index, first, total, a.desc ? SortOrder::descending : SortOrder::ascending,
+      a.offset.value_or(0), a.limit.value_or(shell_ ? kShellRowLimit : kNoLimit), printer);
+  footer(n == 0 ? "(empty)" : fmt::format("Displayed {} of {} entries", n, group_digits(total)));
+}
+
+void Session::prefix(const QueryArgs& a) {
+  if (a.args.size() != 1) fail_usage("prefix takes one prefix: prefix <prefix>");
+  const Target t = target(a);
+  if (t.encoding().kind() != KeyKind::bytes)
+    fail(fmt::format("prefix needs byte keys; {} has {} keys (use range)",
+                     t.index ? fmt::format("index '{}'", t.index->name())
+                             : fmt::format("table '{}'", t.table.name()),
+                     t.encoding().id()));
+  const std::string p = parse_key_text(KeyEncoding::bytes(), a.args[0].text, a.hex);
+  const auto bytes = as_bytes(p);
+  const uint64_t total =
+      t.index ? check(t.index->prefix(bytes)).size() : check(t.table.prefix(bytes)).size();
+  const uint64_t first = t.first_rank(KeyBound(Key(bytes)), false);
+  RowPrinter printer(out_, style(t, a));
+  printer.header();
+  const uint64_t n = walk_target(
+      t.table, t.index, first, total, a.desc ? SortOrder::descending : SortOrder::ascending,
+      a.offset.value_or(0), a.limit.value_or(shell_ ? kShellPrefixLimit : kNoLimit), printer);
+  footer(n == 0 ? "(empty)"
+                : fmt::format("Displayed {} of {} entries with prefix '{}'", n, group_digits(total),
+                              escape_display(p)));
+}
+
+void Session::count(const QueryArgs& a) {
+  const Target t = target(a);
+  uint64_t n;
+  if (a.args.empty()) {
+    n = t.count();
+  } else if (a.args.size() <= 2) {
+    const KeyKind kind = t.encoding().kind();
+    const Bound sb = parse_bound(t.encoding(), a.args[0], a.hex);
+    const Bound eb = a.args.size() == 2 ? parse_bound(t.encoding(), a.args[1], a.hex) : sb;
+    n = t.count_range(key_bound(sb, kind), key_bound(eb, kind),
+                      {.start_exclusive = a.exclusive_start, .end_exclusive = a.exclusive_end});
+  } else {
+    fail_usage("count takes no key (all rows), one key, or two bounds");
+  }
+  if (shell_) return write_out(out_, fmt::format("(integer) {}\n", n));
+  switch (format_) {
+    case Format::text:
+      return write_out(out_, fmt::format("{}\n", n));
+    case Format::jsonl:
+      return write_out(out_, fmt::format("{{\"count\":{}}}\n", n));
+    case Format::csv:
+    case Format::tsv:
+      return write_out(out_, fmt::format("count\n{}\n", n));
+  }
+}
+
+void Session::tables() {
+  const auto all = db_.tables();
+  const bool text = shell_ || format_ == Format::text;
+  std::vector<std::vector<std::string>> rows;
+  if (text) rows.push_back({"#", "table", "key encoding", "rows", "indexes"});
+  if (format_ == Format::csv || format_ == Format::tsv)
+    write_out(out_, format_ == Format::csv ? "table,key_encoding,rows,indexes\n"
+                                           : "table\tkey_encoding\trows\tindexes\n");
+  size_t i = 0;
+  for (const auto& t : all) {
+    ++i;
+    std::string idx;
+    std::string json_idx;
+    for (const auto& ix : t.indexes()) {
+      if (!idx.empty()) idx += text ? ", " : ";";
+      idx += ix.name();
+      if (text && ix.unique()) idx += " (unique)";
+      if (!json_idx.empty()) json_idx += ',';
+      json_idx += "{\"name\":";
+      append_json_string(json_idx, ix.name());
+      json_idx += fmt::format(",\"unique\":{},\"key_encoding\":", ix.unique() ? "true" : "false");
+      append_json_string(json_idx, ix.encoding().id());
+      json_idx += fmt::format(",\"entries\":{}}}", ix.count());
+    }
+    if (text) {
+      rows.push_back({std::to_string(i), escape_display(t.name()), std::string(t.encoding().id()),
+                      group_digits(t.count()), idx.empty() ? "-" : idx});
+    } else if (format_ == Format::jsonl) {
+      std::string line = "{\"table\":";
+      append_json_string(line, t.name());
+      line += ",\"key_encoding\":";
+      append_json_string(line, t.encoding().id());
+      line += fmt::format(",\"rows\":{},\"indexes\":[{}]}}\n", t.count(), json_idx);
+      write_out(out_, line);
+    } else {
+      const char d = format_ == Format::csv ? ',' : '\t';
+      std::string line;
+      append_delimited_field(line, t.name(), d);
+      line += d;
+      line += t.encoding().id();
+      line += fmt::format("{}{}{}", d, t.count(), d);
+      append_delimited_field(line, idx, d);
+      write_out(out_, line + "\n");
+    }
+  }
+  if (text) {
+    if (all.empty())
+      write_out(out_, "(no tables)\n");
+    else
+      write_out(out_, aligned(rows));
+  }
+}
+
+void Session::indexes() {
+  const ReadOnlyTable& t = current();
+  const auto all = t.indexes();
+  if (all.empty()) return write_out(out_, fmt::format("(table '{}' has no indexes)\n", t.name()));
+  std::vector<std::vector<std::string>> rows{{"index", "key encoding", "unique", "entries"}};
+  for (const auto& ix : all)
+    rows.push_back({escape_display(ix.name()), std::string(ix.encoding().id()),
+                    ix.unique() ? "yes" : "no", group_digits(ix.count())});
+  write_out(out_, aligned(rows));
+}
+
+void Session::info() {
+  const FileLayout l = read_layout(path_);
+  std::string filters;
+  for (const auto& f : l.catalog.filters)
+    filters += (filters.empty() ? "" : ", ") + describe_filter(f);
+  if (!shell_ && format_ == Format::jsonl) {
+    std::string line = "{\"file\":";
+    append_json_string(line, path_);
+    line += fmt::format(",\"size\":{},\"format\":\"{}.{}\",\"page_size\":{},\"pages\":{},",
+                        l.file_length, l.major, l.minor, l.page_size, l.page_count);
+    line += "\"filters\":[";
+    for (size_t i = 0; i < l.catalog.filters.size(); ++i) {
+      if (i) line += ',';
+      append_json_string(line, l.catalog.filters[i].id);
+    }
+    line += fmt::format("],\"tables\":{}", l.catalog.tables.size());
+    if (table_) {
+      line += ",\"current_table\":";
+      append_json_string(line, table_->name());
+    }
+    write_out(out_, line + "}\n");
+    return;
+  }
+  std::vector<std::vector<std::string>> rows{
+      {"file", path_},
+      {"size", group_digits(l.file_length) + " bytes"},
+      {"format", fmt::format("{}.{}", l.major, l.minor)},
+      {"page size", group_digits(l.page_size) + " bytes"},
+      {"pages", group_digits(l.page_count)},
+      {"filters", filters.empty() ? "none" : filters},
+      {"tables", std::to_string(l.catalog.tables.size())},
+  };
+  if (table_) {
+    std::string idx;
+    for (const auto& ix : table_->indexes())
+      idx += fmt::format("{}{} ({}{})", idx.empty() ? "" : ", ", ix.name(), ix.encoding().id(),
+                         ix.unique() ? ", unique" : "");
+    rows.push_back({"current table", escape_display(table_->name())});
+    rows.push_back({"key encoding", std::string(table_->encoding().id())});
+    rows.push_back({"rows", group_digits(table_->count())});
+    rows.push_back({"indexes", idx.empty() ? "none" : idx});
+  }
+  write_out(out_, aligned(rows));
+}
+
+void Session::stats(bool all_tables) {
+  const FileLayout l = read_layout(path_);
+  const bool json = !shell_ && format_ == Format::jsonl;
+  const bool filtered = !l.catalog.filters.empty();
+  const uint64_t unpacked = l.page_count * uint64_t{l.page_size} + l.catalog_length;
+  std::string out;
+  if (json) {
+    out += "{\"file\":";
+    append_json_string(out, path_);
+    out += fmt::format(
+        ",\"size\":{},\"page_size\":{},\"pages\":{},\"catalog_bytes\":{},"
+        "\"unpacked_size\":{},\"compression_ratio\":{:.4f}}}\n",
+        l.file_length, l.page_size, l.page_count, l.catalog_length, unpacked,
+        static_cast<double>(unpacked) / static_cast<double>(l.file_length));
+  } else {
+    std::string filters;
+    for (const auto& f : l.catalog.filters)
+      filters += (filters.empty() ? "" : ", ") + describe_filter(f);
+    out += fmt::format("file {}: {} bytes, format {}.{}, page size {}\n", path_,
+                       group_digits(l.file_length), l.major, l.minor, group_digits(l.page_size));
+    out += fmt::format("  pages        {} (page 0 is the header), catalog {} bytes\n",
+                       group_digits(l.page_count), group_digits(l.catalog_length));
+    if (filtered)
+      out += fmt::format("  compression  {}: {} bytes unpacked in {} (ratio {})\n", filters,
+                         group_digits(unpacked), group_digits(l.file_length),
+                         ratio(unpacked, l.file_length));
+    else
+      out += "  compression  none (pages stored as they are; ratio 1.00)\n";
+  }
+  auto tree = [&](std::string_view what, std::string_view name, std::string_view table,
+                  const detail::TreeDesc& d) {
+    const TreeStats s = tree_stats(l, d);
+    const uint64_t pages = d.end_page - d.first_page;
+    const uint64_t page_bytes = pages * l.page_size;
+    const std::string kind = d.kind == detail::TreeKind::primary        ? "table"
+                             : d.kind == detail::TreeKind::unique_index ? "unique index"
+                                                                        : "index";
+    if (json) {
+      out += fmt::format("{{\"{}\":", what);
+      append_json_string(out, name);
+      if (what == "index") {
+        out += ",\"table\":";
+        append_json_string(out, table);
+        out += fmt::format(",\"unique\":{}", d.kind == detail::TreeKind::unique_index);
+      }
+      out += ",\"key_encoding\":";
+      append_json_string(out, d.encoding_id);
+      out += fmt::format(
+          ",\"rows\":{},\"depth\":{},\"pages\":{},\"leaf_pages\":{},"
+          "\"internal_pages\":{},\"overflow_pages\":{},\"pages_per_level\":[",
+          d.rows, d.depth, pages, d.leaf_pages, d.internal_pages, d.overflow_pages);
+      for (size_t i = 0; i < s.pages_per_level.size(); ++i)
+        out += fmt::format("{}{}", i ? "," : "", s.pages_per_level[i]);
+      out += fmt::format(
+          "],\"leaf_fill\":{:.4f},\"internal_fill\":{:.4f},\"stored_bytes\":{},"
+          "\"compression_ratio\":{:.4f}}}\n",
+          d.leaf_pages ? static_cast<double>(s.leaf_bytes_used) /
+                             static_cast<double>(d.leaf_pages * l.page_size)
+                       : 0.0,
+          d.internal_pages ? static_cast<double>(s.internal_bytes_used) /
+                                 static_cast<double>(d.internal_pages * l.page_size)
+                           : 0.0,
+          s.stored_bytes,
+          s.stored_bytes ? static_cast<double>(page_bytes) / static_cast<double>(s.stored_bytes)
+                         : 0.0);
+      return;
+    }
+    out += '\n';
+    if (what == "index")
+      out += fmt::format("{} {} of table {}: {} entries, {} keys (longest {} bytes)\n", kind,
+                         escape_display(name), escape_display(table), group_digits(d.rows),
+                         d.encoding_id, d.max_key_length);
+    else
+      out += fmt::format("table {}: {} rows, {} keys (longest {} bytes)\n", escape_display(name),
+                         group_digits(d.rows), d.encoding_id, d.max_key_length);
+    out += fmt::format("  depth        {}\n", d.depth);
+    out += fmt::format("  pages        {} = {} leaf + {} internal + {} overflow\n",
+                       group_digits(pages), group_digits(d.leaf_pages),
+                       group_digits(d.internal_pages), group_digits(d.overflow_pages));
+    if (s.pages_read) {
+      std::string levels;
+      const size_t depth = s.pages_per_level.size();
+      for (size_t i = depth; i-- > 0;)
+        levels += fmt::format("{}level {}{}: {}", levels.empty() ? "" : ", ", i,
+                              i + 1 == depth ? " (root)"
+                              : i == 0       ? " (leaves)"
+                                             : "",
+                              group_digits(s.pages_per_level[i]));
+      out += fmt::format("  per level    {}\n", levels.empty() ? "-" : levels);
+      out += fmt::format("  fill         leaves {}, internal {}\n",
+                         percent(s.leaf_bytes_used, d.leaf_pages * l.page_size),
+                         percent(s.internal_bytes_used, d.internal_pages * l.page_size));
+      out += fmt::format("  overflow     {} pages in {} runs\n", group_digits(s.overflow_pages),
+                         group_digits(s.overflow_runs));
+    } else {
+      out += "  per level    (pages not read: a filter this tool does not decode)\n";
+    }
+    out +=
+        fmt::format("  stored       {} bytes{}\n", group_digits(s.stored_bytes),
+                    filtered ? fmt::format(" of {} unpacked (ratio {})", group_digits(page_bytes),
+                                           ratio(page_bytes, s.stored_bytes))
+                             : "");
+  };
+  for (const auto& t : l.catalog.tables) {
+    if (!all_tables && (!table_ || t.name != table_->name())) continue;
+    tree("table", t.name, t.name, t.primary);
+    for (const auto& ix : t.indexes)
+      tree("index", ix.name, t.name, ix.tree);
+  }
+  write_out(out_, out);
+}
+
+}  // namespace drydb::cli

@@ -1,0 +1,125 @@
+# drydb dump writes JSON Lines that drydb build reads back into an equivalent database: the same
+# tables, encodings, rows, index entries, page size and filters (byte-identical files here).
+run drydb build items.drydb -i "$DATA/items.jsonl" -q \
+  --table items --key id --index kind=kind --index color=color --index price=price,int64,unique \
+  --table prices --key price --key-encoding int64 --value id
+run drydb dump items.drydb -o items.dump
+expect_status 0
+expect_no_stdout
+run head -3 items.dump
+expect_stdout <<'EOF'
+{"drydb_dump":1,"page_size":4096,"filters":[],"tables":[{"name":"items","key_encoding":"bytes","indexes":[{"name":"kind","unique":false,"key_encoding":"bytes"},{"name":"color","unique":false,"key_encoding":"bytes"},{"name":"price","unique":true,"key_encoding":"int64"}]},{"name":"prices","key_encoding":"int64","indexes":[]}]}
+{"table":"items","key":"apple","value":{"msgpack":{"id":"apple","price":120,"color":"red","kind":"fruit","tags":["sweet","crisp"]}}}
+{"table":"items","key":"banana","value":{"msgpack":{"id":"banana","price":80,"color":"yellow","kind":"fruit"}}}
+EOF
+run grep -c '"index":' items.dump
+expect_stdout <<'EOF'
+20
+EOF
+run drydb build back.drydb -i items.dump -q
+expect_status 0
+expect_true "dump and build give the same bytes" cmp items.drydb back.drydb
+run drydb build back2.drydb -q < <(drydb dump items.drydb)
+expect_true "through a pipe too" cmp items.drydb back2.drydb
+run drydb dump items.drydb --table prices
+expect_stdout <<'EOF'
+{"drydb_dump":1,"page_size":4096,"filters":[],"tables":[{"name":"prices","key_encoding":"int64","indexes":[]}]}
+{"table":"prices","key":-5,"value":"fig"}
+{"table":"prices","key":60,"value":"carrot"}
+{"table":"prices","key":80,"value":"banana"}
+{"table":"prices","key":120,"value":"apple"}
+{"table":"prices","key":150,"value":"daikon"}
+{"table":"prices","key":200,"value":"eggplant"}
+{"table":"prices","key":300,"value":"cherry"}
+EOF
+
+# Compressed files keep their filters and page size.
+seq 1 2000 | awk '{printf "{\"id\":%d,\"name\":\"row %d\",\"group\":\"g%d\"}\n", $1, $1, $1 % 7}' > n.jsonl
+for c in lz4 zstd:7; do
+  run drydb build c.drydb -i n.jsonl -k id --key-encoding int64 --index group=group --compress $c --page-size 2048 -q
+  expect_status 0
+  run drydb build cback.drydb -q < <(drydb dump c.drydb)
+  expect_status 0
+  expect_true "round trip with --compress $c" cmp c.drydb cback.drydb
+done
+run drydb dump c.drydb
+expect_stdout_has '{"drydb_dump":1,"page_size":2048,"filters":[{"id":"zstd","level":7}],'
+# A dictionary is trained again (and kept only when it pays, as the first time): the same rows.
+run drydb build d.drydb -i n.jsonl -k id --key-encoding int64 --compress zstd --zstd-dictionary 8192 --page-size 512 -q
+run drydb build dback.drydb -q < <(drydb dump d.drydb)
+expect_status 0
+expect_true "the same filters after a dictionary round trip" \
+  cmp <(drydb info d.drydb | grep filters) <(drydb info dback.drydb | grep filters)
+expect_true "the same rows after a dictionary round trip" \
+  cmp <(drydb dump d.drydb | tail -n +2) <(drydb dump dback.drydb | tail -n +2)
+
+# Every key encoding, binary keys and values, index keys of each kind: a hand-written dump is
+# built and dumped back unchanged (the dump form is canonical).
+cat > all.dump <<'EOF'
+{"drydb_dump":1,"page_size":1024,"filters":[],"tables":[{"name":"b","key_encoding":"bytes","indexes":[{"name":"bin","unique":true,"key_encoding":"bytes"},{"name":"n","unique":false,"key_encoding":"int64"}]},{"name":"u","key_encoding":"uuid_v7","indexes":[{"name":"by_ulid","unique":false,"key_encoding":"ulid"}]},{"name":"l","key_encoding":"ulid","indexes":[]},{"name":"empty","key_encoding":"int64","indexes":[]}]}
+{"table":"b","key":"","value":""}
+{"table":"b","key":"text","value":"line one\nline two\u0000"}
+{"table":"b","key":{"base64":"/wABAg=="},"value":{"base64":"gMHC/w=="}}
+{"table":"b","key":"\u00e9t\u00e9","value":{"msgpack":{"f":1.5,"i":-7,"a":[null,true,"x"],"m":{}}}}
+{"table":"b","index":"bin","key":"text","index_key":{"base64":"AP8="}}
+{"table":"b","index":"bin","key":"été","index_key":"plain"}
+{"table":"b","index":"n","key":"","index_key":-1}
+{"table":"b","index":"n","key":{"base64":"/wABAg=="},"index_key":-1}
+{"table":"b","index":"n","key":"text","index_key":9007199254740993}
+{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445566","value":"u1"}
+{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","value":"u2"}
+{"table":"u","index":"by_ulid","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","index_key":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}
+{"table":"l","key":"01ARZ3NDEKTSV4RRFFQ69G5FAV","value":{"base64":"AA=="}}
+EOF
+run drydb build all.drydb -i all.dump -q
+expect_status 0
+run drydb dump all.drydb
+# Index entries come back in index order, the rows as they were; "\u0000" is the canonical form
+# of a value written {"base64":"AA=="}.
+expect_stdout <<'EOF'
+{"drydb_dump":1,"page_size":1024,"filters":[],"tables":[{"name":"b","key_encoding":"bytes","indexes":[{"name":"bin","unique":true,"key_encoding":"bytes"},{"name":"n","unique":false,"key_encoding":"int64"}]},{"name":"u","key_encoding":"uuid_v7","indexes":[{"name":"by_ulid","unique":false,"key_encoding":"ulid"}]},{"name":"l","key_encoding":"ulid","indexes":[]},{"name":"empty","key_encoding":"int64","indexes":[]}]}
+{"table":"b","key":"","value":""}
+{"table":"b","key":"text","value":"line one\nline two\u0000"}
+{"table":"b","key":"été","value":{"msgpack":{"f":1.5,"i":-7,"a":[null,true,"x"],"m":{}}}}
+{"table":"b","key":{"base64":"/wABAg=="},"value":{"base64":"gMHC/w=="}}
+{"table":"b","index":"bin","key":"text","index_key":{"base64":"AP8="}}
+{"table":"b","index":"bin","key":"été","index_key":"plain"}
+{"table":"b","index":"n","key":"","index_key":-1}
+{"table":"b","index":"n","key":{"base64":"/wABAg=="},"index_key":-1}
+{"table":"b","index":"n","key":"text","index_key":9007199254740993}
+{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445566","value":"u1"}
+{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","value":"u2"}
+{"table":"u","index":"by_ulid","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","index_key":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}
+{"table":"l","key":"01ARZ3NDEKTSV4RRFFQ69G5FAV","value":"\u0000"}
+EOF
+run drydb get all.drydb --hex ff000102
+expect_stdout <<'EOF'
+80c1c2ff
+EOF
+run drydb all.drydb < <(printf '%s\n' 'get \xff\x00\x01\x02' 'index bin get \x00\xff' 'index n all -1')
+expect_stdout <<'EOF'
+(binary, 4 bytes)
+00000000  80 c1 c2 ff                                       |....|
+key: text
+(binary, 18 bytes)
+00000000  6c 69 6e 65 20 6f 6e 65  0a 6c 69 6e 65 20 74 77  |line one.line tw|
+00000010  6f 00                                             |o.|
+1) -1 |  -> 
+2) -1 | \xff\x00\x01\x02 -> (binary, 4 bytes)
+Displayed 2 of 2 entries
+EOF
+
+# A dump names its own tables: table flags are a usage error; bad records stop at their line.
+run drydb build x.drydb -i all.dump --key k
+expect_status 2
+printf '%s\n' "$(head -1 all.dump)" '{"table":"nope","key":"a","value":"v"}' > bad.dump
+run drydb build x.drydb -i bad.dump -q
+expect_status 1
+expect_stderr_has "bad.dump:2: a dump record names no table of the header"
+printf '%s\n' "$(head -1 all.dump)" '{"table":"b","index":"zz","key":"a","index_key":"v"}' > bad.dump
+run drydb build x.drydb -i bad.dump -q
+expect_stderr_has "bad.dump:2: a dump index entry names no index of its table"
+printf '%s\n' "$(head -1 all.dump)" '{"table":"u","key":"not-a-uuid","value":"v"}' > bad.dump
+run drydb build x.drydb -i bad.dump -q
+expect_status 1
+expect_stderr_has "bad.dump:2: "

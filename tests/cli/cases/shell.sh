@@ -1,0 +1,220 @@
+# The interactive session driven through stdin: every command, the prompt following `use`, and
+# errors (on stderr; a script with a failed command exits 1).
+run drydb build items.drydb -i "$DATA/items.jsonl" -q \
+  --table items --key id --index kind=kind --index color=color --index price=price,int64,unique \
+  --table prices --key price --key-encoding int64 --value id
+expect_status 0
+
+cat > session.txt <<'EOF'
+get apple
+get grape
+GET banana
+scan
+scan 2 2
+keys 5
+values 0 1
+prefix c
+prefix "ch" 1
+prefix nothing
+count
+count a c
+range b d
+range * b --desc
+range "banana" "cherry" --exclusive-start --limit 1
+tables
+indexes
+index kind count fruit
+index kind all vegetable 2
+index price range 100 * --desc --limit 2
+index price get -5
+index price get 7
+index color prefix r
+index color scan 1 2
+index
+use prices
+get 120
+get --hex 78
+range 50 150 --exclusive-end
+count 0 100
+prefix 1
+use nothing
+info
+stats
+frobnicate
+get
+scan x
+range a
+index kind frob
+get "unterminated
+q
+get never-run
+EOF
+
+run drydb items.drydb < session.txt
+expect_status 1
+expect_stdout <<'EOF'
+{"id":"apple","price":120,"color":"red","kind":"fruit","tags":["sweet","crisp"]}
+(nil)
+{"id":"banana","price":80,"color":"yellow","kind":"fruit"}
+1) apple -> {"id":"apple","price":120,"color":"red","kind":"fruit","t...
+2) banana -> {"id":"banana","price":80,"color":"yellow","kind":"fruit"}
+3) carrot -> {"id":"carrot","price":60,"color":"orange","kind":"vegeta...
+4) cherry -> {"id":"cherry","price":300,"color":"red","kind":"fruit"}
+5) daikon -> {"id":"daikon","price":150,"color":"white","kind":"vegeta...
+6) eggplant -> {"id":"eggplant","price":200,"color":"purple","kind":"veg...
+7) fig -> {"id":"fig","price":-5,"color":"","kind":"fruit"}
+Displayed 7 entries of 7 (offset: 0)
+3) carrot -> {"id":"carrot","price":60,"color":"orange","kind":"vegeta...
+4) cherry -> {"id":"cherry","price":300,"color":"red","kind":"fruit"}
+Displayed 2 entries of 7 (offset: 2)
+6) eggplant
+7) fig
+Displayed 2 keys of 7 (offset: 5)
+1) {"id":"apple","price":120,"color":"red","kind":"fruit","tags":["sweet","crisp"]}
+Displayed 1 values of 7 (offset: 0)
+1) carrot -> {"id":"carrot","price":60,"color":"orange","kind":"vegeta...
+2) cherry -> {"id":"cherry","price":300,"color":"red","kind":"fruit"}
+Displayed 2 of 2 entries with prefix 'c'
+1) cherry -> {"id":"cherry","price":300,"color":"red","kind":"fruit"}
+Displayed 1 of 1 entries with prefix 'ch'
+(empty)
+(integer) 7
+(integer) 2
+1) banana -> {"id":"banana","price":80,"color":"yellow","kind":"fruit"}
+2) carrot -> {"id":"carrot","price":60,"color":"orange","kind":"vegeta...
+3) cherry -> {"id":"cherry","price":300,"color":"red","kind":"fruit"}
+Displayed 3 of 3 entries
+1) apple -> {"id":"apple","price":120,"color":"red","kind":"fruit","t...
+Displayed 1 of 1 entries
+1) carrot -> {"id":"carrot","price":60,"color":"orange","kind":"vegeta...
+Displayed 1 of 2 entries
+#  table   key encoding  rows  indexes
+1  items   bytes         7     kind, color, price (unique)
+2  prices  int64         7     -
+index  key encoding  unique  entries
+kind   bytes         no      7
+color  bytes         no      6
+price  int64         yes     7
+(integer) 4
+1) vegetable | carrot -> {"id":"carrot","price":60,"color":"orange","kind":"vegeta...
+2) vegetable | daikon -> {"id":"daikon","price":150,"color":"white","kind":"vegeta...
+Displayed 2 of 3 entries
+1) 300 | cherry -> {"id":"cherry","price":300,"color":"red","kind":"fruit"}
+2) 200 | eggplant -> {"id":"eggplant","price":200,"color":"purple","kind":"veg...
+Displayed 2 of 4 entries
+key: fig
+{"id":"fig","price":-5,"color":"","kind":"fruit"}
+(nil)
+1) red | apple -> {"id":"apple","price":120,"color":"red","kind":"fruit","t...
+2) red | cherry -> {"id":"cherry","price":300,"color":"red","kind":"fruit"}
+Displayed 2 of 2 entries with prefix 'r'
+2) purple | eggplant -> {"id":"eggplant","price":200,"color":"purple","kind":"veg...
+3) red | apple -> {"id":"apple","price":120,"color":"red","kind":"fruit","t...
+Displayed 2 entries of 6 (offset: 1)
+index  key encoding  unique  entries
+kind   bytes         no      7
+color  bytes         no      6
+price  int64         yes     7
+Switched to table: prices
+apple
+6170706c65
+1) 60 -> carrot
+2) 80 -> banana
+3) 120 -> apple
+Displayed 3 of 3 entries
+(integer) 2
+file           items.drydb
+size           24,998 bytes
+format         2.0
+page size      4,096 bytes
+pages          6
+filters        none
+tables         2
+current table  prices
+key encoding   int64
+rows           7
+indexes        none
+file items.drydb: 24,998 bytes, format 2.0, page size 4,096
+  pages        6 (page 0 is the header), catalog 422 bytes
+  compression  none (pages stored as they are; ratio 1.00)
+
+table prices: 7 rows, int64 keys (longest 8 bytes)
+  depth        1
+  pages        1 = 1 leaf + 0 internal + 0 overflow
+  per level    level 0 (root): 1
+  fill         leaves 3.5%, internal -
+  overflow     0 pages in 0 runs
+  stored       4,096 bytes
+EOF
+expect_stderr <<'EOF'
+Error: prefix needs byte keys; table 'prices' has int64 keys (use range)
+Error: no table 'nothing' (tables: items, prices)
+Unknown command: frobnicate
+Type 'help' for available commands.
+Error: usage: get <key>
+Error: offset must be a non-negative integer, not 'x'
+Error: usage: range <start> <end> [options] (* for an open end)
+Error: unknown index command 'frob': use get, all, range, count, prefix or scan
+Error: unterminated quote
+EOF
+
+# --echo shows each command after its prompt; the prompt names the table and follows `use`.
+run drydb shell items.drydb --echo --table prices < <(printf 'count\nuse items\ncount\nexit\n')
+expect_status 0
+expect_stdout <<'EOF'
+items.drydb(prices)> count
+(integer) 7
+items.drydb(prices)> use items
+Switched to table: items
+items.drydb(items)> count
+(integer) 7
+items.drydb(items)> exit
+EOF
+
+# Keys with spaces, quotes and escapes; "*" quoted is a key, * bare an open end.
+printf '{"k":"a b","v":"1"}\n{"k":"*","v":"2"}\n{"k":"q\\"x","v":"3"}\n{"k":"t\\tab","v":"4"}\n{"k":"z\\\\","v":"5"}\n' > odd.jsonl
+run drydb build odd.drydb -i odd.jsonl -k k -v v -q
+expect_status 0
+run drydb odd.drydb < <(printf '%s\n' 'get "a b"' 'get a\ b' 'get "*"' 'range * "*"' 'get q\"x' "get 'q\"x'" 'get t\x09ab' 'get "z\\"' 'get z\\' 'scan')
+expect_status 0
+expect_stdout <<'EOF'
+1
+1
+2
+1) * -> 2
+Displayed 1 of 1 entries
+3
+3
+4
+5
+5
+1) * -> 2
+2) a b -> 1
+3) q"x -> 3
+4) t\x09ab -> 4
+5) z\\ -> 5
+Displayed 5 entries of 5 (offset: 0)
+EOF
+
+# A binary value: a hex dump; a long one is cut in the session.
+printf '{"k":"bin","v":"\\u0001\\u0002ABC"}\n' > bin.jsonl
+run drydb build bin.drydb -i bin.jsonl -k k -v v -q
+run drydb bin.drydb < <(echo 'get bin')
+expect_stdout <<'EOF'
+(binary, 5 bytes)
+00000000  01 02 41 42 43                                    |..ABC|
+EOF
+run drydb get bin.drydb bin
+expect_stdout <<'EOF'
+(binary, 5 bytes)
+00000000  01 02 41 42 43                                    |..ABC|
+EOF
+long_value=$(printf '\\u0001%.0s' $(seq 1 300))
+printf '{"k":"long","v":"%s"}\n' "$long_value" > long.jsonl
+run drydb build long.drydb -i long.jsonl -k k -v v -q
+run drydb long.drydb < <(echo 'get long')
+expect_stdout_has "(binary, 300 bytes)"
+expect_stdout_has "000000f0  01 01 01 01 01 01 01 01  01 01 01 01 01 01 01 01  |................|"
+expect_stdout_has "... (44 more bytes)"
+run drydb get long.drydb long
+expect_stdout_has "00000120  01 01 01 01 01 01 01 01  01 01 01 01              |............|"

@@ -1,0 +1,454 @@
+// Unit tests of the drydb tool's own parsers and codecs: the strict JSON
+// parser, the CSV/TSV reader, MessagePack (checked against msgpack-cxx), the
+// text helpers and the session's word splitting.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "input.h"
+#include "json.h"
+#include "keys.h"
+#include "msgpack.h"
+#include "render.h"
+#include "shell.h"
+#include "text.h"
+
+#ifdef DRYDB_HAVE_MSGPACK_CXX
+#include <msgpack.hpp>
+#endif
+
+namespace drydb::cli {
+namespace {
+
+std::string to_json_text(std::string_view text) {
+  JsonDocument doc;
+  EXPECT_TRUE(doc.parse(text)) << text << ": " << doc.error();
+  std::string out;
+  append_json(out, doc, 0);
+  return out;
+}
+
+std::string json_error(std::string_view text) {
+  JsonDocument doc;
+  EXPECT_FALSE(doc.parse(text)) << text;
+  return doc.error();
+}
+
+TEST(Json, ParsesEveryKindOfValue) {
+  EXPECT_EQ(to_json_text(R"( {"a" : 1, "b":[true,false,null], "c":{"d":-0.5e+3}, "e":""} )"),
+            R"({"a":1,"b":[true,false,null],"c":{"d":-0.5e+3},"e":""})");
+  EXPECT_EQ(to_json_text("[]"), "[]");
+  EXPECT_EQ(to_json_text("{}"), "{}");
+  EXPECT_EQ(to_json_text("\"x\""), "\"x\"");
+  EXPECT_EQ(to_json_text("0"), "0");
+}
+
+TEST(Json, DecodesEscapesAndSurrogatePairs) {
+  JsonDocument doc;
+  ASSERT_TRUE(doc.parse(R"("a\"b\\c\/d\b\f\n\r\t\u0041\u00e9\u20ac\ud83d\ude00")"));
+  EXPECT_EQ(doc.root().text, "a\"b\\c/d\b\f\n\r\tA\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+}
+
+TEST(Json, RefusesWhatRfc8259Refuses) {
+  for (const char* bad : {"",
+                          "{",
+                          "[1,]",
+                          "{\"a\":1,}",
+                          "{'a':1}",
+                          "01",
+                          "1.",
+                          ".5",
+                          "1e",
+                          "+1",
+                          "NaN",
+                          "Infinity",
+                          "tru",
+                          "nul",
+                          "\"abc",
+                          "\"a\tb\"",
+                          "\"\\x41\"",
+                          "\"\\u12\"",
+                          "\"\\ud800\"",
+                          "\"\\udc00\"",
+                          "\"\\ud800\\u0041\"",
+                          "{\"a\" 1}",
+                          "{1:2}",
+                          "[1 2]",
+                          "1 2",
+                          "{} x",
+                          "\"\xff\"",
+                          "\"\xc0\x80\"",
+                          "\"\xed\xa0\x80\""})
+    json_error(bad);
+  EXPECT_NE(json_error("{\"a\":1,\"b\":2,\"a\":3}").find("duplicate member name \"a\""),
+            std::string::npos);
+  EXPECT_NE(json_error("[1, x]").find("column 5"), std::string::npos);
+  std::string deep(200, '[');
+  EXPECT_NE(json_error(deep).find("nested too deeply"), std::string::npos);
+}
+
+TEST(Json, FindsMembers) {
+  JsonDocument doc;
+  ASSERT_TRUE(doc.parse(R"({"x":[1,{"y":2}],"name":"n","z":null})"));
+  auto m = doc.member(0, "name");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(doc.node(*m).text, "n");
+  EXPECT_TRUE(doc.member(0, "z"));
+  EXPECT_FALSE(doc.member(0, "y"));  // only direct members
+}
+
+TEST(Json, WritesStringsEscaped) {
+  std::string out;
+  append_json_string(out, std::string("a\"\\\n\x01\x7f\xc3\xa9", 8));
+  EXPECT_EQ(out, "\"a\\\"\\\\\\n\\u0001\x7f\xc3\xa9\"");
+}
+
+// ---- CSV ----------------------------------------------------------------------------------------
+
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::string& content) {
+    char name[] = "/tmp/drydb_cli_unit_XXXXXX";
+    const int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+    close(fd);
+    path = name;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+struct CsvResult {
+  std::vector<std::vector<std::string>> records;
+  std::vector<uint64_t> lines;
+  std::vector<std::string> errors;
+};
+
+CsvResult read_csv(const std::string& content, char delimiter = ',') {
+  TempFile f(content);
+  InputSource src(f.path);
+  CsvReader reader(src, delimiter);
+  CsvResult r;
+  std::vector<std::string_view> fields;
+  uint64_t line;
+  std::string error;
+  while (reader.next(&fields, &line, &error)) {
+    r.lines.push_back(line);
+    if (!error.empty()) {
+      r.errors.push_back(std::to_string(line) + ": " + error);
+      continue;
+    }
+    r.records.emplace_back(fields.begin(), fields.end());
+  }
+  return r;
+}
+
+TEST(Csv, ReadsRfc4180) {
+  auto r =
+      read_csv("a,b,c\r\n1,\"x,y\",\"he said \"\"hi\"\"\"\n\"multi\nline\",,\"\"\nlast,row,end");
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0];
+  ASSERT_EQ(r.records.size(), 4u);
+  EXPECT_EQ(r.records[1], (std::vector<std::string>{"1", "x,y", "he said \"hi\""}));
+  EXPECT_EQ(r.records[2], (std::vector<std::string>{"multi\nline", "", ""}));
+  EXPECT_EQ(r.records[3], (std::vector<std::string>{"last", "row", "end"}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{1, 2, 3, 5}));
+}
+
+TEST(Csv, SkipsBlankLinesAndABom) {
+  auto r = read_csv("\xEF\xBB\xBFk,v\n\n1,2\n\r\n3,4\n");
+  ASSERT_TRUE(r.errors.empty());
+  ASSERT_EQ(r.records.size(), 3u);
+  EXPECT_EQ(r.records[0][0], "k");
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{1, 3, 5}));
+}
+
+TEST(Csv, ReportsMalformedRecordsAndGoesOn) {
+  auto r = read_csv("k,v\na\"b,1\n\"x\"y,2\nok,3\n\"open,4\n");
+  EXPECT_EQ(r.records.size(), 2u);  // the header and ok,3
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_NE(r.errors[0].find("2: field 1: a quote inside an unquoted field"), std::string::npos);
+  EXPECT_NE(r.errors[1].find("3: field 1: text after the closing quote"), std::string::npos);
+  EXPECT_NE(r.errors[2].find("5: unterminated quoted field"), std::string::npos);
+}
+
+TEST(Csv, ReadsOtherDelimitersAndLongRecords) {
+  auto r = read_csv("0041;LATIN CAPITAL LETTER A;Lu;;\n", ';');
+  ASSERT_EQ(r.records.size(), 1u);
+  EXPECT_EQ(r.records[0].size(), 5u);
+  // A record longer than the reader's chunk, quoted, with doubled quotes.
+  std::string big(3 << 20, 'x');
+  big[1000] = '"';
+  std::string quoted_big = big;
+  size_t pos = 0;
+  while ((pos = quoted_big.find('"', pos)) != std::string::npos)
+    quoted_big.insert(pos, 1, '"'), pos += 2;
+  auto r2 = read_csv("k\t\"" + quoted_big + "\"\nz\tq\n", '\t');
+  ASSERT_TRUE(r2.errors.empty());
+  ASSERT_EQ(r2.records.size(), 2u);
+  EXPECT_EQ(r2.records[0][1], big);
+  EXPECT_EQ(r2.records[1][0], "z");
+}
+
+TEST(Lines, SplitsJsonLines) {
+  TempFile f("{\"a\":1}\r\n\n  \n{\"a\":2}");
+  InputSource src(f.path);
+  LineReader reader(src);
+  std::string_view l;
+  uint64_t n;
+  ASSERT_TRUE(reader.next(&l, &n));
+  EXPECT_EQ(l, "{\"a\":1}");
+  EXPECT_EQ(n, 1u);
+  ASSERT_TRUE(reader.next(&l, &n));
+  EXPECT_EQ(l, "{\"a\":2}");
+  EXPECT_EQ(n, 4u);
+  EXPECT_FALSE(reader.next(&l, &n));
+}
+
+// ---- MessagePack --------------------------------------------------------------------------------
+
+std::string pack_json(std::string_view json) {
+  JsonDocument doc;
+  EXPECT_TRUE(doc.parse(json)) << doc.error();
+  std::string out;
+  MsgpackWriter w(&out);
+  json_to_msgpack(doc, 0, w);
+  return out;
+}
+
+TEST(Msgpack, RoundTripsJson) {
+  for (const char* j :
+       {R"({"a":1,"b":-1,"c":-33,"d":255,"e":65536,"f":-2147483649,"g":1.5,"h":"text","i":[]})",
+        R"([null,true,false,{"nested":{"deep":[1,2,3]}},9223372036854775807,-9223372036854775808])",
+        R"({"u":18446744073709551615,"big":1.0e300,"neg":-0.25})"}) {
+    std::string json;
+    ASSERT_TRUE(msgpack_to_json(pack_json(j), &json)) << j;
+    EXPECT_EQ(pack_json(json), pack_json(j)) << json;
+  }
+  std::string json;
+  ASSERT_TRUE(msgpack_to_json(pack_json(R"({"x":2.0,"y":1e3})"), &json));
+  EXPECT_EQ(json, R"({"x":2.0,"y":1000.0})");
+}
+
+TEST(Msgpack, RefusesMalformedOrPartialInput) {
+  std::string out;
+  EXPECT_FALSE(msgpack_to_json("", &out));
+  EXPECT_FALSE(msgpack_to_json("text", &out));  // not a map or array
+  EXPECT_FALSE(
+      msgpack_to_json("\x81\xa1"
+                      "a",
+                      &out));                                   // value missing
+  EXPECT_FALSE(msgpack_to_json("\x90\x01", &out));              // trailing bytes
+  EXPECT_FALSE(msgpack_to_json("\xdd\xff\xff\xff\xff", &out));  // 4 billion elements, no bytes
+  EXPECT_FALSE(msgpack_to_json("\x91\xc1", &out));              // never-used byte
+  std::string deep(300, '\x91');
+  deep += '\x01';
+  EXPECT_FALSE(msgpack_to_json(deep, &out));
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(Msgpack, ShowsBinExtAndOddKeys) {
+  std::string out;
+  // {1: bin "ab", "e": ext(5, "x"), "f": float32 0.5, "s": str "\xff"}
+  const std::string bytes(
+      "\x84\x01\xc4\x02"
+      "ab"
+      "\xa1"
+      "e\xd4\x05x"
+      "\xa1"
+      "f\xca\x3f\x00\x00\x00"
+      "\xa1"
+      "s\xa1\xff",
+      22);
+  ASSERT_TRUE(msgpack_to_json(bytes, &out));
+  EXPECT_EQ(
+      out,
+      R"({"1":{"base64":"YWI="},"e":{"ext":5,"base64":"eA=="},"f":0.5,"s":{"base64":"/w=="}})");
+  std::string exact;
+  EXPECT_FALSE(msgpack_to_exact_json(bytes, &exact));
+  EXPECT_TRUE(msgpack_to_exact_json(pack_json(R"({"a":[1,"x"]})"), &exact));
+}
+
+TEST(Msgpack, FindsFields) {
+  const std::string m = pack_json(R"({"n":-5,"s":"str","f":0.5,"b":true,"z":null,"a":[1]})");
+  EXPECT_EQ(msgpack_field(m, "n").kind, Scalar::integer);
+  EXPECT_EQ(msgpack_field(m, "n").i, -5);
+  EXPECT_EQ(msgpack_field(m, "s").s, "str");
+  EXPECT_EQ(msgpack_field(m, "f").kind, Scalar::floating);
+  EXPECT_EQ(msgpack_field(m, "b").kind, Scalar::boolean);
+  EXPECT_EQ(msgpack_field(m, "z").kind, Scalar::null);
+  EXPECT_EQ(msgpack_field(m, "a").kind, Scalar::other);
+  EXPECT_EQ(msgpack_field(m, "missing").kind, Scalar::missing);
+  EXPECT_EQ(msgpack_field("\x81\xa1", "n").kind, Scalar::missing);  // truncated
+}
+
+#ifdef DRYDB_HAVE_MSGPACK_CXX
+TEST(Msgpack, EncodesAsMsgpackCxxDoes) {
+  msgpack::sbuffer ref;
+  msgpack::packer<msgpack::sbuffer> pk(ref);
+  std::string ours;
+  MsgpackWriter w(&ours);
+  for (int64_t v : {int64_t{0},          int64_t{127},
+                    int64_t{128},        int64_t{255},
+                    int64_t{256},        int64_t{65535},
+                    int64_t{65536},      int64_t{4294967295},
+                    int64_t{4294967296}, int64_t{-1},
+                    int64_t{-32},        int64_t{-33},
+                    int64_t{-128},       int64_t{-129},
+                    int64_t{-32768},     int64_t{-32769},
+                    int64_t{INT32_MIN},  int64_t{INT32_MIN} - 1,
+                    INT64_MIN,           INT64_MAX}) {
+    pk.pack(v);
+    w.integer(v);
+  }
+  pk.pack(UINT64_MAX);
+  w.uinteger(UINT64_MAX);
+  for (size_t n : {0, 31, 32, 255, 256, 65535, 65536}) {
+    const std::string s(n, 's');
+    pk.pack(s);
+    w.str(s);
+  }
+  pk.pack(2.5);
+  w.float64(2.5);
+  for (uint32_t n : {0u, 15u, 16u, 65535u, 65536u}) {
+    pk.pack_array(n);
+    w.array_header(n);
+    pk.pack_map(n);
+    w.map_header(n);
+  }
+  pk.pack_nil();
+  w.nil();
+  pk.pack(true);
+  w.boolean(true);
+  EXPECT_EQ(ours, std::string(ref.data(), ref.size()));
+}
+
+TEST(Msgpack, ReadsWhatMsgpackCxxWrites) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_map(4);
+  pk.pack(std::string("id"));
+  pk.pack(int64_t{-70000});
+  pk.pack(std::string("tags"));
+  pk.pack(std::vector<std::string>{"a", "b"});
+  pk.pack(std::string("score"));
+  pk.pack(0.125);
+  pk.pack(std::string("ok"));
+  pk.pack(false);
+  std::string json;
+  ASSERT_TRUE(msgpack_to_json(std::string_view(buf.data(), buf.size()), &json));
+  EXPECT_EQ(json, R"({"id":-70000,"tags":["a","b"],"score":0.125,"ok":false})");
+  std::string exact;
+  EXPECT_TRUE(msgpack_to_exact_json(std::string_view(buf.data(), buf.size()), &exact));
+}
+#endif
+
+// ---- text, keys, rendering, session words -------------------------------------------------------
+
+TEST(Text, EscapesForDisplayAndParsesBack) {
+  const std::string raw("caf\xc3\xa9\\\x01\xff\n", 9);
+  const std::string shown = escape_display(raw);
+  EXPECT_EQ(shown, "caf\xc3\xa9\\\\\\x01\\xff\\x0a");
+  EXPECT_EQ(parse_key_text(KeyEncoding::bytes(), shown, false), raw);
+}
+
+TEST(Text, HexBase64AndHelpers) {
+  EXPECT_EQ(to_hex("\x01\xab"), "01ab");
+  EXPECT_EQ(from_hex("0x01AB"), std::string("\x01\xab"));
+  EXPECT_FALSE(from_hex("abc"));
+  EXPECT_FALSE(from_hex("zz"));
+  for (const char* s : {"", "f", "fo", "foo", "foob", "fooba", "foobar"})
+    EXPECT_EQ(from_base64(to_base64(s)), std::string(s));
+  EXPECT_EQ(to_base64("foobar"), "Zm9vYmFy");
+  EXPECT_FALSE(from_base64("Zm9=v"));
+  EXPECT_FALSE(from_base64("Zg=a"));
+  EXPECT_FALSE(from_base64("Zh=="));  // non-zero padding bits
+  EXPECT_EQ(group_digits(1234567), "1,234,567");
+  EXPECT_EQ(group_digits(12), "12");
+  EXPECT_EQ(truncate_display("abcdefghij", 8), "abcde...");
+  EXPECT_EQ(truncate_display("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4),
+            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+  EXPECT_TRUE(glob_match("<*>", "<control>"));
+  EXPECT_FALSE(glob_match("<*>", "LATIN"));
+  EXPECT_TRUE(printable_text("a\tb\n"));
+  EXPECT_FALSE(printable_text("a\x01"));
+  EXPECT_FALSE(printable_text("\xc2\x85"));  // a C1 control
+}
+
+TEST(Text, HexDumpsLikeHexdumpC) {
+  EXPECT_EQ(hex_dump("Hello\x01", 0),
+            "00000000  48 65 6c 6c 6f 01                                 |Hello.|\n");
+  const std::string dump = hex_dump(std::string(40, 'a'), 16);
+  EXPECT_NE(dump.find("... (24 more bytes)"), std::string::npos);
+}
+
+TEST(Keys, ParseAndDisplayEachEncoding) {
+  const std::string k = parse_key_text(KeyEncoding::int64(), "-42", false);
+  EXPECT_EQ(display_key(KeyEncoding::int64(), as_bytes(k), false), "-42");
+  EXPECT_EQ(display_key(KeyEncoding::int64(), as_bytes(k), true), "-2a");
+  EXPECT_EQ(parse_key_text(KeyEncoding::int64(), "0x2603", false),
+            parse_key_text(KeyEncoding::int64(), "9731", false));
+  EXPECT_EQ(parse_key_text(KeyEncoding::int64(), "2603", true),
+            parse_key_text(KeyEncoding::int64(), "9731", false));
+  EXPECT_THROW(parse_key_text(KeyEncoding::int64(), "12abc", false), CliError);
+  EXPECT_THROW(parse_key_text(KeyEncoding::int64(), "0x8000000000000000", false), CliError);
+  EXPECT_EQ(parse_key_text(KeyEncoding::int64(), "-0x8000000000000000", false),
+            parse_key_text(KeyEncoding::int64(), "-9223372036854775808", false));
+  const std::string u =
+      parse_key_text(KeyEncoding::uuid_v7(), "0190a7e4-5b6c-7d8e-9f00-112233445566", false);
+  EXPECT_EQ(display_key(KeyEncoding::uuid_v7(), as_bytes(u), false),
+            "0190a7e4-5b6c-7d8e-9f00-112233445566");
+  EXPECT_THROW(parse_key_text(KeyEncoding::uuid_v7(), "not-a-uuid", false), CliError);
+  EXPECT_THROW(parse_key_text(KeyEncoding::ulid(), "00", true), CliError);
+  std::string json;
+  append_json_key(json, KeyEncoding::bytes(), as_bytes(std::string_view("\xff", 1)));
+  EXPECT_EQ(json, R"({"base64":"/w=="})");
+}
+
+TEST(Render, ValuesByKind) {
+  EXPECT_EQ(value_line("plain text", false), "plain text");
+  EXPECT_EQ(value_line("two\nlines", false), "two\\x0alines");
+  EXPECT_EQ(value_line(pack_json(R"({"a":1})"), false), R"({"a":1})");
+  EXPECT_EQ(value_block(std::string("\x00\x01", 2), false, 0),
+            "(binary, 2 bytes)\n00000000  00 01                                             |..|");
+  std::string j;
+  append_json_value(j, pack_json(R"({"a":1})"));
+  EXPECT_EQ(j, R"({"msgpack":{"a":1}})");
+  j.clear();
+  append_json_value(j, std::string("\xff\x00", 2));
+  EXPECT_EQ(j, R"({"base64":"/wA="})");
+  std::string f;
+  append_delimited_field(f, "a,\"b\"", ',');
+  EXPECT_EQ(f, "\"a,\"\"b\"\"\"");
+}
+
+TEST(Session, SplitsCommandLines) {
+  auto w = split_command_line(R"(get  "LATIN A" 'x y' a\ b \"q "*" * k\x41 "say \"hi\"")");
+  ASSERT_EQ(w.size(), 9u);
+  EXPECT_EQ(w[0].text, "get");
+  EXPECT_EQ(w[1].text, "LATIN A");
+  EXPECT_TRUE(w[1].quoted);
+  EXPECT_EQ(w[2].text, "x y");
+  EXPECT_EQ(w[3].text, "a b");
+  EXPECT_EQ(w[4].text, "\"q");
+  EXPECT_TRUE(w[5].quoted);
+  EXPECT_EQ(w[5].text, "*");
+  EXPECT_FALSE(w[6].quoted);
+  EXPECT_EQ(w[7].text, "k\\x41");
+  EXPECT_EQ(w[8].text, "say \"hi\"");
+  EXPECT_THROW(split_command_line("get \"open"), CliError);
+  // A backslash pair never escapes what follows it: "z\\" is the key text z\\ (a backslash).
+  w = split_command_line(R"(get "z\\" y\\ "a\\\"b")");
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w[1].text, R"(z\\)");
+  EXPECT_EQ(w[2].text, R"(y\\)");
+  EXPECT_EQ(w[3].text, R"(a\\"b)");
+}
+
+}  // namespace
+}  // namespace drydb::cli

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs one test case of the drydb tool:  bash run_case.sh DRYDB cases/NAME.sh
+#
+# The case is sourced in an empty scratch folder (its current directory), with HOME and
+# XDG_STATE_HOME inside it, and these helpers:
+#   run CMD...           runs CMD (stdin as given to `run`), keeping its stdout, stderr, status
+#   expect_status N      the last command exited with N
+#   expect_stdout        its stdout equals the text on stdin (a here-document)
+#   expect_stderr        its stderr equals the text on stdin
+#   expect_stdout_has S  its stdout contains S;  expect_stderr_has S  its stderr contains S
+#   expect_no_stdout     its stdout is empty
+#   expect_true WHAT CMD...   CMD succeeds (WHAT says what is checked)
+# `drydb` runs the binary under test; $DATA is tests/cli/data. A case fails when any check does.
+set -u
+DRYDB=$(realpath "$1")
+CASE=$(realpath "$2")
+DATA=$(dirname "$CASE")/../data
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state" LC_ALL=C.UTF-8 TZ=UTC
+mkdir -p "$HOME"
+
+failures=0
+checks=0
+last=""
+status=0
+OUT="$WORK/.stdout"
+ERR="$WORK/.stderr"
+
+drydb() { "$DRYDB" "$@"; }
+
+run() {
+  last="$*"
+  "$@" >"$OUT" 2>"$ERR"
+  status=$?
+}
+
+failed() {
+  failures=$((failures + 1))
+  echo "FAIL ($(basename "$CASE")): \`$last\`: $1"
+  echo "--- stdout:"; head -c 4000 "$OUT"
+  echo "--- stderr:"; head -c 4000 "$ERR"
+  echo "---"
+}
+
+expect_status() {
+  checks=$((checks + 1))
+  [ "$status" -eq "$1" ] || failed "exit status $status, expected $1"
+}
+
+expect_same() {  # FILE NAME, expected text on stdin
+  checks=$((checks + 1))
+  local expected="$WORK/.expected"
+  cat >"$expected"
+  if ! cmp -s "$expected" "$1"; then
+    failed "$2 differs from what is expected:"
+    diff -u "$expected" "$1" | head -60
+  fi
+}
+expect_stdout() { expect_same "$OUT" stdout; }
+expect_stderr() { expect_same "$ERR" stderr; }
+
+expect_stdout_has() {
+  checks=$((checks + 1))
+  grep -qF -- "$1" "$OUT" || failed "stdout lacks: $1"
+}
+expect_stderr_has() {
+  checks=$((checks + 1))
+  grep -qF -- "$1" "$ERR" || failed "stderr lacks: $1"
+}
+expect_no_stdout() {
+  checks=$((checks + 1))
+  [ ! -s "$OUT" ] || failed "stdout is not empty"
+}
+expect_true() {
+  local what=$1
+  shift
+  checks=$((checks + 1))
+  "$@" || { last="$*"; failed "$what"; }
+}
+
+# shellcheck source=/dev/null
+source "$CASE"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$(basename "$CASE"): $failures of $checks checks failed"
+  exit 1
+fi
+echo "$(basename "$CASE"): all $checks checks passed"
