@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,39 @@ void open_seeds(const fs::path& dir) {
     for (int64_t i = 0; i < 300; ++i)
       t.append(i, std::string(static_cast<size_t>(i % 5), 'a'));
     write(dir, "page_4096", build(b));
+  }
+  // Secondary indexes of every kind: non-unique bytes (with 0x00 bytes), unique int64, sparse.
+  auto with_indexes = [](drydb::DatabaseBuilder& b) {
+    auto& t = b.create_table("people");
+    for (int i = 0; i < 90; ++i)
+      t.append("p" + std::to_string(i * 7 % 90), std::string(1 + i % 3, static_cast<char>(i % 2)));
+    t.add_secondary_index(
+        "group", false, drydb::KeyEncoding::bytes(),
+        [](drydb_fuzz::Bytes, drydb_fuzz::Bytes v) -> std::optional<drydb::IndexKey> {
+          return drydb::IndexKey(v);
+        });
+    t.add_secondary_index(
+        "number", true, drydb::KeyEncoding::int64(),
+        [](drydb_fuzz::Bytes k, drydb_fuzz::Bytes) -> std::optional<drydb::IndexKey> {
+          if (k.size() % 2) return std::nullopt;
+          return drydb::IndexKey(static_cast<int64_t>(k.size()) * 1000 +
+                                 static_cast<int64_t>(k.back()));
+        });
+  };
+  {
+    drydb::DatabaseBuilder b({.page_size = 512});
+    with_indexes(b);
+    write(dir, "indexes", build(b));
+  }
+  {  // the same, with zstd pages; and lz4 pages with an overflow run
+    drydb::DatabaseBuilder b({.page_size = 512, .filters = {drydb::filters::zstd()}});
+    with_indexes(b);
+    write(dir, "indexes_zstd", build(b));
+    drydb::DatabaseBuilder c({.page_size = 512, .filters = {drydb::filters::lz4()}});
+    auto& t = c.create_table("b");
+    for (int i = 0; i < 40; ++i)
+      t.append("k" + std::to_string(i), std::string(i == 7 ? 900 : 10, 'z'));
+    write(dir, "lz4_overflow", build(c));
   }
   std::string not_quite = std::string("DRY\0", 4) + std::string(2, '\x02') + std::string(60, '\0');
   write(dir, "header_only", not_quite);
