@@ -430,10 +430,11 @@ Error detail::range_count_mismatch() {
   return Error(errc::corruption, "a range ended before the rows its tree's counts promise");
 }
 
-Error ReadOnlyTable::bounds_out_of_order(const KeyBound& start, const KeyBound& end) const {
+Error detail::range_bounds_out_of_order(const TreeRef& tree, const KeyBound& start,
+                                        const KeyBound& end) {
   return Error(errc::invalid_argument,
-               tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +
-                   "' is after its end '" + tree_->encoding.format(end.key().bytes()) + "'");
+               tree.label + ": range start '" + tree.encoding.format(start.key().bytes()) +
+                   "' is after its end '" + tree.encoding.format(end.key().bytes()) + "'");
 }
 
 result<SecondaryIndex> ReadOnlyTable::index(std::string_view name) const {
@@ -452,12 +453,6 @@ std::vector<SecondaryIndex> ReadOnlyTable::indexes() const {
   for (const auto& ix : db_->indexes_of(static_cast<size_t>(tree_ - db_->primaries().data())))
     out.emplace_back(db_, &ix);
   return out;
-}
-
-Error SecondaryIndex::bounds_out_of_order(const KeyBound& start, const KeyBound& end) const {
-  return Error(errc::invalid_argument,
-               tree_->label + ": range start '" + tree_->encoding.format(start.key().bytes()) +
-                   "' is after its end '" + tree_->encoding.format(end.key().bytes()) + "'");
 }
 
 Error detail::index_entry_missing_row(const TreeRef& index, uint64_t page) {

@@ -278,20 +278,12 @@ class SecondaryIndex {
   }
   bool ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o, uint64_t* first,
              uint64_t* last, detail::ErrorOut* err) const {
-    if ((start.bounded() && !detail::check_key_kind(*tree_, start.key(), err)) ||
-        (end.bounded() && !detail::check_key_kind(*tree_, end.key(), err)))
-      return false;
-    if (start.bounded() && end.bounded() &&
-        detail::compare_bytes(start.key().bytes(), end.key().bytes()) > 0) {
-      *err = bounds_out_of_order(start, end);
-      return false;
-    }
+    if (!detail::check_range_bounds(*tree_, start, end, err)) return false;
     *first = 0;
     *last = tree_->desc->rows;
     return (!start.bounded() || bound_rank(start.key(), o.start_exclusive, first, err)) &&
            (!end.bounded() || bound_rank(end.key(), !o.end_exclusive, last, err));
   }
-  Error bounds_out_of_order(const KeyBound& start, const KeyBound& end) const;
 
   const detail::DatabaseState* db_;
   const detail::TreeRef* tree_;

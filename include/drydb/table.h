@@ -79,7 +79,7 @@ class ReadOnlyTable {
   result<Range> get_range(const KeyBound& start, const KeyBound& end,
                           RangeOptions options = {}) const {
     detail::ErrorOut err;
-    if (!check_bounds(start, end, &err)) return std::move(*err);
+    if (!detail::check_range_bounds(*tree_, start, end, &err)) return std::move(*err);
     const uint64_t rows = tree_->desc->rows;
     Cursor cursor(db_, tree_);
     uint64_t first, last;
@@ -126,8 +126,8 @@ class ReadOnlyTable {
                                RangeOptions options = {}) const {
     detail::ErrorOut err;
     uint64_t first, last;
-    if (!check_bounds(start, end, &err) || !start_rank(start, options, &first, &err) ||
-        !end_rank(end, options, &last, &err))
+    if (!detail::check_range_bounds(*tree_, start, end, &err) ||
+        !start_rank(start, options, &first, &err) || !end_rank(end, options, &last, &err))
       return std::move(*err);
     return last > first ? last - first : 0;
   }
@@ -187,19 +187,6 @@ class ReadOnlyTable {
     return Value::found(v.data(), v.size(), pin);
   }
 
-  // Key kinds match the table and start <= end when both are bounded.
-  bool check_bounds(const KeyBound& start, const KeyBound& end, detail::ErrorOut* err) const {
-    if ((start.bounded() && !detail::check_key_kind(*tree_, start.key(), err)) ||
-        (end.bounded() && !detail::check_key_kind(*tree_, end.key(), err)))
-      return false;
-    if (start.bounded() && end.bounded() &&
-        detail::compare_bytes(start.key().bytes(), end.key().bytes()) > 0) {
-      *err = bounds_out_of_order(start, end);
-      return false;
-    }
-    return true;
-  }
-  Error bounds_out_of_order(const KeyBound& start, const KeyBound& end) const;
   // The rank of the first row at or after the start bound.
   bool start_rank(const KeyBound& start, const RangeOptions& o, uint64_t* rank,
                   detail::ErrorOut* err, const Cursor* near = nullptr) const {

@@ -21,6 +21,24 @@ inline bool check_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
   return key.kind() == tree.kind || wrong_key_kind(tree, key, err);
 }
 
+// errc::invalid_argument naming both bounds. Out of line: a cold path.
+Error range_bounds_out_of_order(const TreeRef& tree, const KeyBound& start, const KeyBound& end);
+
+// Whether a range's bounds may be used on this tree: their key kinds match
+// and start <= end when both are bounded. Fills *err if not.
+inline bool check_range_bounds(const TreeRef& tree, const KeyBound& start, const KeyBound& end,
+                               ErrorOut* err) {
+  if ((start.bounded() && !check_key_kind(tree, start.key(), err)) ||
+      (end.bounded() && !check_key_kind(tree, end.key(), err)))
+    return false;
+  if (start.bounded() && end.bounded() &&
+      compare_bytes(start.key().bytes(), end.key().bytes()) > 0) {
+    *err = range_bounds_out_of_order(tree, start, end);
+    return false;
+  }
+  return true;
+}
+
 // Descends from the root to the leaf whose key range holds `key`, adding to
 // *rank the rows of every subtree left of the path. Returns the leaf bytes
 // (pinned into *pin), or nullptr with *err.
