@@ -161,12 +161,17 @@ class Cursor {
     valid_ = o.valid_;
     rank_ = o.rank_;
     status_ = o.status_;
-    if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
+    if (valid_) copy_path(o);
     leaf_ = o.leaf_;
     index_ = o.index_;
     size_ = o.size_;
     leaf_pin_ = o.leaf_pin_;
     if (leaf_pin_) leaf_pin_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  // The internal levels of o's path (a loop: one or two frames, usually).
+  void copy_path(const Cursor& o) noexcept {
+    for (uint32_t l = 0; l + 1 < depth_; ++l)
+      path_[l] = o.path_[l];
   }
   void move_from(Cursor& o) noexcept {
     db_ = o.db_;
@@ -175,7 +180,7 @@ class Cursor {
     valid_ = std::exchange(o.valid_, false);
     rank_ = o.rank_;
     status_ = std::move(o.status_);
-    if (valid_) std::copy(o.path_, o.path_ + depth_, path_);
+    if (valid_) copy_path(o);
     leaf_ = o.leaf_;
     index_ = o.index_;
     size_ = o.size_;

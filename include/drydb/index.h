@@ -167,7 +167,7 @@ class IndexCursor {
   bool moved(bool valid) {
     resolved_ = false;
     drop_value();
-    status_ = {};
+    if (!status_) status_ = {};
     return valid;
   }
   bool fail(Error e) {

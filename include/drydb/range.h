@@ -47,92 +47,107 @@ class BasicRange {
     using value_type = Entry;
     using difference_type = std::ptrdiff_t;
     Entry operator*() const {
-      if (run_ > 0) return Entry{{key_, key_len_}, {value_, value_len_}};
-      return range_->cursor_.entry();
+      return Entry{{key_base_ + key_step_ * pos_, key_len_},
+                   {value_base_ + value_step_ * pos_, value_len_}};
     }
     iterator& operator++() {
-      if (--remaining_ == 0) return *this;
-      if (run_ > 1) {  // the next row of a strided leaf: two pointer steps
-        --run_;
-        ++taken_;
-        key_ += key_step_;
-        value_ += value_step_;
-        return *this;
-      }
-      step_cursor();
+      // The next row of a strided leaf is one increment away: the position
+      // in the run is the only state a walk carries from row to row.
+      if (++pos_ != run_len_) return *this;
+      // By value, not through `this`: the iterator's address never escapes
+      // the caller's loop, so its fields can stay in registers there.
+      *this = next_run(*this);
       return *this;
     }
     void operator++(int) { ++*this; }
-    bool operator==(std::default_sentinel_t) const noexcept { return remaining_ == 0; }
+    bool operator==(std::default_sentinel_t) const noexcept { return run_len_ == 0; }
 
    private:
     friend class BasicRange;
-    iterator(BasicRange* r, uint64_t remaining) : range_(r), remaining_(remaining) {}
+    explicit iterator(BasicRange* r) : range_(r) {}
 
-    // Moves the cursor one row, first catching it up with the rows a run
-    // walked without it (until then it stays, consistently, on the run's
-    // first row).
-    void step_cursor() {
-      CursorT& c = range_->cursor_;
-      const bool ascending = range_->order_ == SortOrder::ascending;
+    // The rows are yielded in runs. On a leaf whose rows sit at fixed
+    // strides, a run is the rows left in it (up to the range's end), walked
+    // by position while the cursor stays on the run's first row; elsewhere a
+    // run is the cursor's one row (with steps of 0).
+    DRYDB_ALWAYS_INLINE void start_run() {
+      const CursorT& c = range_->cursor_;
+      pos_ = 0;
+      run_len_ = 1;
+      key_step_ = value_step_ = 0;
+      bool strided = false;
       if constexpr (std::is_same_v<CursorT, Cursor>) {
-        if (taken_ > 0) {
-          c.index_ = ascending ? c.index_ + taken_ : c.index_ - taken_;
-          c.rank_ = ascending ? c.rank_ + taken_ : c.rank_ - taken_;
-          taken_ = 0;
+        const detail::LeafView& leaf = c.leaf_;
+        if (leaf.strided()) {
+          strided = true;
+          const bool ascending = range_->order_ == SortOrder::ascending;
+          const uint64_t in_leaf = ascending ? c.size_ - c.index_ : c.index_ + 1;
+          run_len_ = static_cast<std::ptrdiff_t>(std::min<uint64_t>(in_leaf, rest_ + 1));
+          const auto k = leaf.key(c.index_);
+          const auto v = leaf.value_field(c.index_);
+          key_base_ = k.data();
+          key_len_ = k.size();
+          value_base_ = v.data();
+          value_len_ = v.size();
+          key_step_ =
+              ascending ? leaf.key_stride() : -static_cast<std::ptrdiff_t>(leaf.key_stride());
+          value_step_ =
+              ascending ? leaf.record_size() : -static_cast<std::ptrdiff_t>(leaf.record_size());
         }
-        run_ = 0;
       }
+      if (!strided) {  // an overflow value is resolved here (a failure: empty, with status())
+        const Entry e = c.entry();
+        key_base_ = e.key.data();
+        key_len_ = e.key.size();
+        value_base_ = e.value.data();
+        value_len_ = e.value.size();
+      }
+      rest_ -= static_cast<uint64_t>(run_len_ - 1);
+    }
+
+    // After a run's last row: catches the cursor up with the rows the run
+    // walked without it, moves it one row and starts the next run, or ends
+    // the iteration (run_len_ == 0).
+    [[gnu::noinline]] static iterator next_run(iterator it) {
+      CursorT& c = it.range_->cursor_;
+      const bool ascending = it.range_->order_ == SortOrder::ascending;
+      if constexpr (std::is_same_v<CursorT, Cursor>) {
+        const uint32_t taken = it.run_len_ - 1;
+        c.index_ = ascending ? c.index_ + taken : c.index_ - taken;
+        c.rank_ = ascending ? c.rank_ + taken : c.rank_ - taken;
+      }
+      it.run_len_ = 0;
+      if (it.rest_ == 0) return it;
+      --it.rest_;
       if (!(ascending ? c.next() : c.prev())) {
         // The tree ended before the rows its counts promised: corrupt, unless
         // the cursor already recorded why.
         if (c.status()) c.fail(detail::range_count_mismatch());
-        remaining_ = 0;
-        return;
+        return it;
       }
-      start_run();
-    }
-
-    // On a leaf whose rows sit at fixed strides, the rows left in it (up to
-    // the range's end) are walked by pointer: the run.
-    void start_run() {
-      if constexpr (std::is_same_v<CursorT, Cursor>) {
-        const Cursor& c = range_->cursor_;
-        const detail::LeafView& leaf = c.leaf_;
-        if (!leaf.strided()) return;
-        const bool ascending = range_->order_ == SortOrder::ascending;
-        const uint64_t in_leaf = ascending ? c.size_ - c.index_ : c.index_ + 1;
-        run_ = static_cast<uint32_t>(std::min<uint64_t>(in_leaf, remaining_));
-        const auto k = leaf.key(c.index_);
-        const auto v = leaf.value_field(c.index_);
-        key_ = k.data();
-        key_len_ = k.size();
-        value_ = v.data();
-        value_len_ = v.size();
-        key_step_ = ascending ? leaf.key_stride() : -static_cast<std::ptrdiff_t>(leaf.key_stride());
-        value_step_ =
-            ascending ? leaf.record_size() : -static_cast<std::ptrdiff_t>(leaf.record_size());
-      }
+      it.start_run();
+      return it;
     }
 
     BasicRange* range_;
-    uint64_t remaining_;
-    // The current strided run: rows left in it (0: no run; read the cursor),
-    // rows walked since its start, and where the current row's bytes are.
-    uint32_t run_ = 0;
-    uint32_t taken_ = 0;
-    const std::byte* key_ = nullptr;
-    const std::byte* value_ = nullptr;
+    // Rows of the range after the current run's last row.
+    uint64_t rest_ = 0;
+    std::ptrdiff_t pos_ = 0;  // the current row's position in its run
+    std::ptrdiff_t run_len_ = 0;  // rows in the current run; 0: the end
+    // The run's first row and the steps to the next (negative when
+    // descending; 0 for a one-row run).
+    const std::byte* key_base_ = nullptr;
+    const std::byte* value_base_ = nullptr;
     size_t key_len_ = 0, value_len_ = 0;
     std::ptrdiff_t key_step_ = 0, value_step_ = 0;
   };
 
   iterator begin() {
-    if (count_ == 0) return iterator(this, 0);
+    iterator it(this);
+    if (count_ == 0) return it;
     const uint64_t at = order_ == SortOrder::ascending ? first_rank_ : first_rank_ + count_ - 1;
-    if (!(cursor_.valid() && cursor_.rank() == at) && !cursor_.seek_rank(at))
-      return iterator(this, 0);
-    iterator it(this, count_);
+    if (!(cursor_.valid() && cursor_.rank() == at) && !cursor_.seek_rank(at)) return it;
+    it.rest_ = count_ - 1;
     it.start_run();
     return it;
   }

@@ -88,7 +88,7 @@ inline bool Cursor::seek_rank(uint64_t rank) {
   const detail::TreeDesc& d = *tree_->desc;
   release();
   valid_ = false;
-  status_ = {};
+  if (!status_) status_ = {};
   if (rank >= d.rows) return false;
   uint64_t page = d.root;
   uint64_t local = rank;
@@ -133,7 +133,7 @@ inline bool Cursor::seek_key(const Key& key, bool* found) {
 inline bool Cursor::seek_bytes(std::span<const std::byte> k, bool* found) {
   *found = false;
   if (tree_ == nullptr) return false;
-  status_ = {};
+  if (!status_) status_ = {};
   detail::ErrorOut err;
   const detail::TreeDesc& d = *tree_->desc;
   release();

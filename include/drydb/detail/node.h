@@ -73,6 +73,10 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
 }
 
 inline int compare_bytes(ByteView a, ByteView b) noexcept {
+  if (a.size() == 8 && b.size() == 8) {  // int64, uuid-less fixed keys: no library call
+    const uint64_t x = load_be64(a.data()), y = load_be64(b.data());
+    return (x > y) - (x < y);
+  }
   size_t n = a.size() < b.size() ? a.size() : b.size();
   int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
   if (c != 0) return c;
