@@ -55,8 +55,20 @@ class ReadOnlyTable {
     const detail::TreeDesc& d = *tree_->desc;
     if (d.rows == 0) return Value();
     const auto k = key.bytes();
-    const uint64_t kp = detail::key_prefix(k.data(), k.size());
     detail::PageSlot* pin;
+    if (tree_->layout.prefix_is_key() && k.size() == tree_->layout.width) {  // int64 and such
+      detail::ByteView v;
+      const uint64_t x = detail::key_prefix(k.data(), k.size());
+      switch (detail::probe_prefix_key(*db_, *tree_, x, &v, &pin)) {
+        case detail::Probe::found:
+          return Value::found(v.data(), v.size(), pin);
+        case detail::Probe::absent:
+          return Value();
+        case detail::Probe::slow:
+          return get_checked(key);
+      }
+    }
+    const uint64_t kp = detail::key_prefix(k.data(), k.size());
     const std::byte* page = detail::try_descend_to_leaf(*db_, *tree_, k, kp, &pin);
     if (page == nullptr) [[unlikely]]
       return get_checked(key);

@@ -22,14 +22,16 @@ using ByteView = std::span<const std::byte>;
 DRYDB_ALWAYS_INLINE uint32_t prefix_lower_bound(const std::byte* prefixes, uint32_t n,
                                                 uint64_t x) noexcept {
   if (n == 0) return 0;
-  const std::byte* base = prefixes;
+  // An index, not a pointer: (pointer difference) / 8 is a signed division,
+  // which compilers may emit as an idiv on this path.
+  uint32_t base = 0;
   uint32_t len = n;
   while (len > 1) {
     uint32_t half = len / 2;
-    base = load_be64(base + 8 * half) < x ? base + 8 * half : base;
+    base = load_be64(prefixes + 8 * size_t{base + half}) < x ? base + half : base;
     len -= half;
   }
-  return static_cast<uint32_t>((base - prefixes) / 8) + (load_be64(base) < x ? 1 : 0);
+  return base + (load_be64(prefixes + 8 * size_t{base}) < x ? 1 : 0);
 }
 
 // prefix_lower_bound for prefixes that are distinct integers in increasing
@@ -70,6 +72,25 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
     }
   }
   return lo + prefix_lower_bound(prefixes + 8 * size_t{lo}, hi - lo + 1, x);
+}
+
+// unique_prefix_lower_bound, and whether x is at the answer. Where the
+// prefixes are dense up to x (consecutive ids), one load confirms slot
+// x - first, before any search.
+DRYDB_ALWAYS_INLINE uint32_t unique_prefix_find(const std::byte* prefixes, uint32_t n, uint64_t x,
+                                                bool* found) noexcept {
+  if (n == 0) {
+    *found = false;
+    return 0;
+  }
+  const uint64_t below = x - load_be64(prefixes);  // wraps when x < the first prefix
+  if (below < n && load_be64(prefixes + 8 * below) == x) {
+    *found = true;
+    return static_cast<uint32_t>(below);
+  }
+  const uint32_t i = unique_prefix_lower_bound(prefixes, n, x);
+  *found = i < n && load_be64(prefixes + 8 * size_t{i}) == x;
+  return i;
 }
 
 inline int compare_bytes(ByteView a, ByteView b) noexcept {
@@ -158,11 +179,8 @@ class LeafView {
   DRYDB_ALWAYS_INLINE uint32_t lower_bound(ByteView key, uint64_t key_prefix,
                                            bool* found) const noexcept {
     // Equal prefixes mean equal keys only for a key of the tree's own width.
-    if (layout_.prefix_is_key() && key.size() == layout_.width) {
-      uint32_t i = unique_prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
-      *found = i < n_ && prefix(i) == key_prefix;
-      return i;
-    }
+    if (layout_.prefix_is_key() && key.size() == layout_.width)
+      return unique_prefix_find(page_ + leaf::kHeaderSize, n_, key_prefix, found);
     uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
     // Keys sharing the prefix: binary search them by full comparison.
     uint32_t hi = n_;

@@ -80,6 +80,87 @@ DRYDB_ALWAYS_INLINE const std::byte* try_descend_to_leaf(const DatabaseState& db
   return db.try_fetch(page, PageType::leaf, 0, pin);
 }
 
+// Searches within pages of trees whose keys are their own 8-byte prefixes
+// (fixed widths up to 8, such as int64), for a key `x` of the tree's width
+// given as that prefix: no full-key comparisons.
+
+// The child of internal page `p` whose subtree holds x: the number of
+// separators <= x.
+DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const std::byte* p, uint64_t x) noexcept {
+  const uint32_t n = load_u16(p + page::kCountOff);
+  return x == ~uint64_t{0} ? n - 1
+                           : unique_prefix_lower_bound(p + internal::prefixes_off(n), n - 1, x + 1);
+}
+
+// The first slot of leaf `p` whose key is >= x, and whether it is x.
+DRYDB_ALWAYS_INLINE uint32_t prefix_key_slot(const std::byte* p, uint64_t x, bool* found) noexcept {
+  return unique_prefix_find(p + leaf::kHeaderSize, load_u16(p + page::kCountOff), x, found);
+}
+
+// Descends over resident, verified pages to the leaf of prefix-key x,
+// adding to *rank the rows left of the path when `rank` is given. nullptr
+// when a page on the way is not resident or verified yet (or is bad): the
+// caller then takes the general path, which loads, checks and explains.
+DRYDB_ALWAYS_INLINE const std::byte* try_descend_prefix_key(const DatabaseState& db,
+                                                            const TreeRef& tree, uint64_t x,
+                                                            uint64_t* rank,
+                                                            PageSlot** pin) noexcept {
+  const TreeDesc& d = *tree.desc;
+  uint64_t page = d.root;
+  for (uint32_t level = d.depth - 1; level > 0; --level) {
+    PageSlot* inner_pin;
+    const std::byte* p = db.try_fetch(page, PageType::internal, level, &inner_pin);
+    if (p == nullptr) return nullptr;
+    const uint32_t c = prefix_key_child(p, x);
+    if (rank != nullptr && c > 0)
+      *rank += load_u64(p + internal::counts_off(load_u16(p + page::kCountOff)) + 8 * size_t{c - 1});
+    page = load_u64(p + internal::children_off() + 8 * size_t{c});
+    unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
+  }
+  return db.try_fetch(page, PageType::leaf, 0, pin);
+}
+
+// What a point lookup over resident pages found.
+enum class Probe : uint8_t {
+  found,   // *value is the inline value, its leaf pinned into *pin
+  absent,  // no such key (nothing pinned)
+  slow,    // a page on the way is not resident or verified yet, is bad, or
+           // the value is an overflow run: repeat the lookup through fetch()
+};
+
+// get()'s hot path for prefix-key trees (see above).
+DRYDB_ALWAYS_INLINE Probe probe_prefix_key(const DatabaseState& db, const TreeRef& tree,
+                                           uint64_t x, ByteView* value, PageSlot** pin) noexcept {
+  const std::byte* p = try_descend_prefix_key(db, tree, x, nullptr, pin);
+  if (p == nullptr) return Probe::slow;
+  bool found;
+  const uint32_t i = prefix_key_slot(p, x, &found);
+  if (!found) {
+    unpin(*pin);
+    *pin = nullptr;
+    return Probe::absent;
+  }
+  const uint32_t n = load_u16(p + page::kCountOff);
+  const auto flags = static_cast<uint8_t>(p[page::kFlagsOff]);
+  if (flags & leaf::kHasOverflow) [[unlikely]] {
+    if ((static_cast<uint8_t>(p[leaf::bitmap_off(n, flags) + i / 8]) >> (i % 8)) & 1) {
+      unpin(*pin);
+      *pin = nullptr;
+      return Probe::slow;
+    }
+  }
+  const std::byte* records = p + leaf::records_off(n, flags);
+  if (flags & leaf::kUniformValues) {  // the key part of such trees is empty
+    const uint32_t len = load_u16(p + leaf::kUniformLenOff);
+    *value = ByteView(records + size_t{len} * i, len);
+  } else {
+    const std::byte* offsets = p + leaf::offsets_off(n);
+    const uint32_t begin = load_u16(offsets + 2 * size_t{i});
+    *value = ByteView(records + begin, load_u16(offsets + 2 * size_t{i} + 2) - begin);
+  }
+  return Probe::found;
+}
+
 // The number of rows with a key < `key`, and whether `key` is present.
 inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, uint64_t* rank,
                     bool* found, ErrorOut* err) {
@@ -88,6 +169,15 @@ inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, 
   if (tree.desc->rows == 0) return true;
   const uint64_t kp = key_prefix(key.data(), key.size());
   PageSlot* pin;
+  if (tree.layout.prefix_is_key() && key.size() == tree.layout.width) {
+    const std::byte* p = try_descend_prefix_key(db, tree, kp, rank, &pin);
+    if (p != nullptr) {
+      *rank += prefix_key_slot(p, kp, found);
+      unpin(pin);
+      return true;
+    }
+    *rank = 0;  // a page not resident yet: the general path below
+  }
   const std::byte* leaf = descend_to_leaf(db, tree, key, kp, rank, &pin, err);
   if (leaf == nullptr) return false;
   *rank += LeafView(leaf, tree.layout).lower_bound(key, kp, found);
