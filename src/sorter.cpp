@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "drydb/detail/coding.h"
+#include "drydb/detail/node.h"
 #include "page_spool.h"
 #include "sink.h"
 
@@ -33,10 +34,7 @@ size_t row_size(const std::byte* row) {
 }  // namespace
 
 int compare_keys(Bytes a, Bytes b) noexcept {
-  size_t n = std::min(a.size(), b.size());
-  int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
-  if (c != 0) return c;
-  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+  return compare_bytes(a, b);
 }
 
 // A sorted run in an unlinked temp file: written through a buffer, then read
@@ -251,6 +249,19 @@ status Sorter::merge_sources(std::vector<std::unique_ptr<Run>>& runs, bool with_
 status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
                      const std::function<Error(Bytes key)>& on_duplicate) {
   sort_buffered();
+  if (runs_.empty()) {
+    // Every row is in memory (the usual build): walk the sorted batch; rows
+    // stay put in the arena, so the previous key needs no copy.
+    const std::byte* previous = nullptr;
+    for (const std::byte* row : rows_in_memory_) {
+      if (previous != nullptr && compare_keys(row_key(previous), row_key(row)) == 0)
+        return on_duplicate(row_key(row));
+      DRYDB_TRY(emit(row_key(row), row_value(row)));
+      previous = row;
+    }
+    clear_buffered();
+    return {};
+  }
   std::vector<std::byte> previous;
   bool have_previous = false;
   DRYDB_TRY(merge_sources(runs_, true, [&](Bytes key, Bytes value) -> status {

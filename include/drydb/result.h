@@ -155,8 +155,41 @@ class [[nodiscard]] result {
 template <>
 class [[nodiscard]] result<void> {
  public:
-  result() = default;
-  result(Error e) : error_(std::move(e)), failed_(true) {}  // NOLINT: implicit
+  // Success holds no Error: constructing, copying and destroying one costs a
+  // flag, which matters on paths that return a status per row.
+  result() noexcept {}
+  result(Error e) : failed_(true) { new (&error_) Error(std::move(e)); }  // NOLINT: implicit
+  result(const result& o) : failed_(o.failed_) {
+    if (failed_) new (&error_) Error(o.error_);
+  }
+  result(result&& o) noexcept : failed_(o.failed_) {
+    if (failed_) new (&error_) Error(std::move(o.error_));
+  }
+  result& operator=(const result& o) {
+    if (this != &o) {
+      if (o.failed_ && failed_) {
+        error_ = o.error_;
+      } else {
+        reset();
+        if (o.failed_) new (&error_) Error(o.error_);
+        failed_ = o.failed_;
+      }
+    }
+    return *this;
+  }
+  result& operator=(result&& o) noexcept {
+    if (this != &o) {
+      if (o.failed_ && failed_) {
+        error_ = std::move(o.error_);
+      } else {
+        reset();
+        if (o.failed_) new (&error_) Error(std::move(o.error_));
+        failed_ = o.failed_;
+      }
+    }
+    return *this;
+  }
+  ~result() { reset(); }
 
   bool has_value() const noexcept { return !failed_; }
   explicit operator bool() const noexcept { return !failed_; }
@@ -169,7 +202,15 @@ class [[nodiscard]] result<void> {
   std::error_code code() const noexcept { return failed_ ? error_.code : std::error_code{}; }
 
  private:
-  Error error_;
+  void reset() noexcept {
+    if (failed_) {
+      error_.~Error();
+      failed_ = false;
+    }
+  }
+  union {
+    Error error_;
+  };
   bool failed_ = false;
 };
 
