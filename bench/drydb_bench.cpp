@@ -1,7 +1,13 @@
 // drydb itself: the files are built with 4 KiB pages and opened with the defaults
 // (StorageKind::mmap: unfiltered pages are read in place, no copy, no page cache). The stores
 // drydb_lz4, drydb_zstd and drydb_zstd_dict are the same files with filtered pages, which are
-// decoded once into the page cache (64 MiB by default: every file here stays resident).
+// decoded once into the page cache (64 MiB by default: every file here stays resident). The
+// store os_floor is the operating system's share of OpenAndFirstRead (see OsFloor).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <span>
 #include <string>
@@ -152,6 +158,35 @@ struct Drydb {
   }
 };
 
+// os_floor: what opening any memory-mapped file and reading a few of its pages costs on this
+// machine, whatever reads them: open, fstat, mmap, one byte from each of the 4 pages drydb's
+// open + first get touches (header, first leaf, root, catalog), munmap, close. Only
+// OpenAndFirstRead; the floor under every store that maps its file (drydb, LMDB).
+struct OsFloor {
+  using Reader = Drydb<Filter::none>::Reader;
+  static uint64_t open_and_first_read() {
+    const auto& path = Drydb<Filter::none>::int_file(kRows).path;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || st.st_size < 4 * static_cast<off_t>(kPageSize)) {
+      ::close(fd);
+      return 0;
+    }
+    const auto size = static_cast<size_t>(st.st_size);
+    void* base = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (base == MAP_FAILED) return 0;
+    const auto* bytes = static_cast<const unsigned char*>(base);
+    unsigned sum = 0;
+    for (size_t offset : {size_t{0}, size_t{kPageSize}, size - 2 * kPageSize, size - 1})
+      sum += bytes[offset];
+    benchmark::DoNotOptimize(sum);
+    ::munmap(base, size);
+    return expected_fold(kFindKey, kValueSize);  // nothing to look up: the floor only
+  }
+};
+
 }  // namespace
 
 // Filtered stores: the workloads that tell what filtering costs once pages are cached (gets and
@@ -172,6 +207,7 @@ void register_drydb() {
   register_string_reads<Drydb<Filter::none>>("drydb");
   register_open<Drydb<Filter::none>>("drydb");
   register_build<Drydb<Filter::none>>("drydb");
+  register_open<OsFloor>("os_floor");
   register_filtered<Filter::lz4>("drydb_lz4");
   register_filtered<Filter::zstd>("drydb_zstd");
   register_filtered<Filter::zstd_dict>("drydb_zstd_dict");
