@@ -16,8 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -98,15 +100,55 @@ inline std::string show(std::string_view k) {
 
 using Row = std::pair<std::string, std::string>;  // encoded key, value
 
+// A secondary index of a table in the model: its declaration, the function that gives a row's
+// encoded index key (or none: the row is not in the index), and, once its table is finished,
+// its entries.
+struct IndexModel {
+  std::string name;
+  bool unique = false;
+  drydb::KeyEncoding enc = drydb::KeyEncoding::bytes();
+  std::function<std::optional<std::string>(const std::string& key, const std::string& value)>
+      key_of;
+  // (encoded index key, position of the row in its table's `sorted`), in the index's order:
+  // by index key, then by primary key.
+  std::vector<std::pair<std::string, size_t>> entries;
+
+  bool is_int64() const { return enc.kind() == drydb::KeyKind::int64; }
+  size_t size() const { return entries.size(); }
+  // First entry with index key >= k (lower) or > k (upper).
+  size_t lower(std::string_view k) const {
+    return static_cast<size_t>(
+        std::lower_bound(entries.begin(), entries.end(), k,
+                         [](const auto& e, std::string_view x) { return e.first < x; }) -
+        entries.begin());
+  }
+  size_t upper(std::string_view k) const {
+    return static_cast<size_t>(
+        std::upper_bound(entries.begin(), entries.end(), k,
+                         [](std::string_view x, const auto& e) { return x < e.first; }) -
+        entries.begin());
+  }
+};
+
 struct TableModel {
   std::string name;
   drydb::KeyEncoding enc = drydb::KeyEncoding::bytes();
   std::map<std::string, std::string> rows;  // encoded key -> value
   // The rows in key order, filled by finish(); the checkers search it by index.
   std::vector<Row> sorted;
+  // Secondary indexes, declared in this order; finish() fills their entries.
+  std::vector<IndexModel> indexes;
 
   bool is_int64() const { return enc.kind() == drydb::KeyKind::int64; }
-  void finish() { sorted.assign(rows.begin(), rows.end()); }
+  void finish() {
+    sorted.assign(rows.begin(), rows.end());
+    for (auto& ix : indexes) {
+      ix.entries.clear();
+      for (size_t i = 0; i < sorted.size(); ++i)
+        if (auto k = ix.key_of(sorted[i].first, sorted[i].second)) ix.entries.emplace_back(*k, i);
+      std::sort(ix.entries.begin(), ix.entries.end());
+    }
+  }
   size_t size() const { return sorted.size(); }
   // First index with key >= k (lower) or > k (upper).
   size_t lower(std::string_view k) const {
@@ -128,6 +170,16 @@ struct TableModel {
     return i < sorted.size() && sorted[i].first == k ? &sorted[i].second : nullptr;
   }
 };
+
+inline IndexModel make_index(std::string name, bool unique, drydb::KeyEncoding enc,
+                             decltype(IndexModel::key_of) key_of) {
+  IndexModel ix;
+  ix.name = std::move(name);
+  ix.unique = unique;
+  ix.enc = enc;
+  ix.key_of = std::move(key_of);
+  return ix;
+}
 
 inline TableModel make_table(std::string name, drydb::KeyEncoding enc) {
   TableModel t;
@@ -173,13 +225,22 @@ inline drydb::KeyEncoding fixed_width_encoding(uint32_t width) {
   return *reg;
 }
 
-// build_to_memory of the model; records a test failure and returns no bytes when the build fails.
+// build_to_memory of the model (with its secondary indexes); records a test failure and returns no
+// bytes when the build fails.
 inline std::vector<std::byte> build_memory(const DbModel& m) {
   drydb::DatabaseBuilder b({.page_size = m.page_size});
   for (const auto& t : m.tables) {
     auto& tb = b.create_table(t.name, t.enc);
     for (const auto& [k, v] : t.rows)
       tb.append(key_of(t, k), v);
+    for (const auto& ix : t.indexes)
+      tb.add_secondary_index(ix.name, ix.unique, ix.enc,
+                             [fn = ix.key_of, kind = ix.enc.kind()](
+                                 Bytes key, Bytes value) -> std::optional<drydb::IndexKey> {
+                               auto k = fn(std::string(to_view(key)), std::string(to_view(value)));
+                               if (!k) return std::nullopt;
+                               return drydb::IndexKey(drydb_support::typed_key(kind, *k));
+                             });
   }
   return built_bytes(b.build_to_memory());
 }
@@ -536,6 +597,216 @@ inline void check_database(const drydb::ReadOnlyDatabase& db, const DbModel& m, 
     }
     check_table(*table, t, out, subset);
   }
+}
+
+// ---- the index checker -------------------------------------------------------------------------
+// Each check compares one answer of a secondary index with `ix`, the index's model, and the rows
+// it names with `t`, its table's model; one right answer adds 1 to out.correct.
+
+inline std::string show_index_key(const IndexModel& ix, std::string_view k) {
+  return ix.is_int64() && k.size() == 8 ? std::to_string(int64_of(k)) : show(k);
+}
+
+inline drydb::Key index_key_of(const IndexModel& ix, std::string_view k) {
+  return drydb_support::typed_key(ix.enc.kind(), k);
+}
+
+inline drydb::KeyBound index_bound(const IndexModel& ix, const Bound& b) {
+  if (!b.bounded) return drydb::unbounded;
+  return drydb::KeyBound(index_key_of(ix, b.key));
+}
+
+inline std::string describe(const TableModel& t, const IndexModel& ix, const Bound& s,
+                            const Bound& e, const drydb::RangeOptions& o) {
+  auto b = [&](const Bound& x) { return x.bounded ? show_index_key(ix, x.key) : std::string("*"); };
+  return t.name + "." + ix.name + " [" + b(s) + (o.start_exclusive ? " excl" : " incl") + ", " +
+         b(e) + (o.end_exclusive ? " excl" : " incl") +
+         (o.order == drydb::SortOrder::descending ? "] desc" : "] asc");
+}
+
+// Expected entries of an index range: [*lo, *hi) of ix.entries; false when start > end.
+inline bool model_range(const IndexModel& ix, const Bound& s, const Bound& e,
+                        const drydb::RangeOptions& o, size_t* lo, size_t* hi) {
+  *lo = 0;
+  *hi = 0;
+  if (s.bounded && e.bounded && s.key > e.key) return false;
+  *lo = !s.bounded ? 0 : (o.start_exclusive ? ix.upper(s.key) : ix.lower(s.key));
+  *hi = !e.bounded ? ix.size() : (o.end_exclusive ? ix.lower(e.key) : ix.upper(e.key));
+  if (*hi < *lo) *hi = *lo;
+  return true;
+}
+
+// Whether (key, value) is the row of entry i.
+inline bool is_entry_row(const TableModel& t, const IndexModel& ix, size_t i,
+                         std::span<const std::byte> key, std::span<const std::byte> value) {
+  const Row& row = t.sorted[ix.entries[i].second];
+  return same(key, row.first) && same(value, row.second);
+}
+
+// Iterates an IndexRange and compares every row with the rows of ix.entries[lo, hi) (in the
+// range's order).
+template <class What>
+void check_index_rows(drydb::IndexRange& r, const TableModel& t, const IndexModel& ix, size_t lo,
+                      size_t hi, bool descending, const What& what, Outcome& out) {
+  const size_t n = hi - lo;
+  if (r.size() != n)
+    return out.mismatch(what() + ": size " + std::to_string(r.size()) + ", expected " +
+                        std::to_string(n));
+  size_t i = 0;
+  for (auto entry : r) {
+    if (i >= n) return out.mismatch(what() + ": more rows than expected");
+    if (!r.status()) break;
+    const size_t at = descending ? hi - 1 - i : lo + i;
+    if (!is_entry_row(t, ix, at, entry.key, entry.value))
+      return out.mismatch(what() + ": row " + std::to_string(i) + " is " +
+                          show_key(t, to_view(entry.key)) + ", expected " +
+                          show_key(t, t.sorted[ix.entries[at].second].first));
+    ++i;
+  }
+  if (!r.status()) return out.error(r.status());
+  if (i != n)
+    return out.mismatch(what() + ": iteration gave " + std::to_string(i) + " rows, expected " +
+                        std::to_string(n) + ", with no error");
+  ++out.correct;
+}
+
+// get: the first row (in primary-key order) of index key k, or none.
+inline void check_index_get(const drydb::SecondaryIndex& index, const TableModel& t,
+                            const IndexModel& ix, std::string_view k, Outcome& out) {
+  auto row = index.get(index_key_of(ix, k));
+  if (!row) return out.error(row.error());
+  const size_t at = ix.lower(k);
+  const bool want = at < ix.size() && ix.entries[at].first == k;
+  auto what = [&] { return t.name + "." + ix.name + ": get " + show_index_key(ix, k); };
+  if (row->has_value() != want)
+    return out.mismatch(what() + (want ? " missed a present key" : " found an absent key"));
+  if (want && !is_entry_row(t, ix, at, row->key(), row->value()))
+    return out.mismatch(what() + " returned row " + show_key(t, to_view(row->key())) +
+                        ", expected " + show_key(t, t.sorted[ix.entries[at].second].first));
+  ++out.correct;
+}
+
+// get_all: every row of index key k, in primary-key order.
+inline void check_index_get_all(const drydb::SecondaryIndex& index, const TableModel& t,
+                                const IndexModel& ix, std::string_view k, Outcome& out) {
+  auto r = index.get_all(index_key_of(ix, k));
+  if (!r) return out.error(r.error());
+  check_index_rows(
+      *r, t, ix, ix.lower(k), ix.upper(k), false,
+      [&] { return t.name + "." + ix.name + ": get_all " + show_index_key(ix, k); }, out);
+}
+
+inline void check_index_range(const drydb::SecondaryIndex& index, const TableModel& t,
+                              const IndexModel& ix, const Bound& s, const Bound& e,
+                              drydb::RangeOptions o, Outcome& out) {
+  size_t lo, hi;
+  const bool valid = model_range(ix, s, e, o, &lo, &hi);
+  auto r = index.get_range(index_bound(ix, s), index_bound(ix, e), o);
+  if (!r) return range_failed(r.error(), valid, out);
+  auto what = [&] { return "get_range " + describe(t, ix, s, e, o); };
+  if (!valid) return out.mismatch(what() + ": accepted start > end");
+  check_index_rows(*r, t, ix, lo, hi, o.order == drydb::SortOrder::descending, what, out);
+}
+
+inline void check_index_count(const drydb::SecondaryIndex& index, const TableModel& t,
+                              const IndexModel& ix, const Bound& s, const Bound& e,
+                              drydb::RangeOptions o, Outcome& out) {
+  size_t lo, hi;
+  const bool valid = model_range(ix, s, e, o, &lo, &hi);
+  auto c = index.count_range(index_bound(ix, s), index_bound(ix, e), o);
+  if (!c) return range_failed(c.error(), valid, out);
+  if (!valid)
+    return out.mismatch("count_range " + describe(t, ix, s, e, o) + ": accepted start > end");
+  if (*c != hi - lo)
+    return out.mismatch("count_range " + describe(t, ix, s, e, o) + " = " + std::to_string(*c) +
+                        ", expected " + std::to_string(hi - lo));
+  ++out.correct;
+}
+
+// prefix: the rows whose index key starts with p; refused (errc::wrong_key_type) by an index of
+// typed keys.
+inline void check_index_prefix(const drydb::SecondaryIndex& index, const TableModel& t,
+                               const IndexModel& ix, const std::string& p, drydb::SortOrder order,
+                               Outcome& out) {
+  auto r = index.prefix(as_bytes(p), order);
+  if (ix.enc.kind() != drydb::KeyKind::bytes) {
+    if (!r && r.code() == errc::wrong_key_type)
+      ++out.correct;
+    else if (!r)
+      out.error(r.error());
+    else
+      out.mismatch(t.name + "." + ix.name + ": prefix accepted on typed index keys");
+    return;
+  }
+  if (!r) return out.error(r.error());
+  const size_t lo = ix.lower(p);
+  size_t hi = lo;
+  while (hi < ix.size() && ix.entries[hi].first.starts_with(p))
+    ++hi;
+  check_index_rows(
+      *r, t, ix, lo, hi, order == drydb::SortOrder::descending,
+      [&] { return t.name + "." + ix.name + ": prefix " + show(p); }, out);
+}
+
+// A cursor positioned by seek_exact(k) (its answer checked), or by seek_rank(rank) when there
+// is no k; then `steps` moves one way, checking each entry's rank, index key and row; a Row
+// taken at the start must keep its bytes through the moves.
+inline void check_index_cursor(const drydb::SecondaryIndex& index, const TableModel& t,
+                               const IndexModel& ix, const std::optional<std::string>& k,
+                               uint64_t rank, int steps, bool forward, Outcome& out) {
+  auto what = [&] {
+    return t.name + "." + ix.name + ": cursor from " +
+           (k ? "seek " + show_index_key(ix, *k) : "rank " + std::to_string(rank));
+  };
+  auto c = index.cursor();
+  size_t at;
+  bool ok;
+  if (k) {
+    at = ix.lower(*k);
+    ok = c.seek_exact(index_key_of(ix, *k));
+    if (!c.status()) return out.error(c.status());
+    if (ok != (at < ix.size() && ix.entries[at].first == *k))
+      return out.mismatch(what() + ": seek_exact disagrees");
+    ok = c.valid();
+  } else {
+    at = rank;
+    ok = c.seek_rank(rank);
+    if (!c.status()) return out.error(c.status());
+  }
+  if (ok != (at < ix.size())) return out.mismatch(what() + ": wrong validity");
+  if (!ok) {
+    ++out.correct;
+    return;
+  }
+  auto check_here = [&](size_t i) {
+    auto key = c.key();
+    auto value = c.value();
+    if (!c.status()) return false;
+    return c.rank() == i && same(c.index_key(), ix.entries[i].first) &&
+           is_entry_row(t, ix, i, key, value);
+  };
+  if (!check_here(at)) {
+    if (!c.status()) return out.error(c.status());
+    return out.mismatch(what() + ": wrong first entry");
+  }
+  drydb::Row held = c.row();
+  const size_t held_at = at;
+  if (!c.status()) return out.error(c.status());
+  for (int s = 0; s < steps; ++s) {
+    const bool moved = forward ? c.next() : c.prev();
+    if (!c.status()) return out.error(c.status());
+    const bool expect = forward ? at + 1 < ix.size() : at > 0;
+    if (moved != expect) return out.mismatch(what() + ": walk validity");
+    if (!moved) break;
+    at = forward ? at + 1 : at - 1;
+    if (!check_here(at)) {
+      if (!c.status()) return out.error(c.status());
+      return out.mismatch(what() + ": walk reached a wrong entry at " + std::to_string(at));
+    }
+  }
+  if (!held.has_value() || !is_entry_row(t, ix, held_at, held.key(), held.value()))
+    return out.mismatch(what() + ": a Row taken from the cursor changed as it moved");
+  ++out.correct;
 }
 
 // No wrong answer (all of them listed), no error, and at least `min_correct` right answers.

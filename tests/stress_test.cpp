@@ -4,19 +4,34 @@
 // queries. The threads run random gets (present and absent keys), get_range with every bound
 // kind in both orders, count_range, prefix scans, cursor seeks and walks and seeks by rank, for
 // a fixed number of operations each (not a time), and every answer is checked against a
-// std::map model; held Values must keep their bytes until released. Run by scripts/test.sh
-// under ASan+UBSan and under TSan as well.
+// std::map model; held Values must keep their bytes until released. A tenth of the operations
+// query the secondary indexes instead: get (first row of an index key, or none), get_all,
+// get_range with every bound kind in both orders, count_range, prefix (refused on int64 keys),
+// and cursors placed by seek_exact or seek_rank and walked either way, each entry's rank, index
+// key and row checked, and a Row taken from the cursor kept across its moves. Index queries
+// resolve rows all over the primary tree, so they thrash the cache hardest. Run by
+// scripts/test.sh under ASan+UBSan and under TSan as well. The test prints how many queries ran
+// and how many answers were checked (also as the test properties queries, index_queries and
+// checked_answers).
 //
-// The database (page size 1,024; about 2.6 MB):
+// The database (page size 1,024; about 3 MB):
 //   items  bytes keys "user/NNNNNNN" (every 3rd number), 20,000 rows, values 0..60 bytes and
-//          every 41st an overflow value of 257..3,000 bytes (1 to 3 pages)
+//          every 41st an overflow value of 257..3,000 bytes (1 to 3 pages); indexes:
+//            tag   non-unique bytes: the value's first 1..3 bytes (with 0x00 bytes; rows with
+//                  values under 2 bytes are left out), ~25 rows a key
+//            num   unique int64: minus the key's number, every 5th row left out
 //   nums   int64 keys (multiples of 7 around 0), 20,000 rows, 12-byte values (uniform leaves)
-//          and every 500th a 900-byte overflow value
+//          and every 500th a 900-byte overflow value; indexes:
+//            bucket  non-unique int64: (key / 7) mod 2,003 - 1,000, ~10 rows a key, scattered
+//            name    unique bytes (variable width): "n" and the key in decimal, so text order
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <barrier>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "fault_util.h"
@@ -29,9 +44,10 @@ using drydb::SortOrder;
 
 constexpr int kThreads = 8;
 // Operations per thread: enough to cycle the cache many times over; fewer under sanitizers.
-constexpr int kOpsPerThread = DRYDB_TEST_SANITIZED ? 5000 : 60000;
+constexpr int kOpsPerThread = DRYDB_TEST_SANITIZED ? 4000 : 40000;
 constexpr uint32_t kPageSize = 1024;
-constexpr size_t kSpan = 150;  // most rows a bounded range covers
+constexpr size_t kSpan = 150;      // most rows a bounded range covers
+constexpr size_t kIndexSpan = 12;  // most entries a bounded index range covers (each its own row)
 
 DbModel make_model() {
   DbModel m;
@@ -44,10 +60,34 @@ DbModel make_model() {
     if (i % 41 == 7) len = 257 + (i * 131) % 2744;
     items.rows.emplace(buf, make_value(i, len));
   }
+  items.indexes.push_back(
+      make_index("tag", false, drydb::KeyEncoding::bytes(),
+                 [](const std::string&, const std::string& v) -> std::optional<std::string> {
+                   if (v.size() < 2) return std::nullopt;
+                   return v.substr(0, 1 + static_cast<unsigned char>(v[1]) % 3);
+                 }));
+  items.indexes.push_back(
+      make_index("num", true, drydb::KeyEncoding::int64(),
+                 [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                   const int64_t n = std::strtoll(k.c_str() + 5, nullptr, 10);
+                   if (n % 5 == 1) return std::nullopt;
+                   return int64_key(-n);
+                 }));
   TableModel nums = make_table("nums", drydb::KeyEncoding::int64());
   for (int64_t i = 0; i < 20000; ++i)
     nums.rows.emplace(int64_key(i * 7 - 70000),
                       make_value(900000 + static_cast<uint64_t>(i), i % 500 == 3 ? 900 : 12));
+  nums.indexes.push_back(
+      make_index("bucket", false, drydb::KeyEncoding::int64(),
+                 [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                   const int64_t n = int64_of(k) / 7;
+                   return int64_key((n % 2003 + 2003) % 2003 - 1000);
+                 }));
+  nums.indexes.push_back(
+      make_index("name", true, drydb::KeyEncoding::bytes(),
+                 [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                   return "n" + std::to_string(int64_of(k));
+                 }));
   m.tables = {items, nums};
   m.finish();
   return m;
@@ -137,6 +177,81 @@ void check_cursor(const drydb::ReadOnlyTable& table, const TableModel& t, Rng& r
   ++out.correct;
 }
 
+// An index key to ask for: one of an entry, or (one time in four) one just after it, or (one
+// time in 32) one past every entry.
+std::string pick_index_key(const IndexModel& ix, Rng& r, size_t i) {
+  const std::string& k = ix.entries[i].first;
+  if (r.chance(32)) return ix.is_int64() ? int64_key(int64_t{1} << 40) : std::string(4, '\xff');
+  if (!r.chance(4)) return k;
+  return ix.is_int64() ? int64_key(int64_of(k) + 1 + static_cast<int64_t>(r.below(3))) : k + "~";
+}
+
+// random_range for an index: at most kIndexSpan entries.
+void random_index_range(const IndexModel& ix, Rng& r, Bound* s, Bound* e, drydb::RangeOptions* o) {
+  const size_t n = ix.size();
+  const size_t i = r.below(n), j = std::min(n - 1, i + r.below(kIndexSpan));
+  *s = Bound::at(pick_index_key(ix, r, i));
+  *e = Bound::at(pick_index_key(ix, r, j));
+  switch (r.below(10)) {
+    case 0:
+      *s = Bound::none();
+      *e = Bound::at(pick_index_key(ix, r, r.below(kIndexSpan)));
+      break;
+    case 1:
+      *s = Bound::at(pick_index_key(ix, r, n - 1 - r.below(kIndexSpan)));
+      *e = Bound::none();
+      break;
+    case 2:
+      std::swap(*s, *e);  // start > end: errc::invalid_argument (unless equal)
+      break;
+    default:
+      break;
+  }
+  o->start_exclusive = r.chance(2);
+  o->end_exclusive = r.chance(2);
+  o->order = r.chance(2) ? SortOrder::descending : SortOrder::ascending;
+}
+
+// One random checked query of a secondary index.
+void index_query(const drydb::SecondaryIndex& index, const TableModel& t, const IndexModel& ix,
+                 Rng& r, Outcome& out) {
+  const size_t n = ix.size();
+  switch (r.below(6)) {
+    case 0:
+      return check_index_get(index, t, ix, pick_index_key(ix, r, r.below(n)), out);
+    case 1:
+      return check_index_get_all(index, t, ix, pick_index_key(ix, r, r.below(n)), out);
+    case 2: {
+      Bound s, e;
+      drydb::RangeOptions o;
+      random_index_range(ix, r, &s, &e, &o);
+      return check_index_range(index, t, ix, s, e, o, out);
+    }
+    case 3: {
+      Bound s, e;
+      drydb::RangeOptions o;
+      random_index_range(ix, r, &s, &e, &o);
+      if (r.chance(8)) s = Bound::none();  // counts cost two descents whatever the span
+      return check_index_count(index, t, ix, s, e, o, out);
+    }
+    case 4: {
+      const auto order = r.chance(2) ? SortOrder::descending : SortOrder::ascending;
+      if (ix.is_int64()) return check_index_prefix(index, t, ix, "", order, out);  // refused
+      // A prefix of an index key: short keys may lose bytes, long ones keep 5 (a few rows).
+      const std::string& k = ix.entries[r.below(n)].first;
+      const size_t keep = k.size() > 3 ? std::min<size_t>(k.size(), 5) : 1;
+      const size_t len = std::max(keep, k.size() - std::min<size_t>(k.size(), r.below(3)));
+      return check_index_prefix(index, t, ix, k.substr(0, len), order, out);
+    }
+    default: {
+      std::optional<std::string> k;
+      if (r.chance(2)) k = pick_index_key(ix, r, r.below(n));
+      return check_index_cursor(index, t, ix, k, r.below(n), static_cast<int>(r.below(12)),
+                                r.chance(2), out);
+    }
+  }
+}
+
 // A Value a thread keeps for a while, with what it must still read as.
 struct Held {
   drydb::Value value;
@@ -152,7 +267,7 @@ TEST(Stress, EightThreadsUnderEviction) {
   ASSERT_GE(f.file_size, 20 * cache);
 
   std::barrier start(kThreads);
-  std::atomic<uint64_t> queries{0}, held_checks{0};
+  std::atomic<uint64_t> queries{0}, index_queries{0}, held_checks{0};
   std::vector<Outcome> outcomes(kThreads);
   std::vector<std::thread> threads;
   for (int th = 0; th < kThreads; ++th)
@@ -160,12 +275,28 @@ TEST(Stress, EightThreadsUnderEviction) {
       Rng r(0x5eed + static_cast<uint64_t>(th));
       Outcome& out = outcomes[static_cast<size_t>(th)];
       std::vector<drydb::ReadOnlyTable> tables;
-      for (const auto& t : f.model.tables)
+      // Every index of every table: (table number, index number) and the handle.
+      std::vector<std::pair<size_t, size_t>> index_of;
+      std::vector<drydb::SecondaryIndex> indexes;
+      for (size_t ti = 0; ti < f.model.tables.size(); ++ti) {
+        const TableModel& t = f.model.tables[ti];
         tables.push_back(db->table(t.name).value());
+        for (size_t xi = 0; xi < t.indexes.size(); ++xi) {
+          index_of.emplace_back(ti, xi);
+          indexes.push_back(tables.back().index(t.indexes[xi].name).value());
+        }
+      }
       std::vector<Held> held(4);
       start.arrive_and_wait();
-      uint64_t done = 0;
+      uint64_t done = 0, index_done = 0;
       for (int op = 0; op < kOpsPerThread; ++op, ++done) {
+        if (r.chance(10)) {  // a tenth of the operations: an index query
+          const size_t x = r.below(indexes.size());
+          const TableModel& t = f.model.tables[index_of[x].first];
+          index_query(indexes[x], t, t.indexes[index_of[x].second], r, out);
+          ++index_done;
+          continue;
+        }
         const size_t ti = r.below(tables.size());
         const TableModel& t = f.model.tables[ti];
         const drydb::ReadOnlyTable& table = tables[ti];
@@ -226,6 +357,7 @@ TEST(Stress, EightThreadsUnderEviction) {
         if (h.want != nullptr && !same(h.value.bytes(), *h.want))
           out.mismatch("a held Value changed before its release");
       queries += done;
+      index_queries += index_done;
     });
   for (auto& t : threads)
     t.join();
@@ -234,13 +366,18 @@ TEST(Stress, EightThreadsUnderEviction) {
   for (const auto& o : outcomes)
     all.merge(o);
   std::printf(
-      "[ stress ] %d threads, %llu queries (%llu answers checked, %llu held-value "
-      "checks); file %llu bytes, page cache %zu bytes (1/20)\n",
+      "[ stress ] %d threads, %llu checked queries (%llu of tables, %llu of indexes; %llu "
+      "answers checked right, %llu held-value checks); file %llu bytes, page cache %zu bytes "
+      "(1/20)\n",
       kThreads, static_cast<unsigned long long>(queries.load()),
+      static_cast<unsigned long long>(queries.load() - index_queries.load()),
+      static_cast<unsigned long long>(index_queries.load()),
       static_cast<unsigned long long>(all.correct),
       static_cast<unsigned long long>(held_checks.load()),
       static_cast<unsigned long long>(f.file_size), cache);
   RecordProperty("queries", std::to_string(queries.load()));
+  RecordProperty("index_queries", std::to_string(index_queries.load()));
+  RecordProperty("checked_answers", std::to_string(all.correct));
   EXPECT_EQ(queries.load(), uint64_t{kThreads} * kOpsPerThread);
   expect_all_correct(all, queries.load() / 2);
   // The file still verifies through the same (thrashed) cache.

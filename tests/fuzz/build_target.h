@@ -1,15 +1,20 @@
-// Fuzz target "build": fuzzer-chosen tables, keys, values, page sizes and memory budgets built
-// with DatabaseBuilder::build_to_memory, then read back and checked against std::map.
+// Fuzz target "build": fuzzer-chosen tables, keys, values, secondary indexes, page sizes, memory
+// budgets and page filters built with DatabaseBuilder::build_to_memory, then read back and checked
+// against std::map models of the rows and of each index's entries.
 //
 // Input, read front to back (missing bytes read as zero):
 //   u8   page size: 512 << (byte % 8), so 512 .. 65,536
 //   u8   memory budget: one of 0, 256, 1 KiB, 4 KiB, 16 KiB, 64 KiB, 1 MiB, 256 MiB (small
 //        budgets spill sorted runs to temp files and merge them)
-//   u8   how to read: in place (as mmap does), or through a page cache of 2 pages, 16 pages or
-//        the whole file (byte % 4)
+//   u8   how to read and the page filters: byte % 4 reads in place (as mmap does), or through a
+//        page cache of 2 pages, 16 pages or the whole file (a filtered file always reads through
+//        a page cache: in place it is open_memory's default one); (byte / 4) % 5 picks
+//        BuildOptions::filters: none, lz4, zstd, zstd with a trained dictionary (1 KiB at most),
+//        lz4 then zstd; zstd's level is (byte / 20) % 4 - 1, so -1 .. 2
 //   u8   tables: 1 + byte % 4; per table:
 //     u8   key encoding: byte % 7 of bytes, int64, uuid_v7, ulid, f3, f12, v (custom)
-//     u8   name: 0xFF reuses the previous table's name (errc::duplicate_name), else "t<i>"
+//     u8   name: 0xFF reuses the previous table's name (errc::duplicate_name) and declares no
+//          index; else the table is "t<i>" with byte % 3 secondary indexes (defined below)
 //     u8   generated rows: (byte^2)/16 keys from a pattern of the encoding (deep trees cheaply;
 //          at most 150 under a budget below 1 KiB, 1,000 below 16 KiB: spills cost files)
 //     u8   explicit rows; per row:
@@ -20,15 +25,31 @@
 //            inline limit (inline_value_limit - 2 + (byte - 200) % 5) or an overflow value
 //            of up to 3 pages; 250..255: a key of the wrong kind is appended instead
 //            (errc::wrong_key_type)
+//     per secondary index "i<j>" (declared after the table's rows), 5 bytes:
+//       u8   declaration: 0xFF for the second index reuses the first's name
+//            (errc::duplicate_name); else bit 0: unique; bit 1: the function gives a key of the
+//            wrong kind for about one row in five (errc::wrong_key_type)
+//       u8   index key encoding: byte % 7, as for tables
+//       u8   index key function, (byte & 7) % 5: the row's value, its primary key (encoded), a
+//            slice of the value, a slice of the key, or a hash of key and value modulo m (so
+//            keys repeat: errc::duplicate_key in a unique index). Bit 3: a key or slice is cut
+//            or zero-padded to a fixed-width encoding's width; else a custom fixed width
+//            encoding gets it as it is (a wrong width is errc::wrong_key_type). Typed index
+//            keys (int64, uuid_v7, ulid) always fit. Whole values reach errc::key_too_long
+//       u8   parameter: slice offset byte % 8, length byte / 8; hash modulus m = 1 + byte
+//       u8   sparse rule: 0 every row has an index key; 255 no row has (an empty index); else
+//            a row whose key hashes to 0 modulo 2 + byte % 8 has none (std::nullopt)
 //   rest: probe keys, 0..40 bytes each (length byte first)
-// The builder's first error must be the one the model predicts (errors are sticky: the first
-// failed append, or errc::duplicate_key at build when a key repeats). A successful build of up
-// to 3,000 rows is rebuilt with the rows appended in reverse order and must give identical bytes
-// (the builder is deterministic); it must verify, and every query kind on every table must agree
-// with the model (TableChecker), in place or through the page cache.
-//
-// Secondary indexes and page filters: add fuzzer-chosen index definitions per table (with a
-// model of their entries) and a filter chain to the options here, once they exist.
+// The builder's first error must be the one the model predicts: errors are sticky, so the first
+// failed append or declaration; else, at build, table by table, the first row (in key order)
+// whose index key is refused (wrong kind or width, too long; index by index), or
+// errc::duplicate_key at the first key appended twice, then errc::duplicate_key for a unique
+// index whose key repeats. (Which of a repeated key's values the builder sees first is not
+// promised, so there the errors of either are accepted.) A successful build of up to 3,000 rows
+// is rebuilt with the rows appended in reverse order and must give identical bytes (the builder
+// is deterministic); it must verify, and every query kind on every table must agree with the
+// model (TableChecker), and on every index with its entries (IndexChecker), in place or through
+// the page cache.
 #pragma once
 
 #include <map>
@@ -42,13 +63,144 @@ struct Append {
   bool wrong_kind = false;  // append a key of the wrong kind instead
 };
 
+// A secondary index as the input defines it; index_key_of() is its index key function.
+struct IndexDef {
+  std::string name;
+  bool unique = false;
+  bool wrong_kind = false;  // about one row in five gets a key of the wrong kind
+  bool fit = false;         // keys and slices cut or padded to a fixed width
+  bool duplicate_name = false;
+  drydb::KeyEncoding enc = drydb::KeyEncoding::bytes();
+  unsigned function = 0;  // value, primary key, value slice, key slice, hash
+  uint8_t param = 0;
+  uint8_t sparse = 0;
+};
+
 struct BuildTable {
   std::string name;
   drydb::KeyEncoding enc = drydb::KeyEncoding::bytes();
   std::vector<Append> appended;  // in append order
   std::map<std::string, std::string> model;
+  // Values of later appends of a key already in the model (errc::duplicate_key).
+  std::map<std::string, std::vector<std::string>> repeats;
+  std::vector<IndexDef> indexes;
   bool duplicate = false;
 };
+
+inline uint64_t hash_of(std::string_view s, uint64_t seed) {
+  return XXH3_64bits_withSeed(s.data(), s.size(), seed);
+}
+
+// What an index key function gives for one row: no key, a key (encoded bytes), or a key of the
+// wrong kind.
+struct IndexOut {
+  enum Kind { none, key, wrong_kind } kind = none;
+  std::string bytes;
+};
+
+// The index key of row (pk, v) (pk encoded) under `d`: the one function both the builder (through
+// builder_function) and the model use.
+inline IndexOut index_key_of(const IndexDef& d, const std::string& pk, const std::string& v) {
+  const uint64_t h = hash_of(pk, 1);
+  if (d.sparse == 0xFF || (d.sparse != 0 && h % (2 + d.sparse % 8) == 0)) return {};
+  if (d.wrong_kind && (h >> 16) % 5 == 0) return {IndexOut::wrong_kind, {}};
+  const size_t typed = typed_width(d.enc.kind());
+  const size_t width = typed ? typed : d.enc.fixed_width();
+  std::string k;
+  switch (d.function) {
+    case 0:
+      k = v;
+      break;
+    case 1:
+      k = pk;
+      break;
+    case 2:
+    case 3: {
+      const std::string& from = d.function == 2 ? v : pk;
+      const size_t off = d.param % 8;
+      if (off < from.size()) k = from.substr(off, d.param / 8);
+      break;
+    }
+    default: {
+      const uint64_t m = 1 + uint64_t{d.param};
+      const uint64_t x = hash_of(pk + '/' + v, 2) % m;
+      if (width == 0) {
+        k = std::string(x % 3, '\0') + std::to_string(x);  // 0x00 bytes: escaped in the index
+      } else {
+        uint64_t e = x;
+        if (d.enc.kind() == drydb::KeyKind::int64)
+          e = drydb::int64_to_ordered(static_cast<int64_t>(x) - static_cast<int64_t>(m / 2));
+        k.assign(width, '\0');
+        for (size_t b = 0; b < width && b < 8; ++b)
+          k[width - 1 - b] = static_cast<char>(e >> (8 * b));
+      }
+      break;
+    }
+  }
+  if (width != 0 && (typed != 0 || d.fit)) k.resize(width, '\0');
+  return {IndexOut::key, std::move(k)};
+}
+
+inline drydb::IndexKeyFunction builder_function(const IndexDef& d) {
+  return [d](Bytes pk, Bytes v) -> std::optional<drydb::IndexKey> {
+    const IndexOut out = index_key_of(d, as_string(pk), as_string(v));
+    switch (out.kind) {
+      case IndexOut::none:
+        return std::nullopt;
+      case IndexOut::wrong_kind:
+        if (d.enc.kind() == drydb::KeyKind::int64) return drydb::IndexKey("text");
+        return drydb::IndexKey(int64_t{7});
+      default:
+        return drydb::IndexKey(typed_key(d.enc.kind(), out.bytes));
+    }
+  };
+}
+
+// The error the builder gives for index key `out` of a row: errc::ok if none.
+inline errc index_key_error(const IndexDef& d, const IndexOut& out, uint32_t max_key) {
+  if (out.kind == IndexOut::none) return errc::ok;
+  if (out.kind == IndexOut::wrong_kind) return errc::wrong_key_type;
+  const size_t width = d.enc.fixed_width();
+  if (width != 0 && out.bytes.size() != width) return errc::wrong_key_type;
+  // A non-unique index's tree key: group(key) ++ 8-byte rank (docs/format.md).
+  size_t tree_key = out.bytes.size();
+  if (!d.unique) {
+    tree_key = width != 0
+                   ? width
+                   : out.bytes.size() + 2 +
+                         static_cast<size_t>(std::count(out.bytes.begin(), out.bytes.end(), '\0'));
+    tree_key += 8;
+  }
+  return tree_key > max_key ? errc::key_too_long : errc::ok;
+}
+
+// The entries of index `d` over a table's rows, sorted as the index answers.
+inline std::vector<IndexEntry> index_entries(const IndexDef& d, const std::vector<Row>& rows) {
+  std::vector<IndexEntry> out;
+  for (const auto& [pk, v] : rows) {
+    IndexOut o = index_key_of(d, pk, v);
+    if (o.kind == IndexOut::key) out.emplace_back(std::move(o.bytes), pk);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The page filter chain of choice c (see the input layout); new filters for every build, as a
+// filter that trains a dictionary keeps it.
+inline std::vector<std::shared_ptr<drydb::PageFilter>> make_filters(unsigned c, int level) {
+  switch (c) {
+    case 1:
+      return {drydb::filters::lz4()};
+    case 2:
+      return {drydb::filters::zstd({.level = level})};
+    case 3:
+      return {drydb::filters::zstd({.level = level, .dictionary_bytes = 1024})};
+    case 4:
+      return {drydb::filters::lz4(), drydb::filters::zstd({.level = level})};
+    default:
+      return {};
+  }
+}
 
 // Key number i of a generated sequence for a key encoding: ordered as i for fixed widths,
 // shuffled and of mixed lengths (with long shared stems) for variable ones.
@@ -86,31 +238,38 @@ inline void run_build(const uint8_t* data, size_t size) {
   const uint32_t page_size = 512u << (in.u8() % 8);
   static constexpr size_t kBudgets[] = {0, 256, 1024, 4096, 16384, 65536, 1 << 20, 256u << 20};
   const size_t budget = kBudgets[in.u8() % 8];
-  const uint8_t read_choice = in.u8() % 4;
+  const uint8_t read_byte = in.u8();
+  const uint8_t read_choice = read_byte % 4;
+  const unsigned filter_choice = (read_byte / 4) % 5;
+  const int zstd_level = static_cast<int>((read_byte / 20) % 4) - 1;
   const unsigned table_count = 1 + in.u8() % 4;
   const uint32_t max_key = fmt::max_key_length(page_size);
   const uint32_t inline_limit = fmt::inline_value_limit(page_size);
 
   std::vector<BuildTable> tables;
-  drydb::Error expected;  // the builder's first error, as the model predicts it
-  bool failing = false;
-  bool duplicate_key = false;
-  std::string duplicate_table;
-  auto expect = [&](errc e, const std::string& why) {
-    if (!failing) {
-      failing = true;
-      expected = drydb::Error(e, why);
+  // The builder's first error as the model predicts it: one code, or (see the header) any of a
+  // few.
+  std::vector<errc> expected;
+  std::string expected_why;
+  auto failing = [&] { return !expected.empty(); };
+  auto expect_any = [&](std::vector<errc> codes, const std::string& why) {
+    if (!failing()) {
+      expected = std::move(codes);
+      expected_why = why;
     }
   };
+  auto expect = [&](errc e, const std::string& why) { expect_any({e}, why); };
   uint64_t total_rows = 0;
   for (unsigned ti = 0; ti < table_count; ++ti) {
     BuildTable t;
     t.enc = encoding_number(in.u8());
     const uint8_t name_byte = in.u8();
     t.name = "t" + std::to_string(ti);
+    unsigned index_count = name_byte % 3;
     if (name_byte == 0xFF && ti > 0) {
       t.name = tables.back().name;
       t.duplicate = true;
+      index_count = 0;
     }
     const size_t width = t.enc.fixed_width();
     const uint8_t gen = in.u8();
@@ -150,6 +309,24 @@ inline void run_build(const uint8_t* data, size_t size) {
       }
       t.appended.push_back({std::move(k), std::move(v)});
     }
+    for (unsigned j = 0; j < index_count; ++j) {
+      IndexDef d;
+      const uint8_t decl = in.u8();
+      d.name = "i" + std::to_string(j);
+      if (decl == 0xFF && j > 0) {
+        d.name = t.indexes.front().name;
+        d.duplicate_name = true;
+      }
+      d.unique = (decl & 1) != 0;
+      d.wrong_kind = (decl & 2) != 0;
+      d.enc = encoding_number(in.u8());
+      const uint8_t fn = in.u8();
+      d.function = (fn & 7) % 5;
+      d.fit = (fn & 8) != 0;
+      d.param = in.u8();
+      d.sparse = in.u8();
+      t.indexes.push_back(std::move(d));
+    }
     total_rows += t.appended.size();
     tables.push_back(std::move(t));
   }
@@ -157,9 +334,12 @@ inline void run_build(const uint8_t* data, size_t size) {
   while (!in.empty())
     probes.push_back(in.bytes(in.u8() % 41));
 
-  // Appends every table's rows, in order or reversed; predicts the first error on the way.
+  // Appends every table's rows, in order or reversed, and declares its indexes; predicts the
+  // first error of the appends and declarations on the way.
   auto build = [&](bool reversed) -> drydb::result<std::vector<std::byte>> {
-    drydb::DatabaseBuilder b({.page_size = page_size, .memory_budget = budget});
+    drydb::DatabaseBuilder b({.page_size = page_size,
+                              .memory_budget = budget,
+                              .filters = make_filters(filter_choice, zstd_level)});
     for (auto& t : tables) {
       auto& tb = b.create_table(t.name, t.enc);
       if (t.duplicate && !reversed) expect(errc::duplicate_name, "table name reused");
@@ -180,20 +360,69 @@ inline void run_build(const uint8_t* data, size_t size) {
         if (k.size() > max_key) {
           expect(errc::key_too_long, "key of " + std::to_string(k.size()) + " bytes");
         } else if (!t.model.emplace(k, v).second) {
-          duplicate_key = true;
+          t.repeats[k].push_back(v);
         }
+      }
+      for (const IndexDef& d : t.indexes) {
+        tb.add_secondary_index(d.name, d.unique, d.enc, builder_function(d));
+        if (d.duplicate_name && !reversed)
+          expect(errc::duplicate_name, "index name reused in table " + t.name);
       }
     }
     return b.build_to_memory();
   };
   auto built = build(false);
-  if (duplicate_key) expect(errc::duplicate_key, "a key appended twice");
-  if (failing) {
-    if (built) return fail("build: succeeded, but the model expects " + expected.message);
-    if (!is(built.code(), static_cast<errc>(expected.code.value())))
-      return fail("build: failed with " + code_of(built.error()) + "; the model expects " +
-                  expected.message + " (code " + std::to_string(expected.code.value()) + ")");
-    return;
+  // The errors found at build time, table by table (tables are written in order).
+  for (const auto& t : tables) {
+    if (failing()) break;
+    // Rows in key order, each through every index in order; a key appended twice stops the
+    // table, its first copy (either of its values) having gone through the indexes.
+    auto first_index_error = [&](const std::string& k, const std::string& v) {
+      for (const IndexDef& d : t.indexes)
+        if (errc e = index_key_error(d, index_key_of(d, k, v), max_key); e != errc::ok) return e;
+      return errc::ok;
+    };
+    for (const auto& [k, v] : t.model) {
+      auto rep = t.repeats.find(k);
+      const errc e = first_index_error(k, v);
+      if (rep == t.repeats.end()) {
+        if (e != errc::ok) expect(e, "table " + t.name + ": an index key refused, row " + show(k));
+      } else {
+        std::vector<errc> any{e != errc::ok ? e : errc::duplicate_key};
+        for (const auto& other : rep->second) {
+          const errc o = first_index_error(k, other);
+          any.push_back(o != errc::ok ? o : errc::duplicate_key);
+        }
+        expect_any(std::move(any), "table " + t.name + ": key " + show(k) + " appended twice");
+      }
+      if (failing()) break;
+    }
+    if (failing()) break;
+    const std::vector<Row> rows(t.model.begin(), t.model.end());
+    for (const IndexDef& d : t.indexes) {
+      if (!d.unique) continue;
+      const auto entries = index_entries(d, rows);
+      for (size_t i = 1; i < entries.size(); ++i)
+        if (entries[i].first == entries[i - 1].first) {
+          expect(errc::duplicate_key, "table " + t.name + ", unique index " + d.name + ": key " +
+                                          show(entries[i].first) + " repeats");
+          break;
+        }
+      if (failing()) break;
+    }
+  }
+  if (failing()) {
+    auto codes = [&] {
+      std::string s;
+      for (errc e : expected)
+        s += (s.empty() ? "" : " or ") + std::to_string(static_cast<int>(e));
+      return s;
+    };
+    if (built) return fail("build: succeeded, but the model expects " + expected_why);
+    for (errc e : expected)
+      if (is(built.code(), e)) return;
+    return fail("build: failed with " + code_of(built.error()) + "; the model expects " +
+                expected_why + " (code " + codes() + ")");
   }
   if (!built) return fail("build failed: " + code_of(built.error()));
   const std::vector<std::byte>& file = *built;
@@ -206,7 +435,8 @@ inline void run_build(const uint8_t* data, size_t size) {
   {
     const bool cached = read_choice != 0;
     auto db = open_bytes(file, cached, caches[read_choice]);
-    const std::string how = cached ? "build, page cache" : "build, in place";
+    std::string how = cached ? "build, page cache" : "build, in place";
+    if (filter_choice != 0) how += ", filters " + std::to_string(filter_choice);
     if (!db) return fail(how + ": open failed: " + code_of(db.error()));
     if (auto st = db->verify(); !st) return fail(how + ": verify failed: " + code_of(st.error()));
     if (db->page_size() != page_size) return fail(how + ": wrong page size");
@@ -222,7 +452,22 @@ inline void run_build(const uint8_t* data, size_t size) {
       if (info.rows != rows.size() || (rows.empty() != (info.depth == 0)))
         return fail(how + ": table " + t.name + ": info() disagrees with the model");
       TableChecker(*table, rows, how + ", table " + t.name).run(probes, size);
-      // Secondary indexes: check each index of the table against its model here.
+      if (table->indexes().size() != t.indexes.size())
+        return fail(how + ": table " + t.name + ": " + std::to_string(table->indexes().size()) +
+                    " indexes, model " + std::to_string(t.indexes.size()));
+      if (table->index("no such index").code() != errc::not_found)
+        return fail(how + ": table " + t.name + ": an unknown index is not errc::not_found");
+      for (size_t j = 0; j < t.indexes.size(); ++j) {
+        const IndexDef& d = t.indexes[j];
+        const std::string ctx = how + ", table " + t.name + ", index " + d.name;
+        auto ix = table->index(d.name);
+        if (!ix) return fail(ctx + ": missing: " + code_of(ix.error()));
+        if (ix->name() != d.name || ix->unique() != d.unique || ix->encoding() != d.enc ||
+            table->indexes()[j].name() != d.name)
+          return fail(ctx + ": wrong name, kind or encoding");
+        const std::vector<IndexEntry> entries = index_entries(d, rows);
+        IndexChecker(*ix, rows, entries, ctx).run(probes, size + j);
+      }
     }
   }
 }

@@ -9,10 +9,15 @@
 // the rows a verified file's forward walk yields (open and page targets; a file that passes
 // verify() must answer every other query consistently with its own walk, and without errors).
 //
-// Secondary indexes: poke_index runs every index query kind on every opened file (unchecked
-// answers); a checked battery against a model of each index is still to come, as are filtered
-// pages in the targets that build files (page_target.h, build_target.h). The open corpus holds
-// files with indexes and with zstd and lz4 pages.
+// Secondary indexes: the index battery (IndexChecker) runs every index query kind — count, get,
+// get_all, get_range with every bound kind in both orders, count_range, prefix, cursor walks
+// both ways with each entry's row(), seek, seek_exact, seek_rank — against a model: the sorted
+// (index key, primary key) entries, with the table's rows. The build target models each index
+// from its index key function; the open and page targets take a verified file's own index walk
+// (and poke_index runs every index query kind, unchecked, on every opened file). The build
+// target also builds with page filters (lz4, zstd, zstd with a dictionary, lz4 then zstd); the
+// open corpus holds files with indexes and with zstd and lz4 pages. Still to come: filtered
+// pages and indexes in the page target's base file (page_target.h).
 //
 // Everything here is header-only and free of GoogleTest, so the same code runs under libFuzzer
 // (tests/fuzz/*_fuzzer.cpp) and as a unit test that replays committed inputs
@@ -596,6 +601,362 @@ class TableChecker {
   Limits lim_;
 };
 
+// One entry of a secondary index in the model: (encoded index key, primary key).
+using IndexEntry = std::pair<std::string, std::string>;
+
+// Compares one secondary index's answers with `entries` (sorted: by index key, then by primary
+// key; for a unique index no index key repeats) and each entry's row with `rows`, the table's
+// model (sorted by key): count, get (the first row of an index key), get_all, get_range and
+// count_range with every bound kind in both orders, prefix, cursor walks both ways (rank, index
+// key, row() kept across moves), seek with steps both ways, seek_exact and seek_rank. As with
+// TableChecker no query may fail, except prefix() on typed index keys (errc::wrong_key_type)
+// and a range whose start is after its end (errc::invalid_argument). `extra` are more index
+// keys to probe; at most Limits::probes of them are used (those of the index's typed width).
+class IndexChecker {
+ public:
+  IndexChecker(const drydb::SecondaryIndex& index, const std::vector<Row>& rows,
+               const std::vector<IndexEntry>& entries, std::string context,
+               const Limits& limits = {})
+      : ix_(index),
+        entries_(entries),
+        kind_(index.encoding().kind()),
+        width_(index.encoding().fixed_width()),
+        ctx_(std::move(context)),
+        lim_(limits) {
+    values_.reserve(entries.size());
+    for (const auto& [ik, pk] : entries) {
+      auto it = std::lower_bound(rows.begin(), rows.end(), pk,
+                                 [](const Row& r, const std::string& k) { return r.first < k; });
+      if (it == rows.end() || it->first != pk) {
+        bad("model: the entry of " + show(ik) + " names no row " + show(pk));
+        values_.push_back(&empty_);
+      } else {
+        values_.push_back(&it->second);
+      }
+    }
+  }
+
+  void run(const std::vector<std::string>& extra, uint64_t seed) {
+    Rng rng{seed};
+    const size_t n = entries_.size();
+    if (ix_.count() != n)
+      return bad("count() " + std::to_string(ix_.count()) + ", model " + std::to_string(n));
+    walk(true);
+    walk(false);
+    // get and get_all of the index keys of some entries (all of them when few).
+    const size_t gets = std::min(n, lim_.gets);
+    for (size_t j = 0; j < gets; ++j) {
+      const std::string& k = entries_[gets == n ? j : rng.below(n)].first;
+      get(k);
+      if (j % 4 == 0) get_all(k);
+    }
+    const std::vector<std::string> probes = probe_keys(extra, rng);
+    for (const auto& k : probes) {
+      get(k);
+      get_all(k);
+      seek(k);
+    }
+    for (uint64_t r : {uint64_t{0}, uint64_t{n / 2}, uint64_t{n ? n - 1 : 0}, uint64_t{n},
+                       rng.below(n + 1), ~uint64_t{0}})
+      seek_rank(r);
+    std::vector<Bound> bounds{Bound{}};
+    for (const auto& k : probes)
+      bounds.push_back(Bound{true, k});
+    // As TableChecker: every pair of bounds both ways round, one random combination of
+    // exclusive ends and order each, all eight for equal bounds and open ends.
+    for (size_t i = 0; i < bounds.size(); ++i)
+      for (size_t j = 0; j < bounds.size(); ++j) {
+        const bool all = i == j || i == 0 || j == 0;
+        const int pick = static_cast<int>(rng.below(8));
+        for (int flags = 0; flags < 8; ++flags) {
+          if (!all && flags != pick) continue;
+          const drydb::RangeOptions o{
+              .start_exclusive = (flags & 1) != 0,
+              .end_exclusive = (flags & 2) != 0,
+              .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
+          count_range(bounds[i], bounds[j], o);
+          range(bounds[i], bounds[j], o);
+        }
+      }
+    for (const auto& k : probes)
+      prefix(k.substr(0, rng.below(k.size() + 1)),
+             rng.below(2) ? drydb::SortOrder::descending : drydb::SortOrder::ascending);
+    prefix(std::string(), drydb::SortOrder::ascending);
+  }
+
+ private:
+  void bad(const std::string& what) { fail(ctx_ + ": " + what); }
+  void error(const std::string& query, const drydb::Error& e) {
+    bad(query + " failed: " + code_of(e));
+  }
+  bool usable(const std::string& k) const {
+    const size_t w = typed_width(kind_);
+    return w == 0 || k.size() == w;
+  }
+  drydb::Key key(const std::string& k) const { return typed_key(kind_, k); }
+  size_t lower(std::string_view k) const {
+    return static_cast<size_t>(
+        std::lower_bound(entries_.begin(), entries_.end(), k,
+                         [](const IndexEntry& e, std::string_view x) { return e.first < x; }) -
+        entries_.begin());
+  }
+  size_t upper(std::string_view k) const {
+    return static_cast<size_t>(
+        std::upper_bound(entries_.begin(), entries_.end(), k,
+                         [](std::string_view x, const IndexEntry& e) { return x < e.first; }) -
+        entries_.begin());
+  }
+  // Whether (primary key, value) is the row of entry i.
+  bool is_row(size_t i, Bytes pk, Bytes value) const {
+    return same(pk, entries_[i].second) && same(value, *values_[i]);
+  }
+  std::string entry_name(size_t i) const {
+    return std::to_string(i) + " (" + show(entries_[i].first) + " -> " + show(entries_[i].second) +
+           ")";
+  }
+
+  // Index keys to aim at: those of the first, middle, last and a random entry and their
+  // neighbours in the key space, the smallest and a large key, and up to Limits::probes of
+  // `extra` (of the typed width, for typed index keys).
+  std::vector<std::string> probe_keys(const std::vector<std::string>& extra, Rng& rng) const {
+    std::vector<std::string> out;
+    auto add = [&](const std::string& k) {
+      if (usable(k)) out.push_back(k);
+    };
+    const size_t key_width = typed_width(kind_) ? typed_width(kind_) : width_;
+    std::string tmp;
+    if (!entries_.empty()) {
+      const size_t n = entries_.size();
+      for (size_t i : {size_t{0}, n / 2, n - 1, static_cast<size_t>(rng.below(n))}) {
+        add(entries_[i].first);
+        if (successor(key_width, entries_[i].first, &tmp)) add(tmp);
+        if (predecessor(key_width, entries_[i].first, &tmp)) add(tmp);
+      }
+    }
+    add(std::string(key_width, '\0'));
+    add(std::string(key_width ? key_width : 20, '\xff'));
+    size_t taken = 0;
+    for (const auto& k : extra)
+      if (usable(k) && taken < lim_.probes) {
+        out.push_back(k);
+        ++taken;
+      }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // The whole index through a cursor, checking rank, index key and row of each entry; a Row
+  // taken from an early entry must keep its bytes while the walk moves on (and pages evict).
+  void walk(bool forward) {
+    const char* way = forward ? "forward walk" : "backward walk";
+    drydb::IndexCursor c = ix_.cursor();
+    const size_t n = entries_.size();
+    drydb::Row kept;
+    size_t kept_at = 0;
+    size_t i = 0;
+    for (bool ok = forward ? c.first() : c.last(); ok; ok = forward ? c.next() : c.prev()) {
+      if (i >= n) return bad(std::string(way) + " runs long");
+      if (i >= lim_.walk_rows) return;
+      const size_t at = forward ? i : n - 1 - i;
+      if (c.rank() != at)
+        return bad(std::string(way) + ": rank " + std::to_string(c.rank()) + " at entry " +
+                   std::to_string(at));
+      const auto ik = as_string(c.index_key());
+      const auto pk = c.key();
+      const auto v = c.value();
+      if (!c.status()) return error(way, c.status().error());
+      if (ik != entries_[at].first || !is_row(at, pk, v))
+        return bad(std::string(way) + ": entry " + entry_name(at) + " is " + show(ik) + " -> " +
+                   show(as_string(pk)));
+      if (i == 1 || i % 64 == 0) {
+        drydb::Row row = c.row();
+        if (!c.status()) return error(std::string(way) + " row()", c.status().error());
+        if (!row.has_value() || !is_row(at, row.key(), row.value()))
+          return bad(std::string(way) + ": row() of entry " + entry_name(at) + " is wrong");
+        if (i == 1) {
+          kept = std::move(row);
+          kept_at = at;
+        }
+      }
+      ++i;
+    }
+    if (!c.status()) return error(way, c.status().error());
+    if (i != n && i < lim_.walk_rows)
+      return bad(std::string(way) + " ended after " + std::to_string(i) + " of " +
+                 std::to_string(n) + " entries");
+    if (kept.has_value() && !is_row(kept_at, kept.key(), kept.value()))
+      bad(std::string(way) + ": a Row kept from entry " + entry_name(kept_at) + " changed");
+  }
+
+  void get(const std::string& k) {
+    if (!usable(k)) return;
+    auto r = ix_.get(key(k));
+    if (!r) return error("get " + show(k), r.error());
+    const size_t i = lower(k);
+    const bool want = i < entries_.size() && entries_[i].first == k;
+    if (r->has_value() != want)
+      return bad("get " + show(k) + ": found=" + std::to_string(r->has_value()));
+    if (want && !is_row(i, r->key(), r->value()))
+      return bad("get " + show(k) + ": row " + show(as_string(r->key())) + ", model entry " +
+                 entry_name(i));
+    if (!want && (!r->key().empty() || !r->value().empty()))
+      bad("get " + show(k) + ": absent but has bytes");
+  }
+
+  void get_all(const std::string& k) {
+    if (!usable(k)) return;
+    auto r = ix_.get_all(key(k));
+    const std::string w = "get_all " + show(k);
+    if (!r) return error(w, r.error());
+    check_rows(*r, lower(k), upper(k), false, w);
+  }
+
+  void seek(const std::string& k) {
+    if (!usable(k)) return;
+    const size_t n = entries_.size();
+    const size_t at = lower(k);
+    drydb::IndexCursor c = ix_.cursor();
+    const bool ok = c.seek(key(k));
+    if (!c.status()) return error("seek " + show(k), c.status().error());
+    if (ok != (at < n)) return bad("seek " + show(k) + ": wrong validity");
+    if (ok) {
+      if (c.rank() != at || as_string(c.index_key()) != entries_[at].first ||
+          !is_row(at, c.key(), c.value()))
+        return bad("seek " + show(k) + ": not at entry " + entry_name(at));
+      drydb::IndexCursor back = ix_.cursor();
+      if (!back.seek_rank(at)) return bad("seek_rank " + std::to_string(at) + " failed");
+      for (size_t s = 0; s < 3; ++s) {
+        const bool fwd = c.next(), bwd = back.prev();
+        if (!c.status()) return error("next after seek", c.status().error());
+        if (!back.status()) return error("prev after seek_rank", back.status().error());
+        const size_t up = at + 1 + s;
+        if (fwd != (up < n)) return bad("next after seek " + show(k) + ": wrong validity");
+        if (fwd && !is_row(up, c.key(), c.value()))
+          return bad("next after seek " + show(k) + ": not at entry " + entry_name(up));
+        if (bwd != (at >= s + 1)) return bad("prev after seek " + show(k) + ": wrong validity");
+        if (bwd && !is_row(at - 1 - s, back.key(), back.value()))
+          return bad("prev after seek " + show(k) + ": not at entry " + entry_name(at - 1 - s));
+      }
+    }
+    drydb::IndexCursor e = ix_.cursor();
+    const bool exact = e.seek_exact(key(k));
+    if (!e.status()) return error("seek_exact " + show(k), e.status().error());
+    const bool want = at < n && entries_[at].first == k;
+    if (exact != want) return bad("seek_exact " + show(k) + " = " + std::to_string(exact));
+    if (e.valid() != (at < n)) return bad("seek_exact " + show(k) + ": wrong validity");
+    if (exact) {
+      drydb::Row row = e.row();
+      e.next();  // the Row outlives the cursor's moves
+      if (!row.has_value() || !is_row(at, row.key(), row.value()))
+        bad("seek_exact " + show(k) + ": row() is not entry " + entry_name(at));
+    }
+  }
+
+  void seek_rank(uint64_t r) {
+    drydb::IndexCursor c = ix_.cursor();
+    const bool ok = c.seek_rank(r);
+    if (!c.status()) return error("seek_rank", c.status().error());
+    if (ok != (r < entries_.size()))
+      return bad("seek_rank " + std::to_string(r) + ": wrong validity");
+    if (ok && (c.rank() != r || as_string(c.index_key()) != entries_[r].first ||
+               !is_row(r, c.key(), c.value())))
+      bad("seek_rank " + std::to_string(r) + ": not at entry " + entry_name(r));
+  }
+
+  drydb::KeyBound kb(const Bound& b, drydb::Key* storage) const {
+    if (!b.bounded) return drydb::unbounded;
+    *storage = key(b.key);
+    return drydb::KeyBound(*storage);
+  }
+  // Model entries [lo, hi) of a range; false when start > end (an error is due).
+  bool model_range(const Bound& s, const Bound& e, const drydb::RangeOptions& o, size_t* lo,
+                   size_t* hi) const {
+    if (s.bounded && e.bounded && s.key > e.key) return false;
+    *lo = !s.bounded ? 0 : (o.start_exclusive ? upper(s.key) : lower(s.key));
+    *hi = !e.bounded ? entries_.size() : (o.end_exclusive ? lower(e.key) : upper(e.key));
+    if (*hi < *lo) *hi = *lo;
+    return true;
+  }
+  static std::string what(const Bound& s, const Bound& e, const drydb::RangeOptions& o) {
+    auto b = [](const Bound& x) { return x.bounded ? show(x.key) : std::string("*"); };
+    return "[" + b(s) + (o.start_exclusive ? " excl, " : " incl, ") + b(e) +
+           (o.end_exclusive ? " excl" : " incl") +
+           (o.order == drydb::SortOrder::descending ? "] desc" : "] asc");
+  }
+
+  void count_range(const Bound& s, const Bound& e, const drydb::RangeOptions& o) {
+    size_t lo = 0, hi = 0;
+    const bool valid = model_range(s, e, o, &lo, &hi);
+    drydb::Key ks(""), ke("");
+    auto c = ix_.count_range(kb(s, &ks), kb(e, &ke), o);
+    const std::string w = "count_range " + what(s, e, o);
+    if (!c) {
+      if (!valid && is(c.code(), errc::invalid_argument)) return;
+      return error(w, c.error());
+    }
+    if (!valid) return bad(w + " accepted start > end");
+    if (*c != hi - lo) bad(w + " = " + std::to_string(*c) + ", model " + std::to_string(hi - lo));
+  }
+
+  void range(const Bound& s, const Bound& e, const drydb::RangeOptions& o) {
+    size_t lo = 0, hi = 0;
+    const bool valid = model_range(s, e, o, &lo, &hi);
+    drydb::Key ks(""), ke("");
+    auto r = ix_.get_range(kb(s, &ks), kb(e, &ke), o);
+    const std::string w = "get_range " + what(s, e, o);
+    if (!r) {
+      if (!valid && is(r.code(), errc::invalid_argument)) return;
+      return error(w, r.error());
+    }
+    if (!valid) return bad(w + " accepted start > end");
+    check_rows(*r, lo, hi, o.order == drydb::SortOrder::descending, w);
+  }
+
+  void prefix(const std::string& p, drydb::SortOrder order) {
+    auto r = ix_.prefix(std::as_bytes(std::span(p.data(), p.size())), order);
+    const std::string w = "prefix " + show(p);
+    if (kind_ != drydb::KeyKind::bytes) {
+      if (r || !is(r.code(), errc::wrong_key_type)) bad(w + " on typed index keys did not refuse");
+      return;
+    }
+    if (!r) return error(w, r.error());
+    const size_t lo = lower(p);
+    size_t hi = lo;
+    while (hi < entries_.size() && entries_[hi].first.compare(0, p.size(), p) == 0)
+      ++hi;
+    check_rows(*r, lo, hi, order == drydb::SortOrder::descending, w);
+  }
+
+  // The size of a range and its first Limits::range_rows rows (and its last one, when that is
+  // further): each the row of the model's entry.
+  void check_rows(drydb::IndexRange& r, size_t lo, size_t hi, bool desc, const std::string& w) {
+    if (r.size() != hi - lo)
+      return bad(w + ": size " + std::to_string(r.size()) + ", model " + std::to_string(hi - lo));
+    size_t i = 0;
+    for (auto entry : r) {
+      if (i >= lim_.range_rows) break;
+      const size_t at = desc ? hi - 1 - i : lo + i;
+      if (!r.status()) break;
+      if (!is_row(at, entry.key, entry.value))
+        return bad(w + ": row " + std::to_string(i) + " is " + show(as_string(entry.key)) +
+                   ", model entry " + entry_name(at));
+      ++i;
+    }
+    if (!r.status()) return error(w, r.status().error());
+    if (i < std::min(hi - lo, lim_.range_rows)) bad(w + ": ended early");
+  }
+
+  drydb::SecondaryIndex ix_;
+  const std::vector<IndexEntry>& entries_;
+  std::vector<const std::string*> values_;  // the value of each entry's row
+  const std::string empty_;
+  drydb::KeyKind kind_;
+  size_t width_;
+  std::string ctx_;
+  Limits lim_;
+};
+
 // ---- untrusted files --------------------------------------------------------------------------
 
 // Runs every query kind on every table of a database opened from untrusted bytes, answers
@@ -720,6 +1081,24 @@ inline bool walk_rows(const drydb::ReadOnlyTable& t, size_t cap, std::vector<Row
   return static_cast<bool>(c.status());
 }
 
+// The entries a forward walk of an index yields, or false when the walk fails, runs past `cap`
+// entries or gives entries out of order (by index key, then primary key; index keys distinct
+// in a unique index).
+inline bool walk_entries(const drydb::SecondaryIndex& ix, size_t cap,
+                         std::vector<IndexEntry>* out) {
+  out->clear();
+  drydb::IndexCursor c = ix.cursor();
+  for (bool ok = c.first(); ok; ok = c.next()) {
+    if (out->size() >= cap) return false;
+    IndexEntry e{as_string(c.index_key()), as_string(c.key())};
+    if (!c.status()) return false;
+    if (!out->empty() && (ix.unique() ? !(out->back().first < e.first) : !(out->back() < e)))
+      return false;
+    out->push_back(std::move(e));
+  }
+  return static_cast<bool>(c.status());
+}
+
 // Queries every table of a database read from untrusted bytes. When verify() passes, the file
 // is a valid database as far as drydb can tell, so every table must answer every query
 // consistently with its own forward walk, with no error; otherwise the queries only must not
@@ -758,6 +1137,16 @@ inline bool exercise_database(const drydb::ReadOnlyDatabase& db,
       continue;
     }
     TableChecker(t, rows, ctx, lim).run(keys, seed);
+    for (const auto& ix : t.indexes()) {
+      const std::string ictx = ctx + ", index '" + std::string(ix.name()) + "'";
+      std::vector<IndexEntry> entries;
+      if (ix.count() > lim.walk_rows) continue;
+      if (!walk_entries(ix, lim.walk_rows, &entries)) {
+        fail(ictx + ": the forward walk fails or is out of order after verify() passed");
+        continue;
+      }
+      IndexChecker(ix, rows, entries, ictx, lim).run(keys, seed);
+    }
   }
   return true;
 }

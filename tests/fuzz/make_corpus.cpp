@@ -9,7 +9,9 @@
 //          run start and continuation, per table) and for its catalog, the input that writes
 //          the page back unchanged
 //   build  requests covering every encoding, deep trees, spilling budgets, every page size,
-//          overflow values, and each builder error the model predicts
+//          overflow values, secondary indexes of every kind (unique, non-unique, sparse, empty;
+//          bytes, int64, uuid, custom fixed and variable keys), each page filter chain, and each
+//          builder error the model predicts (index errors included)
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -279,6 +281,162 @@ void build_seeds(const fs::path& dir) {
             .u8(252)
             .u8(3)
             .bytes("abc")
+            .s);
+  // Secondary indexes (5 bytes each, after the table's rows) and page filters (the third byte).
+  // page 512, budget 64 KiB, a 2-page cache and lz4 pages; bytes keys with a sparse non-unique
+  // index on a slice of the value and a unique index on the whole key (custom variable keys).
+  write(dir, "index_slice_lz4",
+        Request()
+            .u8(0)
+            .u8(5)
+            .u8(1 + 4 * 1)
+            .u8(0)
+            .u8(0)
+            .u8(2)
+            .u8(100)
+            .u8(2)
+            .u8(3)
+            .bytes("abc")
+            .u8(5)
+            .bytes(std::string("a\0\0bc", 5))
+            .u8(4)
+            .bytes("abcd")
+            .u8(3)
+            .bytes(std::string("a\0\0", 3))
+            .u8(0)
+            .u8(0)
+            .u8(2)
+            .u8(1 + 8 * 2)
+            .u8(3)
+            .u8(1)
+            .u8(6)
+            .u8(1)
+            .u8(0)
+            .u8(0)
+            .u8(3)
+            .bytes(std::string("\0\0b", 3))
+            .u8(1)
+            .bytes("a")
+            .s);
+  // page 1,024, budget 1 MiB, in place with zstd level 1: an int64 table with a sparse unique
+  // index on its key and a non-unique int64 index on a hash (negative keys too); an f3 table
+  // with a non-unique f3 index on the value's first bytes, padded.
+  write(dir, "index_int64_zstd",
+        Request()
+            .u8(1)
+            .u8(6)
+            .u8(48)
+            .u8(1)
+            .u8(1)
+            .u8(2)
+            .u8(150)
+            .u8(0)
+            .u8(1)
+            .u8(1)
+            .u8(1)
+            .u8(0)
+            .u8(2)
+            .u8(0)
+            .u8(1)
+            .u8(4)
+            .u8(20)
+            .u8(0)
+            .u8(4)
+            .u8(1)
+            .u8(60)
+            .u8(0)
+            .u8(0)
+            .u8(4)
+            .u8(2 | 8)
+            .u8(8 * 3)
+            .u8(0)
+            .u8(8)
+            .bytes(std::string(8, '\x80'))
+            .s);
+  // page 512, budget 16 KiB (spills), the whole file cached, zstd with a dictionary: custom
+  // variable keys, a non-unique index on a hash modulo 7 (0x00 bytes in the keys).
+  write(
+      dir, "index_hash_zstd_dictionary",
+      Request().u8(0).u8(4).u8(15).u8(0).u8(6).u8(1).u8(120).u8(0).u8(0).u8(0).u8(4).u8(6).u8(0).s);
+  // page 4,096, budget 256 (spills), a 16-page cache, lz4 then zstd: uuid keys with overflow
+  // values, a unique uuid index on the key and an empty ulid index.
+  write(dir, "index_uuid_lz4_zstd",
+        Request()
+            .u8(3)
+            .u8(1)
+            .u8(2 + 4 * 4)
+            .u8(0)
+            .u8(2)
+            .u8(2)
+            .u8(40)
+            .u8(2)
+            .bytes(std::string(16, '\x07'))
+            .u8(201)
+            .bytes(std::string(16, '\x70'))
+            .u8(203)
+            .u8(1)
+            .u8(2)
+            .u8(1)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(3)
+            .u8(2 | 8)
+            .u8(8 * 16)
+            .u8(255)
+            .s);
+  // index errors: a repeated key in a unique index, a wrong width (whole values as f3 keys), a
+  // key of the wrong kind, a repeated index name, an index key over the limit (a whole value of
+  // inline_value_limit - 2 bytes at page size 512)
+  write(dir, "error_index_duplicate_key",
+        Request().u8(0).u8(7).u8(0).u8(0).u8(0).u8(1).u8(20).u8(0).u8(1).u8(0).u8(4).u8(1).u8(0).s);
+  write(dir, "error_index_wrong_width",
+        Request().u8(0).u8(7).u8(0).u8(0).u8(0).u8(1).u8(20).u8(0).u8(0).u8(4).u8(0).u8(0).u8(0).s);
+  write(dir, "error_index_wrong_kind",
+        Request().u8(0).u8(7).u8(0).u8(0).u8(1).u8(1).u8(40).u8(0).u8(2).u8(0).u8(4).u8(9).u8(0).s);
+  write(dir, "error_index_duplicate_name",
+        Request()
+            .u8(0)
+            .u8(7)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(2)
+            .u8(8)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0xFF)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .s);
+  write(dir, "error_index_key_too_long",
+        Request()
+            .u8(0)
+            .u8(7)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(1)
+            .u8(0)
+            .u8(2)
+            .u8(1)
+            .bytes("a")
+            .u8(1)
+            .bytes("v")
+            .u8(1)
+            .bytes("b")
+            .u8(200)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
+            .u8(0)
             .s);
 }
 

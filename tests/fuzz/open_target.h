@@ -3,8 +3,9 @@
 // The bytes are opened as given in place (open_memory: the path mapped files take), then again
 // with every checksum recomputed (see fix_all_checksums), in place and through a small page
 // cache, so that mutations get past the checksums to the header, catalog and page checks behind
-// them. Each opened database gets every query kind on every table (exercise_database); a file
-// that passes verify() must answer them all consistently with its own forward walk.
+// them. Each opened database gets every query kind on every table and index
+// (exercise_database); a file that passes verify() must answer them all consistently with its
+// own forward walks (of each table, and of each index with its table's rows).
 #pragma once
 
 #include "fuzz_support.h"

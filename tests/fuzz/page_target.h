@@ -32,8 +32,9 @@ struct PageBase {
   uint64_t catalog_offset = 0;
 };
 
-// Secondary indexes and page filters: add an index per table and build with a filter chain
-// here, once they exist, and their pages join the choice of pages to replace.
+// Still to come: secondary indexes and page filters in this base file (the build target builds
+// both, the open corpus holds files with both); an index per table and a filter chain here
+// would bring index pages and filtered pages into the choice of pages to replace.
 inline const PageBase& page_base() {
   static const PageBase base = [] {
     register_encodings();
