@@ -44,7 +44,7 @@ using drydb::SortOrder;
 
 constexpr int kThreads = 8;
 // Operations per thread: enough to cycle the cache many times over; fewer under sanitizers.
-constexpr int kOpsPerThread = DRYDB_TEST_SANITIZED ? 4000 : 40000;
+constexpr int kOpsPerThread = DRYDB_TEST_SANITIZED ? 5000 : 60000;
 constexpr uint32_t kPageSize = 1024;
 constexpr size_t kSpan = 150;      // most rows a bounded range covers
 constexpr size_t kIndexSpan = 12;  // most entries a bounded index range covers (each its own row)
