@@ -27,7 +27,9 @@ Error range_count_mismatch();
 // trees' subtree counts); rows are read as it is iterated:
 //   for (auto [key, value] : *range) ...
 // Each iteration walks one internal cursor, so the key/value views of a row
-// stay valid until the next step; iterating again starts over. The Range must
+// stay valid until the next step; iterating again starts over. A step reads
+// the row it reaches, value included (an overflow run, or the table row an
+// index entry refers to), whether or not it is dereferenced. The Range must
 // not outlive its database; it belongs to one thread at a time.
 // CursorT is Cursor for a table's rows, IndexCursor for an index's.
 template <class CursorT>
@@ -112,7 +114,7 @@ class BasicRange {
       CursorT& c = it.range_->cursor_;
       const bool ascending = it.range_->order_ == SortOrder::ascending;
       if constexpr (std::is_same_v<CursorT, Cursor>) {
-        const uint32_t taken = it.run_len_ - 1;
+        const auto taken = static_cast<uint32_t>(it.run_len_ - 1);
         c.index_ = ascending ? c.index_ + taken : c.index_ - taken;
         c.rank_ = ascending ? c.rank_ + taken : c.rank_ - taken;
       }

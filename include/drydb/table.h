@@ -68,19 +68,7 @@ class ReadOnlyTable {
           return get_checked(key);
       }
     }
-    const uint64_t kp = detail::key_prefix(k.data(), k.size());
-    const std::byte* page = detail::try_descend_to_leaf(*db_, *tree_, k, kp, &pin);
-    if (page == nullptr) [[unlikely]]
-      return get_checked(key);
-    const detail::LeafView leaf(page, tree_->layout);
-    bool found;
-    const uint32_t i = leaf.lower_bound(k, kp, &found);
-    if (!found || leaf.is_overflow(i)) [[unlikely]] {
-      detail::unpin(pin);
-      return found ? get_checked(key) : Value();
-    }
-    const auto v = leaf.value_field(i);
-    return Value::found(v.data(), v.size(), pin);
+    return get_general(key);
   }
 
   // Rows between two bounds (each a key or drydb::unbounded), inclusive
@@ -168,9 +156,29 @@ class ReadOnlyTable {
       : db_(db), tree_(tree), name_(name) {}
 
  private:
+  // get()'s hot path for every other key layout (variable-width keys, wider
+  // fixed widths): out of line, so the prefix-key path stays small.
+  [[gnu::noinline]] result<Value> get_general(const Key& key) const {
+    const auto k = key.bytes();
+    detail::PageSlot* pin;
+    const uint64_t kp = detail::key_prefix(k.data(), k.size());
+    const std::byte* page = detail::try_descend_to_leaf(*db_, *tree_, k, kp, &pin);
+    if (page == nullptr) [[unlikely]]
+      return get_checked(key);
+    const detail::LeafView leaf(page, tree_->layout);
+    bool found;
+    const uint32_t i = leaf.lower_bound(k, kp, &found);
+    if (!found || leaf.is_overflow(i)) [[unlikely]] {
+      detail::unpin(pin);
+      return found ? get_checked(key) : Value();
+    }
+    const auto v = leaf.value_field(i);
+    return Value::found(v.data(), v.size(), pin);
+  }
+
   // get() through fetch(): loads missing pages, checks first-touched ones,
   // resolves overflow values and reports every error.
-  result<Value> get_checked(const Key& key) const {
+  [[gnu::noinline]] result<Value> get_checked(const Key& key) const {
     detail::ErrorOut err;
     if (!detail::check_key_kind(*tree_, key, &err)) return std::move(*err);
     const detail::TreeDesc& d = *tree_->desc;

@@ -43,6 +43,12 @@ struct TreeRef {
   // Index trees: the tree of the table whose rows the entries refer to.
   const TreeRef* primary = nullptr;
   std::string_view name;  // the table's or the index's name
+  // Prefix-key trees (fixed widths up to 8) of depth 2 or more: what every
+  // descent's interpolation in the root page divides by, 1 / (last separator
+  // - first separator), stored by the first descent that computes it (0: not
+  // yet; negative: the root does not interpolate). Derived from immutable
+  // bytes, so a relaxed store suffices. Owned by the DatabaseState.
+  std::atomic<double>* root_inv_span = nullptr;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
@@ -142,6 +148,7 @@ class DatabaseState {
   std::vector<TreeRef> primaries_;   // one per table, in catalog order
   std::vector<TreeRef> indexes_;     // every table's index trees, table by table
   std::vector<size_t> index_begin_;  // table i's indexes are [index_begin_[i], index_begin_[i+1])
+  std::unique_ptr<std::atomic<double>[]> root_inv_spans_;  // one per tree, primaries first
 
   // Mapped storage: one byte per page, set once the page passed its checks.
   std::unique_ptr<std::atomic<uint8_t>[]> verified_;

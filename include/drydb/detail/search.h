@@ -86,10 +86,21 @@ DRYDB_ALWAYS_INLINE const std::byte* try_descend_to_leaf(const DatabaseState& db
 
 // The child of internal page `p` whose subtree holds x: the number of
 // separators <= x.
-DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const std::byte* p, uint64_t x) noexcept {
+DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const std::byte* p, uint64_t x,
+                                              double inv_span = 0) noexcept {
   const uint32_t n = load_u16(p + page::kCountOff);
-  return x == ~uint64_t{0} ? n - 1
-                           : unique_prefix_lower_bound(p + internal::prefixes_off(n), n - 1, x + 1);
+  return x == ~uint64_t{0}
+             ? n - 1
+             : unique_prefix_lower_bound(p + internal::prefixes_off(n), n - 1, x + 1, inv_span);
+}
+
+// Stores the root's inv_span hint (see TreeRef::root_inv_span). Cold: once
+// per tree, or a few times when threads race (they store the same value).
+[[gnu::cold, gnu::noinline]] inline void set_root_hint(const TreeRef& tree,
+                                                       const std::byte* root) noexcept {
+  const uint32_t n = load_u16(root + page::kCountOff);
+  tree.root_inv_span->store(unique_prefix_inv_span(root + internal::prefixes_off(n), n - 1),
+                            std::memory_order_relaxed);
 }
 
 // The first slot of leaf `p` whose key is >= x, and whether it is x.
@@ -111,7 +122,13 @@ DRYDB_ALWAYS_INLINE const std::byte* try_descend_prefix_key(const DatabaseState&
     PageSlot* inner_pin;
     const std::byte* p = db.try_fetch(page, PageType::internal, level, &inner_pin);
     if (p == nullptr) return nullptr;
-    const uint32_t c = prefix_key_child(p, x);
+    double inv_span = 0;
+    if (level == d.depth - 1) {  // the root
+      inv_span = tree.root_inv_span->load(std::memory_order_relaxed);
+      if (inv_span == 0) [[unlikely]]
+        set_root_hint(tree, p);
+    }
+    const uint32_t c = prefix_key_child(p, x, inv_span);
     if (rank != nullptr && c > 0)
       *rank += load_u64(p + internal::counts_off(load_u16(p + page::kCountOff)) + 8 * size_t{c - 1});
     page = load_u64(p + internal::children_off() + 8 * size_t{c});
@@ -128,7 +145,9 @@ enum class Probe : uint8_t {
            // the value is an overflow run: repeat the lookup through fetch()
 };
 
-// get()'s hot path for prefix-key trees (see above).
+// get()'s hot path for prefix-key trees (see above). It decodes the leaf as
+// LeafView::is_overflow and LeafView::value_field do (the key part is empty
+// at these widths); a change to the leaf layout changes both.
 DRYDB_ALWAYS_INLINE Probe probe_prefix_key(const DatabaseState& db, const TreeRef& tree,
                                            uint64_t x, ByteView* value, PageSlot** pin) noexcept {
   const std::byte* p = try_descend_prefix_key(db, tree, x, nullptr, pin);
