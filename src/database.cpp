@@ -161,13 +161,12 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     }
     s.index_begin_.push_back(s.indexes_.size());
   }
-  s.root_inv_spans_ =
-      std::make_unique<std::atomic<double>[]>(s.primaries_.size() + s.indexes_.size());
+  s.root_hints_ = std::make_unique<RootHint[]>(s.primaries_.size() + s.indexes_.size());
   size_t hint = 0;
   for (TreeRef& tree : s.primaries_)
-    tree.root_inv_span = &s.root_inv_spans_[hint++];
+    tree.root_hint = &s.root_hints_[hint++];
   for (TreeRef& tree : s.indexes_)
-    tree.root_inv_span = &s.root_inv_spans_[hint++];
+    tree.root_hint = &s.root_hints_[hint++];
 
   auto mapped = storage->mapped();
   if (!mapped.empty() && !filtered) {

@@ -91,14 +91,22 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
   }
   // Keys: prefixes agree with the key bytes, and keys strictly increase.
   LeafView view(p, layout);
-  for (uint32_t i = 0; i < n; ++i) {
-    ByteView key = view.key(i);
-    if (layout.prefix_is_key()) {
-      if (!prefix_padding_ok(layout, p + leaf::kHeaderSize + 8 * i))
-        return bad(tree, page, "key prefix padding is not zero", err);
-    } else if (view.prefix(i) != key_prefix(key.data(), key.size())) {
-      return bad(tree, page, "key prefix does not match its key", err);
+  if (layout.prefix_is_key()) {
+    // The key is the prefix's first `width` bytes: its other bytes must be
+    // zero, and then prefixes order as the keys do.
+    const uint64_t padding = layout.width >= 8 ? 0 : ~uint64_t{0} >> (8 * layout.width);
+    uint64_t previous = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t prefix = load_be64(p + leaf::kHeaderSize + 8 * size_t{i});
+      if (prefix & padding) return bad(tree, page, "key prefix padding is not zero", err);
+      if (i > 0 && prefix <= previous) return bad(tree, page, "keys out of order", err);
+      previous = prefix;
     }
+  }
+  for (uint32_t i = 0; i < n && !layout.prefix_is_key(); ++i) {
+    ByteView key = view.key(i);
+    if (view.prefix(i) != key_prefix(key.data(), key.size()))
+      return bad(tree, page, "key prefix does not match its key", err);
     if (i > 0 && compare_bytes(view.key(i - 1), key) >= 0)
       return bad(tree, page, "keys out of order", err);
   }

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -200,6 +202,128 @@ TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
   EXPECT_TRUE(v->has_value());
   EXPECT_FALSE(table->get(int64_t{-2998})->has_value());
   EXPECT_FALSE(table->get(kMin)->has_value());
+}
+
+// int64 gets and ranks take a dedicated path (search.h: prefix-key descent, a remembered root,
+// a dense leaf's one-load slot). Against the model, for trees of several shapes: dense keys
+// (evenly spaced root separators), irregular gaps with values of mixed lengths (offset arrays),
+// overflow values (the path hands those to the general one), INT64_MIN and INT64_MAX stored, a
+// root that is a leaf and a root with one separator; through the page cache (tiny and whole)
+// and in place. Every probe runs twice: the first pass meets pages not yet checked and roots
+// not yet remembered, the second the remembered roots.
+TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
+  struct Shape {
+    const char* name;
+    std::vector<int64_t> keys;
+    bool overflow;
+  };
+  std::vector<Shape> shapes;
+  {
+    Shape dense{"dense", {}, false};
+    for (int64_t k = 0; k < 6000; ++k)
+      dense.keys.push_back(k);
+    shapes.push_back(dense);
+    Shape gaps{"gaps", {}, false};
+    Rng rng(11);
+    int64_t k = -50000;
+    for (int i = 0; i < 5000; ++i)
+      gaps.keys.push_back(k += 1 + static_cast<int64_t>(uniform(rng, 0, i % 97 == 0 ? 5000 : 9)));
+    shapes.push_back(gaps);
+    Shape extremes{"extremes", {kMin, kMin + 1, -7, 0, 7, kMax - 1, kMax}, false};
+    for (int64_t v = 100; v < 4000; v += 2)
+      extremes.keys.push_back(v);
+    std::sort(extremes.keys.begin(), extremes.keys.end());
+    shapes.push_back(extremes);
+    Shape overflow{"overflow", {}, true};
+    for (int64_t v = 0; v < 3000; ++v)
+      overflow.keys.push_back(v * 5);
+    shapes.push_back(overflow);
+    shapes.push_back(Shape{"one_leaf", {3, 4, 9}, false});
+    Shape two_leaves{"two_leaves", {}, false};
+    for (int64_t v = 0; v < 40; ++v)
+      two_leaves.keys.push_back(v);
+    shapes.push_back(two_leaves);
+  }
+  for (const Shape& shape : shapes) {
+    for (uint32_t page_size : {512u, 4096u}) {
+      Model model;
+      Rng rng(page_size);
+      for (int64_t k : shape.keys) {
+        const std::string key = int64_key(k);
+        model[key] = shape.overflow && k % 7 == 0 ? big_value(page_size + uniform(rng, 0, 900), static_cast<uint64_t>(k))
+                                                  : value_for(key, rng, 0, 24);
+      }
+      const auto bytes = build_one(model, Enc::int64, page_size);
+      std::vector<int64_t> probes = {kMin, kMin + 1, kMax - 1, kMax, -1, 0, 1};
+      // Every key of a small tree; on large ones every 13th key and the first and last 100.
+      const size_t n = shape.keys.size();
+      for (size_t i = 0; i < n; ++i) {
+        if (n > 1000 && i % 13 != 0 && i >= 100 && i + 100 < n) continue;
+        const int64_t k = shape.keys[i];
+        for (int64_t d : {int64_t{-1}, int64_t{0}, int64_t{1}})
+          if (!((k == kMin && d < 0) || (k == kMax && d > 0))) probes.push_back(k + d);
+      }
+      for (int backend = 0; backend < 3; ++backend) {
+        SCOPED_TRACE(std::string(shape.name) + ", page " + std::to_string(page_size) + ", " +
+                     (backend == 0 ? "in place" : backend == 1 ? "cache of 4 pages" : "whole"));
+        auto db = backend == 0   ? open_mem(bytes)
+                  : backend == 1 ? open_cached(bytes, 4 * page_size)
+                                 : open_cached(bytes, bytes.size() * 2);
+        ASSERT_TRUE(db) << describe(db.error());
+        auto table = db->table("t").value();
+        for (int pass = 0; pass < 2; ++pass) {
+          int failures = 0;
+          for (int64_t k : probes) {
+            const std::string key = int64_key(k);
+            auto v = table.get(k);
+            ASSERT_TRUE(v) << describe(v.error());
+            const auto it = model.find(key);
+            const bool ok = it == model.end() ? !v->has_value()
+                                              : v->has_value() && v->str() == it->second;
+            auto below = table.count_range(kMin, k, {.end_exclusive = true});
+            ASSERT_TRUE(below) << describe(below.error());
+            const auto want = static_cast<uint64_t>(
+                std::distance(model.begin(), model.lower_bound(key)));
+            if ((!ok || *below != want) && ++failures <= 5)
+              ADD_FAILURE() << "key " << k << " pass " << pass << ": get "
+                            << (ok ? "right" : "wrong") << ", rank " << *below << " want "
+                            << want;
+          }
+          EXPECT_EQ(failures, 0);
+        }
+      }
+    }
+  }
+}
+
+// Threads racing to remember a root from a fresh open all get right answers (TSan checks the
+// root hint's publication).
+TEST(Int64Test, RacingFirstGetsRememberTheRootOnce) {
+  Model model;
+  for (int64_t k = 0; k < 20000; ++k)
+    model[int64_key(k * 3)] = "v" + std::to_string(k);
+  const auto bytes = build_one(model, Enc::int64, 512);
+  for (int round = 0; round < 4; ++round) {
+    auto db = round % 2 == 0 ? open_mem(bytes) : open_cached(bytes, bytes.size() * 2);
+    ASSERT_TRUE(db);
+    auto table = db->table("t").value();
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+      threads.emplace_back([&, t] {
+        for (int64_t i = 0; i < 2000; ++i) {
+          const int64_t k = (i * 7919 + t * 104729) % 60000;
+          auto v = table.get(k);
+          const bool present = k % 3 == 0;
+          if (!v || v->has_value() != present ||
+              (present && v->str() != "v" + std::to_string(k / 3)))
+            ++wrong;
+        }
+      });
+    for (auto& th : threads)
+      th.join();
+    EXPECT_EQ(wrong.load(), 0);
+  }
 }
 
 // Every integer type a Key takes means the same int64 key.

@@ -33,6 +33,25 @@ namespace drydb::detail {
 
 class AsyncHub;
 
+// The root page of a prefix-key tree (fixed key widths up to 8), decoded for
+// the point-lookup path (search.h): where its arrays are, its first and last
+// separators, and the interpolation's scale, (separators - 1) / (last -
+// first), so that choosing a child multiplies instead of dividing and reads
+// no page header. Filled by the first descent that finds the root resident,
+// verified and permanent (a mapped page, or an internal page of the cache:
+// its address holds for the database's life); the root's bytes never
+// change, so racing fillers write the same values.
+struct RootHint {
+  static constexpr int kEmpty = 0, kFilling = 1, kReady = 2, kUnused = 3;
+  std::atomic<int> state{kEmpty};
+  const std::byte* prefixes = nullptr;  // separators' prefixes
+  const std::byte* children = nullptr;
+  const std::byte* counts = nullptr;  // cumulative rows
+  uint64_t first = 0, last = 0;       // the first and last separator
+  uint32_t separators = 0;            // at least 2 when ready
+  double scale = 0;
+};
+
 // A tree resolved for reading.
 struct TreeRef {
   const TreeDesc* desc;
@@ -43,12 +62,10 @@ struct TreeRef {
   // Index trees: the tree of the table whose rows the entries refer to.
   const TreeRef* primary = nullptr;
   std::string_view name;  // the table's or the index's name
-  // Prefix-key trees (fixed widths up to 8) of depth 2 or more: what every
-  // descent's interpolation in the root page divides by, 1 / (last separator
-  // - first separator), stored by the first descent that computes it (0: not
-  // yet; negative: the root does not interpolate). Derived from immutable
-  // bytes, so a relaxed store suffices. Owned by the DatabaseState.
-  std::atomic<double>* root_inv_span = nullptr;
+  // Prefix-key trees of depth 2 or more: what every descent reads first in
+  // the root page, kept once the root is resident (see RootHint). Owned by
+  // the DatabaseState.
+  RootHint* root_hint = nullptr;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
@@ -148,7 +165,7 @@ class DatabaseState {
   std::vector<TreeRef> primaries_;   // one per table, in catalog order
   std::vector<TreeRef> indexes_;     // every table's index trees, table by table
   std::vector<size_t> index_begin_;  // table i's indexes are [index_begin_[i], index_begin_[i+1])
-  std::unique_ptr<std::atomic<double>[]> root_inv_spans_;  // one per tree, primaries first
+  std::unique_ptr<RootHint[]> root_hints_;  // one per tree, primaries first
 
   // Mapped storage: one byte per page, set once the page passed its checks.
   std::unique_ptr<std::atomic<uint8_t>[]> verified_;

@@ -42,12 +42,8 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_lower_bound(const std::byte* prefixes, uint3
 // of an internal page) that guess is the answer, checked with two loads.
 // Otherwise the binary search runs on the side of the guess that holds j.
 // Always returns an index in [0, n], whatever the bytes hold.
-//
-// `inv_span`, when positive, is 1 / (last - first) computed earlier (see
-// TreeRef::root_inv_span): the interpolation then multiplies instead of
-// dividing, which is most of its latency.
 DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes, uint32_t n,
-                                                       uint64_t x, double inv_span = 0) noexcept {
+                                                       uint64_t x) noexcept {
   if (n == 0) return 0;
   const uint64_t first = load_be64(prefixes);
   const uint64_t last = load_be64(prefixes + 8 * size_t{n - 1});
@@ -60,8 +56,8 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
   if (hi - lo >= 8) {
     // keys[0] < x <= keys[n-1], so j is in [1, n-1]: on evenly spaced keys
     // it is ceil((n-1) * (x - first) / (last - first)), computed in double.
-    const double span = inv_span > 0 ? inv_span : 1.0 / static_cast<double>(last - first);
-    const double t = static_cast<double>(below) * span * static_cast<double>(n - 1);
+    const double t =
+        static_cast<double>(below) / static_cast<double>(last - first) * static_cast<double>(n - 1);
     uint32_t g = static_cast<uint32_t>(t);
     g += static_cast<double>(g) < t;
     g = g < lo ? lo : (g > hi ? hi : g);
@@ -76,15 +72,6 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
     }
   }
   return lo + prefix_lower_bound(prefixes + 8 * size_t{lo}, hi - lo + 1, x);
-}
-
-// The inv_span unique_prefix_lower_bound takes for these prefixes, or -1
-// when it never interpolates on them (fewer than 2 distinct prefixes).
-inline double unique_prefix_inv_span(const std::byte* prefixes, uint32_t n) noexcept {
-  if (n < 2) return -1;
-  const uint64_t first = load_be64(prefixes);
-  const uint64_t last = load_be64(prefixes + 8 * size_t{n - 1});
-  return last > first ? 1.0 / static_cast<double>(last - first) : -1;
 }
 
 // unique_prefix_lower_bound, and whether x is at the answer. Where the

@@ -86,21 +86,56 @@ DRYDB_ALWAYS_INLINE const std::byte* try_descend_to_leaf(const DatabaseState& db
 
 // The child of internal page `p` whose subtree holds x: the number of
 // separators <= x.
-DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const std::byte* p, uint64_t x,
-                                              double inv_span = 0) noexcept {
+DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const std::byte* p, uint64_t x) noexcept {
   const uint32_t n = load_u16(p + page::kCountOff);
-  return x == ~uint64_t{0}
-             ? n - 1
-             : unique_prefix_lower_bound(p + internal::prefixes_off(n), n - 1, x + 1, inv_span);
+  return x == ~uint64_t{0} ? n - 1
+                           : unique_prefix_lower_bound(p + internal::prefixes_off(n), n - 1, x + 1);
 }
 
-// Stores the root's inv_span hint (see TreeRef::root_inv_span). Cold: once
-// per tree, or a few times when threads race (they store the same value).
-[[gnu::cold, gnu::noinline]] inline void set_root_hint(const TreeRef& tree,
-                                                       const std::byte* root) noexcept {
-  const uint32_t n = load_u16(root + page::kCountOff);
-  tree.root_inv_span->store(unique_prefix_inv_span(root + internal::prefixes_off(n), n - 1),
-                            std::memory_order_relaxed);
+// prefix_key_child of a root through its hint: the interpolation's guess
+// (the answer on evenly spaced separators) checked with two loads, else the
+// search.
+DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const RootHint& h, uint64_t x) noexcept {
+  if (x == ~uint64_t{0}) return h.separators;
+  const uint64_t y = x + 1;  // the answer: the number of separators < y
+  if (y <= h.first) return 0;
+  if (y > h.last) return h.separators;
+  // first < y <= last, so the answer is in [1, separators - 1].
+  const double t = static_cast<double>(y - h.first) * h.scale;
+  uint32_t g = static_cast<uint32_t>(t);
+  g += static_cast<double>(g) < t;
+  g = g < 1 ? 1 : (g > h.separators - 1 ? h.separators - 1 : g);
+  if (load_be64(h.prefixes + 8 * size_t{g - 1}) < y && load_be64(h.prefixes + 8 * size_t{g}) >= y)
+    return g;
+  return unique_prefix_lower_bound(h.prefixes, h.separators, y);
+}
+
+// Fills the root hint of `tree` from its root page `p`, which is resident,
+// verified and permanent. Cold: once per tree (of racing threads, the one
+// that claims the hint fills it; the others go on without it).
+[[gnu::cold, gnu::noinline]] inline void fill_root_hint(const TreeRef& tree,
+                                                        const std::byte* p) noexcept {
+  RootHint& h = *tree.root_hint;
+  int expected = RootHint::kEmpty;
+  if (!h.state.compare_exchange_strong(expected, RootHint::kFilling, std::memory_order_relaxed))
+    return;
+  const uint32_t n = load_u16(p + page::kCountOff);
+  const uint32_t separators = n - 1;
+  const std::byte* prefixes = p + internal::prefixes_off(n);
+  const uint64_t first = separators ? load_be64(prefixes) : 0;
+  const uint64_t last = separators ? load_be64(prefixes + 8 * size_t{separators - 1}) : 0;
+  if (separators < 2 || last <= first) {
+    h.state.store(RootHint::kUnused, std::memory_order_release);
+    return;
+  }
+  h.prefixes = prefixes;
+  h.children = p + internal::children_off();
+  h.counts = p + internal::counts_off(n);
+  h.first = first;
+  h.last = last;
+  h.separators = separators;
+  h.scale = static_cast<double>(separators - 1) / static_cast<double>(last - first);
+  h.state.store(RootHint::kReady, std::memory_order_release);
 }
 
 // The first slot of leaf `p` whose key is >= x, and whether it is x.
@@ -118,17 +153,28 @@ DRYDB_ALWAYS_INLINE const std::byte* try_descend_prefix_key(const DatabaseState&
                                                             PageSlot** pin) noexcept {
   const TreeDesc& d = *tree.desc;
   uint64_t page = d.root;
-  for (uint32_t level = d.depth - 1; level > 0; --level) {
+  uint32_t level = d.depth - 1;
+  if (level > 0) {
+    const RootHint& h = *tree.root_hint;
+    const int state = h.state.load(std::memory_order_acquire);
+    if (state == RootHint::kReady) {  // the root, without reading its header
+      const uint32_t c = prefix_key_child(h, x);
+      if (rank != nullptr && c > 0) *rank += load_u64(h.counts + 8 * size_t{c - 1});
+      page = load_u64(h.children + 8 * size_t{c});
+      --level;
+    } else if (state == RootHint::kEmpty) [[unlikely]] {
+      PageSlot* root_pin;
+      const std::byte* p = db.try_fetch(page, PageType::internal, level, &root_pin);
+      if (p == nullptr) return nullptr;
+      if (root_pin == nullptr) fill_root_hint(tree, p);  // a permanent page
+      unpin(root_pin);
+    }
+  }
+  for (; level > 0; --level) {
     PageSlot* inner_pin;
     const std::byte* p = db.try_fetch(page, PageType::internal, level, &inner_pin);
     if (p == nullptr) return nullptr;
-    double inv_span = 0;
-    if (level == d.depth - 1) {  // the root
-      inv_span = tree.root_inv_span->load(std::memory_order_relaxed);
-      if (inv_span == 0) [[unlikely]]
-        set_root_hint(tree, p);
-    }
-    const uint32_t c = prefix_key_child(p, x, inv_span);
+    const uint32_t c = prefix_key_child(p, x);
     if (rank != nullptr && c > 0)
       *rank += load_u64(p + internal::counts_off(load_u16(p + page::kCountOff)) + 8 * size_t{c - 1});
     page = load_u64(p + internal::children_off() + 8 * size_t{c});
