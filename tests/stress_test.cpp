@@ -121,20 +121,21 @@ std::string pick_key(const TableModel& t, Rng& r, size_t i) {
   return t.is_int64() ? int64_key(int64_of(k) + 1 + static_cast<int64_t>(r.below(5))) : k + "~";
 }
 
-// A random range of at most kSpan rows: bounded at both ends, or open at one end near that
-// end of the table, with random exclusivity and order.
-void random_range(const TableModel& t, Rng& r, Bound* s, Bound* e, drydb::RangeOptions* o) {
-  const size_t n = t.size();
-  const size_t i = r.below(n), j = std::min(n - 1, i + r.below(kSpan));
-  *s = Bound::at(pick_key(t, r, i));
-  *e = Bound::at(pick_key(t, r, j));
+// A random range of at most `span` of the `n` keys `pick(i)` gives (in order): bounded at both
+// ends, or open at one end near that end, with random exclusivity and order.
+template <class Pick>
+void random_range(size_t n, size_t span, Rng& r, Pick pick, Bound* s, Bound* e,
+                  drydb::RangeOptions* o) {
+  const size_t i = r.below(n), j = std::min(n - 1, i + r.below(span));
+  *s = Bound::at(pick(i));
+  *e = Bound::at(pick(j));
   switch (r.below(10)) {
     case 0:
       *s = Bound::none();
-      *e = Bound::at(pick_key(t, r, r.below(kSpan)));
+      *e = Bound::at(pick(r.below(span)));
       break;
     case 1:
-      *s = Bound::at(pick_key(t, r, n - 1 - r.below(kSpan)));
+      *s = Bound::at(pick(n - 1 - r.below(span)));
       *e = Bound::none();
       break;
     case 2:
@@ -146,6 +147,11 @@ void random_range(const TableModel& t, Rng& r, Bound* s, Bound* e, drydb::RangeO
   o->start_exclusive = r.chance(2);
   o->end_exclusive = r.chance(2);
   o->order = r.chance(2) ? SortOrder::descending : SortOrder::ascending;
+}
+
+// A random range of a table, at most kSpan rows.
+void random_range(const TableModel& t, Rng& r, Bound* s, Bound* e, drydb::RangeOptions* o) {
+  random_range(t.size(), kSpan, r, [&](size_t i) { return pick_key(t, r, i); }, s, e, o);
 }
 
 // A cursor positioned by key or by rank, then walked a few rows one way and back.
@@ -186,30 +192,10 @@ std::string pick_index_key(const IndexModel& ix, Rng& r, size_t i) {
   return ix.is_int64() ? int64_key(int64_of(k) + 1 + static_cast<int64_t>(r.below(3))) : k + "~";
 }
 
-// random_range for an index: at most kIndexSpan entries.
+// A random range of an index, at most kIndexSpan entries.
 void random_index_range(const IndexModel& ix, Rng& r, Bound* s, Bound* e, drydb::RangeOptions* o) {
-  const size_t n = ix.size();
-  const size_t i = r.below(n), j = std::min(n - 1, i + r.below(kIndexSpan));
-  *s = Bound::at(pick_index_key(ix, r, i));
-  *e = Bound::at(pick_index_key(ix, r, j));
-  switch (r.below(10)) {
-    case 0:
-      *s = Bound::none();
-      *e = Bound::at(pick_index_key(ix, r, r.below(kIndexSpan)));
-      break;
-    case 1:
-      *s = Bound::at(pick_index_key(ix, r, n - 1 - r.below(kIndexSpan)));
-      *e = Bound::none();
-      break;
-    case 2:
-      std::swap(*s, *e);  // start > end: errc::invalid_argument (unless equal)
-      break;
-    default:
-      break;
-  }
-  o->start_exclusive = r.chance(2);
-  o->end_exclusive = r.chance(2);
-  o->order = r.chance(2) ? SortOrder::descending : SortOrder::ascending;
+  random_range(ix.size(), kIndexSpan, r, [&](size_t i) { return pick_index_key(ix, r, i); }, s, e,
+               o);
 }
 
 // One random checked query of a secondary index.

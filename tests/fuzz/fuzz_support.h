@@ -263,6 +263,27 @@ struct Bound {
   std::string key;
 };
 
+// Calls fn(start, end, options) for every pair of `bounds` (both ways round) with one
+// combination of exclusive ends and order each, chosen at random; the pairs of equal bounds and
+// those involving bounds[0] (the open end) get all eight: the edge cases (empty ranges, single
+// rows, whole walks).
+template <class Fn>
+void for_each_bound_pair(const std::vector<Bound>& bounds, Rng& rng, Fn&& fn) {
+  for (size_t i = 0; i < bounds.size(); ++i)
+    for (size_t j = 0; j < bounds.size(); ++j) {
+      const bool all = i == j || i == 0 || j == 0;
+      const int pick = static_cast<int>(rng.below(8));
+      for (int flags = 0; flags < 8; ++flags) {
+        if (!all && flags != pick) continue;
+        const drydb::RangeOptions o{
+            .start_exclusive = (flags & 1) != 0,
+            .end_exclusive = (flags & 2) != 0,
+            .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
+        fn(bounds[i], bounds[j], o);
+      }
+    }
+}
+
 // The smallest key after k in a key space of `width` (0 = variable); false if k is the largest.
 inline bool successor(size_t width, const std::string& k, std::string* out) {
   if (width == 0) {
@@ -345,23 +366,11 @@ class TableChecker {
     std::vector<Bound> bounds{Bound{}};
     for (const auto& k : probes)
       bounds.push_back(Bound{true, k});
-    // Every pair of bounds (both ways round) with one combination of exclusive ends and order
-    // each, chosen at random; the pairs of equal bounds and those involving an open end get all
-    // eight (the edge cases: empty ranges, single rows, whole-table walks).
-    for (size_t i = 0; i < bounds.size(); ++i)
-      for (size_t j = 0; j < bounds.size(); ++j) {
-        const bool all = i == j || i == 0 || j == 0;
-        const int pick = static_cast<int>(rng.below(8));
-        for (int flags = 0; flags < 8; ++flags) {
-          if (!all && flags != pick) continue;
-          const drydb::RangeOptions o{
-              .start_exclusive = (flags & 1) != 0,
-              .end_exclusive = (flags & 2) != 0,
-              .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
-          count_range(bounds[i], bounds[j], o);
-          range(bounds[i], bounds[j], o);
-        }
-      }
+    for_each_bound_pair(bounds, rng,
+                        [&](const Bound& b, const Bound& e, const drydb::RangeOptions& o) {
+                          count_range(b, e, o);
+                          range(b, e, o);
+                        });
     for (const auto& k : probes) {
       const size_t len = rng.below(k.size() + 1);
       prefix(k.substr(0, len),
@@ -662,22 +671,11 @@ class IndexChecker {
     std::vector<Bound> bounds{Bound{}};
     for (const auto& k : probes)
       bounds.push_back(Bound{true, k});
-    // As TableChecker: every pair of bounds both ways round, one random combination of
-    // exclusive ends and order each, all eight for equal bounds and open ends.
-    for (size_t i = 0; i < bounds.size(); ++i)
-      for (size_t j = 0; j < bounds.size(); ++j) {
-        const bool all = i == j || i == 0 || j == 0;
-        const int pick = static_cast<int>(rng.below(8));
-        for (int flags = 0; flags < 8; ++flags) {
-          if (!all && flags != pick) continue;
-          const drydb::RangeOptions o{
-              .start_exclusive = (flags & 1) != 0,
-              .end_exclusive = (flags & 2) != 0,
-              .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
-          count_range(bounds[i], bounds[j], o);
-          range(bounds[i], bounds[j], o);
-        }
-      }
+    for_each_bound_pair(bounds, rng,
+                        [&](const Bound& b, const Bound& e, const drydb::RangeOptions& o) {
+                          count_range(b, e, o);
+                          range(b, e, o);
+                        });
     for (const auto& k : probes)
       prefix(k.substr(0, rng.below(k.size() + 1)),
              rng.below(2) ? drydb::SortOrder::descending : drydb::SortOrder::ascending);
