@@ -1278,6 +1278,44 @@ TEST(StridedRangeTest, RunsAcrossUniformAndMixedLeaves) {
   }
 }
 
+// An overflow value a range cannot read (its run is damaged) ends the iteration at that row, and
+// status() says why; the rows before it come out whole.
+TEST(StridedRangeTest, AnUnreadableValueEndsTheRangeWithItsError) {
+  Model model;
+  for (int64_t k = 0; k < 400; ++k)
+    model[int64_key(k)] = k % 50 == 25 ? "big-" + std::to_string(k) + "|" + std::string(700, 'x')
+                                       : std::string(12, static_cast<char>('a' + k % 26));
+  auto bytes = build_one(model, Enc::int64, 512);
+  const std::string marker = "big-225|";
+  const std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const size_t at = all.find(marker);
+  ASSERT_NE(at, std::string_view::npos);
+  bytes[at] ^= std::byte{0x20};  // the run holding row 225's value fails its checksum
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db);
+  auto table = db->table("t").value();
+  for (auto order : {SortOrder::ascending, SortOrder::descending}) {
+    auto r = table.get_range(int64_t{0}, int64_t{399}, {.order = order});
+    ASSERT_TRUE(r);
+    std::vector<int64_t> got;
+    for (auto [key, value] : *r) {
+      const int64_t k = int64_of(to_view(key));
+      EXPECT_EQ(to_view(value), model[int64_key(k)]) << k;
+      got.push_back(k);
+    }
+    ASSERT_FALSE(r->status());
+    EXPECT_EQ(r->status().code(), drydb::errc::corruption);
+    ASSERT_FALSE(got.empty());
+    if (order == SortOrder::ascending) {
+      EXPECT_EQ(got.back(), 224);
+      EXPECT_EQ(got.size(), 225u);
+    } else {
+      EXPECT_EQ(got.back(), 226);
+      EXPECT_EQ(got.size(), 174u);
+    }
+  }
+}
+
 // Overflow values through a cursor: whole, stable across calls, in copies.
 TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
   Model model = random_model(Enc::bytes, 600, 5, 0, 30);

@@ -97,12 +97,13 @@ class BasicRange {
               ascending ? leaf.record_size() : -static_cast<std::ptrdiff_t>(leaf.record_size());
         }
       }
-      if (!strided) {  // an overflow value is resolved here (a failure: empty, with status())
+      if (!strided) {  // an overflow value (or an index entry's row) is resolved here
         const Entry e = c.entry();
         key_base_ = e.key.data();
         key_len_ = e.key.size();
         value_base_ = e.value.data();
         value_len_ = e.value.size();
+        if (!c.status()) run_len_ = 0;  // it failed: the iteration ends here, status() says why
       }
       rest_ -= static_cast<uint64_t>(run_len_ - 1);
     }
