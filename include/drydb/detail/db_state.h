@@ -1,10 +1,12 @@
 // The state behind a ReadOnlyDatabase, shared by its tables, cursors and
 // value handles: storage, the validated catalog, and page access.
 //
-// fetch() is the read path's only way to a page. For mapped storage it is an
-// address computation plus one acquire load of the page's "verified" byte
-// (checksum and structure are checked on a page's first touch, then never
-// again). For other storage it is a page-cache lookup (page_cache.h).
+// fetch() (and its hot-path form try_fetch()) is the read path's way to a
+// page; the one exception is a prefix-key tree's root, reached through the
+// RootHint a fetch filled. For mapped storage a fetch is an address
+// computation plus one acquire load of the page's "verified" byte (checksum
+// and structure are checked on a page's first touch, then never again). For
+// other storage it is a page-cache lookup (page_cache.h).
 #pragma once
 
 #include <atomic>
