@@ -151,7 +151,8 @@ void random_range(size_t n, size_t span, Rng& r, Pick pick, Bound* s, Bound* e,
 
 // A random range of a table, at most kSpan rows.
 void random_range(const TableModel& t, Rng& r, Bound* s, Bound* e, drydb::RangeOptions* o) {
-  random_range(t.size(), kSpan, r, [&](size_t i) { return pick_key(t, r, i); }, s, e, o);
+  random_range(
+      t.size(), kSpan, r, [&](size_t i) { return pick_key(t, r, i); }, s, e, o);
 }
 
 // A cursor positioned by key or by rank, then walked a few rows one way and back.
@@ -194,8 +195,8 @@ std::string pick_index_key(const IndexModel& ix, Rng& r, size_t i) {
 
 // A random range of an index, at most kIndexSpan entries.
 void random_index_range(const IndexModel& ix, Rng& r, Bound* s, Bound* e, drydb::RangeOptions* o) {
-  random_range(ix.size(), kIndexSpan, r, [&](size_t i) { return pick_index_key(ix, r, i); }, s, e,
-               o);
+  random_range(
+      ix.size(), kIndexSpan, r, [&](size_t i) { return pick_index_key(ix, r, i); }, s, e, o);
 }
 
 // One random checked query of a secondary index.

@@ -204,6 +204,62 @@ TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
   EXPECT_FALSE(table->get(kMin)->has_value());
 }
 
+// The in-page search primitives against the standard library: compare_bytes orders as memcmp
+// then length (bytes above 0x7f included), and unique_prefix_find / unique_prefix_lower_bound
+// give std::lower_bound's answer on dense, gapped and evenly spaced prefix arrays, for keys
+// below, inside and above them.
+TEST(SearchPrimitives, CompareBytesOrdersAsMemcmpThenLength) {
+  Rng rng(3);
+  const unsigned char alphabet[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+  auto random_bytes = [&] {
+    std::string s(uniform(rng, 0, 24), '\0');
+    for (auto& c : s)
+      c = static_cast<char>(alphabet[uniform(rng, 0, 4)]);
+    return s;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    std::string a = random_bytes(),
+                b = i % 3 == 0 ? a.substr(0, uniform(rng, 0, a.size())) : random_bytes();
+    if (i % 5 == 0 && !b.empty()) b = a + b;  // long shared runs
+    const auto view = [](const std::string& s) {
+      return std::as_bytes(std::span(s.data(), s.size()));
+    };
+    const int want = a.compare(b), got = drydb::detail::compare_bytes(view(a), view(b));
+    ASSERT_EQ((got > 0) - (got < 0), (want > 0) - (want < 0)) << i;
+  }
+}
+
+TEST(SearchPrimitives, UniquePrefixSearchesMatchLowerBound) {
+  Rng rng(4);
+  for (int shape = 0; shape < 4; ++shape) {
+    for (uint32_t n : {1u, 2u, 3u, 9u, 40u, 255u}) {
+      std::vector<uint64_t> values;
+      uint64_t v = shape == 3 ? ~uint64_t{0} - 10 * n : uniform(rng, 0, 1000);
+      for (uint32_t i = 0; i < n; ++i) {
+        values.push_back(v);
+        v += shape == 0 ? 1 : shape == 1 ? 1 + uniform(rng, 0, 50) : 7;  // dense, gaps, even
+      }
+      std::vector<std::byte> bytes(8 * n);
+      for (uint32_t i = 0; i < n; ++i)
+        drydb::detail::store_be64(bytes.data() + 8 * i, values[i]);
+      std::vector<uint64_t> probes = {0, ~uint64_t{0}, values.front() - 1, values.back() + 1};
+      for (uint64_t x : values)
+        for (uint64_t d : {uint64_t{0}, uint64_t{1}, ~uint64_t{0}})
+          probes.push_back(x + d);
+      for (uint64_t x : probes) {
+        const auto want = static_cast<uint32_t>(std::lower_bound(values.begin(), values.end(), x) -
+                                                values.begin());
+        bool found;
+        EXPECT_EQ(drydb::detail::unique_prefix_find(bytes.data(), n, x, &found), want)
+            << shape << " " << n << " " << x;
+        EXPECT_EQ(found, want < n && values[want] == x);
+        EXPECT_EQ(drydb::detail::unique_prefix_lower_bound(bytes.data(), n, x), want);
+        EXPECT_EQ(drydb::detail::prefix_lower_bound(bytes.data(), n, x), want);
+      }
+    }
+  }
+}
+
 // int64 gets and ranks take a dedicated path (search.h: prefix-key descent, a remembered root,
 // a dense leaf's one-load slot). Against the model, for trees of several shapes: dense keys
 // (evenly spaced root separators), irregular gaps with values of mixed lengths (offset arrays),
@@ -250,8 +306,9 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
       Rng rng(page_size);
       for (int64_t k : shape.keys) {
         const std::string key = int64_key(k);
-        model[key] = shape.overflow && k % 7 == 0 ? big_value(page_size + uniform(rng, 0, 900), static_cast<uint64_t>(k))
-                                                  : value_for(key, rng, 0, 24);
+        model[key] = shape.overflow && k % 7 == 0
+                         ? big_value(page_size + uniform(rng, 0, 900), static_cast<uint64_t>(k))
+                         : value_for(key, rng, 0, 24);
       }
       const auto bytes = build_one(model, Enc::int64, page_size);
       std::vector<int64_t> probes = {kMin, kMin + 1, kMax - 1, kMax, -1, 0, 1};
@@ -265,7 +322,9 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
       }
       for (int backend = 0; backend < 3; ++backend) {
         SCOPED_TRACE(std::string(shape.name) + ", page " + std::to_string(page_size) + ", " +
-                     (backend == 0 ? "in place" : backend == 1 ? "cache of 4 pages" : "whole"));
+                     (backend == 0   ? "in place"
+                      : backend == 1 ? "cache of 4 pages"
+                                     : "whole"));
         auto db = backend == 0   ? open_mem(bytes)
                   : backend == 1 ? open_cached(bytes, 4 * page_size)
                                  : open_cached(bytes, bytes.size() * 2);
@@ -278,16 +337,15 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
             auto v = table.get(k);
             ASSERT_TRUE(v) << describe(v.error());
             const auto it = model.find(key);
-            const bool ok = it == model.end() ? !v->has_value()
-                                              : v->has_value() && v->str() == it->second;
+            const bool ok =
+                it == model.end() ? !v->has_value() : v->has_value() && v->str() == it->second;
             auto below = table.count_range(kMin, k, {.end_exclusive = true});
             ASSERT_TRUE(below) << describe(below.error());
-            const auto want = static_cast<uint64_t>(
-                std::distance(model.begin(), model.lower_bound(key)));
+            const auto want =
+                static_cast<uint64_t>(std::distance(model.begin(), model.lower_bound(key)));
             if ((!ok || *below != want) && ++failures <= 5)
               ADD_FAILURE() << "key " << k << " pass " << pass << ": get "
-                            << (ok ? "right" : "wrong") << ", rank " << *below << " want "
-                            << want;
+                            << (ok ? "right" : "wrong") << ", rank " << *below << " want " << want;
           }
           EXPECT_EQ(failures, 0);
         }

@@ -135,7 +135,7 @@ class BasicRange {
     BasicRange* range_;
     // Rows of the range after the current run's last row.
     uint64_t rest_ = 0;
-    std::ptrdiff_t pos_ = 0;  // the current row's position in its run
+    std::ptrdiff_t pos_ = 0;      // the current row's position in its run
     std::ptrdiff_t run_len_ = 0;  // rows in the current run; 0: the end
     // The run's first row and the steps to the next (negative when
     // descending; 0 for a one-row run).

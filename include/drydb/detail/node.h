@@ -93,13 +93,19 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_find(const std::byte* prefixes, uint3
   return i;
 }
 
+// Byte-wise (memcmp) order, shorter first on a tie. Keys are short and often
+// share leading bytes (the 8-byte prefixes a search has already matched), so
+// whole 8-byte words are compared first, as big-endian numbers, without a
+// library call; memcmp takes only a tail shorter than 8 bytes.
 inline int compare_bytes(ByteView a, ByteView b) noexcept {
-  if (a.size() == 8 && b.size() == 8) {  // int64, uuid-less fixed keys: no library call
-    const uint64_t x = load_be64(a.data()), y = load_be64(b.data());
-    return (x > y) - (x < y);
-  }
+  const std::byte* x = a.data();
+  const std::byte* y = b.data();
   size_t n = a.size() < b.size() ? a.size() : b.size();
-  int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
+  for (; n >= 8; n -= 8, x += 8, y += 8) {
+    const uint64_t u = load_be64(x), v = load_be64(y);
+    if (u != v) return u < v ? -1 : 1;
+  }
+  const int c = n ? std::memcmp(x, y, n) : 0;
   if (c != 0) return c;
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }

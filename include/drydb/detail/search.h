@@ -176,7 +176,8 @@ DRYDB_ALWAYS_INLINE const std::byte* try_descend_prefix_key(const DatabaseState&
     if (p == nullptr) return nullptr;
     const uint32_t c = prefix_key_child(p, x);
     if (rank != nullptr && c > 0)
-      *rank += load_u64(p + internal::counts_off(load_u16(p + page::kCountOff)) + 8 * size_t{c - 1});
+      *rank +=
+          load_u64(p + internal::counts_off(load_u16(p + page::kCountOff)) + 8 * size_t{c - 1});
     page = load_u64(p + internal::children_off() + 8 * size_t{c});
     unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
   }
@@ -194,8 +195,8 @@ enum class Probe : uint8_t {
 // get()'s hot path for prefix-key trees (see above). It decodes the leaf as
 // LeafView::is_overflow and LeafView::value_field do (the key part is empty
 // at these widths); a change to the leaf layout changes both.
-DRYDB_ALWAYS_INLINE Probe probe_prefix_key(const DatabaseState& db, const TreeRef& tree,
-                                           uint64_t x, ByteView* value, PageSlot** pin) noexcept {
+DRYDB_ALWAYS_INLINE Probe probe_prefix_key(const DatabaseState& db, const TreeRef& tree, uint64_t x,
+                                           ByteView* value, PageSlot** pin) noexcept {
   const std::byte* p = try_descend_prefix_key(db, tree, x, nullptr, pin);
   if (p == nullptr) return Probe::slow;
   bool found;
