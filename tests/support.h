@@ -31,6 +31,7 @@
 
 #include "drydb/detail/coding.h"
 #include "drydb/drydb.h"
+#include "key_space.h"
 
 namespace drydb_support {
 
@@ -80,26 +81,6 @@ inline drydb::Key typed_key(drydb::KeyKind kind, std::string_view k) {
     default:
       return drydb::Key(k);
   }
-}
-
-// The smallest key greater than k in a key space of keys of `width` bytes (0 = variable): k + 1
-// as a big-endian number for fixed widths, k + "\0" for variable ones; false when k is the
-// largest key.
-inline bool next_key(size_t width, const std::string& k, std::string* out) {
-  if (width == 0) {
-    *out = k + '\0';
-    return true;
-  }
-  std::string s = k;
-  for (size_t i = s.size(); i-- > 0;) {
-    if (static_cast<unsigned char>(s[i]) != 0xff) {
-      s[i] = static_cast<char>(static_cast<unsigned char>(s[i]) + 1);
-      *out = s;
-      return true;
-    }
-    s[i] = '\0';
-  }
-  return false;
 }
 
 // ---- errors and builds -------------------------------------------------------------------------

@@ -364,21 +364,7 @@ inline bool successor(Enc e, const std::string& k, std::string* out) {
 // A key smaller than k (fixed width: k - 1; variable: k minus its last byte);
 // false when k is the smallest key.
 inline bool predecessor(Enc e, const std::string& k, std::string* out) {
-  if (width_of(e) == 0) {
-    if (k.empty()) return false;
-    *out = k.substr(0, k.size() - 1);
-    return true;
-  }
-  std::string s = k;
-  for (size_t i = s.size(); i-- > 0;) {
-    if (s[i] != '\0') {
-      s[i] = static_cast<char>(static_cast<unsigned char>(s[i]) - 1);
-      *out = s;
-      return true;
-    }
-    s[i] = static_cast<char>(0xff);
-  }
-  return false;
+  return drydb_support::previous_key(width_of(e), k, out);
 }
 
 inline std::string min_key(Enc e) {

@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "../key_space.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/drydb.h"
@@ -284,41 +285,12 @@ void for_each_bound_pair(const std::vector<Bound>& bounds, Rng& rng, Fn&& fn) {
     }
 }
 
-// The smallest key after k in a key space of `width` (0 = variable); false if k is the largest.
+// The neighbours of k in a key space of `width` (0 = variable); false past either end.
 inline bool successor(size_t width, const std::string& k, std::string* out) {
-  if (width == 0) {
-    *out = k + '\0';
-    return true;
-  }
-  std::string s = k;
-  for (size_t i = s.size(); i-- > 0;) {
-    if (static_cast<unsigned char>(s[i]) != 0xff) {
-      s[i] = static_cast<char>(static_cast<unsigned char>(s[i]) + 1);
-      *out = s;
-      return true;
-    }
-    s[i] = '\0';
-  }
-  return false;
+  return drydb_support::next_key(width, k, out);
 }
-
-// A key before k (fixed width: k - 1; variable: k without its last byte).
 inline bool predecessor(size_t width, const std::string& k, std::string* out) {
-  if (width == 0) {
-    if (k.empty()) return false;
-    *out = k.substr(0, k.size() - 1);
-    return true;
-  }
-  std::string s = k;
-  for (size_t i = s.size(); i-- > 0;) {
-    if (s[i] != '\0') {
-      s[i] = static_cast<char>(static_cast<unsigned char>(s[i]) - 1);
-      *out = s;
-      return true;
-    }
-    s[i] = static_cast<char>(0xff);
-  }
-  return false;
+  return drydb_support::previous_key(width, k, out);
 }
 
 inline std::string as_string(Bytes b) {

@@ -74,6 +74,13 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
   return lo + prefix_lower_bound(prefixes + 8 * size_t{lo}, hi - lo + 1, x);
 }
 
+// The number of prefixes <= x (of distinct increasing ones): the child to
+// follow in an internal page whose separators are these prefixes.
+DRYDB_ALWAYS_INLINE uint32_t unique_prefix_upper_bound(const std::byte* prefixes, uint32_t n,
+                                                       uint64_t x) noexcept {
+  return x == ~uint64_t{0} ? n : unique_prefix_lower_bound(prefixes, n, x + 1);
+}
+
 // unique_prefix_lower_bound, and whether x is at the answer. Where the
 // prefixes are dense up to x (consecutive ids), one load confirms slot
 // x - first, before any search.
@@ -257,11 +264,8 @@ class InternalView {
   DRYDB_ALWAYS_INLINE uint32_t child_for(ByteView key, uint64_t key_prefix) const noexcept {
     const std::byte* prefixes = page_ + internal::prefixes_off(n_);
     const uint32_t seps = n_ - 1;
-    if (layout_.prefix_is_key() && key.size() == layout_.width) {
-      // Separators <= key are those with prefix < key_prefix + 1.
-      return key_prefix == ~uint64_t{0} ? seps
-                                        : unique_prefix_lower_bound(prefixes, seps, key_prefix + 1);
-    }
+    if (layout_.prefix_is_key() && key.size() == layout_.width)
+      return unique_prefix_upper_bound(prefixes, seps, key_prefix);
     uint32_t lo = prefix_lower_bound(prefixes, seps, key_prefix);
     uint32_t hi = seps;
     if (lo < seps && load_be64(prefixes + 8 * lo) == key_prefix) {
