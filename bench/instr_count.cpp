@@ -8,13 +8,19 @@
 // Stores: drydb (the reference file, 10,000 rows unless ROWS is given; mmap) and vector
 // (std::lower_bound). Workloads:
 // get_random (RandomKeys: the LCG re-seeded every 1,000 gets), get_same (FindByKey, key 123),
-// range (100 rows, 2000..2099) and count (1000..8999). The LCG and the checksum run inside the
-// measured function for both stores alike. scripts/bench.sh --callgrind runs every pair.
+// range (100 rows, 2000..2099) and count (1000..8999); and one per other path of the read path:
+// get_bytes (a get on a byte-keyed table of "key%013d" keys, the StringKeys shape), seek_key (a
+// cursor seek to a random int64 key, then its value), seek_rank (a cursor seek to a random rank,
+// then its value) and index_get (a get through a unique int64 index whose key is rows-1-key).
+// The LCG and the checksum run inside the measured function for both stores alike; get_bytes'
+// 1,000 text keys per op are made before counting starts. scripts/bench.sh --callgrind runs
+// every pair.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,14 +34,46 @@ namespace {
 
 int64_t g_rows = kRows;  // rows in the table; get_random draws keys over all of them
 
+// An int64 table's key from its encoded bytes (big-endian, sign bit flipped).
+int64_t decode_int64(std::span<const std::byte> key) {
+  uint64_t u = 0;
+  for (std::byte b : key)
+    u = u << 8 | static_cast<uint8_t>(b);
+  return drydb::ordered_to_int64(u);
+}
+
+// The text keys of get_bytes: one op's worth, drawn by the LCG over the rows.
+std::vector<std::string> g_text_queries;
+
 struct VectorTable {
   std::vector<int64_t> keys;
   std::vector<std::string> values;
+  std::vector<std::string> text_keys;  // string_key_of(i), sorted
   uint64_t get(int64_t key) const {
     auto it = std::lower_bound(keys.begin(), keys.end(), key);
     if (it == keys.end() || *it != key) return 0;
     const auto& v = values[it - keys.begin()];
     return fold(v.data(), v.size());
+  }
+  uint64_t get_bytes(const std::string& key) const {
+    auto it = std::lower_bound(text_keys.begin(), text_keys.end(), key);
+    if (it == text_keys.end() || *it != key) return 0;
+    const auto& v = values[it - text_keys.begin()];
+    return fold(v.data(), v.size());
+  }
+  uint64_t seek_key(int64_t key) const {
+    auto it = std::lower_bound(keys.begin(), keys.end(), key);
+    if (it == keys.end()) return 0;
+    const auto& v = values[it - keys.begin()];
+    return fold(v.data(), v.size());
+  }
+  uint64_t seek_rank(int64_t rank) const {
+    const auto& v = values[static_cast<size_t>(rank)];
+    return fold(v.data(), v.size());
+  }
+  // The index maps rows-1-key to key: the same search over the (reversed) keys.
+  uint64_t index_get(int64_t index_key) const {
+    return get(static_cast<int64_t>(keys.size()) - 1 - index_key);
   }
   uint64_t range(int64_t first, int64_t last) const {
     uint64_t sum = 0;
@@ -54,9 +92,27 @@ struct VectorTable {
 
 struct DrydbTable {
   drydb::ReadOnlyTable table;
+  drydb::ReadOnlyTable text;
+  drydb::SecondaryIndex index;
   uint64_t get(int64_t key) const {
     auto v = table.get(key);
     return v && v->has_value() ? fold(v->bytes()) : 0;
+  }
+  uint64_t get_bytes(const std::string& key) const {
+    auto v = text.get(key);
+    return v && v->has_value() ? fold(v->bytes()) : 0;
+  }
+  uint64_t seek_key(int64_t key) const {
+    auto c = table.cursor();
+    return c.seek(key) ? fold(c.value()) : 0;
+  }
+  uint64_t seek_rank(int64_t rank) const {
+    auto c = table.cursor();
+    return c.seek_rank(static_cast<uint64_t>(rank)) ? fold(c.value()) : 0;
+  }
+  uint64_t index_get(int64_t index_key) const {
+    auto r = index.get(index_key);
+    return r && r->has_value() ? fold(r->value()) : 0;
   }
   uint64_t range(int64_t first, int64_t last) const {
     auto r = table.get_range(first, last);
@@ -81,6 +137,17 @@ std::pair<uint64_t, uint64_t> queries(const T& t, std::string_view w, int ops) {
       Lcg lcg;
       for (int i = 0; i < kGetsPerOp; ++i)
         sum += t.get(lcg.next(g_rows));
+      queries += kGetsPerOp;
+    } else if (w == "get_bytes") {
+      for (const std::string& key : g_text_queries)
+        sum += t.get_bytes(key);
+      queries += g_text_queries.size();
+    } else if (w == "seek_key" || w == "seek_rank" || w == "index_get") {
+      Lcg lcg;
+      for (int i = 0; i < kGetsPerOp; ++i) {
+        const int64_t x = lcg.next(g_rows);
+        sum += w == "seek_key" ? t.seek_key(x) : w == "seek_rank" ? t.seek_rank(x) : t.index_get(x);
+      }
       queries += kGetsPerOp;
     } else if (w == "get_same") {
       for (int i = 0; i < kGetsPerOp; ++i) {
@@ -123,7 +190,9 @@ int run(const T& t, std::string_view workload, int ops) {
 
 int main_impl(int argc, char** argv) {
   if (argc != 4 && argc != 5) {
-    std::fprintf(stderr, "usage: %s drydb|vector get_random|get_same|range|count OPS [ROWS]\n",
+    std::fprintf(stderr,
+                 "usage: %s drydb|vector get_random|get_same|range|count|get_bytes|seek_key|"
+                 "seek_rank|index_get OPS [ROWS]\n",
                  argv[0]);
     return 2;
   }
@@ -131,11 +200,17 @@ int main_impl(int argc, char** argv) {
   const int ops = std::atoi(argv[3]);
   if (argc == 5) g_rows = std::atoll(argv[4]);
   if (g_rows <= kCountLast) die("ROWS must exceed the count range's last key");
+  {
+    Lcg lcg;
+    for (int i = 0; i < kGetsPerOp; ++i)
+      g_text_queries.push_back(string_key_of(lcg.next(g_rows)));
+  }
   if (store == "vector") {
     VectorTable t;
     for (int64_t k = 0; k < g_rows; ++k) {
       t.keys.push_back(k);
       t.values.push_back(value_of(k));
+      t.text_keys.push_back(string_key_of(k));
     }
     return run(t, workload, ops);
   }
@@ -146,6 +221,14 @@ int main_impl(int argc, char** argv) {
     auto& items = builder.create_table("items", drydb::KeyEncoding::int64());
     for (int64_t k = 0; k < g_rows; ++k)
       items.append(k, value_of(k));
+    items.add_secondary_index(
+        "reversed", /*unique=*/true, drydb::KeyEncoding::int64(),
+        [](std::span<const std::byte> key, std::span<const std::byte>)
+            -> std::optional<drydb::IndexKey> { return g_rows - 1 - decode_int64(key); });
+    // The text table holds the same values under "key%013d" keys.
+    auto& text = builder.create_table("text", drydb::KeyEncoding::bytes());
+    for (int64_t k = 0; k < g_rows; ++k)
+      text.append(string_key_of(k), value_of(k));
     auto st = builder.build_to_file(path);
     require(st.has_value(), "drydb build", st ? "" : st.error().message);
   }
@@ -153,7 +236,9 @@ int main_impl(int argc, char** argv) {
   {
     auto db = drydb::ReadOnlyDatabase::open(path);
     require(db.has_value(), "drydb open", db ? "" : db.error().message);
-    rc = run(DrydbTable{db->table("items").value()}, workload, ops);
+    auto items = db->table("items").value();
+    rc = run(DrydbTable{items, db->table("text").value(), items.index("reversed").value()},
+             workload, ops);
   }
   cleanup();
   return rc;

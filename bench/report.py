@@ -393,7 +393,8 @@ def main():
                 p = line.split()
                 if len(p) == 3:
                     counts[(p[0], p[1])] = float(p[2])
-        for w in ("get_random", "get_same", "range", "count", "get_random_1M"):
+        for w in ("get_random", "get_same", "range", "count", "get_bytes", "seek_key", "seek_rank",
+                  "index_get", "get_random_1M"):
             d, v = counts.get(("drydb", w)), counts.get(("vector", w))
             if d and v:
                 md.append(f"| {w} | {d:,.0f} | {v:,.0f} | {d / v:.2f} |")

@@ -83,6 +83,7 @@ if [ -z "$report_only" ]; then
     for store in drydb vector; do
       # workload:ops:rows
       for run in get_random:200:10000 get_same:200:10000 range:100:10000 count:100:10000 \
+        get_bytes:100:10000 seek_key:100:10000 seek_rank:100:10000 index_get:100:10000 \
         get_random:50:1000000; do
         IFS=: read -r workload ops rows <<<"$run"
         valgrind --tool=callgrind --callgrind-out-file="$BUILD/callgrind.out" \
