@@ -3,7 +3,7 @@
 // A table of Person values, packed by msgpack-cxx, with a non-unique "age"
 // index: build it, open it, read key01 back as a Person, query the index.
 #include <drydb/drydb.h>
-#include <drydb/msgpack.hpp>  // needs msgpack-cxx and exceptions
+#include <drydb/msgpack.h>  // needs msgpack-cxx and exceptions
 
 #include <cstdio>
 #include <string>

@@ -1,5 +1,5 @@
 // Asynchronous queries (async.h): each database's hub, the default pool, and
-// ReadOnlyTable's *_async forms.
+// the *_async forms of ReadOnlyTable and SecondaryIndex.
 #include "drydb/async.h"
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "drydb/detail/db_state.h"
+#include "drydb/index.h"
 #include "drydb/table.h"
 
 namespace drydb {
@@ -161,6 +162,56 @@ Future<uint64_t> ReadOnlyTable::count_range_async(const KeyBound& start, const K
   return detail::launch<uint64_t>(
       db_, [table = *this, start = detail::OwnedBound(start), end = detail::OwnedBound(end),
             options] { return table.count_range(start.bound(), end.bound(), options); });
+}
+
+Future<Range> ReadOnlyTable::prefix_async(std::span<const std::byte> prefix,
+                                          SortOrder order) const {
+  return detail::launch<Range>(
+      db_, [table = *this, prefix = std::vector<std::byte>(prefix.begin(), prefix.end()), order] {
+        return table.prefix(prefix, order);
+      });
+}
+
+Future<Range> ReadOnlyTable::prefix_async(std::string_view text, SortOrder order) const {
+  return prefix_async(std::as_bytes(std::span(text.data(), text.size())), order);
+}
+
+// ---- SecondaryIndex's asynchronous forms -------------------------------------------------------
+
+Future<Row> SecondaryIndex::get_async(const Key& key) const {
+  return detail::launch<Row>(
+      db_, [index = *this, key = detail::OwnedKey(key)] { return index.get(key.key()); });
+}
+
+Future<IndexRange> SecondaryIndex::get_all_async(const Key& key) const {
+  return detail::launch<IndexRange>(
+      db_, [index = *this, key = detail::OwnedKey(key)] { return index.get_all(key.key()); });
+}
+
+Future<IndexRange> SecondaryIndex::get_range_async(const KeyBound& start, const KeyBound& end,
+                                                   RangeOptions options) const {
+  return detail::launch<IndexRange>(
+      db_, [index = *this, start = detail::OwnedBound(start), end = detail::OwnedBound(end),
+            options] { return index.get_range(start.bound(), end.bound(), options); });
+}
+
+Future<uint64_t> SecondaryIndex::count_range_async(const KeyBound& start, const KeyBound& end,
+                                                   RangeOptions options) const {
+  return detail::launch<uint64_t>(
+      db_, [index = *this, start = detail::OwnedBound(start), end = detail::OwnedBound(end),
+            options] { return index.count_range(start.bound(), end.bound(), options); });
+}
+
+Future<IndexRange> SecondaryIndex::prefix_async(std::span<const std::byte> prefix,
+                                                SortOrder order) const {
+  return detail::launch<IndexRange>(
+      db_, [index = *this, prefix = std::vector<std::byte>(prefix.begin(), prefix.end()), order] {
+        return index.prefix(prefix, order);
+      });
+}
+
+Future<IndexRange> SecondaryIndex::prefix_async(std::string_view text, SortOrder order) const {
+  return prefix_async(std::as_bytes(std::span(text.data(), text.size())), order);
 }
 
 namespace {

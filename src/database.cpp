@@ -1,5 +1,7 @@
 #include "drydb/database.h"
 
+#include "drydb/index.h"
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -365,13 +367,13 @@ ReadOnlyDatabase::ReadOnlyDatabase(ReadOnlyDatabase&&) noexcept = default;
 // queries (cancel the queued, wait for the running; see async.h).
 ReadOnlyDatabase& ReadOnlyDatabase::operator=(ReadOnlyDatabase&& o) noexcept {
   if (this != &o) {
-    if (state_) detail::async_close(state_.get());
+    if (state_) state_->close_async();
     state_ = std::move(o.state_);
   }
   return *this;
 }
 ReadOnlyDatabase::~ReadOnlyDatabase() {
-  if (state_) detail::async_close(state_.get());
+  if (state_) state_->close_async();
 }
 
 result<ReadOnlyDatabase> ReadOnlyDatabase::open_storage(std::unique_ptr<Storage> storage,

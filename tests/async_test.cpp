@@ -1,5 +1,5 @@
-// Asynchronous queries (async.h, executor.h): get_async, get_range_async, count_range_async and
-// warm_async give what the sync forms give, on every storage (mmap, pread through a tiny page
+// Asynchronous queries (async.h, executor.h): the async form of every table and index query
+// gives what the sync form gives, on every storage (mmap, pread through a tiny page
 // cache, caller memory) and executor (the default pool, an inline executor, a counting pool, a
 // manual queue); Futures and completion callbacks; many threads mixing async and sync queries;
 // and destroying a database with work queued, running, or finished but unread. No test relies
@@ -7,9 +7,10 @@
 //
 // The database (page size 512):
 //   items  bytes keys "user/NNNNNN" (every 3rd number), 1,200 rows, values 0..89 bytes and
-//          every 17th an overflow value of 129..2,600 bytes
+//          every 17th an overflow value of 129..2,600 bytes; index "size" (non-unique, bytes:
+//          "size-" and a letter from the value's length), leaving out rows of length 0 mod 4
 //   nums   int64 keys (multiples of 5, negative and positive), 1,200 rows, 8-byte values and
-//          every 50th a 300-byte overflow value
+//          every 50th a 300-byte overflow value; index "negated" (unique, int64: -key)
 #include <gtest/gtest.h>
 
 #include <barrier>
@@ -21,6 +22,7 @@
 #include <optional>
 #include <thread>
 
+#include "drydb/async.h"
 #include "fault_util.h"
 
 namespace drydb_fault {
@@ -54,10 +56,21 @@ DbModel make_model() {
     if (i % 17 == 5) len = 129 + (i * 131) % 2500;
     items.rows.emplace(buf, make_value(i, len));
   }
+  items.indexes.push_back(
+      make_index("size", false, drydb::KeyEncoding::bytes(),
+                 [](const std::string&, const std::string& value) -> std::optional<std::string> {
+                   if (value.size() % 4 == 0) return std::nullopt;
+                   return "size-" + std::string(1, static_cast<char>('a' + value.size() % 11));
+                 }));
   TableModel nums = make_table("nums", drydb::KeyEncoding::int64());
   for (int64_t i = 0; i < 1200; ++i)
     nums.rows.emplace(int64_key(i * 5 - 3000),
                       make_value(50000 + static_cast<uint64_t>(i), i % 50 == 7 ? 300 : 8));
+  nums.indexes.push_back(
+      make_index("negated", true, drydb::KeyEncoding::int64(),
+                 [](const std::string& key, const std::string&) -> std::optional<std::string> {
+                   return int64_key(-int64_of(key));
+                 }));
   m.tables = {items, nums};
   m.finish();
   return m;
@@ -257,7 +270,8 @@ bool same_error(const drydb::Error& a, const drydb::Error& b) {
          a.message == b.message;
 }
 
-std::vector<Row> rows_of(Range& r) {
+template <class RangeT>
+std::vector<Row> rows_of(RangeT& r) {
   std::vector<Row> out;
   for (auto e : r)
     out.emplace_back(to_string(e.key), to_string(e.value));
@@ -279,7 +293,8 @@ void expect_same_get(const result<Value>& async, const result<Value>& sync,
 
 // An async range against the sync one: same error, or the same rows in the same order. Returns
 // the async range's rows.
-std::vector<Row> expect_same_range(result<Range>& async, result<Range>& sync,
+template <class RangeT>
+std::vector<Row> expect_same_range(result<RangeT>& async, result<RangeT>& sync,
                                    const std::string& what) {
   EXPECT_EQ(async.has_value(), sync.has_value()) << what;
   if (!async || !sync) {
@@ -538,6 +553,164 @@ TEST_P(AsyncMatchesSync, Warm) {
     auto reversed =
         table.warm_async(key_of(t, t.sorted[300].first), key_of(t, t.sorted[10].first)).get();
     EXPECT_TRUE(is(reversed, errc::invalid_argument));
+  }
+}
+
+// Index queries and prefixes: every async form against its sync form and the model.
+TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
+  for (const TableModel& t : fixture().model.tables) {
+    auto table = this->table(t);
+    ASSERT_EQ(t.indexes.size(), 1u);
+    const IndexModel& ix = t.indexes[0];
+    auto index = table.index(ix.name).value();
+    // The index's distinct keys, and one below them all.
+    std::vector<std::string> keys{std::string(ix.enc.fixed_width(), '\0')};
+    for (const auto& e : ix.entries)
+      if (keys.back() != e.first) keys.push_back(e.first);
+    // The model's rows of index keys [lo, hi), in index order.
+    auto model_rows = [&](size_t lo, size_t hi) {
+      std::vector<Row> rows;
+      for (size_t i = lo; i < hi; ++i)
+        rows.push_back(t.sorted[ix.entries[i].second]);
+      return rows;
+    };
+    size_t found = 0;
+    batched<drydb::Row>(
+        keys.size(),
+        [&](size_t i) {
+          ++queries_;
+          return index.get_async(index_key_of(ix, keys[i]));
+        },
+        [&](size_t i, const result<drydb::Row>& r) {
+          const std::string what = ix.name + " get " + show_index_key(ix, keys[i]);
+          ASSERT_TRUE(r) << what << ": " << describe(r.error());
+          const auto sync = index.get(index_key_of(ix, keys[i]));
+          ASSERT_TRUE(sync) << what;
+          EXPECT_EQ(r->has_value(), sync->has_value()) << what;
+          const size_t at = ix.lower(keys[i]);
+          const bool present = at < ix.size() && ix.entries[at].first == keys[i];
+          ASSERT_EQ(r->has_value(), present) << what;
+          if (!present) return;
+          const Row& want = t.sorted[ix.entries[at].second];
+          EXPECT_EQ(to_string(r->key()), want.first) << what;
+          EXPECT_EQ(to_string(r->value()), want.second) << what;
+          ++found;
+        });
+    EXPECT_EQ(found, keys.size() - 1) << ix.name;
+    batched<drydb::IndexRange>(
+        keys.size(),
+        [&](size_t i) {
+          ++queries_;
+          return index.get_all_async(index_key_of(ix, keys[i]));
+        },
+        [&](size_t i, result<drydb::IndexRange>& r) {
+          const std::string what = ix.name + " get_all " + show_index_key(ix, keys[i]);
+          auto sync = index.get_all(index_key_of(ix, keys[i]));
+          EXPECT_EQ(expect_same_range(r, sync, what),
+                    model_rows(ix.lower(keys[i]), ix.upper(keys[i])))
+              << what;
+        });
+    // Ranges and counts between every pair of a few keys, every option.
+    std::vector<std::string> bounds;
+    for (size_t i = 0; i < keys.size(); i += std::max<size_t>(1, keys.size() / 5))
+      bounds.push_back(keys[i]);
+    bounds.push_back(keys.back());
+    struct Case {
+      std::string start, end;
+      drydb::RangeOptions options;
+    };
+    std::vector<Case> cases;
+    for (const auto& a : bounds)
+      for (const auto& b : bounds)
+        for (int flags = 0; flags < 8; ++flags)
+          cases.push_back({a,
+                           b,
+                           {.start_exclusive = (flags & 1) != 0,
+                            .end_exclusive = (flags & 2) != 0,
+                            .order = (flags & 4) ? SortOrder::descending : SortOrder::ascending}});
+    auto model_span = [&](const Case& c, size_t* lo, size_t* hi) {
+      *lo = c.options.start_exclusive ? ix.upper(c.start) : ix.lower(c.start);
+      *hi = c.options.end_exclusive ? ix.lower(c.end) : ix.upper(c.end);
+      if (*hi < *lo) *hi = *lo;
+      return c.start <= c.end;
+    };
+    batched<drydb::IndexRange>(
+        cases.size(),
+        [&](size_t i) {
+          ++queries_;
+          return index.get_range_async(index_key_of(ix, cases[i].start),
+                                       index_key_of(ix, cases[i].end), cases[i].options);
+        },
+        [&](size_t i, result<drydb::IndexRange>& r) {
+          const Case& c = cases[i];
+          const std::string what = ix.name + " get_range " + show_index_key(ix, c.start) + ".." +
+                                   show_index_key(ix, c.end);
+          auto sync =
+              index.get_range(index_key_of(ix, c.start), index_key_of(ix, c.end), c.options);
+          const std::vector<Row> rows = expect_same_range(r, sync, what);
+          size_t lo, hi;
+          if (!model_span(c, &lo, &hi)) {
+            EXPECT_TRUE(is(r, errc::invalid_argument)) << what;
+            return;
+          }
+          std::vector<Row> want = model_rows(lo, hi);
+          if (c.options.order == SortOrder::descending) std::reverse(want.begin(), want.end());
+          EXPECT_EQ(rows, want) << what;
+        });
+    batched<uint64_t>(
+        cases.size(),
+        [&](size_t i) {
+          ++queries_;
+          return index.count_range_async(index_key_of(ix, cases[i].start),
+                                         index_key_of(ix, cases[i].end), cases[i].options);
+        },
+        [&](size_t i, const result<uint64_t>& r) {
+          const Case& c = cases[i];
+          const std::string what = ix.name + " count_range " + show_index_key(ix, c.start) + ".." +
+                                   show_index_key(ix, c.end);
+          expect_same_count(
+              r, index.count_range(index_key_of(ix, c.start), index_key_of(ix, c.end), c.options),
+              what);
+          size_t lo, hi;
+          if (model_span(c, &lo, &hi))
+            EXPECT_EQ(r.value_or(~uint64_t{0}), hi - lo) << what;
+          else
+            EXPECT_TRUE(is(r, errc::invalid_argument)) << what;
+        });
+    // Prefixes of byte-keyed trees; errc::wrong_key_type on int64 ones, as the sync forms.
+    const std::vector<std::string> prefixes{"",          "size-", "size-c", "size-z",
+                                            "user/0001", "user/", "x"};
+    for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+      for (const std::string& p : prefixes) {
+        ++queries_;
+        auto a = index.prefix_async(p, order).get();
+        auto sync = index.prefix(p, order);
+        const std::vector<Row> rows = expect_same_range(a, sync, ix.name + " prefix " + p);
+        if (ix.is_int64()) {
+          EXPECT_TRUE(is(a, errc::wrong_key_type));
+        } else {
+          std::vector<Row> want;
+          for (const auto& e : ix.entries)
+            if (e.first.starts_with(p)) want.push_back(t.sorted[e.second]);
+          if (order == SortOrder::descending) std::reverse(want.begin(), want.end());
+          EXPECT_EQ(rows, want) << ix.name << " prefix " << p;
+        }
+        ++queries_;
+        auto b = table.prefix_async(p, order).get();
+        auto table_sync = table.prefix(p, order);
+        const std::vector<Row> table_rows =
+            expect_same_range(b, table_sync, t.name + " prefix " + p);
+        if (t.is_int64()) {
+          EXPECT_TRUE(is(b, errc::wrong_key_type));
+        } else {
+          std::vector<Row> want;
+          for (const auto& row : t.sorted)
+            if (row.first.starts_with(p)) want.push_back(row);
+          if (order == SortOrder::descending) std::reverse(want.begin(), want.end());
+          EXPECT_EQ(table_rows, want) << t.name << " prefix " << p;
+        }
+      }
+    }
   }
 }
 

@@ -1,11 +1,11 @@
-// MessagePack typed tables (drydb/msgpack.hpp): round trips of plain and rich
+// MessagePack typed tables (drydb/msgpack.h): round trips of plain and rich
 // structs under bytes and int64 keys, typed get, ranges in both orders,
 // prefixes, cursors, typed secondary indexes, and values that do not decode as
 // the requested type (not MessagePack, truncated, trailing bytes, another
 // shape, lying lengths, deep nesting), which must give a clear error and
 // never a crash.
 
-#include "drydb/msgpack.hpp"
+#include "drydb/msgpack.h"
 
 #include <gtest/gtest.h>
 

@@ -260,7 +260,7 @@ TEST(SearchPrimitives, UniquePrefixSearchesMatchLowerBound) {
   }
 }
 
-// int64 gets and ranks take a dedicated path (search.h: prefix-key descent, a remembered root,
+// int64 gets and ranks take a dedicated path (descent.h: prefix-key descent, a remembered root,
 // a dense leaf's one-load slot). Against the model, for trees of several shapes: dense keys
 // (evenly spaced root separators), irregular gaps with values of mixed lengths (offset arrays),
 // overflow values (the path hands those to the general one), INT64_MIN and INT64_MAX stored, a

@@ -6,9 +6,12 @@
 //
 //   table.count_range_async("a", "m").then([](drydb::result<uint64_t> n) { ... });
 //
-// get_async, get_range_async, count_range_async and warm_async (table.h) copy
-// their keys, enqueue one Task on the database's executor
-// (OpenOptions::executor, else drydb's default pool) and return at once. The
+// Every query has an async form: a table's get_async, get_range_async,
+// count_range_async, prefix_async and warm_async (table.h), an index's
+// get_async, get_all_async, get_range_async, count_range_async and
+// prefix_async (index.h). Including this header makes them usable. Each copies
+// its keys, enqueues one Task on the database's executor
+// (OpenOptions::executor, else drydb's default pool) and returns at once. The
 // task runs the synchronous query and hands its result, with the same
 // zero-copy views (a Value pins its page, a Range its cursor's leaf), to the
 // Future. Handing over through the Future orders the task's writes before
@@ -58,9 +61,12 @@
 #include <vector>
 
 #include "drydb/executor.h"
+#include "drydb/index.h"
 #include "drydb/key.h"
 #include "drydb/range.h"
 #include "drydb/result.h"
+#include "drydb/row.h"
+#include "drydb/table.h"
 #include "drydb/value.h"
 
 namespace drydb {

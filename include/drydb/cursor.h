@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "drydb/detail/db_state.h"
-#include "drydb/detail/search.h"
+#include "drydb/detail/descent.h"
 #include "drydb/key.h"
 #include "drydb/result.h"
 
@@ -126,17 +126,15 @@ class Cursor {
   friend class IndexCursor;
   template <class>
   friend class BasicRange;
-  struct Frame {
-    const std::byte* page;
-    uint32_t index;
-    uint32_t size;
-  };
+  using Frame = detail::PathFrame;
 
   bool seek_key(const Key& key, bool* found);
   // The first row whose key is >= key, given in the tree's own key bytes.
   bool seek_bytes(std::span<const std::byte> key, bool* found);
   [[gnu::cold]] std::span<const std::byte> overflow_value() const;
   bool descend(uint32_t from_level, bool leftmost);
+  // Positions on slot i of leaf p (pinned by pin), the row of rank `rank`.
+  void enter_leaf(const std::byte* p, detail::PageSlot* pin, uint32_t i, uint64_t rank) noexcept;
   bool fail(Error e);
   bool clear() noexcept {
     release();

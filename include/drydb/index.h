@@ -31,6 +31,8 @@ namespace drydb {
 
 class IndexCursor;
 using IndexRange = BasicRange<IndexCursor>;
+template <class T>
+class Future;
 
 namespace detail {
 
@@ -254,6 +256,21 @@ class SecondaryIndex {
 
   // An unpositioned cursor.
   IndexCursor cursor() const noexcept { return IndexCursor(db_, tree_); }
+
+  // The queries above, run on the database's executor, as the table's
+  // *_async forms are (table.h; include drydb/async.h): each copies its keys,
+  // enqueues one task and returns at once, and the Future gives what the sync
+  // query returns, errors included.
+  Future<Row> get_async(const Key& key) const;
+  Future<IndexRange> get_all_async(const Key& key) const;
+  Future<IndexRange> get_range_async(const KeyBound& start, const KeyBound& end,
+                                     RangeOptions options = {}) const;
+  Future<uint64_t> count_range_async(const KeyBound& start, const KeyBound& end,
+                                     RangeOptions options = {}) const;
+  Future<IndexRange> prefix_async(std::span<const std::byte> prefix,
+                                  SortOrder order = SortOrder::ascending) const;
+  Future<IndexRange> prefix_async(std::string_view text,
+                                  SortOrder order = SortOrder::ascending) const;
 
   // Internal.
   SecondaryIndex(const detail::DatabaseState* db, const detail::TreeRef* tree) noexcept

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "drydb/detail/config.h"
 #include "drydb/error.h"
 
 namespace drydb {
@@ -217,10 +218,3 @@ class [[nodiscard]] result<void> {
 using status = result<void>;
 
 }  // namespace drydb
-
-// Propagates an error from an expression yielding a drydb::result.
-#define DRYDB_TRY(expr)                                                  \
-  do {                                                                   \
-    auto&& drydb_try_result_ = (expr);                                   \
-    if (!drydb_try_result_) return std::move(drydb_try_result_).error(); \
-  } while (0)

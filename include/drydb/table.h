@@ -14,16 +14,20 @@
 #include <string_view>
 #include <vector>
 
-#include "drydb/async.h"
 #include "drydb/cursor.h"
-#include "drydb/detail/search.h"
-#include "drydb/index.h"
+#include "drydb/detail/descent.h"
 #include "drydb/key.h"
 #include "drydb/range.h"
 #include "drydb/result.h"
 #include "drydb/value.h"
 
 namespace drydb {
+
+// Named here, defined where their queries are: include drydb/index.h to use
+// index(), drydb/async.h to use the *_async forms.
+class SecondaryIndex;
+template <class T>
+class Future;
 
 struct TableInfo {
   std::string_view name;
@@ -52,23 +56,10 @@ class ReadOnlyTable {
     // get_checked(), which loads, checks and explains.
     if (key.kind() != tree_->kind) [[unlikely]]
       return get_checked(key);
-    const detail::TreeDesc& d = *tree_->desc;
-    if (d.rows == 0) return Value();
+    if (tree_->desc->rows == 0) return Value();
     const auto k = key.bytes();
-    detail::PageSlot* pin;
-    if (tree_->layout.prefix_is_key() && k.size() == tree_->layout.width) {  // int64 and such
-      detail::ByteView v;
-      const uint64_t x = detail::key_prefix(k.data(), k.size());
-      switch (detail::probe_prefix_key(*db_, *tree_, x, &v, &pin)) {
-        case detail::Probe::found:
-          return Value::found(v.data(), v.size(), pin);
-        case detail::Probe::absent:
-          return Value();
-        case detail::Probe::slow:
-          return get_checked(key);
-      }
-    }
-    return get_general(key);
+    if (!tree_->layout.prefix_search(k.size())) return get_general(key);
+    return get_resident(key, detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())});
   }
 
   // Rows between two bounds (each a key or drydb::unbounded), inclusive
@@ -144,8 +135,8 @@ class ReadOnlyTable {
   // An unpositioned cursor (see cursor.h).
   Cursor cursor() const noexcept { return Cursor(db_, tree_); }
 
-  // The secondary index named `name` (see index.h); errc::not_found, naming
-  // the indexes there are, if the table has none of that name.
+  // The secondary index named `name` (include drydb/index.h); errc::not_found,
+  // naming the indexes there are, if the table has none of that name.
   result<SecondaryIndex> index(std::string_view name) const;
   // Every secondary index of the table, in declaration order.
   std::vector<SecondaryIndex> indexes() const;
@@ -156,24 +147,29 @@ class ReadOnlyTable {
       : db_(db), tree_(tree), name_(name) {}
 
  private:
+  // get() over resident pages with the key's in-page search, falling back
+  // to get_checked().
+  template <class Search>
+  DRYDB_ALWAYS_INLINE result<Value> get_resident(const Key& key, const Search& search) const {
+    detail::ByteView v;
+    detail::PageSlot* pin;
+    switch (detail::probe(*db_, *tree_, search, &v, &pin)) {
+      case detail::Probe::found:
+        return Value::found(v.data(), v.size(), pin);
+      case detail::Probe::absent:
+        return Value();
+      case detail::Probe::slow:
+        break;
+    }
+    return get_checked(key);
+  }
+
   // get()'s hot path for every other key layout (variable-width keys, wider
   // fixed widths): out of line, so the prefix-key path stays small.
   [[gnu::noinline]] result<Value> get_general(const Key& key) const {
     const auto k = key.bytes();
-    detail::PageSlot* pin;
-    const uint64_t kp = detail::key_prefix(k.data(), k.size());
-    const std::byte* page = detail::try_descend_to_leaf(*db_, *tree_, k, kp, &pin);
-    if (page == nullptr) [[unlikely]]
-      return get_checked(key);
-    const detail::LeafView leaf(page, tree_->layout);
-    bool found;
-    const uint32_t i = leaf.lower_bound(k, kp, &found);
-    if (!found || leaf.is_overflow(i)) [[unlikely]] {
-      detail::unpin(pin);
-      return found ? get_checked(key) : Value();
-    }
-    const auto v = leaf.value_field(i);
-    return Value::found(v.data(), v.size(), pin);
+    return get_resident(
+        key, detail::BytesSearch{k, detail::key_prefix(k.data(), k.size()), tree_->layout});
   }
 
   // get() through fetch(): loads missing pages, checks first-touched ones,
@@ -181,30 +177,30 @@ class ReadOnlyTable {
   [[gnu::noinline]] result<Value> get_checked(const Key& key) const {
     detail::ErrorOut err;
     if (!detail::check_key_kind(*tree_, key, &err)) return std::move(*err);
-    const detail::TreeDesc& d = *tree_->desc;
-    if (d.rows == 0) return Value();
-    const auto k = key.bytes();
-    const uint64_t kp = detail::key_prefix(k.data(), k.size());
-    uint64_t rank = 0;
-    detail::PageSlot* pin;
-    const std::byte* leaf_page = detail::descend_to_leaf(*db_, *tree_, k, kp, &rank, &pin, &err);
-    if (leaf_page == nullptr) return std::move(*err);
-    detail::LeafView leaf(leaf_page, tree_->layout);
-    bool found;
-    uint32_t i = leaf.lower_bound(k, kp, &found);
-    if (!found) {
-      detail::unpin(pin);
-      return Value();
-    }
-    detail::ByteView v;
-    detail::PageSlot* value_pin;
-    bool ok = detail::resolve_value(*db_, *tree_, leaf, i, &v, &value_pin, &err);
-    if (value_pin != nullptr || !ok) {  // an overflow run holds the value, not the leaf
-      detail::unpin(pin);
-      pin = value_pin;
-    }
-    if (!ok) return std::move(*err);
-    return Value::found(v.data(), v.size(), pin);
+    if (tree_->desc->rows == 0) return Value();
+    return detail::with_key_search(
+        *tree_, key.bytes(), [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA -> result<Value> {
+          detail::PageSlot* pin;
+          const std::byte* p = detail::descend(detail::CheckedPages{*db_, &err}, *tree_, search,
+                                               nullptr, nullptr, &pin);
+          if (p == nullptr) return std::move(*err);
+          const detail::LeafView leaf(p, tree_->layout);
+          bool found;
+          const uint32_t i = search.slot(leaf, &found);
+          if (!found) {
+            detail::unpin(pin);
+            return Value();
+          }
+          detail::ByteView v;
+          detail::PageSlot* value_pin;
+          const bool ok = detail::resolve_value(*db_, *tree_, leaf, i, &v, &value_pin, &err);
+          if (value_pin != nullptr || !ok) {  // an overflow run holds the value, not the leaf
+            detail::unpin(pin);
+            pin = value_pin;
+          }
+          if (!ok) return std::move(*err);
+          return Value::found(v.data(), v.size(), pin);
+        });
   }
 
   // The rank of the first row at or after the start bound.
@@ -236,8 +232,11 @@ class ReadOnlyTable {
       const detail::LeafView& leaf = near->leaf_;
       if (detail::compare_bytes(leaf.key(0), key) <= 0 &&
           detail::compare_bytes(key, leaf.key(leaf.size() - 1)) <= 0) {
-        const uint64_t kp = detail::key_prefix(key.data(), key.size());
-        *rank = near->rank() - near->index_ + leaf.lower_bound(key, kp, found);
+        *rank = near->rank() - near->index_ +
+                detail::with_key_search(*tree_, key,
+                                        [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA {
+                                          return search.slot(leaf, found);
+                                        });
         return true;
       }
     }
@@ -248,7 +247,7 @@ class ReadOnlyTable {
   const detail::TreeRef* tree_;
   std::string_view name_;
 
-  // ---- Asynchronous queries (async.h) -------------------------------------
+  // ---- Asynchronous queries (include drydb/async.h) ----------------------
  public:
   // The queries above, run on the database's executor (OpenOptions::executor,
   // else drydb's default pool). Each copies its keys, enqueues one task and
@@ -260,6 +259,9 @@ class ReadOnlyTable {
                                 RangeOptions options = {}) const;
   Future<uint64_t> count_range_async(const KeyBound& start, const KeyBound& end,
                                      RangeOptions options = {}) const;
+  Future<Range> prefix_async(std::span<const std::byte> prefix,
+                             SortOrder order = SortOrder::ascending) const;
+  Future<Range> prefix_async(std::string_view text, SortOrder order = SortOrder::ascending) const;
   // Reads every page of the rows between two bounds (inclusive), leaves and
   // overflow runs, so that later queries there find them in the page cache
   // (pread, custom storage) or mapped in (mmap: each page is touched). A

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "drydb/detail/coding.h"
+#include "drydb/index.h"
 #include "inspect.h"
 #include "json.h"
 #include "keys.h"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "drydb/database.h"
+#include "drydb/index.h"
 #include "render.h"
 
 namespace drydb::cli {

@@ -12,9 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-// For the few read-path functions that must inline into the caller's loop
-// even where the compiler's size heuristics would not (descent, in-page search).
-#define DRYDB_ALWAYS_INLINE inline __attribute__((always_inline))
+#include "drydb/detail/config.h"
 
 namespace drydb::detail {
 

@@ -83,42 +83,29 @@ inline bool Cursor::descend(uint32_t from, bool leftmost) {
   return true;
 }
 
+inline void Cursor::enter_leaf(const std::byte* p, detail::PageSlot* pin, uint32_t i,
+                               uint64_t rank) noexcept {
+  leaf_pin_ = pin;
+  leaf_ = detail::LeafView(p, tree_->layout);
+  index_ = i;
+  size_ = leaf_.size();
+  rank_ = rank;
+  valid_ = true;
+}
+
 inline bool Cursor::seek_rank(uint64_t rank) {
   if (tree_ == nullptr) return false;
-  const detail::TreeDesc& d = *tree_->desc;
   release();
   valid_ = false;
   if (!status_) status_ = {};
-  if (rank >= d.rows) return false;
-  uint64_t page = d.root;
-  uint64_t local = rank;
-  for (uint32_t l = 0; l < depth_; ++l) {
-    const bool leaf = l + 1 == depth_;
-    detail::PageSlot* pin;
-    detail::ErrorOut err;
-    const std::byte* p =
-        db_->fetch(*tree_, page, leaf ? detail::PageType::leaf : detail::PageType::internal,
-                   depth_ - 1 - l, &pin, &err);
-    if (p == nullptr) return fail(std::move(*err));
-    uint32_t n = detail::load_u16(p + detail::page::kCountOff);
-    if (leaf) {
-      leaf_pin_ = pin;
-      if (local >= n) return fail(detail::corruption_at(*tree_, page, "row counts disagree"));
-      leaf_ = detail::LeafView(p, tree_->layout);
-      index_ = static_cast<uint32_t>(local);
-      size_ = n;
-    } else {
-      detail::InternalView node(p, tree_->layout);
-      if (local >= node.cumulative(n - 1))
-        return fail(detail::corruption_at(*tree_, page, "row counts disagree"));
-      uint32_t c = node.child_for_rank(local);
-      local -= node.rows_before(c);
-      path_[l] = Frame{p, c, n};
-      page = node.child(c);
-    }
-  }
-  rank_ = rank;
-  valid_ = true;
+  if (rank >= tree_->desc->rows) return false;
+  detail::ErrorOut err;
+  detail::PageSlot* pin;
+  uint64_t slot = rank;
+  const std::byte* p =
+      detail::descend_to_rank(detail::CheckedPages{*db_, &err}, *tree_, &slot, path_, &pin);
+  if (p == nullptr) return fail(std::move(*err));
+  enter_leaf(p, pin, static_cast<uint32_t>(slot), rank);
   return true;
 }
 
@@ -134,45 +121,28 @@ inline bool Cursor::seek_bytes(std::span<const std::byte> k, bool* found) {
   *found = false;
   if (tree_ == nullptr) return false;
   if (!status_) status_ = {};
-  detail::ErrorOut err;
-  const detail::TreeDesc& d = *tree_->desc;
   release();
   valid_ = false;
-  if (d.rows == 0) return false;
-  const uint64_t kp = detail::key_prefix(k.data(), k.size());
-  uint64_t page = d.root;
-  uint64_t rank = 0;
-  for (uint32_t l = 0; l < depth_; ++l) {
-    const bool leaf = l + 1 == depth_;
+  if (tree_->desc->rows == 0) return false;
+  return detail::with_key_search(*tree_, k, [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA {
+    detail::ErrorOut err;
     detail::PageSlot* pin;
+    uint64_t rank = 0;
     const std::byte* p =
-        db_->fetch(*tree_, page, leaf ? detail::PageType::leaf : detail::PageType::internal,
-                   depth_ - 1 - l, &pin, &err);
+        detail::descend(detail::CheckedPages{*db_, &err}, *tree_, search, &rank, path_, &pin);
     if (p == nullptr) return fail(std::move(*err));
-    if (leaf) {
-      leaf_pin_ = pin;
-      leaf_ = detail::LeafView(p, tree_->layout);
-      const detail::LeafView& view = leaf_;
-      uint32_t i = view.lower_bound(k, kp, found);
-      valid_ = true;
-      size_ = view.size();
-      if (i < view.size()) {
-        index_ = i;
-        rank_ = rank + i;
-        return true;
-      }
-      // Every key of this leaf is smaller: the answer is the next leaf's first row.
-      index_ = view.size() - 1;
-      rank_ = rank + view.size() - 1;
-      return next();
+    enter_leaf(p, pin, 0, rank);
+    const uint32_t i = search.slot(leaf_, found);
+    if (i < size_) {
+      index_ = i;
+      rank_ = rank + i;
+      return true;
     }
-    detail::InternalView node(p, tree_->layout);
-    uint32_t c = node.child_for(k, kp);
-    rank += node.rows_before(c);
-    path_[l] = Frame{p, c, node.size()};
-    page = node.child(c);
-  }
-  return false;
+    // Every key of this leaf is smaller: the answer is the next leaf's first row.
+    index_ = size_ - 1;
+    rank_ = rank + size_ - 1;
+    return next();
+  });
 }
 
 inline bool Cursor::next() {

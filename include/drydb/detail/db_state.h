@@ -36,7 +36,7 @@ namespace drydb::detail {
 class AsyncHub;
 
 // The root page of a prefix-key tree (fixed key widths up to 8), decoded for
-// the point-lookup path (search.h): where its arrays are, its first and last
+// every descent by key (descent.h): where its arrays are, its first and last
 // separators, and the interpolation's scale, (separators - 1) / (last -
 // first), so that choosing a child multiplies instead of dividing and reads
 // no page header. Filled by the first descent that finds the root resident,
@@ -46,6 +46,7 @@ class AsyncHub;
 struct RootHint {
   static constexpr int kEmpty = 0, kFilling = 1, kReady = 2, kUnused = 3;
   std::atomic<int> state{kEmpty};
+  const std::byte* page = nullptr;      // the root page
   const std::byte* prefixes = nullptr;  // separators' prefixes
   const std::byte* children = nullptr;
   const std::byte* counts = nullptr;  // cumulative rows

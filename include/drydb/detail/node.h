@@ -104,7 +104,7 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_find(const std::byte* prefixes, uint3
 // share leading bytes (the 8-byte prefixes a search has already matched), so
 // whole 8-byte words are compared first, as big-endian numbers, without a
 // library call; memcmp takes only a tail shorter than 8 bytes.
-inline int compare_bytes(ByteView a, ByteView b) noexcept {
+DRYDB_ALWAYS_INLINE int compare_bytes(ByteView a, ByteView b) noexcept {
   const std::byte* x = a.data();
   const std::byte* y = b.data();
   size_t n = a.size() < b.size() ? a.size() : b.size();
@@ -122,26 +122,75 @@ struct KeyLayout {
   uint16_t width;  // 0 = variable
   // The prefix is the whole key (fixed width <= 8): equal prefixes mean equal keys.
   bool prefix_is_key() const noexcept { return width != 0 && width <= 8; }
+  // Whether a key of `key_size` bytes is found by its prefix alone: a key of
+  // a prefix-key tree's own width. The one rule that picks a query's in-page
+  // search (with_key_search in descent.h).
+  bool prefix_search(size_t key_size) const noexcept {
+    return prefix_is_key() && key_size == width;
+  }
+  // The key part of a record of fixed-width keys: nothing when the prefix is
+  // the key, else the key (variable-length keys: 0 here, a u16 length there).
+  uint32_t fixed_part() const noexcept { return width <= 8 ? 0u : width; }
   uint32_t part_size(const std::byte* part) const noexcept {
     if (width == 0) return 2u + load_u16(part);
     return width <= 8 ? 0u : width;
   }
 };
 
+// Leaf fields, located from the leaf's count n and flags (format.h). Every
+// reader of a leaf goes through these: LeafView with the fields it keeps, the
+// point lookup (descent.h) with the ones it has just loaded. `fixed_part` is
+// the key part's size for fixed-width keys (0 when the prefix is the key) and
+// `variable` says the keys are variable-length (a u16 length starts each
+// record); callers that know the layout pass constants, so an accessor
+// compiles to the loads it needs and nothing else.
+namespace leaf {
+DRYDB_ALWAYS_INLINE uint32_t count(const std::byte* page) noexcept {
+  return load_u16(page + page::kCountOff);
+}
+DRYDB_ALWAYS_INLINE uint8_t flags(const std::byte* page) noexcept {
+  return static_cast<uint8_t>(page[page::kFlagsOff]);
+}
+DRYDB_ALWAYS_INLINE const std::byte* records(const std::byte* page, uint32_t n,
+                                             uint8_t flags) noexcept {
+  return page + records_off(n, flags);
+}
+// Whether entry i holds a 12-byte overflow reference instead of its value.
+DRYDB_ALWAYS_INLINE bool is_overflow(const std::byte* page, uint32_t n, uint8_t flags,
+                                     uint32_t i) noexcept {
+  return (flags & kHasOverflow) &&
+         (static_cast<uint8_t>(page[bitmap_off(n, flags) + i / 8]) >> (i % 8)) & 1;
+}
+// Entry i's value field: the inline value, or the overflow reference.
+// `records` is records(page, n, flags).
+DRYDB_ALWAYS_INLINE std::span<const std::byte> value_field(const std::byte* page,
+                                                           const std::byte* records, uint32_t n,
+                                                           uint8_t flags, uint32_t fixed_part,
+                                                           bool variable, uint32_t i) noexcept {
+  if (flags & kUniformValues) {  // fixed-width keys only
+    const uint32_t len = load_u16(page + kUniformLenOff);
+    return {records + size_t{fixed_part + len} * i + fixed_part, len};
+  }
+  const std::byte* offsets = page + offsets_off(n);
+  const std::byte* rec = records + load_u16(offsets + 2 * size_t{i});
+  const std::byte* end = records + load_u16(offsets + 2 * size_t{i} + 2);
+  const uint32_t part = variable ? 2u + load_u16(rec) : fixed_part;
+  return {rec + part, static_cast<size_t>(end - rec - part)};
+}
+}  // namespace leaf
+
 class LeafView {
  public:
   LeafView() noexcept = default;
   LeafView(const std::byte* page, KeyLayout layout) noexcept
       : page_(page),
-        n_(load_u16(page + page::kCountOff)),
-        flags_(static_cast<uint8_t>(page[page::kFlagsOff])),
+        n_(leaf::count(page)),
+        flags_(leaf::flags(page)),
         layout_(layout),
-        records_(page + leaf::records_off(n_, flags_)),
-        fixed_part_(layout.width == 0 ? 0 : layout.part_size(nullptr)) {
-    if (flags_ & leaf::kUniformValues) {
-      uniform_len_ = load_u16(page + leaf::kUniformLenOff);
-      record_size_ = fixed_part_ + uniform_len_;
-    }
+        records_(leaf::records(page, n_, flags_)),
+        fixed_part_(layout.fixed_part()) {
+    if (flags_ & leaf::kUniformValues)
+      record_size_ = fixed_part_ + load_u16(page + leaf::kUniformLenOff);
     // Where key i is when it sits at a fixed stride: in the prefix array
     // (fixed width <= 8), or in uniform records (wider fixed keys).
     if (layout.prefix_is_key()) {
@@ -153,6 +202,7 @@ class LeafView {
     }
   }
 
+  const std::byte* page() const noexcept { return page_; }
   uint32_t size() const noexcept { return n_; }
   uint64_t prefix(uint32_t i) const noexcept {
     return load_be64(page_ + leaf::kHeaderSize + 8 * i);
@@ -172,30 +222,28 @@ class LeafView {
   uint32_t key_stride() const noexcept { return key_stride_; }
   uint32_t record_size() const noexcept { return record_size_; }
 
-  bool is_overflow(uint32_t i) const noexcept {
-    return (flags_ & leaf::kHasOverflow) &&
-           (static_cast<uint8_t>(page_[leaf::bitmap_off(n_, flags_) + i / 8]) >> (i % 8)) & 1;
-  }
+  bool is_overflow(uint32_t i) const noexcept { return leaf::is_overflow(page_, n_, flags_, i); }
 
   // The inline value bytes, or the 12-byte overflow reference.
   ByteView value_field(uint32_t i) const noexcept {
-    if (flags_ & leaf::kUniformValues)
-      return {records_ + size_t{record_size_} * i + fixed_part_, uniform_len_};
-    const std::byte* offsets = page_ + leaf::offsets_off(n_);
-    const std::byte* rec = records_ + load_u16(offsets + 2 * i);
-    const std::byte* end = records_ + load_u16(offsets + 2 * (i + 1));
-    const uint32_t part = layout_.width == 0 ? 2u + load_u16(rec) : fixed_part_;
-    return {rec + part, static_cast<size_t>(end - rec - part)};
+    return leaf::value_field(page_, records_, n_, flags_, fixed_part_, layout_.width == 0, i);
   }
 
-  // First index whose key is >= key (n if none); *found = equal key there.
-  DRYDB_ALWAYS_INLINE uint32_t lower_bound(ByteView key, uint64_t key_prefix,
-                                           bool* found) const noexcept {
-    // Equal prefixes mean equal keys only for a key of the tree's own width.
-    if (layout_.prefix_is_key() && key.size() == layout_.width)
-      return unique_prefix_find(page_ + leaf::kHeaderSize, n_, key_prefix, found);
+  // The in-page searches: the first index whose key is >= the key (n if
+  // none), and whether it is the key. descent.h picks one per query.
+
+  // In leaf `page` of a prefix-key tree, for a key of the tree's width given
+  // as its prefix x: equal prefixes are equal keys.
+  DRYDB_ALWAYS_INLINE static uint32_t search_prefix_key(const std::byte* page, uint64_t x,
+                                                        bool* found) noexcept {
+    return unique_prefix_find(page + leaf::kHeaderSize, leaf::count(page), x, found);
+  }
+
+  // For any key: the prefix search, then a binary search by full comparison
+  // of the keys sharing the prefix.
+  DRYDB_ALWAYS_INLINE uint32_t search_bytes(ByteView key, uint64_t key_prefix,
+                                            bool* found) const noexcept {
     uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
-    // Keys sharing the prefix: binary search them by full comparison.
     uint32_t hi = n_;
     if (i < n_ && prefix(i) == key_prefix) {
       hi = key_prefix == ~uint64_t{0}
@@ -227,7 +275,6 @@ class LeafView {
   KeyLayout layout_{0};
   const std::byte* records_ = nullptr;
   uint32_t fixed_part_ = 0;              // key part bytes of fixed-width keys (0 when variable)
-  uint32_t uniform_len_ = 0;             // with kUniformValues
   uint32_t record_size_ = 0;             // with kUniformValues
   const std::byte* key_base_ = nullptr;  // keys at a fixed stride from here, or nullptr
   uint32_t key_stride_ = 0;
@@ -251,8 +298,7 @@ class InternalView {
   uint64_t rows_before(uint32_t i) const noexcept { return i == 0 ? 0 : cumulative(i - 1); }
 
   ByteView separator(uint32_t s) const noexcept {
-    if (layout_.width != 0 && layout_.width <= 8)
-      return {page_ + internal::prefixes_off(n_) + 8 * s, layout_.width};
+    if (layout_.prefix_is_key()) return {page_ + internal::prefixes_off(n_) + 8 * s, layout_.width};
     const std::byte* keys = page_ + internal::keys_off(n_);
     if (layout_.width != 0) return {keys + size_t{layout_.width} * s, layout_.width};
     const std::byte* heap = keys + 2 * n_;
@@ -260,12 +306,22 @@ class InternalView {
     return {heap + a, static_cast<size_t>(b - a)};
   }
 
-  // The child whose subtree holds `key`: the number of separators <= key.
-  DRYDB_ALWAYS_INLINE uint32_t child_for(ByteView key, uint64_t key_prefix) const noexcept {
+  // The in-page searches: the child whose subtree holds the key, the number
+  // of separators <= key. descent.h picks one per query.
+
+  // In internal page `page` of a prefix-key tree, for a key of the tree's
+  // width given as its prefix x.
+  DRYDB_ALWAYS_INLINE static uint32_t search_prefix_key(const std::byte* page,
+                                                        uint64_t x) noexcept {
+    const uint32_t n = load_u16(page + page::kCountOff);
+    return unique_prefix_upper_bound(page + internal::prefixes_off(n), n - 1, x);
+  }
+
+  // For any key: the prefix search, then a binary search by full comparison
+  // of the separators sharing the prefix.
+  DRYDB_ALWAYS_INLINE uint32_t search_bytes(ByteView key, uint64_t key_prefix) const noexcept {
     const std::byte* prefixes = page_ + internal::prefixes_off(n_);
     const uint32_t seps = n_ - 1;
-    if (layout_.prefix_is_key() && key.size() == layout_.width)
-      return unique_prefix_upper_bound(prefixes, seps, key_prefix);
     uint32_t lo = prefix_lower_bound(prefixes, seps, key_prefix);
     uint32_t hi = seps;
     if (lo < seps && load_be64(prefixes + 8 * lo) == key_prefix) {

@@ -1,4 +1,4 @@
-// drydb/msgpack.hpp: typed tables whose values are MessagePack, on msgpack-cxx.
+// drydb/msgpack.h: typed tables whose values are MessagePack, on msgpack-cxx.
 //
 //   struct Person {
 //     std::string name;
@@ -49,7 +49,7 @@
 #pragma once
 
 #if !defined(__cpp_exceptions)
-#error "drydb/msgpack.hpp needs C++ exceptions: msgpack-cxx reports errors by throwing"
+#error "drydb/msgpack.h needs C++ exceptions: msgpack-cxx reports errors by throwing"
 #endif
 
 #include <msgpack.hpp>

@@ -1,0 +1,337 @@
+// The tree descents of the read path: one by key, one by rank. Every query
+// reaches its leaf through them: get, cursors (and so ranges, prefixes and
+// index queries) and counts, for every key layout.
+//
+// A descent has two parameters:
+//   - Pages, how pages are read: ResidentPages (pages already resident and
+//     verified, no error object: the point-lookup hot path, which repeats the
+//     query with CheckedPages on a nullptr) or CheckedPages (loads missing
+//     pages, verifies first-touched ones, explains every failure);
+//   - Search, the in-page search for the key's layout, chosen once per query
+//     by with_key_search(): PrefixKeySearch where a key is its own 8-byte
+//     prefix (int64 and every fixed width up to 8), BytesSearch otherwise.
+// Both are inlined into the descent, so each pair compiles to its own loop
+// with nothing decided per page that was known before it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "drydb/detail/coding.h"
+#include "drydb/detail/db_state.h"
+#include "drydb/detail/node.h"
+#include "drydb/key.h"
+
+namespace drydb::detail {
+
+// ---- key checks ---------------------------------------------------------------
+
+// Fills *err with errc::wrong_key_type for `key` and returns false.
+bool wrong_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err);
+
+// Whether `key` may be used on this tree (its kind matches the encoding);
+// fills *err if not. A bytes key of another length than a fixed-width
+// encoding's is allowed: it simply matches no row, and bounds compare right.
+inline bool check_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
+  return key.kind() == tree.kind || wrong_key_kind(tree, key, err);
+}
+
+// errc::invalid_argument naming both bounds. Out of line: a cold path.
+Error range_bounds_out_of_order(const TreeRef& tree, const KeyBound& start, const KeyBound& end);
+
+// Whether a range's bounds may be used on this tree: their key kinds match
+// and start <= end when both are bounded. Fills *err if not.
+inline bool check_range_bounds(const TreeRef& tree, const KeyBound& start, const KeyBound& end,
+                               ErrorOut* err) {
+  if ((start.bounded() && !check_key_kind(tree, start.key(), err)) ||
+      (end.bounded() && !check_key_kind(tree, end.key(), err)))
+    return false;
+  if (start.bounded() && end.bounded() &&
+      compare_bytes(start.key().bytes(), end.key().bytes()) > 0) {
+    *err = range_bounds_out_of_order(tree, start, end);
+    return false;
+  }
+  return true;
+}
+
+// ---- page access ----------------------------------------------------------------
+
+// Pages already resident and verified, read with no error object and no
+// lock. A nullptr page (a miss, a first touch, a bad page) sends the caller
+// to the same query with CheckedPages, which loads, checks and explains.
+struct ResidentPages {
+  const DatabaseState& db;
+  DRYDB_ALWAYS_INLINE const std::byte* page(const TreeRef&, uint64_t page, PageType type,
+                                            uint32_t level, PageSlot** pin) const noexcept {
+    return db.try_fetch(page, type, level, pin);
+  }
+  void corrupt(const TreeRef&, uint64_t, const char*) const noexcept {}
+};
+
+// Pages through DatabaseState::fetch(): loaded when missing, verified on
+// their first touch; a nullptr page comes with its error in *err.
+struct CheckedPages {
+  const DatabaseState& db;
+  ErrorOut* err;
+  DRYDB_ALWAYS_INLINE const std::byte* page(const TreeRef& tree, uint64_t page, PageType type,
+                                            uint32_t level, PageSlot** pin) const {
+    return db.fetch(tree, page, type, level, pin, err);
+  }
+  [[gnu::cold]] void corrupt(const TreeRef& tree, uint64_t page, const char* what) const {
+    *err = corruption_at(tree, page, what);
+  }
+};
+
+// ---- in-page searches -------------------------------------------------------------
+
+// The child of a prefix-key root holding x, through its hint: the
+// interpolation's guess (the answer on evenly spaced separators) checked
+// with two loads, else the search.
+DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const RootHint& h, uint64_t x) noexcept {
+  if (x == ~uint64_t{0}) return h.separators;
+  const uint64_t y = x + 1;  // the answer: the number of separators < y
+  if (y <= h.first) return 0;
+  if (y > h.last) return h.separators;
+  // first < y <= last, so the answer is in [1, separators - 1].
+  const double t = static_cast<double>(y - h.first) * h.scale;
+  uint32_t g = static_cast<uint32_t>(t);
+  g += static_cast<double>(g) < t;
+  g = g < 1 ? 1 : (g > h.separators - 1 ? h.separators - 1 : g);
+  if (load_be64(h.prefixes + 8 * size_t{g - 1}) < y && load_be64(h.prefixes + 8 * size_t{g}) >= y)
+    return g;
+  return unique_prefix_lower_bound(h.prefixes, h.separators, y);
+}
+
+// A key of a prefix-key tree's own width, as its prefix x: equal prefixes
+// are equal keys, so no page needs a full-key comparison, and the root's
+// child comes from its hint.
+struct PrefixKeySearch {
+  uint64_t x;
+  static constexpr bool kUsesRootHint = true;
+  // The key part of a record: nothing (the prefix is the key).
+  static constexpr uint32_t kFixedPart = 0;
+  static constexpr bool kVariable = false;
+
+  uint32_t child(const std::byte* internal_page) const noexcept {
+    return InternalView::search_prefix_key(internal_page, x);
+  }
+  uint32_t child(const RootHint& h) const noexcept { return prefix_key_child(h, x); }
+  uint32_t slot(const std::byte* leaf_page, bool* found) const noexcept {
+    return LeafView::search_prefix_key(leaf_page, x, found);
+  }
+  uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
+    return LeafView::search_prefix_key(leaf.page(), x, found);
+  }
+  uint32_t fixed_part() const noexcept { return kFixedPart; }
+  bool variable() const noexcept { return kVariable; }
+};
+
+// Any other key: prefixes first, then full comparisons among the entries
+// that share the key's prefix.
+struct BytesSearch {
+  ByteView key;
+  uint64_t prefix;
+  KeyLayout layout;
+  static constexpr bool kUsesRootHint = false;
+
+  uint32_t child(const std::byte* internal_page) const noexcept {
+    return InternalView(internal_page, layout).search_bytes(key, prefix);
+  }
+  uint32_t child(const RootHint&) const noexcept = delete;
+  uint32_t slot(const std::byte* leaf_page, bool* found) const noexcept {
+    return LeafView(leaf_page, layout).search_bytes(key, prefix, found);
+  }
+  uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
+    return leaf.search_bytes(key, prefix, found);
+  }
+  uint32_t fixed_part() const noexcept { return layout.fixed_part(); }
+  bool variable() const noexcept { return layout.width == 0; }
+};
+
+// Calls f with the search for `key` on `tree`: the one place the choice is made.
+template <class F>
+DRYDB_ALWAYS_INLINE decltype(auto) with_key_search(const TreeRef& tree, ByteView key, F&& f) {
+  const uint64_t prefix = key_prefix(key.data(), key.size());
+  if (tree.layout.prefix_search(key.size())) return f(PrefixKeySearch{prefix});
+  return f(BytesSearch{key, prefix, tree.layout});
+}
+
+// ---- descents ------------------------------------------------------------------------
+
+// One internal level of a descent's path: the page, the child taken, and the
+// page's child count. Internal pages are permanent, so a path holds no pins.
+struct PathFrame {
+  const std::byte* page;
+  uint32_t index;
+  uint32_t size;
+};
+
+// Fills the root hint of `tree` from its root page `p`, which is resident,
+// verified and permanent. Cold: once per tree (of racing threads, the one
+// that claims the hint fills it; the others go on without it).
+[[gnu::cold, gnu::noinline]] inline void fill_root_hint(const TreeRef& tree,
+                                                        const std::byte* p) noexcept {
+  RootHint& h = *tree.root_hint;
+  int expected = RootHint::kEmpty;
+  if (!h.state.compare_exchange_strong(expected, RootHint::kFilling, std::memory_order_relaxed))
+    return;
+  const uint32_t n = load_u16(p + page::kCountOff);
+  const uint32_t separators = n - 1;
+  const std::byte* prefixes = p + internal::prefixes_off(n);
+  const uint64_t first = separators ? load_be64(prefixes) : 0;
+  const uint64_t last = separators ? load_be64(prefixes + 8 * size_t{separators - 1}) : 0;
+  if (separators < 2 || last <= first) {
+    h.state.store(RootHint::kUnused, std::memory_order_release);
+    return;
+  }
+  h.page = p;
+  h.prefixes = prefixes;
+  h.children = p + internal::children_off();
+  h.counts = p + internal::counts_off(n);
+  h.first = first;
+  h.last = last;
+  h.separators = separators;
+  h.scale = static_cast<double>(separators - 1) / static_cast<double>(last - first);
+  h.state.store(RootHint::kReady, std::memory_order_release);
+}
+
+// Descends from the root to the leaf whose key range holds the search's key.
+// Adds to *rank the rows of every subtree left of the path and records the
+// internal levels in path[0 .. depth-2] (root first), each when given.
+// Returns the leaf (pinned into *pin), or nullptr: with CheckedPages *err
+// then says why. Requires: the tree is not empty.
+template <class Pages, class Search>
+DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& tree,
+                                             const Search& search, uint64_t* rank, PathFrame* path,
+                                             PageSlot** pin) {
+  const TreeDesc& d = *tree.desc;
+  uint64_t page = d.root;
+  uint32_t level = d.depth - 1;
+  if constexpr (Search::kUsesRootHint) {
+    if (level > 0) {
+      const RootHint& h = *tree.root_hint;
+      const int state = h.state.load(std::memory_order_acquire);
+      if (state == RootHint::kReady) {  // the root, without reading its header
+        const uint32_t c = search.child(h);
+        if (rank != nullptr && c > 0) *rank += load_u64(h.counts + 8 * size_t{c - 1});
+        if (path != nullptr) *path++ = PathFrame{h.page, c, h.separators + 1};
+        page = load_u64(h.children + 8 * size_t{c});
+        --level;
+      } else if (state == RootHint::kEmpty) [[unlikely]] {
+        PageSlot* root_pin;
+        const std::byte* p = pages.page(tree, page, PageType::internal, level, &root_pin);
+        if (p == nullptr) return nullptr;
+        if (root_pin == nullptr) fill_root_hint(tree, p);  // a permanent page
+        unpin(root_pin);
+      }
+    }
+  }
+  for (; level > 0; --level) {
+    PageSlot* inner_pin;
+    const std::byte* p = pages.page(tree, page, PageType::internal, level, &inner_pin);
+    if (p == nullptr) return nullptr;
+    const uint32_t c = search.child(p);
+    const uint32_t n = load_u16(p + page::kCountOff);
+    if (rank != nullptr && c > 0)
+      *rank += load_u64(p + internal::counts_off(n) + 8 * size_t{c - 1});
+    if (path != nullptr) *path++ = PathFrame{p, c, n};
+    page = load_u64(p + internal::children_off() + 8 * size_t{c});
+    unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
+  }
+  return pages.page(tree, page, PageType::leaf, 0, pin);
+}
+
+// Descends from the root to the leaf holding the row of rank *rank, leaving
+// in *rank that row's slot in the leaf, and the internal levels in path as
+// descend() does. nullptr when a page fails or the subtree counts disagree
+// with the pages (corruption, in *err with CheckedPages).
+// Requires: *rank < the tree's rows.
+template <class Pages>
+DRYDB_ALWAYS_INLINE const std::byte* descend_to_rank(const Pages& pages, const TreeRef& tree,
+                                                     uint64_t* rank, PathFrame* path,
+                                                     PageSlot** pin) {
+  const TreeDesc& d = *tree.desc;
+  uint64_t page = d.root;
+  uint64_t local = *rank;
+  for (uint32_t level = d.depth - 1; level > 0; --level) {
+    PageSlot* inner_pin;
+    const std::byte* p = pages.page(tree, page, PageType::internal, level, &inner_pin);
+    if (p == nullptr) return nullptr;
+    const InternalView node(p, tree.layout);
+    if (local >= node.cumulative(node.size() - 1)) {
+      pages.corrupt(tree, page, "row counts disagree");
+      return nullptr;
+    }
+    const uint32_t c = node.child_for_rank(local);
+    local -= node.rows_before(c);
+    if (path != nullptr) *path++ = PathFrame{p, c, node.size()};
+    page = node.child(c);
+    unpin(inner_pin);
+  }
+  const std::byte* p = pages.page(tree, page, PageType::leaf, 0, pin);
+  if (p == nullptr) return nullptr;
+  if (local >= leaf::count(p)) {
+    unpin(*pin);
+    *pin = nullptr;
+    pages.corrupt(tree, page, "row counts disagree");
+    return nullptr;
+  }
+  *rank = local;
+  return p;
+}
+
+// ---- queries built on the descents ------------------------------------------------
+
+// What a point lookup over resident pages found.
+enum class Probe : uint8_t {
+  found,   // *value is the inline value, its leaf pinned into *pin
+  absent,  // no such key (nothing pinned)
+  slow,    // a page on the way is not resident or verified yet, is bad, or
+           // the value is an overflow run: repeat the lookup through fetch()
+};
+
+// get()'s hot path: the key's value over resident pages, read through the
+// shared leaf accessors with the search's key layout (constants for
+// prefix-key trees, so nothing is decoded that the layout rules out).
+// Requires: the tree is not empty.
+template <class Search>
+DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, const Search& search,
+                                ByteView* value, PageSlot** pin) noexcept {
+  const std::byte* p = descend(ResidentPages{db}, tree, search, nullptr, nullptr, pin);
+  if (p == nullptr) return Probe::slow;
+  bool found;
+  const uint32_t i = search.slot(p, &found);
+  if (!found) {
+    unpin(*pin);
+    *pin = nullptr;
+    return Probe::absent;
+  }
+  const uint32_t n = leaf::count(p);
+  const uint8_t flags = leaf::flags(p);
+  if (leaf::is_overflow(p, n, flags, i)) [[unlikely]] {
+    unpin(*pin);
+    *pin = nullptr;
+    return Probe::slow;
+  }
+  *value = leaf::value_field(p, leaf::records(p, n, flags), n, flags, search.fixed_part(),
+                             search.variable(), i);
+  return Probe::found;
+}
+
+// The number of rows with a key < `key`, and whether `key` is present.
+inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, uint64_t* rank,
+                    bool* found, ErrorOut* err) {
+  *rank = 0;
+  *found = false;
+  if (tree.desc->rows == 0) return true;
+  return with_key_search(tree, key, [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA {
+    PageSlot* pin;
+    const std::byte* p = descend(CheckedPages{db, err}, tree, search, rank, nullptr, &pin);
+    if (p == nullptr) return false;
+    *rank += search.slot(p, found);
+    unpin(pin);
+    return true;
+  });
+}
+
+}  // namespace drydb::detail
