@@ -16,7 +16,7 @@ bash scripts/test.sh --install-deps
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
   -DDRYDB_BUILD_CLI=ON >/dev/null
 cmake --build build/release -j2 --target drydb_cli
-drydb=build/release/src/cli/drydb
+drydb=build/release/tools/drydb/drydb
 
 mkdir -p build/demo
 db=build/demo/unicode.drydb

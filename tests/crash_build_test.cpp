@@ -5,7 +5,7 @@
 // killed build's generation, which opens, verifies and is byte-identical to that generation
 // built in memory. A killed build cannot remove its temp file (.<name>.tmp-XXXXXX); the next
 // build to the same target removes every such file that no live build holds locked (see
-// src/sink.h), so after a completed build the folder holds the target alone, while the temp
+// src/write/sink.h), so after a completed build the folder holds the target alone, while the temp
 // file of a build still running is never touched.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -188,7 +188,7 @@ TEST(CrashBuild, KilledAtRandomMoments) {
     }
   }
   // Spilled runs are unlinked right after mkstemp creates them; a kill between the two leaves
-  // a drydb-run-XXXXXX file in the spill folder (src/sorter.cpp, Sorter::Run::create; creating
+  // a drydb-run-XXXXXX file in the spill folder (src/write/sorter.cpp, Sorter::Run::create; creating
   // runs with O_TMPFILE would leave no window). Counted and printed, not failed.
   size_t spill_leftovers = 0;
   std::error_code ec;

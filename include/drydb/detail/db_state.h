@@ -137,7 +137,7 @@ class DatabaseState {
   }
 
   // Asynchronous queries (async.h): the hub is made on first use; close_async()
-  // settles its queries. Both in src/async.cpp.
+  // settles its queries. Both in src/read/async.cpp.
   std::shared_ptr<AsyncHub> async_hub() const;
   void close_async() const;
 

@@ -1,4 +1,4 @@
-#include "page_spool.h"
+#include "write/page_spool.h"
 
 #include <fcntl.h>
 #include <unistd.h>

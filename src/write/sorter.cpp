@@ -1,4 +1,4 @@
-#include "sorter.h"
+#include "write/sorter.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 
 #include "drydb/detail/coding.h"
 #include "drydb/detail/node.h"
-#include "page_spool.h"
-#include "sink.h"
+#include "write/page_spool.h"
+#include "write/sink.h"
 
 namespace drydb::detail {
 namespace {

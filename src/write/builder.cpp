@@ -5,15 +5,15 @@
 #include <deque>
 #include <set>
 
-#include "checksum.h"
+#include "format/checksum.h"
 #include "drydb/detail/catalog.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
-#include "page_spool.h"
-#include "sink.h"
-#include "sorter.h"
-#include "tree_writer.h"
+#include "write/page_spool.h"
+#include "write/sink.h"
+#include "write/sorter.h"
+#include "write/tree_writer.h"
 
 namespace drydb {
 namespace detail {

@@ -6,12 +6,12 @@
 #include <cstring>
 #include <new>
 
-#include "checksum.h"
+#include "format/checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
-#include "filter_registry.h"
-#include "page_check.h"
+#include "filters/filter_registry.h"
+#include "format/page_check.h"
 
 namespace drydb {
 namespace detail {

@@ -1,4 +1,4 @@
-#include "sink.h"
+#include "write/sink.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,10 +14,6 @@
 #include <vector>
 
 namespace drydb::detail {
-
-Error io_error(const std::string& what, int err) {
-  return Error(errc::io_error, what + ": " + std::strerror(err));
-}
 
 status MemorySink::write_at(uint64_t offset, std::span<const std::byte> bytes) {
   if (offset + bytes.size() > bytes_.size()) bytes_.resize(offset + bytes.size());

@@ -1,6 +1,9 @@
 #include "drydb/error.h"
 
+#include <cstring>
+
 #include "drydb/result.h"
+#include "format/io_error.h"
 
 namespace drydb {
 namespace {
@@ -59,6 +62,10 @@ const std::error_category& error_category() noexcept {
 std::string Error::to_string() const {
   return message + " (" + code.category().name() + ":" + std::to_string(code.value()) + " " +
          code.message() + ")";
+}
+
+Error detail::io_error(const std::string& what, int err) {
+  return Error(errc::io_error, what + ": " + std::strerror(err));
 }
 
 }  // namespace drydb

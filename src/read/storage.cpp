@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "sink.h"
+#include "format/io_error.h"
 
 namespace drydb {
 namespace {

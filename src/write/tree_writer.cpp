@@ -1,9 +1,9 @@
-#include "tree_writer.h"
+#include "write/tree_writer.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "checksum.h"
+#include "format/checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 

@@ -14,8 +14,8 @@
 
 #include "drydb/detail/catalog.h"
 #include "drydb/result.h"
-#include "sink.h"
-#include "sorter.h"
+#include "write/sink.h"
+#include "write/sorter.h"
 
 namespace drydb::detail {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "drydb/result.h"
-#include "sink.h"
+#include "write/sink.h"
 
 namespace drydb::detail {
 

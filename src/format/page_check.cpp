@@ -1,8 +1,8 @@
-#include "page_check.h"
+#include "format/page_check.h"
 
 #include <string>
 
-#include "checksum.h"
+#include "format/checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"

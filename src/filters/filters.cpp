@@ -10,7 +10,7 @@
 
 #include "drydb/detail/coding.h"
 #include "drydb/page_filter.h"
-#include "filter_registry.h"
+#include "filters/filter_registry.h"
 
 namespace drydb {
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "drydb/result.h"
+#include "format/io_error.h"
 
 namespace drydb::detail {
 
@@ -59,8 +60,5 @@ class AtomicFileSink final : public Sink {
   std::filesystem::path temp_;
   bool committed_ = false;
 };
-
-// "what: strerror(errno)" as an io_error.
-Error io_error(const std::string& what, int err);
 
 }  // namespace drydb::detail

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "byte_io.h"
+#include "format/byte_io.h"
 #include "drydb/detail/format.h"
 
 namespace drydb::detail {
