@@ -1,17 +1,20 @@
 // In-memory baselines: what the same queries cost without any storage engine.
 //
-//   vector:  std::lower_bound over a sorted std::vector of keys, values in a parallel
-//            std::vector<std::string> (13-byte values sit inside the strings, SSO). A range walks
-//            from lower_bound; a count is two binary searches.
+//   vector:  std::lower_bound over a sorted std::vector of keys (int64_t, or std::string for the
+//            text shapes), values in a parallel std::vector<std::string> (13-byte values sit
+//            inside the strings, SSO). A range or scan walks from lower_bound; a count is two
+//            binary searches.
 //   std_map: std::map. A count walks the rows (std::distance), as a user of std::map would.
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "shape_workloads.h"
 #include "workloads.h"
 
 namespace drydb_bench {
@@ -101,6 +104,58 @@ struct Vector {
     }
     const StringData& d_;
   };
+
+  // The key shapes: the shape's own sorted keys (int64_t or std::string) and their values.
+  class ShapeReader {
+   public:
+    explicit ShapeReader(const Shape& shape) : shape_(shape), values_(values_of(shape)) {}
+    uint64_t get(const ShapeKey& k) const {
+      const size_t i = lower(k);
+      if (i == values_.size() || !equal(i, k)) return 0;
+      return fold(values_[i].data(), values_[i].size());
+    }
+    uint64_t scan(const ShapeKey& from, int64_t n) const {
+      uint64_t sum = 0;
+      for (size_t i = lower(from); i < values_.size() && n > 0; ++i, --n)
+        sum += fold(values_[i].data(), values_[i].size());
+      return sum;
+    }
+    uint64_t count(const ShapeKey& lo, const ShapeKey& hi) const {
+      if (shape_.int_keys) {
+        const auto& v = shape_.ints;
+        auto a = std::lower_bound(v.begin(), v.end(), lo.i);
+        return static_cast<uint64_t>(std::upper_bound(a, v.end(), hi.i) - a);
+      }
+      const auto& v = shape_.keys;
+      auto a = std::lower_bound(v.begin(), v.end(), lo.bytes);
+      return static_cast<uint64_t>(std::upper_bound(a, v.end(), hi.bytes) - a);
+    }
+    uint64_t file_bytes() const { return 0; }
+
+   private:
+    size_t lower(const ShapeKey& k) const {
+      if (shape_.int_keys)
+        return static_cast<size_t>(std::lower_bound(shape_.ints.begin(), shape_.ints.end(), k.i) -
+                                   shape_.ints.begin());
+      return static_cast<size_t>(std::lower_bound(shape_.keys.begin(), shape_.keys.end(), k.bytes) -
+                                 shape_.keys.begin());
+    }
+    bool equal(size_t i, const ShapeKey& k) const {
+      return shape_.int_keys ? shape_.ints[i] == k.i : shape_.keys[i] == k.bytes;
+    }
+    static const std::vector<std::string>& values_of(const Shape& shape) {
+      static std::mutex mu;
+      static std::map<std::string, std::vector<std::string>> made;
+      std::lock_guard lock(mu);
+      auto& v = made[shape.name];
+      if (v.empty())
+        for (int64_t r = 0; r < shape.rows(); ++r)
+          v.push_back(value_of(r));
+      return v;
+    }
+    const Shape& shape_;
+    const std::vector<std::string>& values_;
+  };
 };
 
 struct Map {
@@ -167,6 +222,7 @@ struct Map {
 void register_baselines() {
   register_int_reads<Vector>("vector");
   register_string_reads<Vector>("vector");
+  register_shapes<Vector>("vector");
   register_int_reads<Map>("std_map");
   register_string_reads<Map>("std_map");
 }

@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "drydb/drydb.h"
+#include "shape_workloads.h"
 #include "workloads.h"
 
 namespace drydb_bench {
@@ -148,6 +150,59 @@ struct Drydb {
     drydb::ReadOnlyTable table_;
   };
 
+  // The table of a key shape: int64 keys for integer shapes, byte keys for text.
+  static DrydbFile& shape_file(const Shape& shape) {
+    static std::map<std::string, DrydbFile*> files;
+    DrydbFile*& f = files[shape.name];
+    if (f == nullptr) {
+      drydb::DatabaseBuilder builder(build_options<F>());
+      auto& items = builder.create_table(
+          "items", shape.int_keys ? drydb::KeyEncoding::int64() : drydb::KeyEncoding::bytes());
+      for (int64_t r = 0; r < shape.rows(); ++r) {
+        const std::string value = value_of(r);
+        if (shape.int_keys)
+          items.append(shape.ints[r], value);
+        else
+          items.append(shape.keys[r], value);
+      }
+      f = &open_file(finish(builder, std::string(kPrefix) + "shape-" + shape.name));
+    }
+    return *f;
+  }
+
+  class ShapeReader {
+   public:
+    explicit ShapeReader(const Shape& shape)
+        : int_keys_(shape.int_keys), file_(shape_file(shape)), table_(file_.table) {}
+    uint64_t get(const ShapeKey& k) {
+      auto v = table_.get(key(k));
+      return v && v->has_value() ? fold(v->bytes()) : 0;
+    }
+    uint64_t scan(const ShapeKey& from, int64_t n) {
+      auto r = table_.get_range(key(from), drydb::unbounded);
+      if (!r) return 0;
+      uint64_t sum = 0;
+      for (auto e : *r) {
+        sum += fold(e.value);
+        if (--n == 0) break;
+      }
+      return sum;
+    }
+    uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
+      auto n = table_.count_range(key(lo), key(hi));
+      return n ? *n : 0;
+    }
+    uint64_t file_bytes() const { return size_on_disk(file_.path); }
+
+   private:
+    drydb::Key key(const ShapeKey& k) const {
+      return int_keys_ ? drydb::Key(k.i) : drydb::Key(k.bytes);
+    }
+    bool int_keys_;
+    DrydbFile& file_;
+    drydb::ReadOnlyTable table_;
+  };
+
   static uint64_t open_and_first_read() {
     auto db = drydb::ReadOnlyDatabase::open(int_file(kRows).path);
     if (!db) return 0;
@@ -207,6 +262,7 @@ void register_drydb() {
   register_string_reads<Drydb<Filter::none>>("drydb");
   register_open<Drydb<Filter::none>>("drydb");
   register_build<Drydb<Filter::none>>("drydb");
+  register_shapes<Drydb<Filter::none>>("drydb");
   register_open<OsFloor>("os_floor");
   register_filtered<Filter::lz4>("drydb_lz4");
   register_filtered<Filter::zstd>("drydb_zstd");

@@ -18,10 +18,12 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "shape_workloads.h"
 #include "workloads.h"
 
 namespace drydb_bench {
@@ -31,7 +33,7 @@ void check_rc(int rc, std::string_view what) {
   if (rc != MDB_SUCCESS) die(what, mdb_strerror(rc));
 }
 
-constexpr size_t kMapSize = size_t{1} << 30;  // the most a file here may grow to (sparse)
+constexpr size_t kMapSize = size_t{16} << 30;  // the most a file here may grow to (sparse)
 
 MDB_val val(const void* data, size_t size) {
   return {size, const_cast<void*>(data)};
@@ -128,6 +130,14 @@ class ReadTxn {
       acc = f(acc, v);
     return acc;
   }
+  // Calls f(key, value) on the rows from the first key >= `from` on, while it returns true.
+  template <class F>
+  void walk_from(std::string_view from, F f) {
+    MDB_val k = val(from.data(), from.size()), v;
+    for (int rc = mdb_cursor_get(cursor_, &k, &v, MDB_SET_RANGE); rc == MDB_SUCCESS && f(k, v);
+         rc = mdb_cursor_get(cursor_, &k, &v, MDB_NEXT)) {
+    }
+  }
   uint64_t scan_all() {
     MDB_val k, v;
     uint64_t sum = 0;
@@ -211,6 +221,54 @@ struct Lmdb {
     ReadTxn txn_;
   };
 
+  // The key shapes: every key as its encoded bytes (for integers, big-endian with the sign bit
+  // flipped, so memcmp order is numeric order), loaded with MDB_APPEND.
+  static const Env& shape_env(const Shape& shape) {
+    static std::map<std::string, const Env*> envs;
+    const Env*& e = envs[shape.name];
+    if (e == nullptr)
+      e = &open_shared(write_env("lmdb-shape-" + shape.name, [&](MDB_txn* txn, MDB_dbi dbi) {
+        for (int64_t r = 0; r < shape.rows(); ++r) {
+          const std::string& key = shape.keys[r];
+          const std::string value = value_of(r);
+          MDB_val k = val(key.data(), key.size()), v = val(value.data(), value.size());
+          check_rc(mdb_put(txn, dbi, &k, &v, MDB_APPEND), "mdb_put");
+        }
+      }));
+    return *e;
+  }
+
+  class ShapeReader {
+   public:
+    explicit ShapeReader(const Shape& shape)
+        : path_(scratch_dir() / ("lmdb-shape-" + shape.name) / "data.mdb"),
+          txn_(shape_env(shape)) {}
+    uint64_t get(const ShapeKey& k) { return txn_.get(k.bytes.data(), k.bytes.size()); }
+    uint64_t scan(const ShapeKey& from, int64_t n) {
+      uint64_t sum = 0;
+      txn_.walk_from(from.bytes, [&](const MDB_val&, const MDB_val& v) {
+        sum += fold(v.mv_data, v.mv_size);
+        return --n > 0;
+      });
+      return sum;
+    }
+    uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
+      uint64_t n = 0;
+      txn_.walk_from(lo.bytes, [&](const MDB_val& k, const MDB_val&) {
+        if (std::string_view(static_cast<const char*>(k.mv_data), k.mv_size) > hi.bytes)
+          return false;
+        ++n;
+        return true;
+      });
+      return n;
+    }
+    uint64_t file_bytes() const { return size_on_disk(path_); }
+
+   private:
+    std::filesystem::path path_;
+    ReadTxn txn_;
+  };
+
   // Create and open the environment, one read transaction: the main database, one get; close.
   static uint64_t open_and_first_read() {
     const auto& path = int_path(kRows);
@@ -253,6 +311,7 @@ void register_lmdb() {
   register_string_reads<Lmdb>("lmdb");
   register_open<Lmdb>("lmdb");
   register_build<Lmdb>("lmdb");
+  register_shapes<Lmdb>("lmdb");
   benchmark::AddCustomContext("lmdb", MDB_VERSION_STRING);
 }
 

@@ -267,6 +267,98 @@ def targets(runs):
     return rows
 
 
+# --- key shapes (bench/shapes.h) ---------------------------------------------------------------
+
+SHAPES = [("dense_1M", "dense ids 0..N-1"), ("random_1M", "uniform random int64"),
+          ("clustered_1M", "clustered timestamps"), ("url_1M", "URL-like text (26-byte prefix)"),
+          ("names", "Unicode character names"), ("dense_16M", "dense ids, 16M"),
+          ("random_16M", "uniform random int64, 16M"), ("clustered_16M", "clustered timestamps, 16M")]
+SHAPE_WORKLOADS = ["Get", "Miss", "Scan", "Count"]
+SHAPE_STORES = ["drydb", "vector", "lmdb", "rocksdb", "sqlite_fair"]
+
+
+def is_shape_workload(name):
+    return any(name.startswith(w + "_") for w in SHAPE_WORKLOADS)
+
+
+def shape_section(runs, errors):
+    """Per shape: ns per query of every workload and store, the file sizes, and the targets."""
+
+    def ns(workload, shape, store):
+        r = runs.get((f"{workload}_{shape}", None), {}).get(store)
+        return med(r["ns"]) if r and r["ns"] else None
+
+    def size(shape, store):
+        r = runs.get((f"Get_{shape}", None), {}).get(store)
+        return med(r["file_bytes"]) if r and r["file_bytes"] else None
+
+    present = [(s, t) for s, t in SHAPES if any(ns(w, s, "drydb") for w in SHAPE_WORKLOADS)]
+    if not present:
+        return []
+    md = ["## Key shapes", "",
+          "1,000,000 rows per shape (the names: all 34,823 of Debian's unicode-data; the integer shapes",
+          "also at 16,000,000), 13-byte values, 4 KiB pages (bench/shapes.h). Get: every key once, in",
+          "random order; Miss: absent keys between present ones (dense: outside the range); Scan: 100",
+          "rows from a present key; Count: a range of 8,000 rows. ns per query, medians; SQLite in its",
+          "fair setup.", ""]
+    for w in SHAPE_WORKLOADS:
+        md += [f"### {w}", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in SHAPE_STORES) + " |",
+               "|---|" + "--:|" * len(SHAPE_STORES)]
+        for shape, title in present:
+            md.append(f"| {title} | " + " | ".join(fmt_ns(ns(w, shape, st)) for st in SHAPE_STORES) + " |")
+        md.append("")
+    md += ["### File size", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in SHAPE_STORES if s != "vector") + " |",
+           "|---|" + "--:|" * (len(SHAPE_STORES) - 1)]
+    for shape, title in present:
+        md.append(f"| {title} | " + " | ".join(
+            f"{size(shape, st) / 1e6:.2f} MB" if size(shape, st) else "–"
+            for st in SHAPE_STORES if st != "vector") + " |")
+    md.append("")
+
+    # The targets of the key-shape issue, per shape: (label, numerator, denominator, bound,
+    # at_most). A ratio is numerator / denominator of the medians.
+    checks = [
+        ("get ≥ 1.5× faster than lower_bound", ("Get", "vector"), ("Get", "drydb"), 1.5, False),
+        ("get ≥ 3× faster than LMDB", ("Get", "lmdb"), ("Get", "drydb"), 3, False),
+        ("miss no slower than RocksDB* (bloom)", ("Miss", "rocksdb"), ("Miss", "drydb"), 1, False),
+        ("miss ≥ 2× faster than LMDB", ("Miss", "lmdb"), ("Miss", "drydb"), 2, False),
+        ("scan ≤ 2× the vector walk", ("Scan", "drydb"), ("Scan", "vector"), 2, True),
+        ("scan ≥ 3× faster than LMDB", ("Scan", "lmdb"), ("Scan", "drydb"), 3, False),
+        ("count ≤ 3× a get", ("Count", "drydb"), ("Get", "drydb"), 3, True),
+    ]
+    md += ["### Targets per shape", "",
+           "Ratios of medians from this run; \"faster\" rows read peer ÷ drydb, the others drydb ÷ base.", "",
+           "| target | " + " | ".join(t for _, t in present) + " |", "|---|" + "--:|" * len(present)]
+    for label, (wn, sn), (wd, sd), bound, at_most in checks:
+        cells = []
+        for shape, _ in present:
+            a, b = ns(wn, shape, sn), ns(wd, shape, sd)
+            if not a or not b:
+                cells.append("–")
+                continue
+            r = a / b
+            ok = r <= bound if at_most else r >= bound
+            cells.append(f"{fmt_ratio(r)}" + ("" if ok else " **no**"))
+        md.append(f"| {label} | " + " | ".join(cells) + " |")
+    cells = []
+    for shape, _ in present:
+        d, r = size(shape, "drydb"), size(shape, "rocksdb")
+        text = shape in ("url_1M", "names")
+        if not text or not d or not r:
+            cells.append("–")
+        else:
+            cells.append(f"{d / r:.2f}×" + ("" if d <= 1.1 * r else " **no**"))
+    md.append("| text: file ≤ 1.1× RocksDB's | " + " | ".join(cells) + " |")
+    md.append("")
+    failed = [(w, st, e) for (w, _), by_store in sorted(errors.items()) if is_shape_workload(w)
+              for st, e in sorted(by_store.items())]
+    if failed:
+        md += ["Benchmarks that failed (no figure above):", ""]
+        md += [f"- `{w}/{st}`: {e}" for w, st, e in failed]
+        md.append("")
+    return md
+
+
 # --- the report ---------------------------------------------------------------------------------
 
 
@@ -400,13 +492,16 @@ def main():
                 md.append(f"| {w} | {d:,.0f} | {v:,.0f} | {d / v:.2f} |")
         md.append("")
 
+    md += shape_section(runs, errors)
+
     md += ["## Results", ""]
     keys = []
     for name, _, _ in WORKLOADS:
         threads = sorted({t for (w, t) in list(runs) + list(errors) if w == name}, key=lambda t: t or 0)
         keys += [(name, t) for t in threads]
     known = {name for name, _, _ in WORKLOADS}
-    keys += sorted(k for k in set(runs) | set(errors) if k[0] not in known)
+    keys += sorted(k for k in set(runs) | set(errors)
+                   if k[0] not in known and not is_shape_workload(k[0]))
     info = {name: (title, what) for name, title, what in WORKLOADS}
     for key in keys:
         name, threads = key
@@ -447,9 +542,6 @@ def main():
         else:
             md.append("")
 
-    md += ["## Not measured yet", "",
-           "- drydb with lz4 and zstd page filters: drydb has no page filters yet (BuildOptions is getting",
-           "  a filter chain); bench/drydb_bench.cpp marks where they join. No figures until then.", ""]
     with open(os.path.join(args.out, "benchmarks.md"), "w") as f:
         f.write("\n".join(md))
 

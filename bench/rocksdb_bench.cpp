@@ -36,12 +36,14 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "shape_workloads.h"
 #include "workloads.h"
 
 namespace drydb_bench {
@@ -221,6 +223,72 @@ struct RocksDb {
     rocksdb::PinnableSlice value_;
   };
 
+  // The key shapes: every key as its encoded bytes (integers big-endian with the sign bit
+  // flipped: bytewise order is numeric order).
+  static rocksdb::DB* shape_db(const Shape& shape) {
+    static std::map<std::string, rocksdb::DB*> dbs;
+    rocksdb::DB*& db = dbs[shape.name];
+    if (db == nullptr) {
+      const std::string name = "rocksdb-shape-" + shape.name;
+      write_db(name, [&](rocksdb::SstFileWriter& w) {
+        for (int64_t r = 0; r < shape.rows(); ++r)
+          check_status(w.Put(shape.keys[r], value_of(r)), "SstFileWriter::Put");
+      });
+      db = open_shared(name);
+    }
+    return db;
+  }
+
+  class ShapeReader {
+   public:
+    explicit ShapeReader(const Shape& shape)
+        : dir_(scratch_dir() / ("rocksdb-shape-" + shape.name) / "db"),
+          db_(shape_db(shape)),
+          cf_(db_->DefaultColumnFamily()) {}
+    uint64_t get(const ShapeKey& k) {
+      uint64_t r = 0;
+      if (db_->Get(ro_, cf_, rocksdb::Slice(k.bytes.data(), k.bytes.size()), &value_).ok())
+        r = fold(value_.data(), value_.size());
+      value_.Reset();
+      return r;
+    }
+    uint64_t scan(const ShapeKey& from, int64_t n) {
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro_, cf_));
+      uint64_t sum = 0;
+      for (it->Seek(rocksdb::Slice(from.bytes.data(), from.bytes.size())); it->Valid() && n > 0;
+           it->Next(), --n)
+        sum += fold(it->value().data(), it->value().size());
+      return it->status().ok() ? sum : 0;
+    }
+    uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
+      // The first key after hi: hi followed by a zero byte.
+      std::string past(hi.bytes);
+      past.push_back('\0');
+      const rocksdb::Slice upper(past);
+      rocksdb::ReadOptions ro = ro_;
+      ro.iterate_upper_bound = &upper;
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf_));
+      uint64_t n = 0;
+      for (it->Seek(rocksdb::Slice(lo.bytes.data(), lo.bytes.size())); it->Valid(); it->Next())
+        ++n;
+      return it->status().ok() ? n : 0;
+    }
+    // The DB's table (.sst) files.
+    uint64_t file_bytes() const {
+      uint64_t bytes = 0;
+      for (const auto& e : std::filesystem::directory_iterator(dir_))
+        if (e.path().extension() == ".sst") bytes += e.file_size();
+      return bytes;
+    }
+
+   private:
+    std::filesystem::path dir_;
+    rocksdb::DB* db_;
+    rocksdb::ColumnFamilyHandle* cf_;
+    rocksdb::ReadOptions ro_ = read_options();
+    rocksdb::PinnableSlice value_;
+  };
+
   // OpenForReadOnly (a new, empty block cache), one get, close.
   static uint64_t open_and_first_read() {
     (void)int_db(kRows);
@@ -260,6 +328,7 @@ void register_rocksdb() {
   register_string_reads<RocksDb>("rocksdb");
   register_open<RocksDb>("rocksdb");
   register_build<RocksDb>("rocksdb");
+  register_shapes<RocksDb>("rocksdb");
   benchmark::AddCustomContext(
       "rocksdb", std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
                      std::to_string(ROCKSDB_PATCH) + " (Debian build, assertions enabled)");

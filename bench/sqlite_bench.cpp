@@ -23,10 +23,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "shape_workloads.h"
 #include "workloads.h"
 
 namespace drydb_bench {
@@ -144,6 +146,45 @@ const std::filesystem::path& string_file() {
   return path;
 }
 
+// The file of a key shape: items(k INTEGER PRIMARY KEY, v BLOB) for integer shapes (the rowid
+// table), items(k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID for text; rows in key order, one
+// transaction.
+const std::filesystem::path& shape_file(const Shape& shape) {
+  static std::map<std::string, std::filesystem::path> files;
+  auto& path = files[shape.name];
+  if (!path.empty()) return path;
+  const auto dir = scratch_dir() / ("sqlite-shape-" + shape.name);
+  std::filesystem::create_directory(dir);
+  path = dir / "items.sqlite";
+  sqlite3* db = nullptr;
+  check_rc(db,
+           sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr),
+           "sqlite3_open_v2 create");
+  exec(db, "PRAGMA page_size=4096");
+  exec(db, "PRAGMA cache_size=-262144");
+  exec(db, shape.int_keys
+               ? "CREATE TABLE items(k INTEGER PRIMARY KEY, v BLOB NOT NULL)"
+               : "CREATE TABLE items(k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID");
+  exec(db, "BEGIN");
+  sqlite3_stmt* insert = prepare(db, "INSERT INTO items(k, v) VALUES(?1, ?2)");
+  for (int64_t r = 0; r < shape.rows(); ++r) {
+    const std::string value = value_of(r);
+    if (shape.int_keys) {
+      sqlite3_bind_int64(insert, 1, shape.ints[r]);
+    } else {
+      const std::string& key = shape.keys[r];
+      sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+    }
+    sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+    check_rc(db, sqlite3_step(insert), "INSERT");
+    sqlite3_reset(insert);
+  }
+  sqlite3_finalize(insert);
+  exec(db, "COMMIT");
+  check_rc(db, sqlite3_close(db), "sqlite3_close");
+  return path;
+}
+
 // One query shape on a connection: prepared per use (default) or once, then reset (fair).
 template <bool kFair>
 class Query {
@@ -254,6 +295,56 @@ struct Sqlite {
     Query<kFair> get_;
   };
 
+  // The key shapes, as the fair setup reads them.
+  class ShapeReader {
+   public:
+    explicit ShapeReader(const Shape& shape)
+        : int_keys_(shape.int_keys),
+          path_(shape_file(shape)),
+          db_(path_, kFair),
+          get_(db_.get(), "SELECT v FROM items WHERE k = ?1"),
+          scan_(db_.get(), "SELECT v FROM items WHERE k >= ?1 ORDER BY k LIMIT ?2"),
+          count_(db_.get(), "SELECT count(*) FROM items WHERE k BETWEEN ?1 AND ?2") {}
+    uint64_t get(const ShapeKey& k) {
+      sqlite3_stmt* s = get_.start();
+      bind(s, 1, k);
+      const uint64_t r = sqlite3_step(s) == SQLITE_ROW ? fold_column(s) : 0;
+      get_.done();
+      return r;
+    }
+    uint64_t scan(const ShapeKey& from, int64_t n) {
+      sqlite3_stmt* s = scan_.start();
+      bind(s, 1, from);
+      sqlite3_bind_int64(s, 2, n);
+      uint64_t sum = 0;
+      while (sqlite3_step(s) == SQLITE_ROW)
+        sum += fold_column(s);
+      scan_.done();
+      return sum;
+    }
+    uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
+      sqlite3_stmt* s = count_.start();
+      bind(s, 1, lo);
+      bind(s, 2, hi);
+      const uint64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+      count_.done();
+      return n;
+    }
+    uint64_t file_bytes() const { return size_on_disk(path_); }
+
+   private:
+    void bind(sqlite3_stmt* s, int at, const ShapeKey& k) const {
+      if (int_keys_)
+        sqlite3_bind_int64(s, at, k.i);
+      else
+        sqlite3_bind_text(s, at, k.bytes.data(), static_cast<int>(k.bytes.size()), SQLITE_STATIC);
+    }
+    bool int_keys_;
+    std::filesystem::path path_;
+    Connection db_;
+    Query<kFair> get_, scan_, count_;
+  };
+
   // Open, prepare, get key 123, finalize, close.
   static uint64_t open_and_first_read() {
     Connection db(int_file(kRows), kFair);
@@ -288,6 +379,7 @@ void register_sqlite() {
   register_open<Sqlite<false>>("sqlite_default");
   register_open<Sqlite<true>>("sqlite_fair");
   register_build<Sqlite<false>>("sqlite");
+  register_shapes<Sqlite<true>>("sqlite_fair");
   benchmark::AddCustomContext("sqlite", sqlite3_libversion());
 }
 

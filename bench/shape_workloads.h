@@ -1,0 +1,138 @@
+// The key-shape workloads (shapes.h), written once over a store interface, and their
+// registration. Names are "<Workload>_<shape>/<store>": Get_random_1M/drydb, Scan_names/lmdb.
+//
+// A store S provides, for every shape:
+//
+//   class S::ShapeReader {
+//     explicit ShapeReader(const Shape& shape);  // the store of that shape, built on first use
+//     uint64_t get(const ShapeKey& key);          // fold() of the value, 0 when absent
+//     uint64_t scan(const ShapeKey& from, int64_t n);  // sum of fold() over the first n rows at
+//                                                      // or after `from`
+//     uint64_t count(const ShapeKey& lo, const ShapeKey& hi);  // rows with keys in [lo, hi]
+//     uint64_t file_bytes() const;                // the store's files on disk (0: in memory)
+//   };
+//
+// Workloads, each op a fixed number of queries, answers folded into a checksum that must match:
+//   Get    1,000 gets of present keys, walking a random permutation of the rows (no repeats
+//          until every key was asked), carried from op to op; counter file_bytes
+//   Miss   1,000 gets of absent keys (between present ones; dense ids: outside the range)
+//   Scan   100 scans of 100 rows, each from a present key
+//   Count  100 counts of ranges of 8,000 rows between present keys
+// Before timing, every row is read through the reader (a full scan, checked): this VM reclaims
+// pages idle for about a minute, and each store's caches warm the same way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "shapes.h"
+#include "workloads.h"
+
+namespace drydb_bench {
+
+template <class Reader>
+bool touch_shape(benchmark::State& state, Reader& r, const Shape& s) {
+  uint64_t want = 0;
+  for (int64_t k = 0; k < s.rows(); ++k)
+    want += expected_fold(k, kValueSize);
+  return check(state, r.scan(s.key(0), s.rows()), want);
+}
+
+template <class S>
+void bm_shape_get(benchmark::State& state, ShapeSize size) {
+  const Shape& s = shape(size.kind, size.rows);
+  typename S::ShapeReader r(s);
+  if (!touch_shape(state, r, s)) return;
+  const size_t n = s.get_ranks.size();
+  size_t pos = 0;
+  uint64_t total = 0;
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    for (int i = 0; i < kGetsPerOp; ++i) {
+      sum += r.get(s.key(s.get_ranks[pos]));
+      pos = pos + 1 == n ? 0 : pos + 1;
+    }
+    total += sum;
+  }
+  uint64_t want = 0;
+  for (int64_t q = 0, p = 0; q < state.iterations() * int64_t{kGetsPerOp}; ++q) {
+    want += expected_fold(s.get_ranks[static_cast<size_t>(p)], kValueSize);
+    p = p + 1 == static_cast<int64_t>(n) ? 0 : p + 1;
+  }
+  if (!check(state, total, want)) return;
+  report_queries(state, kGetsPerOp);
+  state.counters["file_bytes"] = benchmark::Counter(static_cast<double>(r.file_bytes()));
+}
+
+template <class S>
+void bm_shape_miss(benchmark::State& state, ShapeSize size) {
+  const Shape& s = shape(size.kind, size.rows);
+  typename S::ShapeReader r(s);
+  if (!touch_shape(state, r, s)) return;
+  const size_t n = s.miss_keys.size();
+  size_t pos = 0;
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    for (int i = 0; i < kGetsPerOp; ++i) {
+      sum += r.get(s.miss_keys[pos]);
+      pos = pos + 1 == n ? 0 : pos + 1;
+    }
+    if (!check(state, sum, 0)) break;
+  }
+  report_queries(state, kGetsPerOp);
+}
+
+template <class S>
+void bm_shape_scan(benchmark::State& state, ShapeSize size) {
+  const Shape& s = shape(size.kind, size.rows);
+  typename S::ShapeReader r(s);
+  if (!touch_shape(state, r, s)) return;
+  const size_t n = s.scan_ranks.size();
+  size_t pos = 0;
+  for (auto _ : state) {
+    uint64_t sum = 0, want = 0;
+    for (int i = 0; i < kRangesPerOp; ++i) {
+      sum += r.scan(s.key(s.scan_ranks[pos]), kShapeScanRows);
+      want += s.scan_sums[pos];
+      pos = pos + 1 == n ? 0 : pos + 1;
+    }
+    if (!check(state, sum, want)) break;
+  }
+  report_queries(state, kRangesPerOp);
+}
+
+template <class S>
+void bm_shape_count(benchmark::State& state, ShapeSize size) {
+  const Shape& s = shape(size.kind, size.rows);
+  typename S::ShapeReader r(s);
+  if (!touch_shape(state, r, s)) return;
+  const size_t n = s.count_ranks.size();
+  const auto span = static_cast<uint32_t>(std::min<int64_t>(kShapeCountRows, s.rows()));
+  size_t pos = 0;
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    for (int i = 0; i < kCountsPerOp; ++i) {
+      const uint32_t lo = s.count_ranks[pos];
+      sum += r.count(s.key(lo), s.key(lo + span - 1));
+      pos = pos + 1 == n ? 0 : pos + 1;
+    }
+    if (!check(state, sum, uint64_t{kCountsPerOp} * span)) break;
+  }
+  report_queries(state, kCountsPerOp);
+}
+
+template <class S>
+void register_shapes(const std::string& store) {
+  for (const ShapeSize size : suite_shapes()) {
+    const std::string suffix = "_" + shape_name(size) + "/" + store;
+    auto reg = [&](const char* workload, void (*fn)(benchmark::State&, ShapeSize)) {
+      benchmark::RegisterBenchmark((workload + suffix).c_str(), fn, size)->UseRealTime();
+    };
+    reg("Get", bm_shape_get<S>);
+    reg("Miss", bm_shape_miss<S>);
+    reg("Scan", bm_shape_scan<S>);
+    reg("Count", bm_shape_count<S>);
+  }
+}
+
+}  // namespace drydb_bench

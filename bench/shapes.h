@@ -1,0 +1,75 @@
+// Key shapes: the keys real files have, beside the reference workload's dense ids.
+//
+//   dense      int64 0..N-1 (the reference workload's keys)
+//   random     uniform random int64 (hash-like ids), negative ones included
+//   clustered  int64 nanosecond timestamps in bursts: 1 to 2,048 keys 1 ns to 1 us apart, bursts
+//              separated by gaps of 1 us to 90 s (log-uniform), so neighbouring pages cover
+//              spans of wildly different widths
+//   url        text: the 26-byte prefix "https://example.com/items/" and 16 hex digits
+//   names      text: the character names of Debian's unicode-data (about 35,000, many sharing
+//              long leading words: "LATIN SMALL LETTER A WITH ...")
+//
+// Every shape's rows are its keys in order, row r holding value_of(r) (13 bytes), so a query's
+// expected checksum follows from the ranks it reaches. Queries are drawn once, with fixed seeds:
+//   gets     every key once, in a random order (no repeats within a pass);
+//   misses   absent keys between present ones (dense: outside the range), each checked absent;
+//   scans    100-row scans from a present key;
+//   counts   ranges of kShapeCountRows rows between two present keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace drydb_bench {
+
+enum class ShapeKind { dense, random, clustered, url, names };
+
+inline constexpr int kShapeScanRows = 100;
+inline constexpr int64_t kShapeCountRows = 8'000;
+inline constexpr int64_t kRows16M = 16'000'000;
+
+// A query key: the integer for integer shapes, and in every shape the encoded key bytes in the
+// order every store sorts by (memcmp): for integers, 8 big-endian bytes with the sign bit
+// flipped (drydb's int64 encoding), so negative keys sort first.
+struct ShapeKey {
+  int64_t i = 0;
+  std::string_view bytes;
+};
+
+// The shapes and sizes the suite runs: every shape at 1M rows (names: all of them), the integer
+// shapes also at 16M.
+struct ShapeSize {
+  ShapeKind kind;
+  int64_t rows;  // ignored for names
+};
+std::vector<ShapeSize> suite_shapes();
+// "random_1M", "clustered_16M", "names": what benchmark and file names carry.
+std::string shape_name(ShapeSize size);
+
+struct Shape {
+  ShapeKind kind;
+  std::string name;  // shape_name()
+  bool int_keys;
+  std::vector<int64_t> ints;        // integer shapes: the keys, ascending
+  std::vector<std::string> keys;    // every shape: the encoded keys, ascending
+  std::vector<uint32_t> get_ranks;  // a permutation of the rows
+  std::vector<ShapeKey> miss_keys;  // absent keys (their bytes live in miss_bytes)
+  std::vector<std::string> miss_bytes;
+  std::vector<uint32_t> scan_ranks;   // first row of each scan
+  std::vector<uint64_t> scan_sums;    // its checksum
+  std::vector<uint32_t> count_ranks;  // first row of each count's range
+
+  int64_t rows() const { return static_cast<int64_t>(keys.size()); }
+  ShapeKey key(uint32_t rank) const { return {int_keys ? ints[rank] : 0, keys[rank]}; }
+};
+
+// The shape, made on first use (names need /usr/share/unicode/UnicodeData.txt). `rows` is
+// ignored for names.
+const Shape& shape(ShapeKind kind, int64_t rows);
+
+// 8 big-endian bytes of v with the sign bit flipped: memcmp order is numeric order.
+std::string ordered_int64_bytes(int64_t v);
+
+}  // namespace drydb_bench
