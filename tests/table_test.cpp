@@ -891,6 +891,18 @@ TEST(EdgeTest, PrefixAtFFEdges) {
       auto all = t.prefix("");
       ASSERT_TRUE(all);
       EXPECT_EQ(all->size(), model.size());
+      // An empty span may hold a null pointer: still every row, in both orders.
+      for (auto order : {SortOrder::ascending, SortOrder::descending}) {
+        auto every = t.prefix(std::span<const std::byte>(), order);
+        ASSERT_TRUE(every);
+        EXPECT_EQ(every->size(), model.size());
+        size_t rows = 0;
+        for (auto e : *every) {
+          (void)e;
+          ++rows;
+        }
+        EXPECT_EQ(rows, model.size());
+      }
     }
   }
 }

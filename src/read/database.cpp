@@ -6,11 +6,11 @@
 #include <cstring>
 #include <new>
 
-#include "format/checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
 #include "filters/filter_registry.h"
+#include "format/checksum.h"
 #include "format/page_check.h"
 
 namespace drydb {
@@ -506,15 +506,16 @@ result<Range> ReadOnlyTable::prefix(std::span<const std::byte> prefix, SortOrder
                                            " keys; prefix needs a table of byte keys");
   // [prefix, successor): the successor drops trailing 0xFF bytes and
   // increments the last remaining byte; none remaining means no upper bound.
+  RangeOptions options{.start_exclusive = false, .end_exclusive = true, .order = order};
+  // An empty prefix (whose data() may be null) is every row.
+  if (prefix.empty()) return get_range(unbounded, unbounded, options);
   std::byte successor[detail::kMaxPageSize / 4];
-  size_t len = std::min(prefix.size(), sizeof successor);
   if (prefix.size() > sizeof successor) return Range();  // longer than any key
+  size_t len = prefix.size();
   std::memcpy(successor, prefix.data(), len);
   while (len > 0 && successor[len - 1] == std::byte{0xFF})
     --len;
   Key start(prefix);
-  RangeOptions options{.start_exclusive = false, .end_exclusive = true, .order = order};
-  if (prefix.empty()) return get_range(unbounded, unbounded, options);
   if (len == 0) return get_range(start, unbounded, options);
   successor[len - 1] =
       std::byte{static_cast<uint8_t>(static_cast<uint8_t>(successor[len - 1]) + 1)};
