@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "drydb/drydb.h"
 #include "shape_workloads.h"
@@ -178,6 +179,17 @@ struct Drydb {
       auto v = table_.get(key(k));
       return v && v->has_value() ? fold(v->bytes()) : 0;
     }
+    // Sum of fold() over the values of keys[0, n), n <= kShapeBatch, by one get_many.
+    uint64_t get_many(const ShapeKey* keys, size_t n) {
+      keys_.clear();  // keeps its capacity: no allocation after the first call
+      for (size_t j = 0; j < n; ++j)
+        keys_.push_back(key(keys[j]));
+      if (!table_.get_many(keys_, std::span(values_).first(n))) return 0;
+      uint64_t sum = 0;
+      for (size_t j = 0; j < n; ++j)
+        sum += values_[j].has_value() ? fold(values_[j].bytes()) : 0;
+      return sum;
+    }
     uint64_t scan(const ShapeKey& from, int64_t n) {
       auto r = table_.get_range(key(from), drydb::unbounded);
       if (!r) return 0;
@@ -201,6 +213,8 @@ struct Drydb {
     bool int_keys_;
     DrydbFile& file_;
     drydb::ReadOnlyTable table_;
+    std::vector<drydb::Key> keys_;
+    std::vector<drydb::Value> values_ = std::vector<drydb::Value>(kShapeBatch);
   };
 
   static uint64_t open_and_first_read() {
@@ -262,7 +276,7 @@ void register_drydb() {
   register_string_reads<Drydb<Filter::none>>("drydb");
   register_open<Drydb<Filter::none>>("drydb");
   register_build<Drydb<Filter::none>>("drydb");
-  register_shapes<Drydb<Filter::none>>("drydb");
+  register_shapes<Drydb<Filter::none>>("drydb", /*batched=*/true);
   register_open<OsFloor>("os_floor");
   register_filtered<Filter::lz4>("drydb_lz4");
   register_filtered<Filter::zstd>("drydb_zstd");

@@ -221,10 +221,11 @@ int main_impl(int argc, char** argv) {
     auto& items = builder.create_table("items", drydb::KeyEncoding::int64());
     for (int64_t k = 0; k < g_rows; ++k)
       items.append(k, value_of(k));
-    items.add_secondary_index(
-        "reversed", /*unique=*/true, drydb::KeyEncoding::int64(),
-        [](std::span<const std::byte> key, std::span<const std::byte>)
-            -> std::optional<drydb::IndexKey> { return g_rows - 1 - decode_int64(key); });
+    items.add_secondary_index("reversed", /*unique=*/true, drydb::KeyEncoding::int64(),
+                              [](std::span<const std::byte> key,
+                                 std::span<const std::byte>) -> std::optional<drydb::IndexKey> {
+                                return g_rows - 1 - decode_int64(key);
+                              });
     // The text table holds the same values under "key%013d" keys.
     auto& text = builder.create_table("text", drydb::KeyEncoding::bytes());
     for (int64_t k = 0; k < g_rows; ++k)

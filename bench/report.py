@@ -273,7 +273,7 @@ SHAPES = [("dense_1M", "dense ids 0..N-1"), ("random_1M", "uniform random int64"
           ("clustered_1M", "clustered timestamps"), ("url_1M", "URL-like text (26-byte prefix)"),
           ("names", "Unicode character names"), ("dense_16M", "dense ids, 16M"),
           ("random_16M", "uniform random int64, 16M"), ("clustered_16M", "clustered timestamps, 16M")]
-SHAPE_WORKLOADS = ["Get", "Miss", "Scan", "Count"]
+SHAPE_WORKLOADS = ["Get", "GetMany", "Miss", "Scan", "Count"]
 SHAPE_STORES = ["drydb", "vector", "lmdb", "rocksdb", "sqlite_fair"]
 
 
@@ -325,6 +325,7 @@ def shape_section(runs, errors):
         ("scan ≤ 2× the vector walk", ("Scan", "drydb"), ("Scan", "vector"), 2, True),
         ("scan ≥ 3× faster than LMDB", ("Scan", "lmdb"), ("Scan", "drydb"), 3, False),
         ("count ≤ 3× a get", ("Count", "drydb"), ("Get", "drydb"), 3, True),
+        ("get_many ≥ 2× the throughput of single gets", ("Get", "drydb"), ("GetMany", "drydb"), 2, False),
     ]
     md += ["### Targets per shape", "",
            "Ratios of medians from this run; \"faster\" rows read peer ÷ drydb, the others drydb ÷ base.", "",

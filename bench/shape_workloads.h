@@ -18,10 +18,13 @@
 //   Miss   1,000 gets of absent keys (between present ones; dense ids: outside the range)
 //   Scan   100 scans of 100 rows, each from a present key
 //   Count  100 counts of ranges of 8,000 rows between present keys
+//   GetMany  as Get, through the store's batched lookup (stores that have one: drydb's
+//          get_many, in calls of kShapeBatch keys), to compare with Get's single lookups
 // Before timing, every row is read through the reader (a full scan, checked): this VM reclaims
 // pages idle for about a minute, and each store's caches warm the same way.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -62,6 +65,40 @@ void bm_shape_get(benchmark::State& state, ShapeSize size) {
   if (!check(state, total, want)) return;
   report_queries(state, kGetsPerOp);
   state.counters["file_bytes"] = benchmark::Counter(static_cast<double>(r.file_bytes()));
+}
+
+// Keys per get_many call of the GetMany workload.
+inline constexpr size_t kShapeBatch = 64;
+
+template <class S>
+void bm_shape_get_many(benchmark::State& state, ShapeSize size) {
+  const Shape& s = shape(size.kind, size.rows);
+  typename S::ShapeReader r(s);
+  if (!touch_shape(state, r, s)) return;
+  const size_t n = s.get_ranks.size();
+  size_t pos = 0;
+  uint64_t total = 0;
+  ShapeKey batch[kShapeBatch];
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    for (int done = 0; done < kGetsPerOp;) {
+      const size_t m = std::min<size_t>(kShapeBatch, static_cast<size_t>(kGetsPerOp - done));
+      for (size_t j = 0; j < m; ++j) {
+        batch[j] = s.key(s.get_ranks[pos]);
+        pos = pos + 1 == n ? 0 : pos + 1;
+      }
+      sum += r.get_many(batch, m);
+      done += static_cast<int>(m);
+    }
+    total += sum;
+  }
+  uint64_t want = 0;
+  for (int64_t q = 0, p = 0; q < state.iterations() * int64_t{kGetsPerOp}; ++q) {
+    want += expected_fold(s.get_ranks[static_cast<size_t>(p)], kValueSize);
+    p = p + 1 == static_cast<int64_t>(n) ? 0 : p + 1;
+  }
+  if (!check(state, total, want)) return;
+  report_queries(state, kGetsPerOp);
 }
 
 template <class S>
@@ -122,7 +159,7 @@ void bm_shape_count(benchmark::State& state, ShapeSize size) {
 }
 
 template <class S>
-void register_shapes(const std::string& store) {
+void register_shapes(const std::string& store, bool batched = false) {
   for (const ShapeSize size : suite_shapes()) {
     const std::string suffix = "_" + shape_name(size) + "/" + store;
     auto reg = [&](const char* workload, void (*fn)(benchmark::State&, ShapeSize)) {
@@ -132,6 +169,8 @@ void register_shapes(const std::string& store) {
     reg("Miss", bm_shape_miss<S>);
     reg("Scan", bm_shape_scan<S>);
     reg("Count", bm_shape_count<S>);
+    if constexpr (requires(typename S::ShapeReader & r, const ShapeKey* k) { r.get_many(k, 1); })
+      if (batched) reg("GetMany", bm_shape_get_many<S>);
   }
 }
 

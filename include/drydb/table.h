@@ -9,6 +9,7 @@
 // is errc::wrong_key_type.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -60,6 +61,28 @@ class ReadOnlyTable {
     const auto k = key.bytes();
     if (!tree_->layout.prefix_search(k.size())) return get_general(key);
     return get_resident(key, detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())});
+  }
+
+  // get() of many keys: values[i] is keys[i]'s Value, as get() gives it
+  // (has_value() false when absent), zero-copy, each found Value keeping its
+  // page resident. Lookups run in batches whose descents advance together,
+  // so that the cache misses of independent keys overlap (descent.h,
+  // probe_batch); keys in any order, repeats allowed. Allocates nothing.
+  // Errors: errc::invalid_argument unless values.size() == keys.size;
+  // otherwise the first error of a key, in order (a wrong key type, a page
+  // that fails to read or check), with every value reset.
+  status get_many(std::span<const Key> keys, std::span<Value> values) const {
+    if (keys.size() != values.size())
+      return detail::get_many_sizes_differ(keys.size(), values.size());
+    for (size_t at = 0; at < keys.size(); at += detail::kProbeBatch) {
+      const size_t n = std::min<size_t>(detail::kProbeBatch, keys.size() - at);
+      if (status st = get_batch(keys.subspan(at, n), values.subspan(at, n)); !st) [[unlikely]] {
+        for (Value& v : values)
+          v = Value();
+        return st;
+      }
+    }
+    return {};
   }
 
   // Rows between two bounds (each a key or drydb::unbounded), inclusive
@@ -147,6 +170,64 @@ class ReadOnlyTable {
       : db_(db), tree_(tree), name_(name) {}
 
  private:
+  // get_many() of at most kProbeBatch keys: one probe_batch when every key
+  // takes the same in-page search, else one get() per key.
+  status get_batch(std::span<const Key> keys, std::span<Value> values) const {
+    const uint32_t n = static_cast<uint32_t>(keys.size());
+    bool same_kind = true, prefix_keys = true;
+    for (const Key& k : keys) {
+      same_kind = same_kind && k.kind() == tree_->kind;
+      prefix_keys = prefix_keys && tree_->layout.prefix_search(k.bytes().size());
+    }
+    if (!same_kind || tree_->desc->rows == 0) {
+      for (uint32_t j = 0; j < n; ++j) {
+        result<Value> v = get(keys[j]);
+        if (!v) return std::move(v).error();
+        values[j] = std::move(*v);
+      }
+      return {};
+    }
+    detail::Probe probes[detail::kProbeBatch];
+    detail::ByteView found[detail::kProbeBatch];
+    detail::PageSlot* pins[detail::kProbeBatch];
+    if (prefix_keys) {
+      detail::PrefixKeySearch searches[detail::kProbeBatch];
+      for (uint32_t j = 0; j < n; ++j) {
+        const auto k = keys[j].bytes();
+        searches[j] = detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())};
+      }
+      detail::probe_batch(*db_, *tree_, searches, n, probes, found, pins);
+    } else {
+      detail::BytesSearch searches[detail::kProbeBatch];
+      for (uint32_t j = 0; j < n; ++j) {
+        const auto k = keys[j].bytes();
+        searches[j] = detail::BytesSearch{k, detail::key_prefix(k.data(), k.size()), tree_->layout};
+      }
+      detail::probe_batch(*db_, *tree_, searches, n, probes, found, pins);
+    }
+    for (uint32_t j = 0; j < n; ++j) {
+      switch (probes[j]) {
+        case detail::Probe::found:
+          values[j] = Value::found(found[j].data(), found[j].size(), pins[j]);
+          break;
+        case detail::Probe::absent:
+          values[j] = Value();
+          break;
+        case detail::Probe::slow: {
+          result<Value> v = get_checked(keys[j]);
+          if (!v) {
+            for (uint32_t rest = j + 1; rest < n; ++rest)  // found values not yet handed over
+              if (probes[rest] == detail::Probe::found) detail::unpin(pins[rest]);
+            return std::move(v).error();
+          }
+          values[j] = std::move(*v);
+          break;
+        }
+      }
+    }
+    return {};
+  }
+
   // get() over resident pages with the key's in-page search, falling back
   // to get_checked().
   template <class Search>

@@ -469,6 +469,11 @@ Error detail::index_entry_missing_row(const TreeRef& index, uint64_t page) {
       ("an entry of " + index.label + " refers to a row past the leaf's end").c_str());
 }
 
+Error detail::get_many_sizes_differ(size_t keys, size_t values) {
+  return Error(errc::invalid_argument, "get_many: " + std::to_string(keys) + " keys but " +
+                                           std::to_string(values) + " values");
+}
+
 result<IndexRange> SecondaryIndex::prefix(std::span<const std::byte> prefix,
                                           SortOrder order) const {
   if (tree_->encoding.kind() != KeyKind::bytes)

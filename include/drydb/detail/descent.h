@@ -14,6 +14,7 @@
 // with nothing decided per page that was known before it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -35,6 +36,9 @@ bool wrong_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err);
 inline bool check_key_kind(const TreeRef& tree, const Key& key, ErrorOut* err) {
   return key.kind() == tree.kind || wrong_key_kind(tree, key, err);
 }
+
+// errc::invalid_argument: get_many's key and value counts differ.
+Error get_many_sizes_differ(size_t keys, size_t values);
 
 // errc::invalid_argument naming both bounds. Out of line: a cold path.
 Error range_bounds_out_of_order(const TreeRef& tree, const KeyBound& start, const KeyBound& end);
@@ -124,6 +128,28 @@ struct PrefixKeySearch {
   }
   uint32_t fixed_part() const noexcept { return kFixedPart; }
   bool variable() const noexcept { return kVariable; }
+
+  // Prefetches what the search of child c of internal page `parent` will
+  // read first: its header line and, for a leaf, the prefix-array line where
+  // interpolation between the separators around c puts x (the child's entry
+  // count is its row count there).
+  DRYDB_ALWAYS_INLINE void prefetch_child(const DatabaseState& db, const std::byte* parent,
+                                          uint32_t c, uint64_t child,
+                                          bool child_is_leaf) const noexcept {
+    db.prefetch(child, 0);
+    if (!child_is_leaf) return;
+    const uint32_t n = load_u16(parent + page::kCountOff);
+    if (c == 0 || c + 1 >= n) return;  // a bound of the child's keys is not in this page
+    const std::byte* seps = parent + internal::prefixes_off(n);
+    const uint64_t lo = load_be64(seps + 8 * size_t{c - 1}), hi = load_be64(seps + 8 * size_t{c});
+    const std::byte* counts = parent + internal::counts_off(n);
+    const uint64_t rows = load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1});
+    if (hi <= lo || rows == 0) return;
+    const double t = static_cast<double>(x - lo) / static_cast<double>(hi - lo);
+    const auto guess = static_cast<uint64_t>(t * static_cast<double>(rows));
+    db.prefetch(child, leaf::kHeaderSize + 8 * std::min(guess, rows - 1));
+    db.prefetch(child, leaf::kHeaderSize + 8 * (rows - 1));
+  }
 };
 
 // Any other key: prefixes first, then full comparisons among the entries
@@ -146,6 +172,19 @@ struct BytesSearch {
   }
   uint32_t fixed_part() const noexcept { return layout.fixed_part(); }
   bool variable() const noexcept { return layout.width == 0; }
+
+  // Prefetches the child's header line; for a leaf (whose entry count is its
+  // row count in the parent) also the middle of its prefix array, where the
+  // search's first step reads.
+  DRYDB_ALWAYS_INLINE void prefetch_child(const DatabaseState& db, const std::byte* parent,
+                                          uint32_t c, uint64_t child,
+                                          bool child_is_leaf) const noexcept {
+    db.prefetch(child, 0);
+    if (!child_is_leaf) return;
+    const InternalView node(parent, layout);
+    const uint64_t rows = node.cumulative(c) - node.rows_before(c);
+    db.prefetch(child, leaf::kHeaderSize + 8 * (rows / 2));
+  }
 };
 
 // Calls f with the search for `key` on `tree`: the one place the choice is made.
@@ -316,6 +355,77 @@ DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, co
   *value = leaf::value_field(p, leaf::records(p, n, flags), n, flags, search.fixed_part(),
                              search.variable(), i);
   return Probe::found;
+}
+
+// Lookups per batch of probe_batch: enough independent misses in flight to
+// fill the memory pipeline, few enough that a batch's pages stay in L1.
+inline constexpr uint32_t kProbeBatch = 8;
+
+// probe() of n <= kProbeBatch keys at once: the descents advance level by
+// level across the batch, and each key's next page (the lines its search
+// reads first, then its value) is prefetched before the other keys are
+// searched, so their cache misses overlap instead of following each other.
+// probes[j], values[j] and pins[j] are probe()'s answers for searches[j].
+// Requires: the tree is not empty.
+template <class Search>
+DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tree,
+                                     const Search* searches, uint32_t n, Probe* probes,
+                                     ByteView* values, PageSlot** pins) noexcept {
+  const TreeDesc& d = *tree.desc;
+  uint64_t page[kProbeBatch];
+  uint32_t level = d.depth - 1;
+  for (uint32_t j = 0; j < n; ++j) {
+    page[j] = d.root;
+    probes[j] = Probe::found;  // "still descending" until the leaf says otherwise
+    pins[j] = nullptr;
+  }
+  if constexpr (Search::kUsesRootHint) {
+    const RootHint& h = *tree.root_hint;
+    if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kReady) {
+      for (uint32_t j = 0; j < n; ++j) {
+        const uint32_t c = searches[j].child(h);
+        page[j] = load_u64(h.children + 8 * size_t{c});
+        searches[j].prefetch_child(db, h.page, c, page[j], level == 1);
+      }
+      --level;
+    }
+  }
+  for (; level > 0; --level) {
+    for (uint32_t j = 0; j < n; ++j) {
+      if (probes[j] != Probe::found) continue;
+      PageSlot* inner_pin;
+      const std::byte* p = db.try_fetch(page[j], PageType::internal, level, &inner_pin);
+      if (p == nullptr) {
+        probes[j] = Probe::slow;
+        continue;
+      }
+      const uint32_t c = searches[j].child(p);
+      page[j] = load_u64(p + internal::children_off() + 8 * size_t{c});
+      searches[j].prefetch_child(db, p, c, page[j], level == 1);
+      unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
+    }
+  }
+  for (uint32_t j = 0; j < n; ++j) {
+    if (probes[j] != Probe::found) continue;
+    const std::byte* p = db.try_fetch(page[j], PageType::leaf, 0, &pins[j]);
+    if (p == nullptr) {
+      probes[j] = Probe::slow;
+      continue;
+    }
+    bool found;
+    const uint32_t i = searches[j].slot(p, &found);
+    const uint32_t count = leaf::count(p);
+    const uint8_t flags = leaf::flags(p);
+    if (!found || leaf::is_overflow(p, count, flags, i)) {
+      unpin(pins[j]);
+      pins[j] = nullptr;
+      probes[j] = found ? Probe::slow : Probe::absent;
+      continue;
+    }
+    values[j] = leaf::value_field(p, leaf::records(p, count, flags), count, flags,
+                                  searches[j].fixed_part(), searches[j].variable(), i);
+    __builtin_prefetch(values[j].data());
+  }
 }
 
 // The number of rows with a key < `key`, and whether `key` is present.

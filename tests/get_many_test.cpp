@@ -1,0 +1,253 @@
+// ReadOnlyTable::get_many: batched lookups give what get() gives, key by key, on every key
+// layout (int64 and fixed widths up to 8 through the prefix search, variable and wider keys
+// through the byte search), every storage (mmap, pread through a tiny cache that evicts on
+// every batch, caller memory), trees several levels deep, overflow values (the slow path),
+// absent and repeated keys, batches of every length; and its errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "drydb/drydb.h"
+
+namespace {
+
+using drydb::Key;
+using drydb::KeyEncoding;
+using drydb::Value;
+
+std::string be64(uint64_t v) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<char>(v >> (56 - 8 * i));
+  return out;
+}
+
+KeyEncoding fixed12() {
+  static const KeyEncoding enc = [] {
+    if (auto found = KeyEncoding::find("get_many.fixed12")) return *found;
+    drydb::CustomKeyEncoding c;
+    c.id = "get_many.fixed12";
+    c.fixed_width = 12;
+    return drydb::register_key_encoding(std::move(c)).value();
+  }();
+  return enc;
+}
+
+// A table's rows by encoded key, and the Key a user passes for an encoded key.
+struct Model {
+  KeyEncoding enc = KeyEncoding::bytes();
+  std::map<std::string, std::string> rows;
+  Key key(const std::string& k) const {
+    if (enc.kind() != drydb::KeyKind::int64)
+      return Key(std::as_bytes(std::span(k.data(), k.size())));
+    uint64_t u = 0;
+    for (char c : k)
+      u = u << 8 | static_cast<uint8_t>(c);
+    return Key(drydb::ordered_to_int64(u));
+  }
+};
+
+Model make_model(KeyEncoding enc, size_t rows, uint64_t seed) {
+  Model m;
+  m.enc = enc;
+  std::mt19937_64 rng(seed);
+  while (m.rows.size() < rows) {
+    const uint64_t r = rng();
+    std::string k;
+    if (enc.kind() == drydb::KeyKind::int64)
+      k = be64(r % 3 ? r : m.rows.size());  // sparse and dense ids
+    else if (enc.fixed_width() == 12)
+      k = be64(r) + std::string(4, static_cast<char>(r));
+    else
+      k = "k/" + std::to_string(r % 100000) + std::string(r % 5, 'x');
+    const size_t len = r % 23 == 0 ? 300 + r % 900 : r % 40;  // some overflow values
+    m.rows[k] = std::string(len, static_cast<char>('a' + r % 26));
+  }
+  return m;
+}
+
+std::vector<std::byte> build(const Model& m, uint32_t page_size) {
+  drydb::DatabaseBuilder b({.page_size = page_size});
+  auto& t = b.create_table("t", m.enc);
+  for (const auto& [k, v] : m.rows)
+    t.append(m.key(k), v);
+  auto bytes = b.build_to_memory();
+  EXPECT_TRUE(bytes) << bytes.error().to_string();
+  return bytes ? std::move(*bytes) : std::vector<std::byte>{};
+}
+
+// Present keys shuffled, with absent keys and repeats mixed in.
+std::vector<std::string> queries(const Model& m, uint64_t seed) {
+  std::vector<std::string> q;
+  for (const auto& [k, v] : m.rows) {
+    q.push_back(k);
+    std::string absent = k;
+    absent.back() = static_cast<char>(absent.back() ^ 0x55);
+    if (!m.rows.count(absent)) q.push_back(absent);
+  }
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < 50; ++i)
+    q.push_back(q[rng() % q.size()]);
+  std::shuffle(q.begin(), q.end(), rng);
+  return q;
+}
+
+void check_all(const drydb::ReadOnlyTable& table, const Model& m,
+               const std::vector<std::string>& q) {
+  std::vector<Key> keys;
+  for (const auto& k : q)
+    keys.push_back(m.key(k));
+  // Batches of every length around the internal batch size, and the whole list at once.
+  for (size_t batch : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{100}, keys.size()}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    size_t found = 0;
+    for (size_t at = 0; at < keys.size(); at += batch) {
+      const size_t n = std::min(batch, keys.size() - at);
+      std::vector<Value> values(n);
+      auto st = table.get_many(std::span(keys).subspan(at, n), values);
+      ASSERT_TRUE(st) << st.error().to_string();
+      for (size_t j = 0; j < n; ++j) {
+        const auto it = m.rows.find(q[at + j]);
+        ASSERT_EQ(values[j].has_value(), it != m.rows.end()) << "query " << at + j;
+        auto single = table.get(keys[at + j]);
+        ASSERT_TRUE(single);
+        ASSERT_EQ(single->has_value(), values[j].has_value());
+        if (it == m.rows.end()) continue;
+        EXPECT_EQ(values[j].str(), it->second) << "query " << at + j;
+        ++found;
+      }
+    }
+    EXPECT_EQ(found, q.size() - std::count_if(q.begin(), q.end(), [&](const std::string& k) {
+                       return !m.rows.count(k);
+                     }));
+  }
+}
+
+struct Case {
+  const char* name;
+  KeyEncoding (*enc)();
+  uint32_t page_size;
+  size_t rows;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class GetMany : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GetMany, MatchesGetOnEveryStorage) {
+  const Case c = GetParam();
+  const Model m = make_model(c.enc(), c.rows, c.rows + c.page_size);
+  const auto file = build(m, c.page_size);
+  ASSERT_FALSE(file.empty());
+  const auto q = queries(m, 7);
+  {
+    SCOPED_TRACE("memory");
+    auto db = drydb::ReadOnlyDatabase::open_memory(file);
+    ASSERT_TRUE(db);
+    check_all(*db->table("t"), m, q);
+  }
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("drydb_get_many_" + std::string(c.name));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "t.drydb";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), f), file.size());
+    std::fclose(f);
+  }
+  for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+    SCOPED_TRACE(storage == drydb::StorageKind::mmap ? "mmap" : "pread, tiny cache");
+    // Four pages: every batch misses and evicts (the slow path, key by key).
+    auto db = drydb::ReadOnlyDatabase::open(
+        path, {.storage = storage, .page_cache_bytes = size_t{4} * c.page_size});
+    ASSERT_TRUE(db) << db.error().to_string();
+    check_all(*db->table("t"), m, q);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, GetMany,
+                         ::testing::Values(Case{"int64_512", &KeyEncoding::int64, 512, 3000},
+                                           Case{"int64_4096", &KeyEncoding::int64, 4096, 20000},
+                                           Case{"bytes_512", &KeyEncoding::bytes, 512, 3000},
+                                           Case{"fixed12_512", &fixed12, 512, 2000}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(GetManyErrors, SizesMustMatch) {
+  const Model m = make_model(KeyEncoding::int64(), 10, 1);
+  const auto file = build(m, 512);  // open_memory reads it in place: it outlives db
+  auto db = drydb::ReadOnlyDatabase::open_memory(file);
+  ASSERT_TRUE(db);
+  std::vector<Key> keys{Key(int64_t{1}), Key(int64_t{2})};
+  std::vector<Value> values(1);
+  auto st = db->table("t")->get_many(keys, values);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, drydb::errc::invalid_argument);
+}
+
+TEST(GetManyErrors, AWrongKeyTypeFailsTheCallAndResetsEveryValue) {
+  const Model m = make_model(KeyEncoding::int64(), 100, 2);
+  const auto file = build(m, 512);  // open_memory reads it in place: it outlives db
+  auto db = drydb::ReadOnlyDatabase::open_memory(file);
+  ASSERT_TRUE(db);
+  std::vector<Key> keys;
+  for (const auto& [k, v] : m.rows)
+    keys.push_back(m.key(k));
+  keys.insert(keys.begin() + 20, Key("text"));  // in the third batch
+  std::vector<Value> values(keys.size());
+  auto st = db->table("t")->get_many(keys, values);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, drydb::errc::wrong_key_type);
+  for (const Value& v : values)
+    EXPECT_FALSE(v.has_value());
+}
+
+TEST(GetManyErrors, EmptyTablesAndEmptyCalls) {
+  drydb::DatabaseBuilder b({.page_size = 512});
+  b.create_table("empty", KeyEncoding::bytes());
+  auto file = b.build_to_memory();
+  ASSERT_TRUE(file);
+  auto db = drydb::ReadOnlyDatabase::open_memory(*file);
+  ASSERT_TRUE(db);
+  auto t = *db->table("empty");
+  std::vector<Key> keys{Key("a"), Key("")};
+  std::vector<Value> values(2);
+  ASSERT_TRUE(t.get_many(keys, values));
+  EXPECT_FALSE(values[0].has_value());
+  EXPECT_FALSE(values[1].has_value());
+  EXPECT_TRUE(t.get_many({}, {}));
+}
+
+// Keys of another width than a fixed-width tree's take the byte search or match nothing; a
+// batch mixing them with keys of the tree's width answers each as get() does.
+TEST(GetManyErrors, MixedWidthsOnAFixedWidthTree) {
+  const Model m = make_model(fixed12(), 500, 3);
+  const auto file = build(m, 512);  // open_memory reads it in place: it outlives db
+  auto db = drydb::ReadOnlyDatabase::open_memory(file);
+  ASSERT_TRUE(db);
+  auto t = *db->table("t");
+  std::vector<std::string> q;
+  for (const auto& [k, v] : m.rows) {
+    q.push_back(k);
+    q.push_back(k.substr(0, 5));
+  }
+  std::vector<Key> keys;
+  for (const auto& k : q)
+    keys.push_back(m.key(k));
+  std::vector<Value> values(keys.size());
+  auto st = t.get_many(keys, values);
+  ASSERT_TRUE(st) << st.error().to_string();
+  for (size_t i = 0; i < q.size(); ++i)
+    EXPECT_EQ(values[i].has_value(), m.rows.count(q[i]) == 1) << i;
+}
+
+}  // namespace
