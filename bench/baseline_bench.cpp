@@ -112,12 +112,12 @@ struct Vector {
     uint64_t get(const ShapeKey& k) const {
       const size_t i = lower(k);
       if (i == values_.size() || !equal(i, k)) return 0;
-      return fold(values_[i].data(), values_[i].size());
+      return shape_fold(values_[i].data(), values_[i].size());
     }
     uint64_t scan(const ShapeKey& from, int64_t n) const {
       uint64_t sum = 0;
       for (size_t i = lower(from); i < values_.size() && n > 0; ++i, --n)
-        sum += fold(values_[i].data(), values_[i].size());
+        sum += shape_fold(values_[i].data(), values_[i].size());
       return sum;
     }
     uint64_t count(const ShapeKey& lo, const ShapeKey& hi) const {

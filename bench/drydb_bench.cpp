@@ -177,32 +177,33 @@ struct Drydb {
         : int_keys_(shape.int_keys), file_(shape_file(shape)), table_(file_.table) {}
     uint64_t get(const ShapeKey& k) {
       auto v = table_.get(key(k));
-      return v && v->has_value() ? fold(v->bytes()) : 0;
+      if (!v) return kShapeFailed;
+      return v->has_value() ? shape_fold(v->bytes()) : 0;
     }
     // Sum of fold() over the values of keys[0, n), n <= kShapeBatch, by one get_many.
     uint64_t get_many(const ShapeKey* keys, size_t n) {
       keys_.clear();  // keeps its capacity: no allocation after the first call
       for (size_t j = 0; j < n; ++j)
         keys_.push_back(key(keys[j]));
-      if (!table_.get_many(keys_, std::span(values_).first(n))) return 0;
+      if (!table_.get_many(keys_, std::span(values_).first(n))) return kShapeFailed;
       uint64_t sum = 0;
       for (size_t j = 0; j < n; ++j)
-        sum += values_[j].has_value() ? fold(values_[j].bytes()) : 0;
+        sum += values_[j].has_value() ? shape_fold(values_[j].bytes()) : 0;
       return sum;
     }
     uint64_t scan(const ShapeKey& from, int64_t n) {
       auto r = table_.get_range(key(from), drydb::unbounded);
-      if (!r) return 0;
+      if (!r) return kShapeFailed;
       uint64_t sum = 0;
       for (auto e : *r) {
-        sum += fold(e.value);
+        sum += shape_fold(e.value);
         if (--n == 0) break;
       }
       return sum;
     }
     uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
       auto n = table_.count_range(key(lo), key(hi));
-      return n ? *n : 0;
+      return n ? *n : kShapeFailed;
     }
     uint64_t file_bytes() const { return size_on_disk(file_.path); }
 

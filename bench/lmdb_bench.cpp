@@ -119,6 +119,11 @@ class ReadTxn {
     MDB_val k = val(key, size), v;
     return mdb_cursor_get(cursor_, &k, &v, MDB_SET) == MDB_SUCCESS ? fold(v.mv_data, v.mv_size) : 0;
   }
+  // mdb_cursor_get(MDB_SET) of `key`: MDB_SUCCESS with *v, MDB_NOTFOUND, or an error code.
+  int find(const void* key, size_t size, MDB_val* v) {
+    MDB_val k = val(key, size);
+    return mdb_cursor_get(cursor_, &k, v, MDB_SET);
+  }
   // Walks the rows from `first` on while their keys are <= `last` (8-byte keys), calling f.
   template <class F>
   uint64_t walk(const char first[8], const char last[8], F f) {
@@ -243,11 +248,16 @@ struct Lmdb {
     explicit ShapeReader(const Shape& shape)
         : path_(scratch_dir() / ("lmdb-shape-" + shape.name) / "data.mdb"),
           txn_(shape_env(shape)) {}
-    uint64_t get(const ShapeKey& k) { return txn_.get(k.bytes.data(), k.bytes.size()); }
+    uint64_t get(const ShapeKey& k) {
+      MDB_val v;
+      const int rc = txn_.find(k.bytes.data(), k.bytes.size(), &v);
+      if (rc == MDB_NOTFOUND) return 0;
+      return rc == MDB_SUCCESS ? shape_fold(v.mv_data, v.mv_size) : kShapeFailed;
+    }
     uint64_t scan(const ShapeKey& from, int64_t n) {
       uint64_t sum = 0;
       txn_.walk_from(from.bytes, [&](const MDB_val&, const MDB_val& v) {
-        sum += fold(v.mv_data, v.mv_size);
+        sum += shape_fold(v.mv_data, v.mv_size);
         return --n > 0;
       });
       return sum;

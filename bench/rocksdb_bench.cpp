@@ -246,9 +246,11 @@ struct RocksDb {
           db_(shape_db(shape)),
           cf_(db_->DefaultColumnFamily()) {}
     uint64_t get(const ShapeKey& k) {
-      uint64_t r = 0;
-      if (db_->Get(ro_, cf_, rocksdb::Slice(k.bytes.data(), k.bytes.size()), &value_).ok())
-        r = fold(value_.data(), value_.size());
+      const rocksdb::Status st =
+          db_->Get(ro_, cf_, rocksdb::Slice(k.bytes.data(), k.bytes.size()), &value_);
+      const uint64_t r = st.ok()           ? shape_fold(value_.data(), value_.size())
+                         : st.IsNotFound() ? 0
+                                           : kShapeFailed;
       value_.Reset();
       return r;
     }
@@ -257,8 +259,8 @@ struct RocksDb {
       uint64_t sum = 0;
       for (it->Seek(rocksdb::Slice(from.bytes.data(), from.bytes.size())); it->Valid() && n > 0;
            it->Next(), --n)
-        sum += fold(it->value().data(), it->value().size());
-      return it->status().ok() ? sum : 0;
+        sum += shape_fold(it->value().data(), it->value().size());
+      return it->status().ok() ? sum : kShapeFailed;
     }
     uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
       // The first key after hi: hi followed by a zero byte.
@@ -271,7 +273,7 @@ struct RocksDb {
       uint64_t n = 0;
       for (it->Seek(rocksdb::Slice(lo.bytes.data(), lo.bytes.size())); it->Valid(); it->Next())
         ++n;
-      return it->status().ok() ? n : 0;
+      return it->status().ok() ? n : kShapeFailed;
     }
     // The DB's table (.sst) files.
     uint64_t file_bytes() const {

@@ -17,7 +17,10 @@
 //   counts   ranges of kShapeCountRows rows between two present keys.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +32,22 @@ enum class ShapeKind { dense, random, clustered, url, names };
 inline constexpr int kShapeScanRows = 100;
 inline constexpr int64_t kShapeCountRows = 8'000;
 inline constexpr int64_t kRows16M = 16'000'000;
+
+// What a shape workload folds a value to: its length plus its last 8 bytes read as a number
+// (for value_of(r), the last 8 digits of r), so that every row of a shape folds differently and
+// a lookup or scan that reaches the wrong rows fails its checksum. One unaligned load.
+inline uint64_t shape_fold(const void* data, size_t size) {
+  if (size < 8) return size;
+  uint64_t u;
+  std::memcpy(&u, static_cast<const char*>(data) + size - 8, 8);
+  return u + size;
+}
+inline uint64_t shape_fold(std::span<const std::byte> v) {
+  return shape_fold(v.data(), v.size());
+}
+// What a ShapeReader returns for a lookup that failed (an error, not an absent key): far from
+// any checksum, so the benchmark fails.
+inline constexpr uint64_t kShapeFailed = uint64_t{1} << 62;
 
 // A query key: the integer for integer shapes, and in every shape the encoded key bytes in the
 // order every store sorts by (memcmp): for integers, 8 big-endian bytes with the sign bit
@@ -54,6 +73,8 @@ struct Shape {
   bool int_keys;
   std::vector<int64_t> ints;        // integer shapes: the keys, ascending
   std::vector<std::string> keys;    // every shape: the encoded keys, ascending
+  std::vector<uint64_t> folds;      // shape_fold of each row's value
+  uint64_t all_rows_sum = 0;        // their sum: a full scan's checksum
   std::vector<uint32_t> get_ranks;  // a permutation of the rows
   std::vector<ShapeKey> miss_keys;  // absent keys (their bytes live in miss_bytes)
   std::vector<std::string> miss_bytes;

@@ -54,6 +54,11 @@ uint64_t fold_column(sqlite3_stmt* s) {
   return fold(data, static_cast<size_t>(sqlite3_column_bytes(s, 0)));
 }
 
+uint64_t shape_fold_column(sqlite3_stmt* s) {
+  const void* data = sqlite3_column_blob(s, 0);
+  return shape_fold(data, static_cast<size_t>(sqlite3_column_bytes(s, 0)));
+}
+
 // "file:<path>?immutable=1" with the path's URI-special characters escaped.
 std::string immutable_uri(const std::filesystem::path& path) {
   std::string uri = "file:";
@@ -308,7 +313,10 @@ struct Sqlite {
     uint64_t get(const ShapeKey& k) {
       sqlite3_stmt* s = get_.start();
       bind(s, 1, k);
-      const uint64_t r = sqlite3_step(s) == SQLITE_ROW ? fold_column(s) : 0;
+      const int rc = sqlite3_step(s);
+      const uint64_t r = rc == SQLITE_ROW    ? shape_fold_column(s)
+                         : rc == SQLITE_DONE ? 0
+                                             : kShapeFailed;
       get_.done();
       return r;
     }
@@ -317,16 +325,17 @@ struct Sqlite {
       bind(s, 1, from);
       sqlite3_bind_int64(s, 2, n);
       uint64_t sum = 0;
-      while (sqlite3_step(s) == SQLITE_ROW)
-        sum += fold_column(s);
+      int rc;
+      while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        sum += shape_fold_column(s);
       scan_.done();
-      return sum;
+      return rc == SQLITE_DONE ? sum : kShapeFailed;
     }
     uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
       sqlite3_stmt* s = count_.start();
       bind(s, 1, lo);
       bind(s, 2, hi);
-      const uint64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+      const uint64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : kShapeFailed;
       count_.done();
       return n;
     }

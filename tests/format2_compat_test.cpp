@@ -100,6 +100,27 @@ void check_table(const drydb::ReadOnlyTable& table, const TableSpec& t) {
     ASSERT_TRUE(c.seek_rank(r));
     EXPECT_EQ(to_string(c.key()), t.rows[r].key);
   }
+  // Every key again through get_many.
+  std::vector<drydb::Key> keys;
+  for (const Row& row : t.rows)
+    keys.push_back(typed_key(t.encoding, row.key));
+  std::vector<drydb::Value> values(keys.size());
+  auto st = table.get_many(keys, values);
+  ASSERT_TRUE(st) << st.error().to_string();
+  for (size_t r = 0; r < t.rows.size(); ++r)
+    EXPECT_EQ(values[r].str(), t.rows[r].value) << "row " << r;
+  // Prefixes of byte-keyed tables: each row's first 6 bytes.
+  if (t.encoding.kind() == drydb::KeyKind::bytes && t.encoding.fixed_width() == 0) {
+    for (size_t r = 0; r < t.rows.size(); r += 29) {
+      const std::string p = t.rows[r].key.substr(0, 6);
+      size_t want = 0;
+      for (const Row& row : t.rows)
+        want += row.key.compare(0, p.size(), p) == 0;
+      auto range = table.prefix(p);
+      ASSERT_TRUE(range);
+      EXPECT_EQ(range->size(), want) << "prefix of row " << r;
+    }
+  }
 }
 
 void check_index(const drydb::ReadOnlyTable& table, const TableSpec& t, const IndexSpec& ix) {
@@ -141,10 +162,48 @@ void check_index(const drydb::ReadOnlyTable& table, const TableSpec& t, const In
     EXPECT_EQ(to_string(first->key()), t.rows[entries[lo].second].key);
     lo = hi;
   }
+  // Counts between pairs of index keys, and prefixes of byte-keyed indexes.
+  for (size_t a = 0; a < entries.size(); a += 41)
+    for (size_t b = a; b < entries.size(); b += 67) {
+      auto n = index->count_range(typed_key(ix.encoding, entries[a].first),
+                                  typed_key(ix.encoding, entries[b].first));
+      ASSERT_TRUE(n);
+      const auto upper =
+          std::upper_bound(entries.begin(), entries.end(), entries[b].first,
+                           [](const std::string& k, const auto& e) { return k < e.first; });
+      const auto lower =
+          std::lower_bound(entries.begin(), entries.end(), entries[a].first,
+                           [](const auto& e, const std::string& k) { return e.first < k; });
+      EXPECT_EQ(*n, static_cast<uint64_t>(upper - lower));
+    }
+  if (ix.encoding.kind() == drydb::KeyKind::bytes) {
+    for (const std::string p : {std::string("user1"), std::string("team\0", 5), std::string("")}) {
+      size_t want = 0;
+      for (const auto& e : entries)
+        want += e.first.compare(0, p.size(), p) == 0;
+      auto range = index->prefix(p);
+      ASSERT_TRUE(range);
+      EXPECT_EQ(range->size(), want) << "prefix '" << p << "'";
+    }
+  }
+}
+
+void check_database(const drydb::ReadOnlyDatabase& db, const FileSpec& f) {
+  auto st = db.verify();
+  EXPECT_TRUE(st) << st.error().to_string();
+  EXPECT_EQ(db.page_size(), f.page_size);
+  ASSERT_EQ(db.tables().size(), f.tables.size());
+  for (const TableSpec& t : f.tables) {
+    auto table = db.table(t.name);
+    ASSERT_TRUE(table) << table.error().to_string();
+    check_table(*table, t);
+    for (const IndexSpec& ix : t.indexes)
+      check_index(*table, t, ix);
+  }
 }
 
 TEST(Format2Compat, GoldenFilesReadAsWritten) {
-  size_t files_checked = 0;
+  ASSERT_EQ(files().size(), 4u);
   for (const FileSpec& f : files()) {
     SCOPED_TRACE(f.name);
     const auto path = data_dir() / f.name;
@@ -155,26 +214,16 @@ TEST(Format2Compat, GoldenFilesReadAsWritten) {
     EXPECT_EQ(static_cast<uint8_t>(bytes[4]) | static_cast<uint8_t>(bytes[5]) << 8, 2);
     EXPECT_EQ(static_cast<uint8_t>(bytes[6]) | static_cast<uint8_t>(bytes[7]) << 8, 0);
     for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+      SCOPED_TRACE(storage == drydb::StorageKind::mmap ? "mmap" : "pread");
       auto db = drydb::ReadOnlyDatabase::open(path, {.storage = storage});
       ASSERT_TRUE(db) << db.error().to_string();
-      auto st = db->verify();
-      EXPECT_TRUE(st) << st.error().to_string();
-      EXPECT_EQ(db->page_size(), f.page_size);
-      ASSERT_EQ(db->tables().size(), f.tables.size());
-      for (const TableSpec& t : f.tables) {
-        auto table = db->table(t.name);
-        ASSERT_TRUE(table) << table.error().to_string();
-        check_table(*table, t);
-        for (const IndexSpec& ix : t.indexes)
-          check_index(*table, t, ix);
-      }
+      check_database(*db, f);
     }
+    SCOPED_TRACE("memory");
     auto mem = drydb::ReadOnlyDatabase::open_memory(bytes);
     ASSERT_TRUE(mem) << mem.error().to_string();
-    EXPECT_TRUE(mem->verify());
-    ++files_checked;
+    check_database(*mem, f);
   }
-  EXPECT_EQ(files_checked, 4u);
 }
 
 }  // namespace

@@ -227,10 +227,21 @@ TEST(GetManyErrors, EmptyTablesAndEmptyCalls) {
   EXPECT_TRUE(t.get_many({}, {}));
 }
 
-// Keys of another width than a fixed-width tree's take the byte search or match nothing; a
-// batch mixing them with keys of the tree's width answers each as get() does.
-TEST(GetManyErrors, MixedWidthsOnAFixedWidthTree) {
-  const Model m = make_model(fixed12(), 500, 3);
+// Keys of another width than a fixed-width tree's match nothing; on a prefix-key tree (width 8)
+// they take the byte search, so a batch mixing them with keys of the tree's width probes every
+// key that way, and answers each as get() does.
+TEST(GetManyErrors, MixedWidthsOnAPrefixKeyTree) {
+  static const KeyEncoding fixed8 = [] {
+    if (auto found = KeyEncoding::find("get_many.fixed8")) return *found;
+    drydb::CustomKeyEncoding c;
+    c.id = "get_many.fixed8";
+    c.fixed_width = 8;
+    return drydb::register_key_encoding(std::move(c)).value();
+  }();
+  Model m;
+  m.enc = fixed8;
+  for (uint64_t i = 0; i < 2000; ++i)
+    m.rows[be64(i * 0x9E3779B97F4A7C15ull)] = std::string(i % 30, 'v');
   const auto file = build(m, 512);  // open_memory reads it in place: it outlives db
   auto db = drydb::ReadOnlyDatabase::open_memory(file);
   ASSERT_TRUE(db);
@@ -238,7 +249,8 @@ TEST(GetManyErrors, MixedWidthsOnAFixedWidthTree) {
   std::vector<std::string> q;
   for (const auto& [k, v] : m.rows) {
     q.push_back(k);
-    q.push_back(k.substr(0, 5));
+    q.push_back(k.substr(0, 5));  // shorter: sorts before the keys it starts
+    q.push_back(k + "x");         // longer: after them
   }
   std::vector<Key> keys;
   for (const auto& k : q)
@@ -246,8 +258,63 @@ TEST(GetManyErrors, MixedWidthsOnAFixedWidthTree) {
   std::vector<Value> values(keys.size());
   auto st = t.get_many(keys, values);
   ASSERT_TRUE(st) << st.error().to_string();
-  for (size_t i = 0; i < q.size(); ++i)
-    EXPECT_EQ(values[i].has_value(), m.rows.count(q[i]) == 1) << i;
+  size_t found = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    const auto it = m.rows.find(q[i]);
+    ASSERT_EQ(values[i].has_value(), it != m.rows.end()) << i;
+    if (it == m.rows.end()) continue;
+    EXPECT_EQ(values[i].str(), it->second) << i;
+    ++found;
+  }
+  EXPECT_EQ(found, m.rows.size());
+}
+
+// A page that fails its checks in the middle of a batch: the call returns the corruption, every
+// value is reset, and the database goes on answering the keys of sound pages.
+TEST(GetManyErrors, ACorruptPageFailsTheCallAndResetsEveryValue) {
+  const Model m = make_model(KeyEncoding::int64(), 3000, 4);
+  auto file = build(m, 512);
+  ASSERT_GT(file.size(), 512u * 40);
+  // Page 20 is a leaf or internal page of the table's tree; flip a byte of its body.
+  file[512 * 20 + 100] ^= std::byte{0x40};
+  const auto dir = std::filesystem::temp_directory_path() / "drydb_get_many_corrupt";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "t.drydb";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), f), file.size());
+    std::fclose(f);
+  }
+  for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+    auto db =
+        drydb::ReadOnlyDatabase::open(path, {.storage = storage, .page_cache_bytes = 8 * 512});
+    ASSERT_TRUE(db) << db.error().to_string();
+    auto t = *db->table("t");
+    std::vector<Key> keys;
+    for (const auto& [k, v] : m.rows)
+      keys.push_back(m.key(k));
+    std::vector<Value> values(keys.size());
+    auto st = t.get_many(keys, values);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, drydb::errc::corruption) << st.error().to_string();
+    for (const Value& v : values)
+      EXPECT_FALSE(v.has_value());
+    // Keys on sound pages still read, in batches and singly.
+    size_t sound = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      auto one = t.get(keys[i]);
+      if (!one) continue;
+      ASSERT_TRUE(one->has_value());
+      Value batch[1];
+      ASSERT_TRUE(t.get_many(std::span(keys).subspan(i, 1), batch));
+      EXPECT_EQ(batch[0].str(), one->str());
+      ++sound;
+    }
+    EXPECT_GT(sound, keys.size() / 2);
+    EXPECT_LT(sound, keys.size());
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -67,7 +67,8 @@ class ReadOnlyTable {
   // (has_value() false when absent), zero-copy, each found Value keeping its
   // page resident. Lookups run in batches whose descents advance together,
   // so that the cache misses of independent keys overlap (descent.h,
-  // probe_batch); keys in any order, repeats allowed. Allocates nothing.
+  // probe_batch); keys in any order, repeats allowed. Allocates nothing once
+  // the pages it reads are resident (as get()).
   // Errors: errc::invalid_argument unless values.size() == keys.size;
   // otherwise the first error of a key, in order (a wrong key type, a page
   // that fails to read or check), with every value reset.
@@ -170,8 +171,13 @@ class ReadOnlyTable {
       : db_(db), tree_(tree), name_(name) {}
 
  private:
-  // get_many() of at most kProbeBatch keys: one probe_batch when every key
-  // takes the same in-page search, else one get() per key.
+  // get_many() of at most kProbeBatch keys: one get() per key when their
+  // kinds differ from the table's (an error) or the table is empty; else one
+  // probe_batch, with the prefix search when every key takes it and the byte
+  // search otherwise, then get_checked() for the keys it could not answer
+  // over resident pages. Every found value is handed to its Value before any
+  // slow key is resolved, so an error leaves no pin behind but in `values`,
+  // which get_many() resets.
   status get_batch(std::span<const Key> keys, std::span<Value> values) const {
     const uint32_t n = static_cast<uint32_t>(keys.size());
     bool same_kind = true, prefix_keys = true;
@@ -205,25 +211,15 @@ class ReadOnlyTable {
       }
       detail::probe_batch(*db_, *tree_, searches, n, probes, found, pins);
     }
+    for (uint32_t j = 0; j < n; ++j)
+      values[j] = probes[j] == detail::Probe::found
+                      ? Value::found(found[j].data(), found[j].size(), pins[j])
+                      : Value();
     for (uint32_t j = 0; j < n; ++j) {
-      switch (probes[j]) {
-        case detail::Probe::found:
-          values[j] = Value::found(found[j].data(), found[j].size(), pins[j]);
-          break;
-        case detail::Probe::absent:
-          values[j] = Value();
-          break;
-        case detail::Probe::slow: {
-          result<Value> v = get_checked(keys[j]);
-          if (!v) {
-            for (uint32_t rest = j + 1; rest < n; ++rest)  // found values not yet handed over
-              if (probes[rest] == detail::Probe::found) detail::unpin(pins[rest]);
-            return std::move(v).error();
-          }
-          values[j] = std::move(*v);
-          break;
-        }
-      }
+      if (probes[j] != detail::Probe::slow) continue;
+      result<Value> v = get_checked(keys[j]);
+      if (!v) return std::move(v).error();
+      values[j] = std::move(*v);
     }
     return {};
   }

@@ -41,8 +41,9 @@ class AsyncHub;
 // first), so that choosing a child multiplies instead of dividing and reads
 // no page header. Filled by the first descent that finds the root resident,
 // verified and permanent (a mapped page, or an internal page of the cache:
-// its address holds for the database's life); the root's bytes never
-// change, so racing fillers write the same values.
+// its address holds for the database's life). Of racing first descents, the
+// one that claims the hint (kEmpty -> kFilling) fills it and publishes it
+// with a release store (kReady); the others go on without it meanwhile.
 struct RootHint {
   static constexpr int kEmpty = 0, kFilling = 1, kReady = 2, kUnused = 3;
   std::atomic<int> state{kEmpty};

@@ -1,6 +1,9 @@
 // The tree descents of the read path: one by key, one by rank. Every query
-// reaches its leaf through them: get, cursors (and so ranges, prefixes and
-// index queries) and counts, for every key layout.
+// reaches its leaf through them (get, cursors and so ranges, prefixes and
+// index queries, counts, for every key layout), but for two walks of their
+// own: probe_batch, get_many's descent of several keys at once with the same
+// searches, and a cursor's step along the tree's edge to a neighbouring leaf
+// (Cursor::descend).
 //
 // A descent has two parameters:
 //   - Pages, how pages are read: ResidentPages (pages already resident and
@@ -15,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <string>
 
@@ -361,7 +365,8 @@ DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, co
 // fill the memory pipeline, few enough that a batch's pages stay in L1.
 inline constexpr uint32_t kProbeBatch = 8;
 
-// probe() of n <= kProbeBatch keys at once: the descents advance level by
+// probe() of n <= kProbeBatch keys at once (the root hint is used once
+// filled; probe() and the checked path fill it): the descents advance level by
 // level across the batch, and each key's next page (the lines its search
 // reads first, then its value) is prefetched before the other keys are
 // searched, so their cache misses overlap instead of following each other.
@@ -371,6 +376,7 @@ template <class Search>
 DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tree,
                                      const Search* searches, uint32_t n, Probe* probes,
                                      ByteView* values, PageSlot** pins) noexcept {
+  assert(n <= kProbeBatch);
   const TreeDesc& d = *tree.desc;
   uint64_t page[kProbeBatch];
   uint32_t level = d.depth - 1;
