@@ -253,46 +253,98 @@ bool msgpack_to_exact_json(std::string_view bytes, std::string* out) {
   return false;
 }
 
-Scalar msgpack_field(std::string_view bytes, std::string_view name) {
-  msgpack::zone zone;
-  msgpack::object o;
-  if (!unpack_one(bytes, zone, &o) || o.type != msgpack::type::MAP) return {};
-  using msgpack::type::object_type;
-  for (uint32_t k = 0; k < o.via.map.size; ++k) {
-    const msgpack::object_kv& kv = o.via.map.ptr[k];
-    if (kv.key.type != object_type::STR || str_of(kv.key) != name) continue;
-    const msgpack::object& v = kv.val;
-    Scalar s;
-    switch (v.type) {
-      case object_type::NIL:
-        s.kind = Scalar::null;
-        break;
-      case object_type::BOOLEAN:
-        s.kind = Scalar::boolean, s.b = v.via.boolean;
-        break;
-      case object_type::POSITIVE_INTEGER:
-        if (v.via.u64 > static_cast<uint64_t>(INT64_MAX))
-          s.kind = Scalar::unsigned_integer, s.u = v.via.u64;
-        else
-          s.kind = Scalar::integer, s.i = static_cast<int64_t>(v.via.u64);
-        break;
-      case object_type::NEGATIVE_INTEGER:
-        s.kind = Scalar::integer, s.i = v.via.i64;
-        break;
-      case object_type::FLOAT32:
-      case object_type::FLOAT64:
-        s.kind = Scalar::floating, s.d = v.via.f64;
-        break;
-      case object_type::STR:
-        s.kind = Scalar::string, s.s = str_of(v);
-        break;
-      default:
-        s.kind = Scalar::other;
-        break;
-    }
-    return s;
+namespace {
+
+// Finds member `name` of a top-level map as msgpack-cxx's visitor parser walks
+// the bytes, building no objects (a build asks this of every row, for each
+// index on a record field): each callback returns false to stop the walk, at
+// the field once found, or at nesting past kMaxDepth. Lengths and counts need
+// no limit here, since nothing is allocated for them: a count larger than the
+// bytes there are ends in insufficient bytes.
+struct FieldFinder : msgpack::null_visitor {
+  std::string_view name;
+  Scalar found;
+  size_t depth = 0;    // containers open
+  bool key = false;    // inside a key of the top-level map
+  bool value = false;  // inside a value of the top-level map
+  bool match = false;  // the key just read is `name`
+  bool done = false;
+
+  bool scalar(const Scalar& s) {
+    if (depth != 1 || !value || !match) return true;
+    found = s;
+    done = true;
+    return false;
   }
-  return {};
+  template <class T>
+  bool scalar(Scalar::Kind kind, T Scalar::*field, T v) {
+    Scalar s;
+    s.kind = kind;
+    s.*field = v;
+    return scalar(s);
+  }
+  bool kind_only(Scalar::Kind kind) {
+    Scalar s;
+    s.kind = kind;
+    return scalar(s);
+  }
+  bool open(bool map) {
+    if (depth == 0 && !map) return false;  // not a map
+    if (depth == 1 && value && match) return kind_only(Scalar::other);
+    return ++depth <= kMaxDepth;
+  }
+
+  bool visit_nil() { return kind_only(Scalar::null); }
+  bool visit_boolean(bool v) { return scalar(Scalar::boolean, &Scalar::b, v); }
+  bool visit_positive_integer(uint64_t v) {
+    if (v > static_cast<uint64_t>(INT64_MAX))
+      return scalar(Scalar::unsigned_integer, &Scalar::u, v);
+    return scalar(Scalar::integer, &Scalar::i, static_cast<int64_t>(v));
+  }
+  bool visit_negative_integer(int64_t v) { return scalar(Scalar::integer, &Scalar::i, v); }
+  bool visit_float32(float v) { return scalar(Scalar::floating, &Scalar::d, double{v}); }
+  bool visit_float64(double v) { return scalar(Scalar::floating, &Scalar::d, v); }
+  bool visit_str(const char* p, uint32_t n) {
+    const std::string_view s(p, n);
+    if (depth == 1 && key) match = s == name;
+    return scalar(Scalar::string, &Scalar::s, s);
+  }
+  bool visit_bin(const char*, uint32_t) { return kind_only(Scalar::other); }
+  bool visit_ext(const char*, uint32_t) { return kind_only(Scalar::other); }
+  bool start_array(uint32_t) { return open(false); }
+  bool start_map(uint32_t) { return open(true); }
+  bool end_array() { return --depth, true; }
+  bool end_map() { return --depth, true; }
+  bool start_map_key() {
+    if (depth == 1) key = true, match = false;
+    return true;
+  }
+  bool end_map_key() {
+    if (depth == 1) key = false;
+    return true;
+  }
+  bool start_map_value() {
+    if (depth == 1) value = true;
+    return true;
+  }
+  bool end_map_value() {
+    if (depth == 1) value = false;
+    return true;
+  }
+};
+
+}  // namespace
+
+Scalar msgpack_field(std::string_view bytes, std::string_view name) {
+  FieldFinder finder;
+  finder.name = name;
+  size_t off = 0;
+  try {
+    (void)msgpack::parse(bytes.data(), bytes.size(), off, finder);
+  } catch (const msgpack::unpack_error&) {
+    return {};
+  }
+  return finder.done ? finder.found : Scalar{};
 }
 
 }  // namespace drydb::cli
