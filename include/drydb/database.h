@@ -24,6 +24,11 @@
 
 namespace drydb {
 
+struct TreeStats;
+class ReadOnlyDatabase;
+result<TreeStats> tree_stats(const ReadOnlyDatabase& db, std::string_view table,
+                             std::string_view index);  // drydb/stats.h
+
 class ReadOnlyDatabase {
  public:
   // Opens a file read-only through options.storage (mmap by default).
@@ -61,6 +66,7 @@ class ReadOnlyDatabase {
   status verify() const;
 
  private:
+  friend result<TreeStats> tree_stats(const ReadOnlyDatabase&, std::string_view, std::string_view);
   explicit ReadOnlyDatabase(std::unique_ptr<detail::DatabaseState> state);
   std::unique_ptr<detail::DatabaseState> state_;
 };

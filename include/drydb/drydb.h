@@ -15,6 +15,7 @@
 #include "drydb/range.h"
 #include "drydb/result.h"
 #include "drydb/row.h"
+#include "drydb/stats.h"
 #include "drydb/storage.h"
 #include "drydb/table.h"
 #include "drydb/ulid.h"

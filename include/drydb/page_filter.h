@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -91,6 +92,9 @@ struct ZstdOptions {
 
 // zstd (id "zstd"): one zstd frame per page.
 std::shared_ptr<PageFilter> zstd(ZstdOptions options = {});
+// The options recorded in a zstd filter's params (dictionary_bytes: the size
+// of the stored dictionary, 0 for none); nullopt when they do not decode.
+std::optional<ZstdOptions> zstd_options(std::span<const std::byte> params);
 // lz4 (id "lz4"): one LZ4 block per page; fast to decode.
 std::shared_ptr<PageFilter> lz4();
 

@@ -35,10 +35,9 @@ class ZstdFilter final : public PageFilter {
   }
 
   static result<std::shared_ptr<const PageFilter>> from_params(std::span<const std::byte> params) {
-    if (params.size() < 8 || detail::load_u32(params.data()) != 0)
-      return filter_corruption("zstd", "bad parameters");
-    const int level = static_cast<int32_t>(detail::load_u32(params.data() + 4));
-    auto f = std::make_shared<ZstdFilter>(level, 0);
+    const auto options = filters::zstd_options(params);
+    if (!options) return filter_corruption("zstd", "bad parameters");
+    auto f = std::make_shared<ZstdFilter>(options->level, 0);
     f->dictionary_.assign(params.begin() + 8, params.end());
     if (!f->dictionary_.empty()) {
       f->ddict_ = ZSTD_createDDict(f->dictionary_.data(), f->dictionary_.size());
@@ -226,6 +225,12 @@ status register_page_filter(std::string id, PageFilterFactory factory) {
 }
 
 namespace filters {
+
+std::optional<ZstdOptions> zstd_options(std::span<const std::byte> params) {
+  if (params.size() < 8 || detail::load_u32(params.data()) != 0) return std::nullopt;
+  return ZstdOptions{.level = static_cast<int32_t>(detail::load_u32(params.data() + 4)),
+                     .dictionary_bytes = params.size() - 8};
+}
 
 std::shared_ptr<PageFilter> zstd(ZstdOptions options) {
   return std::make_shared<ZstdFilter>(options.level, options.dictionary_bytes);

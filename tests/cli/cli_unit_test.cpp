@@ -19,9 +19,7 @@
 #include "shell.h"
 #include "text.h"
 
-#ifdef DRYDB_HAVE_MSGPACK_CXX
 #include <msgpack.hpp>
-#endif
 
 namespace drydb::cli {
 namespace {
@@ -89,8 +87,25 @@ TEST(Json, RefusesWhatRfc8259Refuses) {
   EXPECT_NE(json_error("{\"a\":1,\"b\":2,\"a\":3}").find("duplicate member name \"a\""),
             std::string::npos);
   EXPECT_NE(json_error("[1, x]").find("column 5"), std::string::npos);
+  EXPECT_NE(json_error("{\"a\":1} x").find("column 9: unexpected text"), std::string::npos);
+  EXPECT_NE(json_error("\"a\" x").find("column 5: unexpected text"), std::string::npos);
+  EXPECT_NE(json_error("[\"\xff\"]").find("column 3: invalid UTF-8"), std::string::npos);
   std::string deep(200, '[');
   EXPECT_NE(json_error(deep).find("nested too deeply"), std::string::npos);
+}
+
+TEST(Json, KeepsNumbersAsWritten) {
+  // The text of each number is the input's, and integers of any size parse.
+  EXPECT_EQ(to_json_text("[1.50,-0.0,1E+2,123456789012345678901234,18446744073709551615]"),
+            "[1.50,-0.0,1E+2,123456789012345678901234,18446744073709551615]");
+  JsonDocument doc;
+  ASSERT_TRUE(doc.parse("[1,1.0,1e0,-7]"));
+  EXPECT_TRUE(doc.node(1).integer);
+  EXPECT_FALSE(doc.node(2).integer);
+  EXPECT_FALSE(doc.node(3).integer);
+  EXPECT_TRUE(doc.node(4).integer);
+  EXPECT_NE(json_error("[1e400]").find("column 2: bad number"), std::string::npos);
+  EXPECT_NE(json_error("[00]").find("column 2: bad number"), std::string::npos);
 }
 
 TEST(Json, FindsMembers) {
@@ -224,6 +239,7 @@ std::string pack_json(std::string_view json) {
 TEST(Msgpack, RoundTripsJson) {
   for (const char* j :
        {R"({"a":1,"b":-1,"c":-33,"d":255,"e":65536,"f":-2147483649,"g":1.5,"h":"text","i":[]})",
+        R"({"d":0.1,"e":5e-324,"f":1.7976931348623157e308,"g":123456789012345678901234})",
         R"([null,true,false,{"nested":{"deep":[1,2,3]}},9223372036854775807,-9223372036854775808])",
         R"({"u":18446744073709551615,"big":1.0e300,"neg":-0.25})"}) {
     std::string json;
@@ -231,8 +247,9 @@ TEST(Msgpack, RoundTripsJson) {
     EXPECT_EQ(pack_json(json), pack_json(j)) << json;
   }
   std::string json;
-  ASSERT_TRUE(msgpack_to_json(pack_json(R"({"x":2.0,"y":1e3})"), &json));
-  EXPECT_EQ(json, R"({"x":2.0,"y":1000.0})");
+  // Floats stay floats, even with integral values or a negative zero.
+  ASSERT_TRUE(msgpack_to_json(pack_json(R"({"x":2.0,"y":1e3,"z":-0.0})"), &json));
+  EXPECT_EQ(json, R"({"x":2.0,"y":1000.0,"z":-0.0})");
 }
 
 TEST(Msgpack, RefusesMalformedOrPartialInput) {
@@ -287,7 +304,6 @@ TEST(Msgpack, FindsFields) {
   EXPECT_EQ(msgpack_field("\x81\xa1", "n").kind, Scalar::missing);  // truncated
 }
 
-#ifdef DRYDB_HAVE_MSGPACK_CXX
 TEST(Msgpack, EncodesAsMsgpackCxxDoes) {
   msgpack::sbuffer ref;
   msgpack::packer<msgpack::sbuffer> pk(ref);
@@ -346,7 +362,6 @@ TEST(Msgpack, ReadsWhatMsgpackCxxWrites) {
   std::string exact;
   EXPECT_TRUE(msgpack_to_exact_json(std::string_view(buf.data(), buf.size()), &exact));
 }
-#endif
 
 // ---- text, keys, rendering, session words -------------------------------------------------------
 

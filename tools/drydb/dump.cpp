@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "drydb/detail/coding.h"
 #include "drydb/index.h"
 #include "inspect.h"
 #include "json.h"
@@ -16,7 +15,7 @@ namespace drydb::cli {
 
 void run_dump(const std::string& path, const std::vector<std::string>& names, std::FILE* out) {
   const ReadOnlyDatabase db = open_database(path);
-  const FileLayout layout = read_layout(path);
+  const FileInfo layout = read_layout(path);
   std::vector<ReadOnlyTable> tables;
   if (names.empty()) {
     tables = db.tables();
@@ -28,15 +27,15 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
   std::string line =
       fmt::format("{{\"drydb_dump\":1,\"page_size\":{},\"filters\":[", db.page_size());
   bool first = true;
-  for (const auto& f : layout.catalog.filters) {
+  for (const auto& f : layout.filters) {
     if (!first) line += ',';
     first = false;
     line += "{\"id\":";
     append_json_string(line, f.id);
-    if (f.id == "zstd" && f.params.size() >= 8) {
-      const auto* p = reinterpret_cast<const std::byte*>(f.params.data());
-      line += fmt::format(",\"level\":{}", static_cast<int32_t>(detail::load_u32(p + 4)));
-      if (f.params.size() > 8) line += fmt::format(",\"dictionary_bytes\":{}", f.params.size() - 8);
+    if (const auto z = f.id == "zstd" ? filters::zstd_options(f.params) : std::nullopt) {
+      line += fmt::format(",\"level\":{}", z->level);
+      if (z->dictionary_bytes > 0)
+        line += fmt::format(",\"dictionary_bytes\":{}", z->dictionary_bytes);
     }
     line += '}';
   }

@@ -3,293 +3,264 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include "text.h"
 
 namespace drydb::cli {
 
+namespace sj = simdjson;
+namespace od = simdjson::ondemand;
+
+struct JsonDocument::Parser {
+  od::parser parser;
+};
+
 namespace {
 
-int hex_digit(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
+// What a simdjson error means to someone who wrote the line.
+const char* explain(sj::error_code e) {
+  switch (e) {
+    case sj::TAPE_ERROR:
+    case sj::INCOMPLETE_ARRAY_OR_OBJECT:
+      return "expected a value, ',', ':' or a closing bracket";
+    case sj::DEPTH_ERROR:
+      return "nested too deeply";
+    case sj::STRING_ERROR:
+      return "bad escape in a string (or a lone surrogate)";
+    case sj::UNCLOSED_STRING:
+      return "unterminated string";
+    case sj::UNESCAPED_CHARS:
+      return "control character in a string (escape it)";
+    case sj::NUMBER_ERROR:
+    case sj::NUMBER_OUT_OF_RANGE:
+      return "bad number (or out of the range of a double)";
+    case sj::T_ATOM_ERROR:
+    case sj::F_ATOM_ERROR:
+    case sj::N_ATOM_ERROR:
+    case sj::INCORRECT_TYPE:
+      return "expected a value";
+    case sj::EMPTY:
+      return "expected a value, found the end of the line";
+    case sj::TRAILING_CONTENT:
+      return "unexpected text after the JSON value";
+    default:
+      return sj::error_message(e);
   }
 }
 
-bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
+// An integer too long for 64 bits, which simdjson refuses and JSON allows: -?(0|[1-9][0-9]*).
+bool is_integer_text(std::string_view t) {
+  if (!t.empty() && t[0] == '-') t.remove_prefix(1);
+  if (t.empty() || (t[0] == '0' && t.size() > 1)) return false;
+  return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string_view trim_right(std::string_view t) {
+  while (!t.empty() &&
+         (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r'))
+    t.remove_suffix(1);
+  return t;
+}
+
+// A scalar's text as written (and the spaces after it), from a value or a scalar document.
+sj::error_code raw_token(od::value& v, std::string_view* out) {
+  *out = v.raw_json_token();
+  return sj::SUCCESS;
+}
+sj::error_code raw_token(od::document& d, std::string_view* out) {
+  return d.raw_json_token().get(*out);
 }
 
 }  // namespace
+
+// Walks a simdjson document once, in order, appending a node per value. Each
+// step checks simdjson's error; `at_` is the start of the value being read,
+// the column of an error simdjson cannot place.
+class JsonDocument::Walker {
+ public:
+  // Returned for a duplicate member name, whose message check_duplicates wrote.
+  static constexpr sj::error_code kDuplicate = sj::UNINITIALIZED;
+
+  Walker(JsonDocument& doc, od::document& d) : doc_(doc), d_(d), base_(doc.padded_.data()) {
+    at_ = base_;
+  }
+
+  sj::error_code run() {
+    od::json_type type;
+    if (auto e = d_.type().get(type)) return e;
+    if (type == od::json_type::object || type == od::json_type::array) {
+      od::value v;
+      if (auto e = d_.get_value().get(v)) return e;
+      if (auto e = value(v, 0)) return e;
+      // Past the root's closing bracket there must be nothing but spaces.
+      const char* rest;
+      if (d_.current_location().get(rest) == sj::SUCCESS) {
+        at_ = rest;
+        return sj::TRAILING_CONTENT;
+      }
+      return sj::SUCCESS;
+    }
+    if (auto e = scalar(d_, type)) return e;
+    // A scalar's token runs to the next structural character: anything there is trailing text.
+    if (raw_end_ != base_ + doc_.padded_.size()) {
+      at_ = raw_end_;
+      return sj::TRAILING_CONTENT;
+    }
+    return sj::SUCCESS;
+  }
+
+  // Where to report an error.
+  const char* where(sj::error_code e) {
+    const char* loc;
+    if (e != sj::TRAILING_CONTENT && d_.current_location().get(loc) == sj::SUCCESS && loc >= at_)
+      return loc;
+    return at_;
+  }
+  const char* at_ = nullptr;
+
+ private:
+  uint32_t add(JsonType type) {
+    doc_.nodes_.emplace_back();
+    doc_.nodes_.back().type = type;
+    return static_cast<uint32_t>(doc_.nodes_.size() - 1);
+  }
+  void close(uint32_t self) { doc_.nodes_[self].next = static_cast<uint32_t>(doc_.nodes_.size()); }
+
+  template <class V>
+  sj::error_code scalar(V& v, od::json_type type) {
+    std::string_view raw;
+    if (auto e = raw_token(v, &raw)) return e;
+    at_ = raw.data();
+    raw_end_ = raw.data() + raw.size();
+    switch (type) {
+      case od::json_type::string: {
+        std::string_view s;
+        if (auto e = v.get_string().get(s)) return e;
+        const uint32_t self = add(JsonType::string);
+        doc_.nodes_[self].text = s;
+        close(self);
+        return sj::SUCCESS;
+      }
+      case od::json_type::number: {
+        raw = trim_right(raw);
+        od::number n;
+        if (auto e = v.get_number().get(n); e && !is_integer_text(raw)) return e;
+        const uint32_t self = add(JsonType::number);
+        doc_.nodes_[self].integer = raw.find_first_of(".eE") == std::string_view::npos;
+        doc_.nodes_[self].text = raw;
+        close(self);
+        return sj::SUCCESS;
+      }
+      case od::json_type::boolean: {
+        bool b;
+        if (auto e = v.get_bool().get(b)) return e;
+        const uint32_t self = add(JsonType::boolean);
+        doc_.nodes_[self].boolean = b;
+        close(self);
+        return sj::SUCCESS;
+      }
+      case od::json_type::null: {
+        bool null;
+        if (auto e = v.is_null().get(null)) return e;
+        if (!null) return sj::N_ATOM_ERROR;
+        close(add(JsonType::null));
+        return sj::SUCCESS;
+      }
+      default:
+        return sj::INCORRECT_TYPE;
+    }
+  }
+
+  sj::error_code value(od::value& v, uint32_t depth) {
+    od::json_type type;
+    if (auto e = v.type().get(type)) return e;
+    if (type == od::json_type::object) {
+      if (depth >= kMaxDepth) return sj::DEPTH_ERROR;
+      od::object o;
+      if (auto e = v.get_object().get(o)) return e;
+      const uint32_t self = add(JsonType::object);
+      uint32_t count = 0;
+      for (auto field : o) {
+        od::field f;
+        if (auto e = std::move(field).get(f)) return e;
+        std::string_view name;
+        if (auto e = f.unescaped_key().get(name)) return e;
+        const uint32_t key = add(JsonType::string);
+        doc_.nodes_[key].text = name;
+        close(key);
+        if (auto e = value(f.value(), depth + 1)) return e;
+        ++count;
+      }
+      doc_.nodes_[self].size = count;
+      close(self);
+      // Reported at the object's end (just past its closing brace, if simdjson can say).
+      const char* end;
+      if (d_.current_location().get(end) != sj::SUCCESS) end = base_ + doc_.padded_.size();
+      if (!doc_.check_duplicates(self, static_cast<size_t>(end - base_) - 1)) return kDuplicate;
+      return sj::SUCCESS;
+    }
+    if (type == od::json_type::array) {
+      if (depth >= kMaxDepth) return sj::DEPTH_ERROR;
+      od::array a;
+      if (auto e = v.get_array().get(a)) return e;
+      const uint32_t self = add(JsonType::array);
+      uint32_t count = 0;
+      for (auto element : a) {
+        od::value ev;
+        if (auto e = std::move(element).get(ev)) return e;
+        if (auto e = value(ev, depth + 1)) return e;
+        ++count;
+      }
+      doc_.nodes_[self].size = count;
+      close(self);
+      return sj::SUCCESS;
+    }
+    return scalar(v, type);
+  }
+
+  JsonDocument& doc_;
+  od::document& d_;
+  const char* base_;
+  const char* raw_end_ = nullptr;  // the end of the last scalar's token
+};
+
+JsonDocument::JsonDocument() : parser_(std::make_unique<Parser>()) {}
+JsonDocument::~JsonDocument() = default;
+JsonDocument::JsonDocument(JsonDocument&&) noexcept = default;
+JsonDocument& JsonDocument::operator=(JsonDocument&&) noexcept = default;
 
 bool JsonDocument::fail(size_t at, std::string_view what) {
   error_ = fmt::format("column {}: {}", at + 1, what);
   return false;
 }
 
-void JsonDocument::skip_space() {
-  while (pos_ < in_.size() &&
-         (in_[pos_] == ' ' || in_[pos_] == '\t' || in_[pos_] == '\n' || in_[pos_] == '\r'))
-    ++pos_;
-}
-
 bool JsonDocument::parse(std::string_view text) {
-  in_ = text;
-  pos_ = 0;
   nodes_.clear();
-  strings_.clear();
-  // Decoded strings are never longer than their source: reserving the text's
-  // length keeps every view into strings_ valid while it grows.
-  if (strings_.capacity() < text.size()) strings_.reserve(text.size());
   error_.clear();
-  if (const size_t bad = invalid_utf8_offset(text); bad != std::string_view::npos)
-    return fail(bad, "invalid UTF-8");
-  skip_space();
-  if (!parse_value(0)) return false;
-  skip_space();
-  if (pos_ != in_.size()) return fail(pos_, "unexpected text after the JSON value");
-  return true;
-}
-
-bool JsonDocument::parse_value(uint32_t depth) {
-  if (pos_ >= in_.size()) return fail(pos_, "expected a value, found the end of the line");
-  const uint32_t self = static_cast<uint32_t>(nodes_.size());
-  nodes_.emplace_back();
-  const char c = in_[pos_];
-  auto literal = [&](std::string_view word, JsonType type, bool value) {
-    if (in_.substr(pos_, word.size()) != word) return fail(pos_, "expected a value");
-    pos_ += word.size();
-    nodes_[self].type = type;
-    nodes_[self].boolean = value;
-    return true;
+  if (padded_.capacity() < text.size() + sj::SIMDJSON_PADDING)
+    padded_.reserve(text.size() + sj::SIMDJSON_PADDING);
+  padded_.assign(text);
+  const auto column = [&](const char* p) {
+    return p == nullptr ? 0 : static_cast<size_t>(p - padded_.data());
   };
-  bool ok;
-  switch (c) {
-    case 'n':
-      ok = literal("null", JsonType::null, false);
-      break;
-    case 't':
-      ok = literal("true", JsonType::boolean, true);
-      break;
-    case 'f':
-      ok = literal("false", JsonType::boolean, false);
-      break;
-    case '"': {
-      std::string_view s;
-      ok = parse_string(&s);
-      nodes_[self].type = JsonType::string;
-      nodes_[self].text = s;
-      break;
-    }
-    case '[':
-    case '{': {
-      if (depth >= kMaxDepth) return fail(pos_, "nested too deeply");
-      const bool object = c == '{';
-      const char close = object ? '}' : ']';
-      ++pos_;
-      uint32_t count = 0;
-      skip_space();
-      if (pos_ < in_.size() && in_[pos_] == close) {
-        ++pos_;
-      } else {
-        for (;;) {
-          if (object) {
-            skip_space();
-            if (pos_ >= in_.size() || in_[pos_] != '"')
-              return fail(pos_, "expected a member name in double quotes");
-            const uint32_t name = static_cast<uint32_t>(nodes_.size());
-            nodes_.emplace_back();
-            std::string_view s;
-            if (!parse_string(&s)) return false;
-            nodes_[name].type = JsonType::string;
-            nodes_[name].text = s;
-            nodes_[name].next = static_cast<uint32_t>(nodes_.size());
-            skip_space();
-            if (pos_ >= in_.size() || in_[pos_] != ':') return fail(pos_, "expected ':'");
-            ++pos_;
-          }
-          skip_space();
-          if (!parse_value(depth + 1)) return false;
-          ++count;
-          skip_space();
-          if (pos_ >= in_.size()) return fail(pos_, fmt::format("expected ',' or '{}'", close));
-          if (in_[pos_] == ',') {
-            ++pos_;
-            continue;
-          }
-          if (in_[pos_] == close) {
-            ++pos_;
-            break;
-          }
-          return fail(pos_, fmt::format("expected ',' or '{}'", close));
-        }
-      }
-      nodes_[self].type = object ? JsonType::object : JsonType::array;
-      nodes_[self].size = count;
-      nodes_[self].next = static_cast<uint32_t>(nodes_.size());
-      if (object && !check_duplicates(self)) return false;
-      return true;
-    }
-    default:
-      if (c == '-' || is_digit(c)) {
-        ok = parse_number();
-        break;
-      }
-      return fail(pos_, "expected a value");
+  od::document d;
+  sj::error_code e =
+      parser_->parser.iterate(padded_.data(), padded_.size(), padded_.capacity()).get(d);
+  if (e == sj::SUCCESS) {
+    Walker w(*this, d);
+    e = w.run();
+    if (e == sj::SUCCESS) return true;
+    if (e == Walker::kDuplicate) return false;
+    return fail(column(w.where(e)), explain(e));
   }
-  if (!ok) return false;
-  nodes_[self].next = static_cast<uint32_t>(nodes_.size());
-  return true;
+  // Errors of the first pass over the whole text, which has no position for them.
+  if (e == sj::UTF8_ERROR) return fail(invalid_utf8_offset(text), "invalid UTF-8");
+  if (e == sj::EMPTY) return fail(text.size(), explain(e));
+  return fail(0, explain(e));
 }
 
-bool JsonDocument::parse_string(std::string_view* out) {
-  const size_t open = pos_++;
-  const size_t start = pos_;
-  // Fast path: no escapes, the text is the input itself.
-  while (pos_ < in_.size()) {
-    const auto c = static_cast<unsigned char>(in_[pos_]);
-    if (c == '"') {
-      *out = in_.substr(start, pos_ - start);
-      ++pos_;
-      return true;
-    }
-    if (c == '\\') break;
-    if (c < 0x20) return fail(pos_, "control character in a string (escape it)");
-    ++pos_;
-  }
-  if (pos_ >= in_.size()) return fail(open, "unterminated string");
-  const size_t begin = strings_.size();
-  strings_.append(in_.substr(start, pos_ - start));
-  while (pos_ < in_.size()) {
-    const auto c = static_cast<unsigned char>(in_[pos_]);
-    if (c == '"') {
-      *out = std::string_view(strings_).substr(begin);
-      ++pos_;
-      return true;
-    }
-    if (c < 0x20) return fail(pos_, "control character in a string (escape it)");
-    if (c != '\\') {
-      strings_ += static_cast<char>(c);
-      ++pos_;
-      continue;
-    }
-    const size_t esc = pos_;
-    if (++pos_ >= in_.size()) break;
-    switch (in_[pos_]) {
-      case '"':
-        strings_ += '"';
-        break;
-      case '\\':
-        strings_ += '\\';
-        break;
-      case '/':
-        strings_ += '/';
-        break;
-      case 'b':
-        strings_ += '\b';
-        break;
-      case 'f':
-        strings_ += '\f';
-        break;
-      case 'n':
-        strings_ += '\n';
-        break;
-      case 'r':
-        strings_ += '\r';
-        break;
-      case 't':
-        strings_ += '\t';
-        break;
-      case 'u': {
-        auto hex4 = [&](size_t at, uint32_t* v) {
-          if (at + 4 > in_.size()) return false;
-          *v = 0;
-          for (size_t k = 0; k < 4; ++k) {
-            const int d = hex_digit(in_[at + k]);
-            if (d < 0) return false;
-            *v = *v * 16 + static_cast<uint32_t>(d);
-          }
-          return true;
-        };
-        uint32_t cp;
-        if (!hex4(pos_ + 1, &cp)) return fail(esc, "bad \\u escape: expected 4 hex digits");
-        pos_ += 4;
-        if (cp >= 0xdc00 && cp <= 0xdfff) return fail(esc, "lone low surrogate in \\u escape");
-        if (cp >= 0xd800 && cp <= 0xdbff) {
-          uint32_t lo;
-          if (pos_ + 2 >= in_.size() || in_[pos_ + 1] != '\\' || in_[pos_ + 2] != 'u' ||
-              !hex4(pos_ + 3, &lo) || lo < 0xdc00 || lo > 0xdfff)
-            return fail(esc, "high surrogate in \\u escape not followed by a low one");
-          pos_ += 6;
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-        }
-        append_utf8(strings_, cp);
-        break;
-      }
-      default:
-        return fail(esc, "bad escape in a string");
-    }
-    ++pos_;
-  }
-  return fail(open, "unterminated string");
-}
-
-bool JsonDocument::parse_number() {
-  const size_t start = pos_;
-  bool integer = true;
-  if (in_[pos_] == '-') ++pos_;
-  if (pos_ >= in_.size() || !is_digit(in_[pos_])) return fail(start, "bad number");
-  if (in_[pos_] == '0') {
-    ++pos_;
-    if (pos_ < in_.size() && is_digit(in_[pos_])) return fail(start, "bad number: leading zero");
-  } else {
-    while (pos_ < in_.size() && is_digit(in_[pos_]))
-      ++pos_;
-  }
-  if (pos_ < in_.size() && in_[pos_] == '.') {
-    integer = false;
-    ++pos_;
-    if (pos_ >= in_.size() || !is_digit(in_[pos_]))
-      return fail(start, "bad number: digits expected after '.'");
-    while (pos_ < in_.size() && is_digit(in_[pos_]))
-      ++pos_;
-  }
-  if (pos_ < in_.size() && (in_[pos_] == 'e' || in_[pos_] == 'E')) {
-    integer = false;
-    ++pos_;
-    if (pos_ < in_.size() && (in_[pos_] == '+' || in_[pos_] == '-')) ++pos_;
-    if (pos_ >= in_.size() || !is_digit(in_[pos_]))
-      return fail(start, "bad number: digits expected in the exponent");
-    while (pos_ < in_.size() && is_digit(in_[pos_]))
-      ++pos_;
-  }
-  JsonNode& n = nodes_.back();
-  n.type = JsonType::number;
-  n.integer = integer;
-  n.text = in_.substr(start, pos_ - start);
-  return true;
-}
-
-bool JsonDocument::check_duplicates(uint32_t object) {
+bool JsonDocument::check_duplicates(uint32_t object, size_t at) {
   const uint32_t members = nodes_[object].size;
   if (members < 2) return true;
   names_.clear();
@@ -300,7 +271,7 @@ bool JsonDocument::check_duplicates(uint32_t object) {
   std::sort(names_.begin(), names_.end());
   const auto dup = std::adjacent_find(names_.begin(), names_.end());
   if (dup == names_.end()) return true;
-  return fail(pos_ - 1, fmt::format("duplicate member name \"{}\"", escape_display(*dup)));
+  return fail(at, fmt::format("duplicate member name \"{}\"", escape_display(*dup)));
 }
 
 std::optional<uint32_t> JsonDocument::member(uint32_t object, std::string_view name) const {

@@ -1,14 +1,23 @@
-// A strict JSON parser for one JSON Lines record at a time, and JSON output
+// One JSON Lines record at a time, parsed by simdjson, and JSON output
 // helpers.
 //
-// The parser follows RFC 8259 to the letter (no comments, no trailing commas,
-// no NaN, no single quotes, no leading zeros, no lone surrogates, no raw
-// control characters, UTF-8 only) and also refuses duplicate object keys and
-// nesting deeper than kMaxDepth. It fills a flat, reusable node array: one
-// parse allocates nothing once the buffers have grown to the longest record.
+// simdjson holds to RFC 8259 (no comments, no trailing commas, no NaN, no
+// single quotes, no leading zeros, no lone surrogates, no raw control
+// characters, UTF-8 only); on top of it a document refuses duplicate object
+// keys and nesting deeper than kMaxDepth, and keeps each number's text as
+// written, so integers of any size and doubles convert exactly (std::from_chars)
+// and a number used as text (a bytes key, a --value column) is the input's.
+// Nodes fill a flat, reusable array: one parse allocates nothing once the
+// buffers have grown to the longest record.
+//
+// Why simdjson (docs/cli.md, "JSON input"): it parses the tool's JSON Lines
+// as fast as the tool's own parser did where nlohmann-json's SAX parser took
+// four times as long, and it reports errors as codes, which the library,
+// built without exceptions, can use too.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,8 +41,14 @@ class JsonDocument {
  public:
   static constexpr uint32_t kMaxDepth = 128;
 
-  // Parses `text`, which must stay alive and unchanged while the nodes are
-  // used. On failure returns false and error() says what and at which column.
+  JsonDocument();
+  ~JsonDocument();
+  JsonDocument(JsonDocument&&) noexcept;
+  JsonDocument& operator=(JsonDocument&&) noexcept;
+
+  // Parses `text` (copied: it need not outlive the call). The nodes and
+  // their text stay valid until the next parse. On failure returns false and
+  // error() says what and at which column.
   bool parse(std::string_view text);
   const std::string& error() const noexcept { return error_; }
 
@@ -46,17 +61,14 @@ class JsonDocument {
   std::optional<uint32_t> member(uint32_t object, std::string_view name) const;
 
  private:
+  struct Parser;  // simdjson's, kept out of this header
+  class Walker;
   bool fail(size_t at, std::string_view what);
-  void skip_space();
-  bool parse_value(uint32_t depth);
-  bool parse_string(std::string_view* out);
-  bool parse_number();
-  bool check_duplicates(uint32_t object);
+  bool check_duplicates(uint32_t object, size_t at);
 
-  std::string_view in_;
-  size_t pos_ = 0;
+  std::unique_ptr<Parser> parser_;
+  std::string padded_;  // the text, with the padding simdjson reads past its end
   std::vector<JsonNode> nodes_;
-  std::string strings_;  // decoded strings with escapes; reserved so views stay valid
   std::vector<std::string_view> names_;
   std::string error_;
 };

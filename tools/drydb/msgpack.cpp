@@ -3,9 +3,9 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 
 #include <fmt/format.h>
+#include <msgpack.hpp>
 
 #include "text.h"
 
@@ -13,78 +13,50 @@ namespace drydb::cli {
 
 // ---- writing ------------------------------------------------------------------------------------
 
-void MsgpackWriter::be(uint64_t v, int bytes) {
-  for (int k = bytes - 1; k >= 0; --k)
-    byte(static_cast<uint8_t>(v >> (8 * k)));
-}
+namespace {
 
-void MsgpackWriter::uinteger(uint64_t v) {
-  if (v < 0x80) {
-    byte(static_cast<uint8_t>(v));
-  } else if (v <= 0xff) {
-    byte(0xcc), be(v, 1);
-  } else if (v <= 0xffff) {
-    byte(0xcd), be(v, 2);
-  } else if (v <= 0xffffffff) {
-    byte(0xce), be(v, 4);
-  } else {
-    byte(0xcf), be(v, 8);
-  }
-}
+using Packer = msgpack::packer<MsgpackWriter::Sink>;
 
+}  // namespace
+
+MsgpackWriter::MsgpackWriter(std::string* out) : sink_{out} {}
+
+// Each call packs one item through a packer over sink_: a packer holds only a
+// pointer to its sink, so making one costs nothing.
+void MsgpackWriter::nil() {
+  Packer(sink_).pack_nil();
+}
+void MsgpackWriter::boolean(bool v) {
+  Packer p(sink_);
+  v ? p.pack_true() : p.pack_false();
+}
 void MsgpackWriter::integer(int64_t v) {
-  if (v >= 0) return uinteger(static_cast<uint64_t>(v));
-  const auto u = static_cast<uint64_t>(v);
-  if (v >= -32) {
-    byte(static_cast<uint8_t>(v));
-  } else if (v >= INT8_MIN) {
-    byte(0xd0), be(u, 1);
-  } else if (v >= INT16_MIN) {
-    byte(0xd1), be(u, 2);
-  } else if (v >= INT32_MIN) {
-    byte(0xd2), be(u, 4);
-  } else {
-    byte(0xd3), be(u, 8);
-  }
+  Packer(sink_).pack_int64(v);
 }
-
+void MsgpackWriter::uinteger(uint64_t v) {
+  Packer(sink_).pack_uint64(v);
+}
+// Not pack_double: msgpack-cxx 4 packs a double with an integral value as an integer (and -0.0
+// as 0), so 1.0 would come back as 1 and the record would not round-trip. A float 64 is the
+// marker 0xcb and the value's bits, big-endian.
 void MsgpackWriter::float64(double v) {
-  byte(0xcb);
-  be(std::bit_cast<uint64_t>(v), 8);
+  char b[9];
+  b[0] = static_cast<char>(0xcb);
+  const auto bits = std::bit_cast<uint64_t>(v);
+  for (int k = 0; k < 8; ++k)
+    b[1 + k] = static_cast<char>(bits >> (56 - 8 * k));
+  sink_.write(b, sizeof b);
 }
-
 void MsgpackWriter::str(std::string_view s) {
-  const uint64_t n = s.size();
-  if (n < 32) {
-    byte(static_cast<uint8_t>(0xa0 | n));
-  } else if (n <= 0xff) {
-    byte(0xd9), be(n, 1);
-  } else if (n <= 0xffff) {
-    byte(0xda), be(n, 2);
-  } else {
-    byte(0xdb), be(n, 4);
-  }
-  out_->append(s);
+  Packer p(sink_);
+  p.pack_str(static_cast<uint32_t>(s.size()));
+  p.pack_str_body(s.data(), static_cast<uint32_t>(s.size()));
 }
-
 void MsgpackWriter::array_header(uint32_t n) {
-  if (n < 16) {
-    byte(static_cast<uint8_t>(0x90 | n));
-  } else if (n <= 0xffff) {
-    byte(0xdc), be(n, 2);
-  } else {
-    byte(0xdd), be(n, 4);
-  }
+  Packer(sink_).pack_array(n);
 }
-
 void MsgpackWriter::map_header(uint32_t n) {
-  if (n < 16) {
-    byte(static_cast<uint8_t>(0x80 | n));
-  } else if (n <= 0xffff) {
-    byte(0xde), be(n, 2);
-  } else {
-    byte(0xdf), be(n, 4);
-  }
+  Packer(sink_).pack_map(n);
 }
 
 void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w) {
@@ -141,153 +113,33 @@ void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w) {
 
 namespace {
 
-constexpr int kMaxDepth = 128;
+constexpr size_t kMaxDepth = 128;
 
-// A bounds-checked reader over one buffer. Every failure leaves ok = false.
-struct Reader {
-  const unsigned char* p;
-  const unsigned char* end;
-
-  size_t left() const { return static_cast<size_t>(end - p); }
-  bool take(size_t n, const unsigned char** at) {
-    if (left() < n) return false;
-    *at = p;
-    p += n;
-    return true;
-  }
-  bool be(int bytes, uint64_t* v) {
-    const unsigned char* at;
-    if (!take(static_cast<size_t>(bytes), &at)) return false;
-    *v = 0;
-    for (int k = 0; k < bytes; ++k)
-      *v = (*v << 8) | at[k];
-    return true;
-  }
-};
-
-// What one header byte (and its length fields) announces.
-struct Head {
-  enum Kind { nil, boolean, uint, sint, f32, f64, str, bin, ext, array, map } kind;
-  uint64_t n = 0;  // int value, length, or element count
-  bool b = false;
-  int8_t ext_type = 0;
-};
-
-bool read_head(Reader& r, Head* h) {
-  const unsigned char* at;
-  if (!r.take(1, &at)) return false;
-  const unsigned c = *at;
-  auto sized = [&](Head::Kind kind, int bytes) {
-    h->kind = kind;
-    return r.be(bytes, &h->n);
-  };
-  if (c <= 0x7f) return h->kind = Head::uint, h->n = c, true;
-  if (c >= 0xe0)
-    return h->kind = Head::sint, h->n = static_cast<uint64_t>(int64_t{static_cast<int8_t>(c)}),
-           true;
-  if ((c & 0xf0) == 0x80) return h->kind = Head::map, h->n = c & 0x0f, true;
-  if ((c & 0xf0) == 0x90) return h->kind = Head::array, h->n = c & 0x0f, true;
-  if ((c & 0xe0) == 0xa0) return h->kind = Head::str, h->n = c & 0x1f, true;
-  switch (c) {
-    case 0xc0:
-      return h->kind = Head::nil, true;
-    case 0xc2:
-      return h->kind = Head::boolean, h->b = false, true;
-    case 0xc3:
-      return h->kind = Head::boolean, h->b = true, true;
-    case 0xc4:
-      return sized(Head::bin, 1);
-    case 0xc5:
-      return sized(Head::bin, 2);
-    case 0xc6:
-      return sized(Head::bin, 4);
-    case 0xc7:
-    case 0xc8:
-    case 0xc9: {
-      if (!sized(Head::ext, c == 0xc7 ? 1 : c == 0xc8 ? 2 : 4)) return false;
-      uint64_t t;
-      if (!r.be(1, &t)) return false;
-      h->ext_type = static_cast<int8_t>(t);
-      return true;
-    }
-    case 0xca:
-      return sized(Head::f32, 4);
-    case 0xcb:
-      return sized(Head::f64, 8);
-    case 0xcc:
-      return sized(Head::uint, 1);
-    case 0xcd:
-      return sized(Head::uint, 2);
-    case 0xce:
-      return sized(Head::uint, 4);
-    case 0xcf:
-      return sized(Head::uint, 8);
-    case 0xd0:
-    case 0xd1:
-    case 0xd2:
-    case 0xd3: {
-      const int bytes = 1 << (c - 0xd0);
-      if (!sized(Head::sint, bytes)) return false;
-      if (bytes < 8 && (h->n >> (8 * bytes - 1)) != 0) h->n |= ~uint64_t{0} << (8 * bytes);
-      return true;
-    }
-    case 0xd4:
-    case 0xd5:
-    case 0xd6:
-    case 0xd7:
-    case 0xd8: {
-      h->kind = Head::ext;
-      h->n = uint64_t{1} << (c - 0xd4);
-      uint64_t t;
-      if (!r.be(1, &t)) return false;
-      h->ext_type = static_cast<int8_t>(t);
-      return true;
-    }
-    case 0xd9:
-      return sized(Head::str, 1);
-    case 0xda:
-      return sized(Head::str, 2);
-    case 0xdb:
-      return sized(Head::str, 4);
-    case 0xdc:
-      return sized(Head::array, 2);
-    case 0xdd:
-      return sized(Head::array, 4);
-    case 0xde:
-      return sized(Head::map, 2);
-    case 0xdf:
-      return sized(Head::map, 4);
-    default:
-      return false;  // 0xc1 is never used
-  }
+// Strings, bin and ext payloads stay in the caller's buffer (the unpacked
+// objects refer to it); only arrays and maps take zone memory.
+bool refer_to_buffer(msgpack::type::object_type, size_t, void*) {
+  return true;
 }
 
-double head_double(const Head& h) {
-  if (h.kind == Head::f32) return std::bit_cast<float>(static_cast<uint32_t>(h.n));
-  return std::bit_cast<double>(h.n);
+// Unpacks exactly one object filling `bytes`, into `zone`; false when the bytes are malformed,
+// truncated, followed by more, or past the limits. Bytes come from database files, which are
+// untrusted: no count or length may exceed the bytes there are (each array element or map
+// entry takes at least one byte), so nothing is allocated for what is not there, and nesting is
+// bounded so that walking the result cannot exhaust the stack.
+bool unpack_one(std::string_view bytes, msgpack::zone& zone, msgpack::object* out) {
+  const size_t n = bytes.size();
+  const msgpack::unpack_limit limit(n, n, n, n, n, kMaxDepth);
+  size_t off = 0;
+  try {
+    *out = msgpack::unpack(zone, bytes.data(), n, off, refer_to_buffer, nullptr, limit);
+  } catch (const msgpack::unpack_error&) {  // also size_overflow, past a limit
+    return false;
+  }
+  return off == n;
 }
 
-bool skip(Reader& r, int depth) {
-  Head h;
-  if (!read_head(r, &h)) return false;
-  const unsigned char* at;
-  switch (h.kind) {
-    case Head::str:
-    case Head::bin:
-    case Head::ext:
-      return r.take(h.n, &at);
-    case Head::array:
-    case Head::map: {
-      if (depth >= kMaxDepth) return false;
-      const uint64_t items = h.kind == Head::map ? 2 * h.n : h.n;
-      if (items > r.left()) return false;  // each item takes at least a byte
-      for (uint64_t k = 0; k < items; ++k)
-        if (!skip(r, depth + 1)) return false;
-      return true;
-    }
-    default:
-      return true;
-  }
+std::string_view str_of(const msgpack::object& o) {
+  return {o.via.str.ptr, o.via.str.size};
 }
 
 void append_double(std::string& out, double d, bool single) {
@@ -304,9 +156,7 @@ void append_double(std::string& out, double d, bool single) {
   if (out.find_first_of(".e", start) == std::string::npos) out += ".0";
 }
 
-bool to_json(Reader& r, int depth, std::string& out);
-
-bool string_to_json(std::string_view s, std::string& out) {
+void string_to_json(std::string_view s, std::string& out) {
   if (valid_utf8(s)) {
     append_json_string(out, s);
   } else {
@@ -314,93 +164,78 @@ bool string_to_json(std::string_view s, std::string& out) {
     out += to_base64(s);
     out += "\"}";
   }
-  return true;
 }
 
-bool to_json(Reader& r, int depth, std::string& out) {
-  Head h;
-  if (!read_head(r, &h)) return false;
-  const unsigned char* at;
-  switch (h.kind) {
-    case Head::nil:
+// Depth is bounded by the unpack limit.
+void to_json(const msgpack::object& o, std::string& out) {
+  using msgpack::type::object_type;
+  switch (o.type) {
+    case object_type::NIL:
       out += "null";
-      return true;
-    case Head::boolean:
-      out += h.b ? "true" : "false";
-      return true;
-    case Head::uint:
-      fmt::format_to(std::back_inserter(out), "{}", h.n);
-      return true;
-    case Head::sint:
-      fmt::format_to(std::back_inserter(out), "{}", static_cast<int64_t>(h.n));
-      return true;
-    case Head::f32:
-    case Head::f64:
-      append_double(out, head_double(h), h.kind == Head::f32);
-      return true;
-    case Head::str:
-      if (!r.take(h.n, &at)) return false;
-      return string_to_json({reinterpret_cast<const char*>(at), h.n}, out);
-    case Head::bin:
-    case Head::ext:
-      if (!r.take(h.n, &at)) return false;
-      out += '{';
-      if (h.kind == Head::ext) fmt::format_to(std::back_inserter(out), "\"ext\":{},", h.ext_type);
-      out += "\"base64\":\"";
-      out += to_base64({reinterpret_cast<const char*>(at), h.n});
+      return;
+    case object_type::BOOLEAN:
+      out += o.via.boolean ? "true" : "false";
+      return;
+    case object_type::POSITIVE_INTEGER:
+      fmt::format_to(std::back_inserter(out), "{}", o.via.u64);
+      return;
+    case object_type::NEGATIVE_INTEGER:
+      fmt::format_to(std::back_inserter(out), "{}", o.via.i64);
+      return;
+    case object_type::FLOAT32:
+    case object_type::FLOAT64:
+      append_double(out, o.via.f64, o.type == object_type::FLOAT32);
+      return;
+    case object_type::STR:
+      string_to_json(str_of(o), out);
+      return;
+    case object_type::BIN:
+      out += "{\"base64\":\"";
+      out += to_base64({o.via.bin.ptr, o.via.bin.size});
       out += "\"}";
-      return true;
-    case Head::array:
-    case Head::map: {
-      if (depth >= kMaxDepth) return false;
-      const bool map = h.kind == Head::map;
-      if ((map ? 2 * h.n : h.n) > r.left()) return false;
-      out += map ? '{' : '[';
-      for (uint64_t k = 0; k < h.n; ++k) {
+      return;
+    case object_type::EXT:
+      fmt::format_to(std::back_inserter(out), "{{\"ext\":{},\"base64\":\"", o.via.ext.type());
+      out += to_base64({o.via.ext.data(), o.via.ext.size});
+      out += "\"}";
+      return;
+    case object_type::ARRAY:
+      out += '[';
+      for (uint32_t k = 0; k < o.via.array.size; ++k) {
         if (k > 0) out += ',';
-        if (map) {
-          // JSON keys are strings: a key of another type shows as its JSON text, quoted.
-          const Reader before = r;
-          Head kh;
-          if (!read_head(r, &kh)) return false;
-          if (kh.kind == Head::str) {
-            if (!r.take(kh.n, &at)) return false;
-            string_to_json({reinterpret_cast<const char*>(at), kh.n}, out);
-          } else {
-            r = before;
-            std::string key;
-            if (!to_json(r, depth + 1, key)) return false;
-            append_json_string(out, key);
-          }
-          out += ':';
-        }
-        if (!to_json(r, depth + 1, out)) return false;
+        to_json(o.via.array.ptr[k], out);
       }
-      out += map ? '}' : ']';
-      return true;
-    }
+      out += ']';
+      return;
+    case object_type::MAP:
+      out += '{';
+      for (uint32_t k = 0; k < o.via.map.size; ++k) {
+        if (k > 0) out += ',';
+        const msgpack::object& key = o.via.map.ptr[k].key;
+        if (key.type == object_type::STR) {
+          string_to_json(str_of(key), out);
+        } else {
+          // JSON keys are strings: a key of another type shows as its JSON text, quoted.
+          std::string text;
+          to_json(key, text);
+          append_json_string(out, text);
+        }
+        out += ':';
+        to_json(o.via.map.ptr[k].val, out);
+      }
+      out += '}';
+      return;
   }
-  return false;
-}
-
-Reader reader_of(std::string_view bytes) {
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  return Reader{p, p + bytes.size()};
 }
 
 }  // namespace
 
 bool msgpack_to_json(std::string_view bytes, std::string* out) {
-  if (bytes.empty()) return false;
-  const unsigned c = static_cast<unsigned char>(bytes[0]);
-  const bool container = (c & 0xe0) == 0x80 || (c >= 0xdc && c <= 0xdf);
-  if (!container) return false;
-  Reader r = reader_of(bytes);
-  const size_t start = out->size();
-  if (!to_json(r, 0, *out) || r.left() != 0) {
-    out->resize(start);
-    return false;
-  }
+  msgpack::zone zone;
+  msgpack::object o;
+  if (!unpack_one(bytes, zone, &o)) return false;
+  if (o.type != msgpack::type::MAP && o.type != msgpack::type::ARRAY) return false;
+  to_json(o, *out);
   return true;
 }
 
@@ -418,62 +253,98 @@ bool msgpack_to_exact_json(std::string_view bytes, std::string* out) {
   return false;
 }
 
-Scalar msgpack_field(std::string_view bytes, std::string_view name) {
-  Reader r = reader_of(bytes);
-  Head h;
-  if (!read_head(r, &h) || h.kind != Head::map || 2 * h.n > r.left()) return {};
-  for (uint64_t k = 0; k < h.n; ++k) {
-    Head kh;
-    const unsigned char* at;
-    const Reader key_start = r;
-    if (!read_head(r, &kh)) return {};
-    bool match = false;
-    if (kh.kind == Head::str) {
-      if (!r.take(kh.n, &at)) return {};
-      match = std::string_view(reinterpret_cast<const char*>(at), kh.n) == name;
-    } else {
-      r = key_start;  // a key of another type never matches: skip it whole
-      if (!skip(r, 1)) return {};
-    }
-    if (!match) {
-      if (!skip(r, 1)) return {};
-      continue;
-    }
-    Head vh;
-    if (!read_head(r, &vh)) return {};
-    Scalar s;
-    switch (vh.kind) {
-      case Head::nil:
-        s.kind = Scalar::null;
-        break;
-      case Head::boolean:
-        s.kind = Scalar::boolean, s.b = vh.b;
-        break;
-      case Head::uint:
-        if (vh.n > static_cast<uint64_t>(INT64_MAX))
-          s.kind = Scalar::unsigned_integer, s.u = vh.n;
-        else
-          s.kind = Scalar::integer, s.i = static_cast<int64_t>(vh.n);
-        break;
-      case Head::sint:
-        s.kind = Scalar::integer, s.i = static_cast<int64_t>(vh.n);
-        break;
-      case Head::f32:
-      case Head::f64:
-        s.kind = Scalar::floating, s.d = head_double(vh);
-        break;
-      case Head::str:
-        if (!r.take(vh.n, &at)) return {};
-        s.kind = Scalar::string;
-        s.s = std::string_view(reinterpret_cast<const char*>(at), vh.n);
-        break;
-      default:
-        s.kind = Scalar::other;
-        break;
-    }
-    return s;
+namespace {
+
+// Finds member `name` of a top-level map as msgpack-cxx's visitor parser walks
+// the bytes, building no objects (a build asks this of every row, for each
+// index on a record field): each callback returns false to stop the walk, at
+// the field once found, or at nesting past kMaxDepth. Lengths and counts need
+// no limit here, since nothing is allocated for them: a count larger than the
+// bytes there are ends in insufficient bytes.
+struct FieldFinder : msgpack::null_visitor {
+  std::string_view name;
+  Scalar found;
+  size_t depth = 0;    // containers open
+  bool key = false;    // inside a key of the top-level map
+  bool value = false;  // inside a value of the top-level map
+  bool match = false;  // the key just read is `name`
+  bool done = false;
+
+  bool scalar(const Scalar& s) {
+    if (depth != 1 || !value || !match) return true;
+    found = s;
+    done = true;
+    return false;
   }
-  return {};
+  template <class T>
+  bool scalar(Scalar::Kind kind, T Scalar::*field, T v) {
+    Scalar s;
+    s.kind = kind;
+    s.*field = v;
+    return scalar(s);
+  }
+  bool kind_only(Scalar::Kind kind) {
+    Scalar s;
+    s.kind = kind;
+    return scalar(s);
+  }
+  bool open(bool map) {
+    if (depth == 0 && !map) return false;  // not a map
+    if (depth == 1 && value && match) return kind_only(Scalar::other);
+    return ++depth <= kMaxDepth;
+  }
+
+  bool visit_nil() { return kind_only(Scalar::null); }
+  bool visit_boolean(bool v) { return scalar(Scalar::boolean, &Scalar::b, v); }
+  bool visit_positive_integer(uint64_t v) {
+    if (v > static_cast<uint64_t>(INT64_MAX))
+      return scalar(Scalar::unsigned_integer, &Scalar::u, v);
+    return scalar(Scalar::integer, &Scalar::i, static_cast<int64_t>(v));
+  }
+  bool visit_negative_integer(int64_t v) { return scalar(Scalar::integer, &Scalar::i, v); }
+  bool visit_float32(float v) { return scalar(Scalar::floating, &Scalar::d, double{v}); }
+  bool visit_float64(double v) { return scalar(Scalar::floating, &Scalar::d, v); }
+  bool visit_str(const char* p, uint32_t n) {
+    const std::string_view s(p, n);
+    if (depth == 1 && key) match = s == name;
+    return scalar(Scalar::string, &Scalar::s, s);
+  }
+  bool visit_bin(const char*, uint32_t) { return kind_only(Scalar::other); }
+  bool visit_ext(const char*, uint32_t) { return kind_only(Scalar::other); }
+  bool start_array(uint32_t) { return open(false); }
+  bool start_map(uint32_t) { return open(true); }
+  bool end_array() { return --depth, true; }
+  bool end_map() { return --depth, true; }
+  bool start_map_key() {
+    if (depth == 1) key = true, match = false;
+    return true;
+  }
+  bool end_map_key() {
+    if (depth == 1) key = false;
+    return true;
+  }
+  bool start_map_value() {
+    if (depth == 1) value = true;
+    return true;
+  }
+  bool end_map_value() {
+    if (depth == 1) value = false;
+    return true;
+  }
+};
+
+}  // namespace
+
+Scalar msgpack_field(std::string_view bytes, std::string_view name) {
+  FieldFinder finder;
+  finder.name = name;
+  size_t off = 0;
+  try {
+    (void)msgpack::parse(bytes.data(), bytes.size(), off, finder);
+  } catch (const msgpack::unpack_error&) {
+    return {};
+  }
+  return finder.done ? finder.found : Scalar{};
 }
 
 }  // namespace drydb::cli

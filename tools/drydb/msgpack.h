@@ -1,12 +1,13 @@
 // MessagePack for the drydb tool: encoding records, showing values as JSON,
-// and reading one field of a stored record (for index keys).
+// and reading one field of a stored record (for index keys), through
+// msgpack-cxx.
 //
-// A small codec of its own rather than msgpack-cxx's object model: values
-// come from database files, which are untrusted, so every length and count is
-// checked against the bytes that remain before anything is allocated or
-// walked, nesting is bounded, and nothing throws. Encoding picks the smallest
-// form for every integer, string, array and map, as msgpack-cxx's packer does
-// (tests/cli check both against each other).
+// Values come from database files, which are untrusted: every read goes
+// through msgpack::unpack with an unpack_limit that holds each length and
+// count to the bytes there are and nesting to 128 levels, and a malformed
+// value is reported as such, never thrown past these functions. Encoding is
+// msgpack-cxx's packer, which picks the smallest form for every integer,
+// string, array and map; a float is always written as a float 64.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +21,10 @@ namespace drydb::cli {
 
 class MsgpackWriter {
  public:
-  explicit MsgpackWriter(std::string* out) : out_(out) {}
-  void nil() { out_->push_back(static_cast<char>(0xc0)); }
-  void boolean(bool v) { out_->push_back(static_cast<char>(v ? 0xc3 : 0xc2)); }
+  // Appends to *out, which must outlive the writer.
+  explicit MsgpackWriter(std::string* out);
+  void nil();
+  void boolean(bool v);
   void integer(int64_t v);
   void uinteger(uint64_t v);
   void float64(double v);
@@ -30,10 +32,14 @@ class MsgpackWriter {
   void array_header(uint32_t n);
   void map_header(uint32_t n);
 
+  // What msgpack-cxx's packer writes to: a type with write(const char*, size_t).
+  struct Sink {
+    std::string* out;
+    void write(const char* p, size_t n) { out->append(p, n); }
+  };
+
  private:
-  void byte(uint8_t b) { out_->push_back(static_cast<char>(b)); }
-  void be(uint64_t v, int bytes);
-  std::string* out_;
+  Sink sink_;
 };
 
 // Appends node `i` of `doc` as MessagePack: integers that fit int64/uint64 as

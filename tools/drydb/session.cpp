@@ -401,21 +401,21 @@ void Session::indexes() {
 }
 
 void Session::info() {
-  const FileLayout l = read_layout(path_);
+  const FileInfo l = read_layout(path_);
   std::string filters;
-  for (const auto& f : l.catalog.filters)
+  for (const auto& f : l.filters)
     filters += (filters.empty() ? "" : ", ") + describe_filter(f);
   if (!shell_ && format_ == Format::jsonl) {
     std::string line = "{\"file\":";
     append_json_string(line, path_);
     line += fmt::format(",\"size\":{},\"format\":\"{}.{}\",\"page_size\":{},\"pages\":{},",
-                        l.file_length, l.major, l.minor, l.page_size, l.page_count);
+                        l.file_bytes, l.format_major, l.format_minor, l.page_size, l.pages);
     line += "\"filters\":[";
-    for (size_t i = 0; i < l.catalog.filters.size(); ++i) {
+    for (size_t i = 0; i < l.filters.size(); ++i) {
       if (i) line += ',';
-      append_json_string(line, l.catalog.filters[i].id);
+      append_json_string(line, l.filters[i].id);
     }
-    line += fmt::format("],\"tables\":{}", l.catalog.tables.size());
+    line += fmt::format("],\"tables\":{}", l.tables);
     if (table_) {
       line += ",\"current_table\":";
       append_json_string(line, table_->name());
@@ -425,12 +425,12 @@ void Session::info() {
   }
   std::vector<std::vector<std::string>> rows{
       {"file", path_},
-      {"size", group_digits(l.file_length) + " bytes"},
-      {"format", fmt::format("{}.{}", l.major, l.minor)},
+      {"size", group_digits(l.file_bytes) + " bytes"},
+      {"format", fmt::format("{}.{}", l.format_major, l.format_minor)},
       {"page size", group_digits(l.page_size) + " bytes"},
-      {"pages", group_digits(l.page_count)},
+      {"pages", group_digits(l.pages)},
       {"filters", filters.empty() ? "none" : filters},
-      {"tables", std::to_string(l.catalog.tables.size())},
+      {"tables", std::to_string(l.tables)},
   };
   if (table_) {
     std::string idx;
@@ -446,10 +446,10 @@ void Session::info() {
 }
 
 void Session::stats(bool all_tables) {
-  const FileLayout l = read_layout(path_);
+  const FileInfo l = read_layout(path_);
   const bool json = !shell_ && format_ == Format::jsonl;
-  const bool filtered = !l.catalog.filters.empty();
-  const uint64_t unpacked = l.page_count * uint64_t{l.page_size} + l.catalog_length;
+  const bool filtered = !l.filters.empty();
+  const uint64_t unpacked = l.pages * uint64_t{l.page_size} + l.catalog_bytes;
   std::string out;
   if (json) {
     out += "{\"file\":";
@@ -457,58 +457,60 @@ void Session::stats(bool all_tables) {
     out += fmt::format(
         ",\"size\":{},\"page_size\":{},\"pages\":{},\"catalog_bytes\":{},"
         "\"unpacked_size\":{},\"compression_ratio\":{:.4f}}}\n",
-        l.file_length, l.page_size, l.page_count, l.catalog_length, unpacked,
-        static_cast<double>(unpacked) / static_cast<double>(l.file_length));
+        l.file_bytes, l.page_size, l.pages, l.catalog_bytes, unpacked,
+        static_cast<double>(unpacked) / static_cast<double>(l.file_bytes));
   } else {
     std::string filters;
-    for (const auto& f : l.catalog.filters)
+    for (const auto& f : l.filters)
       filters += (filters.empty() ? "" : ", ") + describe_filter(f);
     out += fmt::format("file {}: {} bytes, format {}.{}, page size {}\n", path_,
-                       group_digits(l.file_length), l.major, l.minor, group_digits(l.page_size));
+                       group_digits(l.file_bytes), l.format_major, l.format_minor,
+                       group_digits(l.page_size));
     out += fmt::format("  pages        {} (page 0 is the header), catalog {} bytes\n",
-                       group_digits(l.page_count), group_digits(l.catalog_length));
+                       group_digits(l.pages), group_digits(l.catalog_bytes));
     if (filtered)
       out += fmt::format("  compression  {}: {} bytes unpacked in {} (ratio {})\n", filters,
-                         group_digits(unpacked), group_digits(l.file_length),
-                         ratio(unpacked, l.file_length));
+                         group_digits(unpacked), group_digits(l.file_bytes),
+                         ratio(unpacked, l.file_bytes));
     else
       out += "  compression  none (pages stored as they are; ratio 1.00)\n";
   }
-  auto tree = [&](std::string_view what, std::string_view name, std::string_view table,
-                  const detail::TreeDesc& d) {
-    const TreeStats s = tree_stats(l, d);
-    const uint64_t pages = d.end_page - d.first_page;
-    const uint64_t page_bytes = pages * l.page_size;
-    const std::string kind = d.kind == detail::TreeKind::primary        ? "table"
-                             : d.kind == detail::TreeKind::unique_index ? "unique index"
-                                                                        : "index";
+  // `index` empty: the table's own tree.
+  auto tree = [&](std::string_view table, std::string_view index, bool unique,
+                  std::string_view encoding_id) {
+    const TreeStats d = check(tree_stats(db_, table, index));
+    const std::string_view what = index.empty() ? "table" : "index";
+    const std::string_view name = index.empty() ? table : index;
+    const uint64_t pages = d.leaf_pages + d.internal_pages + d.overflow_pages;
+    const uint64_t page_bytes = d.unpacked_bytes;
+    const std::string kind = index.empty() ? "table" : unique ? "unique index" : "index";
     if (json) {
       out += fmt::format("{{\"{}\":", what);
       append_json_string(out, name);
       if (what == "index") {
         out += ",\"table\":";
         append_json_string(out, table);
-        out += fmt::format(",\"unique\":{}", d.kind == detail::TreeKind::unique_index);
+        out += fmt::format(",\"unique\":{}", unique);
       }
       out += ",\"key_encoding\":";
-      append_json_string(out, d.encoding_id);
+      append_json_string(out, encoding_id);
       out += fmt::format(
           ",\"rows\":{},\"depth\":{},\"pages\":{},\"leaf_pages\":{},"
           "\"internal_pages\":{},\"overflow_pages\":{},\"pages_per_level\":[",
           d.rows, d.depth, pages, d.leaf_pages, d.internal_pages, d.overflow_pages);
-      for (size_t i = 0; i < s.pages_per_level.size(); ++i)
-        out += fmt::format("{}{}", i ? "," : "", s.pages_per_level[i]);
+      for (size_t i = 0; i < d.pages_per_level.size(); ++i)
+        out += fmt::format("{}{}", i ? "," : "", d.pages_per_level[i]);
       out += fmt::format(
           "],\"leaf_fill\":{:.4f},\"internal_fill\":{:.4f},\"stored_bytes\":{},"
           "\"compression_ratio\":{:.4f}}}\n",
-          d.leaf_pages ? static_cast<double>(s.leaf_bytes_used) /
+          d.leaf_pages ? static_cast<double>(d.leaf_bytes_used) /
                              static_cast<double>(d.leaf_pages * l.page_size)
                        : 0.0,
-          d.internal_pages ? static_cast<double>(s.internal_bytes_used) /
+          d.internal_pages ? static_cast<double>(d.internal_bytes_used) /
                                  static_cast<double>(d.internal_pages * l.page_size)
                            : 0.0,
-          s.stored_bytes,
-          s.stored_bytes ? static_cast<double>(page_bytes) / static_cast<double>(s.stored_bytes)
+          d.stored_bytes,
+          d.stored_bytes ? static_cast<double>(page_bytes) / static_cast<double>(d.stored_bytes)
                          : 0.0);
       return;
     }
@@ -516,43 +518,39 @@ void Session::stats(bool all_tables) {
     if (what == "index")
       out += fmt::format("{} {} of table {}: {} entries, {} keys (longest {} bytes)\n", kind,
                          escape_display(name), escape_display(table), group_digits(d.rows),
-                         d.encoding_id, d.max_key_length);
+                         encoding_id, d.max_key_length);
     else
       out += fmt::format("table {}: {} rows, {} keys (longest {} bytes)\n", escape_display(name),
-                         group_digits(d.rows), d.encoding_id, d.max_key_length);
+                         group_digits(d.rows), encoding_id, d.max_key_length);
     out += fmt::format("  depth        {}\n", d.depth);
     out += fmt::format("  pages        {} = {} leaf + {} internal + {} overflow\n",
                        group_digits(pages), group_digits(d.leaf_pages),
                        group_digits(d.internal_pages), group_digits(d.overflow_pages));
-    if (s.pages_read) {
-      std::string levels;
-      const size_t depth = s.pages_per_level.size();
-      for (size_t i = depth; i-- > 0;)
-        levels += fmt::format("{}level {}{}: {}", levels.empty() ? "" : ", ", i,
-                              i + 1 == depth ? " (root)"
-                              : i == 0       ? " (leaves)"
-                                             : "",
-                              group_digits(s.pages_per_level[i]));
-      out += fmt::format("  per level    {}\n", levels.empty() ? "-" : levels);
-      out += fmt::format("  fill         leaves {}, internal {}\n",
-                         percent(s.leaf_bytes_used, d.leaf_pages * l.page_size),
-                         percent(s.internal_bytes_used, d.internal_pages * l.page_size));
-      out += fmt::format("  overflow     {} pages in {} runs\n", group_digits(s.overflow_pages),
-                         group_digits(s.overflow_runs));
-    } else {
-      out += "  per level    (pages not read: a filter this tool does not decode)\n";
-    }
+    std::string levels;
+    const size_t depth = d.pages_per_level.size();
+    for (size_t i = depth; i-- > 0;)
+      levels += fmt::format("{}level {}{}: {}", levels.empty() ? "" : ", ", i,
+                            i + 1 == depth ? " (root)"
+                            : i == 0       ? " (leaves)"
+                                           : "",
+                            group_digits(d.pages_per_level[i]));
+    out += fmt::format("  per level    {}\n", levels.empty() ? "-" : levels);
+    out += fmt::format("  fill         leaves {}, internal {}\n",
+                       percent(d.leaf_bytes_used, d.leaf_pages * l.page_size),
+                       percent(d.internal_bytes_used, d.internal_pages * l.page_size));
+    out += fmt::format("  overflow     {} pages in {} runs\n", group_digits(d.overflow_pages),
+                       group_digits(d.overflow_runs));
     out +=
-        fmt::format("  stored       {} bytes{}\n", group_digits(s.stored_bytes),
+        fmt::format("  stored       {} bytes{}\n", group_digits(d.stored_bytes),
                     filtered ? fmt::format(" of {} unpacked (ratio {})", group_digits(page_bytes),
-                                           ratio(page_bytes, s.stored_bytes))
+                                           ratio(page_bytes, d.stored_bytes))
                              : "");
   };
-  for (const auto& t : l.catalog.tables) {
-    if (!all_tables && (!table_ || t.name != table_->name())) continue;
-    tree("table", t.name, t.name, t.primary);
-    for (const auto& ix : t.indexes)
-      tree("index", ix.name, t.name, ix.tree);
+  for (const ReadOnlyTable& t : db_.tables()) {
+    if (!all_tables && (!table_ || t.name() != table_->name())) continue;
+    tree(t.name(), {}, false, t.encoding().id());
+    for (const auto& ix : t.indexes())
+      tree(t.name(), ix.name(), ix.unique(), ix.encoding().id());
   }
   write_out(out_, out);
 }

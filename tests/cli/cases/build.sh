@@ -107,7 +107,7 @@ printf '{"k":1}\n{"k":2\n{"k":"x"}\n[1]\n\n{"k":3}\n' > bad.jsonl
 cp c.drydb keep.drydb
 run drydb build keep.drydb -i bad.jsonl --key k --key-encoding int64
 expect_status 1
-expect_stderr_has "drydb: bad.jsonl:2: column 7: expected ',' or '}' (keep.drydb not written; --skip-bad skips bad rows)"
+expect_stderr_has "drydb: bad.jsonl:2: column 7: expected a value, ',', ':' or a closing bracket (keep.drydb not written; --skip-bad skips bad rows)"
 expect_true "the old file is untouched" cmp -s c.drydb keep.drydb
 expect_true "no temp file is left" test "$(ls -A | grep -c tmp)" -eq 0
 run drydb build new.drydb -i bad.jsonl --key k --key-encoding int64 -q
@@ -115,7 +115,7 @@ expect_status 1
 expect_true "no output after a bad row" test ! -e new.drydb
 run drydb build b.drydb -i bad.jsonl --key k --key-encoding int64 --skip-bad
 expect_status 0
-expect_stderr_has "drydb build: skipped bad.jsonl:2: column 7: expected ',' or '}'"
+expect_stderr_has "drydb build: skipped bad.jsonl:2: column 7: expected a value, ',', ':' or a closing bracket"
 expect_stderr_has "drydb build: skipped bad.jsonl:3: table 'data', key column 'k': 'x' is not an integer for an int64 key"
 expect_stderr_has "drydb build: skipped bad.jsonl:4: expected a JSON object"
 expect_stderr_has "read 2 rows (38 B) in"
@@ -128,7 +128,7 @@ EOF
 run drydb build b.drydb -i bad.jsonl --key k --key-encoding int64 --skip-bad -q
 expect_status 0
 expect_stderr <<'EOF'
-drydb build: skipped bad.jsonl:2: column 7: expected ',' or '}'
+drydb build: skipped bad.jsonl:2: column 7: expected a value, ',', ':' or a closing bracket
 drydb build: skipped bad.jsonl:3: table 'data', key column 'k': 'x' is not an integer for an int64 key
 drydb build: skipped bad.jsonl:4: expected a JSON object (for CSV or TSV input use --format)
 drydb build: skipped 3 bad rows

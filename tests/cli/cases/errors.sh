@@ -41,7 +41,7 @@ expect_status 1
 expect_stderr_has "page 1: checksum mismatch"
 run drydb stats bad.drydb
 expect_status 1
-expect_stderr_has "page 1: checksum mismatch (run \`drydb verify\`)"
+expect_stderr_has "table 'items', page 1: checksum mismatch"
 run drydb bad.drydb < <(printf 'get apple\ncount\n')
 expect_status 1
 expect_stdout <<'EOF'
