@@ -177,7 +177,7 @@ void check_index(const drydb::ReadOnlyTable& table, const TableSpec& t, const In
       EXPECT_EQ(*n, static_cast<uint64_t>(upper - lower));
     }
   if (ix.encoding.kind() == drydb::KeyKind::bytes) {
-    for (const std::string p : {std::string("user1"), std::string("team\0", 5), std::string("")}) {
+    for (const std::string& p : {std::string("user1"), std::string("team\0", 5), std::string("")}) {
       size_t want = 0;
       for (const auto& e : entries)
         want += e.first.compare(0, p.size(), p) == 0;
