@@ -120,14 +120,16 @@ struct PrefixKeySearch {
   static constexpr uint32_t kFixedPart = 0;
   static constexpr bool kVariable = false;
 
-  uint32_t child(const std::byte* internal_page) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t child(const std::byte* internal_page) const noexcept {
     return InternalView::search_prefix_key(internal_page, x);
   }
-  uint32_t child(const RootHint& h) const noexcept { return prefix_key_child(h, x); }
-  uint32_t slot(const std::byte* leaf_page, bool* found) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t child(const RootHint& h) const noexcept {
+    return prefix_key_child(h, x);
+  }
+  DRYDB_ALWAYS_INLINE uint32_t slot(const std::byte* leaf_page, bool* found) const noexcept {
     return LeafView::search_prefix_key(leaf_page, x, found);
   }
-  uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
     return LeafView::search_prefix_key(leaf.page(), x, found);
   }
   uint32_t fixed_part() const noexcept { return kFixedPart; }
@@ -164,14 +166,14 @@ struct BytesSearch {
   KeyLayout layout;
   static constexpr bool kUsesRootHint = false;
 
-  uint32_t child(const std::byte* internal_page) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t child(const std::byte* internal_page) const noexcept {
     return InternalView(internal_page, layout).search_bytes(key, prefix);
   }
   uint32_t child(const RootHint&) const noexcept = delete;
-  uint32_t slot(const std::byte* leaf_page, bool* found) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t slot(const std::byte* leaf_page, bool* found) const noexcept {
     return LeafView(leaf_page, layout).search_bytes(key, prefix, found);
   }
-  uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
+  DRYDB_ALWAYS_INLINE uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
     return leaf.search_bytes(key, prefix, found);
   }
   uint32_t fixed_part() const noexcept { return layout.fixed_part(); }

@@ -23,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "drydb/detail/config.h"
+
 namespace drydb::detail {
 
 inline constexpr uint32_t kPermanent = 0x8000'0000u;
@@ -35,7 +37,7 @@ struct PageSlot {
 
   // Takes a reference if resident. Returns the page bytes, or nullptr on a
   // miss. *pin is set to this slot when the caller must release() later.
-  const std::byte* try_acquire(PageSlot** pin) noexcept {
+  DRYDB_ALWAYS_INLINE const std::byte* try_acquire(PageSlot** pin) noexcept {
     uint32_t r = refs.load(std::memory_order_acquire);
     if (r & kPermanent) {
       *pin = nullptr;
