@@ -579,12 +579,12 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         keys.size(),
         [&](size_t i) {
           ++queries_;
-          return index.get_async(index_key_of(ix, keys[i]));
+          return index.get_async(key_of(ix, keys[i]));
         },
         [&](size_t i, const result<drydb::Row>& r) {
           const std::string what = ix.name + " get " + show_index_key(ix, keys[i]);
           ASSERT_TRUE(r) << what << ": " << describe(r.error());
-          const auto sync = index.get(index_key_of(ix, keys[i]));
+          const auto sync = index.get(key_of(ix, keys[i]));
           ASSERT_TRUE(sync) << what;
           EXPECT_EQ(r->has_value(), sync->has_value()) << what;
           const size_t at = ix.lower(keys[i]);
@@ -601,11 +601,11 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         keys.size(),
         [&](size_t i) {
           ++queries_;
-          return index.get_all_async(index_key_of(ix, keys[i]));
+          return index.get_all_async(key_of(ix, keys[i]));
         },
         [&](size_t i, result<drydb::IndexRange>& r) {
           const std::string what = ix.name + " get_all " + show_index_key(ix, keys[i]);
-          auto sync = index.get_all(index_key_of(ix, keys[i]));
+          auto sync = index.get_all(key_of(ix, keys[i]));
           EXPECT_EQ(expect_same_range(r, sync, what),
                     model_rows(ix.lower(keys[i]), ix.upper(keys[i])))
               << what;
@@ -638,15 +638,14 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         cases.size(),
         [&](size_t i) {
           ++queries_;
-          return index.get_range_async(index_key_of(ix, cases[i].start),
-                                       index_key_of(ix, cases[i].end), cases[i].options);
+          return index.get_range_async(key_of(ix, cases[i].start), key_of(ix, cases[i].end),
+                                       cases[i].options);
         },
         [&](size_t i, result<drydb::IndexRange>& r) {
           const Case& c = cases[i];
           const std::string what = ix.name + " get_range " + show_index_key(ix, c.start) + ".." +
                                    show_index_key(ix, c.end);
-          auto sync =
-              index.get_range(index_key_of(ix, c.start), index_key_of(ix, c.end), c.options);
+          auto sync = index.get_range(key_of(ix, c.start), key_of(ix, c.end), c.options);
           const std::vector<Row> rows = expect_same_range(r, sync, what);
           size_t lo, hi;
           if (!model_span(c, &lo, &hi)) {
@@ -661,16 +660,15 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         cases.size(),
         [&](size_t i) {
           ++queries_;
-          return index.count_range_async(index_key_of(ix, cases[i].start),
-                                         index_key_of(ix, cases[i].end), cases[i].options);
+          return index.count_range_async(key_of(ix, cases[i].start), key_of(ix, cases[i].end),
+                                         cases[i].options);
         },
         [&](size_t i, const result<uint64_t>& r) {
           const Case& c = cases[i];
           const std::string what = ix.name + " count_range " + show_index_key(ix, c.start) + ".." +
                                    show_index_key(ix, c.end);
-          expect_same_count(
-              r, index.count_range(index_key_of(ix, c.start), index_key_of(ix, c.end), c.options),
-              what);
+          expect_same_count(r, index.count_range(key_of(ix, c.start), key_of(ix, c.end), c.options),
+                            what);
           size_t lo, hi;
           if (model_span(c, &lo, &hi))
             EXPECT_EQ(r.value_or(~uint64_t{0}), hi - lo) << what;
