@@ -76,24 +76,12 @@ DbModel make_model() {
   return m;
 }
 
-struct Fixture {
-  DbModel model;
-  std::vector<std::byte> file;
-  std::unique_ptr<TempDir> dir;
-  std::filesystem::path path;
-};
+using Fixture = ModelFile;
 
+// Built once: tests share the file.
 const Fixture& fixture() {
-  static const Fixture* f = [] {
-    auto* x = new Fixture;  // lives for the process: tests share the file
-    x->model = make_model();
-    x->file = build_memory(x->model);
-    x->dir = std::make_unique<TempDir>();
-    x->path = *x->dir / "db.drydb";
-    if (!write_file(x->path, x->file)) ADD_FAILURE() << "cannot write " << x->path;
-    return x;
-  }();
-  return *f;
+  static const Fixture& f = model_file_for_process(make_model());
+  return f;
 }
 
 // ---- executors ---------------------------------------------------------------------------------

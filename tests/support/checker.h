@@ -315,7 +315,8 @@ inline bool on_row(drydb::Cursor& c, const TableModel& t, size_t at) {
 }
 
 // seek (the lower bound of k) and `steps` moves each way from there (next on the cursor, prev on
-// a copy of it), checking each row; then seek_exact at k, its answer, validity and value.
+// a copy of it), checking each row; then seek_exact at k on the moved cursor, its answer,
+// validity and value.
 inline void check_seek(const drydb::ReadOnlyTable& table, const TableModel& t, std::string_view k,
                        Outcome& out, int steps = 3) {
   auto what = [&] { return t.name + ": seek " + show_key(t, k); };
@@ -353,7 +354,8 @@ inline void check_seek(const drydb::ReadOnlyTable& table, const TableModel& t, s
       }
     }
   }
-  auto exact = table.cursor();
+  // seek_exact on the cursor that has moved: positioning is independent of where it was.
+  drydb::Cursor& exact = c;
   const bool found = exact.seek_exact(key_of(t, k));
   if (!exact.status()) return out.error(what(), exact.status().error());
   const std::string* want = t.find(k);
@@ -377,6 +379,44 @@ inline void check_seek_rank(const drydb::ReadOnlyTable& table, const TableModel&
   if (ok && !on_row(c, t, static_cast<size_t>(r))) {
     if (!c.status()) return out.error(what(), c.status().error());
     return out.mismatch(what() + ": wrong row");
+  }
+  ++out.correct;
+}
+
+// A cursor positioned by seek(k) when there is a k, else by seek_rank(rank); then `steps` moves
+// one way, checking each row's key, value and rank and the cursor's validity.
+inline void check_cursor(const drydb::ReadOnlyTable& table, const TableModel& t,
+                         const std::optional<std::string>& k, uint64_t rank, int steps,
+                         bool forward, Outcome& out) {
+  auto what = [&] {
+    return t.name + ": cursor from " +
+           (k ? "seek " + show_key(t, *k) : "rank " + std::to_string(rank));
+  };
+  auto c = table.cursor();
+  const size_t start = k ? t.lower(*k) : static_cast<size_t>(std::min<uint64_t>(rank, t.size()));
+  const bool ok = k ? c.seek(key_of(t, *k)) : c.seek_rank(rank);
+  if (!c.status()) return out.error(what(), c.status().error());
+  if (ok != (start < t.size())) return out.mismatch(what() + ": wrong validity");
+  if (!ok) {
+    ++out.correct;
+    return;
+  }
+  size_t at = start;
+  if (!on_row(c, t, at)) {
+    if (!c.status()) return out.error(what(), c.status().error());
+    return out.mismatch(what() + ": wrong first row");
+  }
+  for (int s = 0; s < steps; ++s) {
+    const bool moved = forward ? c.next() : c.prev();
+    if (!c.status()) return out.error(what(), c.status().error());
+    const bool expect = forward ? at + 1 < t.size() : at > 0;
+    if (moved != expect) return out.mismatch(what() + ": walk validity");
+    if (!moved) break;
+    at = forward ? at + 1 : at - 1;
+    if (!on_row(c, t, at)) {
+      if (!c.status()) return out.error(what(), c.status().error());
+      return out.mismatch(what() + ": walk reached a wrong row at " + std::to_string(at));
+    }
   }
   ++out.correct;
 }
@@ -656,7 +696,8 @@ inline void check_index_walk(const drydb::SecondaryIndex& index, const TableMode
 }
 
 // seek (the lower bound of k) with 3 steps each way (next on it, prev on a cursor positioned by
-// seek_rank there), then seek_exact: its answer and validity, and its row() outliving a move.
+// seek_rank there), then seek_exact on the moved cursor: its answer and validity, and its row()
+// outliving a move.
 inline void check_index_seek(const drydb::SecondaryIndex& index, const TableModel& t,
                              const IndexModel& ix, const std::string& k, Outcome& out) {
   auto what = [&] { return t.name + "." + ix.name + ": seek " + show_index_key(ix, k); };
@@ -693,7 +734,8 @@ inline void check_index_seek(const drydb::SecondaryIndex& index, const TableMode
       }
     }
   }
-  auto e = index.cursor();
+  // seek_exact on the cursor that has moved: positioning is independent of where it was.
+  drydb::IndexCursor& e = c;
   const bool exact = e.seek_exact(key_of(ix, k));
   if (!e.status()) return out.error(what() + ": seek_exact", e.status().error());
   const bool want = at < n && ix.entries[at].first == k;

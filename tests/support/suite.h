@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -102,6 +103,32 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
   return out;
 }
 
+// build_database of the model; records a test failure and returns no bytes when the build fails.
+inline std::vector<std::byte> build_memory(const DbModel& m) {
+  return built_bytes(build_database(m));
+}
+
+// A model with its file, built in memory and written to a temp folder, for suites whose tests
+// share one file.
+struct ModelFile {
+  DbModel model;
+  std::vector<std::byte> file;
+  std::unique_ptr<TempDir> dir;
+  std::filesystem::path path;
+};
+
+// The ModelFile of `m` (finished), written as `name`; it lives for the process, so tests may hold
+// views of it from any thread.
+inline const ModelFile& model_file_for_process(DbModel m, std::string_view name = "db.drydb") {
+  auto* x = new ModelFile;
+  x->model = std::move(m);
+  x->file = build_memory(x->model);
+  x->dir = std::make_unique<TempDir>();
+  x->path = *x->dir / name;
+  if (!write_file(x->path, x->file)) ADD_FAILURE() << "cannot write " << x->path;
+  return *x;
+}
+
 // ---- expectations on the checker ----------------------------------------------------------------
 
 // Makes `out` report each wrong answer and error as a test failure as it is found (the first
@@ -132,11 +159,6 @@ inline void expect_database_correct(const drydb::ReadOnlyDatabase& db, const DbM
   Outcome out;
   check_database(db, m, out, subset);
   expect_all_correct(out, min_correct);
-}
-
-// build_database of the model; records a test failure and returns no bytes when the build fails.
-inline std::vector<std::byte> build_memory(const DbModel& m) {
-  return built_bytes(build_database(m));
 }
 
 }  // namespace drydb_support
