@@ -19,8 +19,8 @@
 //
 // Everything here is header-only and free of GoogleTest, so the same code runs under libFuzzer
 // (tests/fuzz/*_fuzzer.cpp) and as a unit test that replays committed inputs
-// (fuzz_regression_test). A finding calls drydb_fuzz::fail(), which aborts under libFuzzer (so it
-// keeps the input) and which the unit test redirects to a test failure.
+// (tests/api/fuzz_regression_test.cpp). A finding calls drydb_fuzz::fail(), which aborts under
+// libFuzzer (so it keeps the input) and which the unit test redirects to a test failure.
 #pragma once
 
 #include <xxhash.h>

@@ -25,7 +25,7 @@
 #include "drydb/detail/format.h"
 #include "drydb/detail/node.h"
 #include "drydb/drydb.h"
-#include "support/suite.h"
+#include "suite.h"
 
 namespace drydb_test {
 

@@ -34,7 +34,7 @@
 #include <string>
 #include <thread>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {

@@ -19,7 +19,7 @@
 #include <map>
 #include <thread>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {

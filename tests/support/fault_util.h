@@ -24,7 +24,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/drydb.h"
-#include "support/suite.h"
+#include "suite.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)

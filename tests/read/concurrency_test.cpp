@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {

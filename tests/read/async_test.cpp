@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "drydb/async.h"
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {
