@@ -46,32 +46,18 @@ using result = drydb::result<T>;
 constexpr size_t kTinyCache = 4 * 512;  // four leaf/overflow pages: every query evicts
 
 DbModel make_model() {
-  DbModel m;
-  m.page_size = 512;
-  TableModel items = make_table("items", drydb::KeyEncoding::bytes());
-  for (uint32_t i = 0; i < 1200; ++i) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "user/%06u", i * 3);
-    size_t len = (i * 37) % 90;
-    if (i % 17 == 5) len = 129 + (i * 131) % 2500;
-    items.rows.emplace(buf, make_value(i, len));
-  }
-  items.indexes.push_back(
+  DbModel m = users_and_numbers(1200, -3000);
+  m.tables[0].indexes.push_back(
       make_index("size", false, drydb::KeyEncoding::bytes(),
                  [](const std::string&, const std::string& value) -> std::optional<std::string> {
                    if (value.size() % 4 == 0) return std::nullopt;
                    return "size-" + std::string(1, static_cast<char>('a' + value.size() % 11));
                  }));
-  TableModel nums = make_table("nums", drydb::KeyEncoding::int64());
-  for (int64_t i = 0; i < 1200; ++i)
-    nums.rows.emplace(int64_key(i * 5 - 3000),
-                      make_value(50000 + static_cast<uint64_t>(i), i % 50 == 7 ? 300 : 8));
-  nums.indexes.push_back(
+  m.tables[1].indexes.push_back(
       make_index("negated", true, drydb::KeyEncoding::int64(),
                  [](const std::string& key, const std::string&) -> std::optional<std::string> {
                    return int64_key(-int64_of(key));
                  }));
-  m.tables = {items, nums};
   m.finish();
   return m;
 }

@@ -32,21 +32,7 @@ constexpr int kIterations = DRYDB_TEST_SANITIZED ? 3000 : 20000;
 constexpr size_t kCacheBytes = 16 * 1024;
 
 DbModel make_model() {
-  DbModel m;
-  m.page_size = 512;
-  TableModel items = make_table("items", drydb::KeyEncoding::bytes());
-  for (uint32_t i = 0; i < 3000; ++i) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "user/%06u", i * 3);
-    size_t len = (i * 37) % 90;
-    if (i % 17 == 5) len = 129 + (i * 131) % 2500;
-    items.rows.emplace(buf, make_value(i, len));
-  }
-  TableModel nums = make_table("nums", drydb::KeyEncoding::int64());
-  for (int64_t i = 0; i < 3000; ++i)
-    nums.rows.emplace(int64_key(i * 5 - 7000),
-                      make_value(50000 + static_cast<uint64_t>(i), i % 50 == 7 ? 300 : 8));
-  m.tables = {items, nums};
+  DbModel m = users_and_numbers(3000, -7000);
   m.finish();
   return m;
 }

@@ -141,6 +141,66 @@ inline void range_failed(const std::string& what, const drydb::Error& e, bool va
     out.error(what, e);
 }
 
+// The three range queries every tree answers alike, a table (`q`, modelled by a TableModel `m`)
+// or a secondary index (an IndexModel); `name` names it in messages. check_rows(range, lo, hi,
+// descending, what) compares the rows of a range with model positions [lo, hi).
+
+// count_range.
+template <class Q, class M>
+void check_count_of(const Q& q, const M& m, const std::string& name, const Bound& s, const Bound& e,
+                    drydb::RangeOptions o, Outcome& out) {
+  size_t lo, hi;
+  const bool valid = model_range(m, s, e, o, &lo, &hi);
+  auto what = [&] { return "count_range " + describe(name, m.kind(), s, e, o); };
+  auto c = q.count_range(key_bound(m, s), key_bound(m, e), o);
+  if (!c) return range_failed(what(), c.error(), valid, out);
+  if (!valid) return out.mismatch(what() + ": accepted start > end");
+  if (*c != hi - lo)
+    return out.mismatch(what() + " = " + std::to_string(*c) + ", expected " +
+                        std::to_string(hi - lo));
+  ++out.correct;
+}
+
+// get_range.
+template <class Q, class M, class CheckRows>
+void check_range_of(const Q& q, const M& m, const std::string& name, const Bound& s, const Bound& e,
+                    drydb::RangeOptions o, Outcome& out, const CheckRows& check_rows) {
+  size_t lo, hi;
+  const bool valid = model_range(m, s, e, o, &lo, &hi);
+  const std::function<std::string()> what = [&] {
+    return "get_range " + describe(name, m.kind(), s, e, o);
+  };
+  auto r = q.get_range(key_bound(m, s), key_bound(m, e), o);
+  if (!r) return range_failed(what(), r.error(), valid, out);
+  if (!valid) return out.mismatch(what() + ": accepted start > end");
+  check_rows(*r, lo, hi, o.order == drydb::SortOrder::descending, what);
+}
+
+// prefix: the rows whose key starts with p; refused (errc::wrong_key_type) by typed keys.
+template <class Q, class M, class CheckRows>
+void check_prefix_of(const Q& q, const M& m, const std::string& name, const std::string& p,
+                     drydb::SortOrder order, Outcome& out, const CheckRows& check_rows) {
+  const std::function<std::string()> what = [&] {
+    return name + ": prefix " + show(p) + " " + order_name(order);
+  };
+  auto r = q.prefix(as_bytes(p), order);
+  if (m.kind() != drydb::KeyKind::bytes) {
+    if (!r && is(r.code(), drydb::errc::wrong_key_type))
+      ++out.correct;
+    else if (!r)
+      out.error(what(), r.error());
+    else
+      out.mismatch(what() + " accepted on typed keys");
+    return;
+  }
+  if (!r) return out.error(what(), r.error());
+  const size_t lo = m.lower(p);
+  size_t hi = lo;
+  while (hi < m.size() && m.key(hi).starts_with(p))
+    ++hi;
+  check_rows(*r, lo, hi, order == drydb::SortOrder::descending, what);
+}
+
 // ---- tables ------------------------------------------------------------------------------------
 
 inline std::string show_key(const TableModel& t, std::string_view k) {
@@ -218,28 +278,16 @@ void check_range_rows(drydb::Range& r, const TableModel& t, size_t lo, size_t hi
 inline void check_range(const drydb::ReadOnlyTable& table, const TableModel& t, const Bound& s,
                         const Bound& e, drydb::RangeOptions o, Outcome& out,
                         const Limits& lim = {}) {
-  size_t lo, hi;
-  const bool valid = model_range(t, s, e, o, &lo, &hi);
-  auto what = [&] { return "get_range " + describe(t, s, e, o); };
-  auto r = table.get_range(key_bound(t, s), key_bound(t, e), o);
-  if (!r) return range_failed(what(), r.error(), valid, out);
-  if (!valid) return out.mismatch(what() + ": accepted start > end");
-  check_range_rows(*r, t, lo, hi, o.order == drydb::SortOrder::descending, what, out, lim);
+  check_range_of(table, t, t.name, s, e, o, out,
+                 [&](auto& r, size_t lo, size_t hi, bool desc, const auto& what) {
+                   check_range_rows(r, t, lo, hi, desc, what, out, lim);
+                 });
 }
 
 // count_range.
 inline void check_count(const drydb::ReadOnlyTable& table, const TableModel& t, const Bound& s,
                         const Bound& e, drydb::RangeOptions o, Outcome& out) {
-  size_t lo, hi;
-  const bool valid = model_range(t, s, e, o, &lo, &hi);
-  auto what = [&] { return "count_range " + describe(t, s, e, o); };
-  auto c = table.count_range(key_bound(t, s), key_bound(t, e), o);
-  if (!c) return range_failed(what(), c.error(), valid, out);
-  if (!valid) return out.mismatch(what() + ": accepted start > end");
-  if (*c != hi - lo)
-    return out.mismatch(what() + " = " + std::to_string(*c) + ", expected " +
-                        std::to_string(hi - lo));
-  ++out.correct;
+  check_count_of(table, t, t.name, s, e, o, out);
 }
 
 // prefix: the rows whose key starts with p; refused (errc::wrong_key_type) by a table of typed
@@ -247,22 +295,10 @@ inline void check_count(const drydb::ReadOnlyTable& table, const TableModel& t, 
 inline void check_prefix(const drydb::ReadOnlyTable& table, const TableModel& t,
                          const std::string& p, drydb::SortOrder order, Outcome& out,
                          const Limits& lim = {}) {
-  auto what = [&] { return t.name + ": prefix " + show(p) + " " + order_name(order); };
-  auto r = table.prefix(as_bytes(p), order);
-  if (t.kind() != drydb::KeyKind::bytes) {
-    if (!r && is(r.code(), drydb::errc::wrong_key_type))
-      ++out.correct;
-    else if (!r)
-      out.error(what(), r.error());
-    else
-      out.mismatch(what() + " accepted on a table of typed keys");
-    return;
-  }
-  if (!r) return out.error(what(), r.error());
-  size_t lo = t.lower(p), hi = lo;
-  while (hi < t.size() && t.sorted[hi].first.starts_with(p))
-    ++hi;
-  check_range_rows(*r, t, lo, hi, order == drydb::SortOrder::descending, what, out, lim);
+  check_prefix_of(table, t, t.name, p, order, out,
+                  [&](auto& r, size_t lo, size_t hi, bool desc, const auto& what) {
+                    check_range_rows(r, t, lo, hi, desc, what, out, lim);
+                  });
 }
 
 // A cursor walk over every row (the first lim.walk_rows), forward (first/next) or backward
@@ -535,28 +571,16 @@ inline void check_index_get_all(const drydb::SecondaryIndex& index, const TableM
 inline void check_index_range(const drydb::SecondaryIndex& index, const TableModel& t,
                               const IndexModel& ix, const Bound& s, const Bound& e,
                               drydb::RangeOptions o, Outcome& out, const Limits& lim = {}) {
-  size_t lo, hi;
-  const bool valid = model_range(ix, s, e, o, &lo, &hi);
-  auto what = [&] { return "get_range " + describe(t, ix, s, e, o); };
-  auto r = index.get_range(key_bound(ix, s), key_bound(ix, e), o);
-  if (!r) return range_failed(what(), r.error(), valid, out);
-  if (!valid) return out.mismatch(what() + ": accepted start > end");
-  check_index_rows(*r, t, ix, lo, hi, o.order == drydb::SortOrder::descending, what, out, lim);
+  check_range_of(index, ix, t.name + "." + ix.name, s, e, o, out,
+                 [&](auto& r, size_t lo, size_t hi, bool desc, const auto& what) {
+                   check_index_rows(r, t, ix, lo, hi, desc, what, out, lim);
+                 });
 }
 
 inline void check_index_count(const drydb::SecondaryIndex& index, const TableModel& t,
                               const IndexModel& ix, const Bound& s, const Bound& e,
                               drydb::RangeOptions o, Outcome& out) {
-  size_t lo, hi;
-  const bool valid = model_range(ix, s, e, o, &lo, &hi);
-  auto what = [&] { return "count_range " + describe(t, ix, s, e, o); };
-  auto c = index.count_range(key_bound(ix, s), key_bound(ix, e), o);
-  if (!c) return range_failed(what(), c.error(), valid, out);
-  if (!valid) return out.mismatch(what() + ": accepted start > end");
-  if (*c != hi - lo)
-    return out.mismatch(what() + " = " + std::to_string(*c) + ", expected " +
-                        std::to_string(hi - lo));
-  ++out.correct;
+  check_count_of(index, ix, t.name + "." + ix.name, s, e, o, out);
 }
 
 // prefix: the rows whose index key starts with p; refused (errc::wrong_key_type) by an index of
@@ -564,25 +588,10 @@ inline void check_index_count(const drydb::SecondaryIndex& index, const TableMod
 inline void check_index_prefix(const drydb::SecondaryIndex& index, const TableModel& t,
                                const IndexModel& ix, const std::string& p, drydb::SortOrder order,
                                Outcome& out, const Limits& lim = {}) {
-  auto what = [&] {
-    return t.name + "." + ix.name + ": prefix " + show(p) + " " + order_name(order);
-  };
-  auto r = index.prefix(as_bytes(p), order);
-  if (ix.kind() != drydb::KeyKind::bytes) {
-    if (!r && is(r.code(), drydb::errc::wrong_key_type))
-      ++out.correct;
-    else if (!r)
-      out.error(what(), r.error());
-    else
-      out.mismatch(what() + " accepted on typed index keys");
-    return;
-  }
-  if (!r) return out.error(what(), r.error());
-  const size_t lo = ix.lower(p);
-  size_t hi = lo;
-  while (hi < ix.size() && ix.entries[hi].first.starts_with(p))
-    ++hi;
-  check_index_rows(*r, t, ix, lo, hi, order == drydb::SortOrder::descending, what, out, lim);
+  check_prefix_of(index, ix, t.name + "." + ix.name, p, order, out,
+                  [&](auto& r, size_t lo, size_t hi, bool desc, const auto& what) {
+                    check_index_rows(r, t, ix, lo, hi, desc, what, out, lim);
+                  });
 }
 
 // Whether the index cursor is on entry i (rank, index key and row); false also when reading it

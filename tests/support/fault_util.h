@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -69,6 +70,29 @@ inline std::string make_value(uint64_t seed, size_t len) {
       v[i + b] = static_cast<char>((x >> (8 * b)) & 0xFF);
   }
   return v;
+}
+
+// The tables the async and concurrency suites query: "items", `rows` byte keys "user/NNNNNN"
+// (every third number) with values of 0..89 bytes and every 17th an overflow value of up to
+// 2.6 KB; "nums", `rows` int64 keys first_num, first_num + 5, ... with 8-byte values, every 50th
+// of 300 bytes. Page size 512; not finished, so callers may add indexes first.
+inline DbModel users_and_numbers(uint32_t rows, int64_t first_num) {
+  DbModel m;
+  m.page_size = 512;
+  TableModel items = make_table("items", drydb::KeyEncoding::bytes());
+  for (uint32_t i = 0; i < rows; ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "user/%06u", i * 3);
+    size_t len = (i * 37) % 90;
+    if (i % 17 == 5) len = 129 + (i * 131) % 2500;
+    items.rows.emplace(buf, make_value(i, len));
+  }
+  TableModel nums = make_table("nums", drydb::KeyEncoding::int64());
+  for (int64_t i = 0; i < rows; ++i)
+    nums.rows.emplace(int64_key(i * 5 + first_num),
+                      make_value(50000 + static_cast<uint64_t>(i), i % 50 == 7 ? 300 : 8));
+  m.tables = {std::move(items), std::move(nums)};
+  return m;
 }
 
 // A custom encoding of the given fixed width ("test.fixedN"), registered once per process.

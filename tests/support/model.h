@@ -43,6 +43,8 @@ struct IndexModel {
   // The width of the index's key space: the typed width, a custom fixed width, or 0.
   size_t width() const { return typed_width(kind()) ? typed_width(kind()) : enc.fixed_width(); }
   size_t size() const { return entries.size(); }
+  // The index key of entry i.
+  const std::string& key(size_t i) const { return entries[i].first; }
   // First entry with index key >= k (lower) or > k (upper).
   size_t lower(std::string_view k) const {
     return static_cast<size_t>(
@@ -83,6 +85,8 @@ struct TableModel {
     }
   }
   size_t size() const { return sorted.size(); }
+  // The key of row i.
+  const std::string& key(size_t i) const { return sorted[i].first; }
   // First position with key >= k (lower) or > k (upper).
   size_t lower(std::string_view k) const {
     return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), k,
