@@ -8,7 +8,7 @@
 # the inputs it finds stay until the next run (FUZZ_KEEP_CORPUS=1 keeps and extends them, for
 # longer campaigns; CI does not, so its run time stays bounded). A crash leaves
 # build/fuzz/artifacts/<target>/crash-*; add it to tests/fuzz/regressions/<target>/ (and fix the
-# bug): tests/fuzz_regression_test.cpp replays that folder in every test run. Set FUZZ_JOBS=N to
+# bug): tests/api/fuzz_regression_test.cpp replays that folder in every test run. Set FUZZ_JOBS=N to
 # run N fuzzing processes per target (libFuzzer -fork=N); default 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -143,7 +143,7 @@ inline IndexOut index_key_of(const IndexDef& d, const std::string& pk, const std
 
 inline drydb::IndexKeyFunction builder_function(const IndexDef& d) {
   return [d](Bytes pk, Bytes v) -> std::optional<drydb::IndexKey> {
-    const IndexOut out = index_key_of(d, as_string(pk), as_string(v));
+    const IndexOut out = index_key_of(d, to_string(pk), to_string(v));
     switch (out.kind) {
       case IndexOut::none:
         return std::nullopt;
@@ -451,7 +451,7 @@ inline void run_build(const uint8_t* data, size_t size) {
       const auto info = table->info();
       if (info.rows != rows.size() || (rows.empty() != (info.depth == 0)))
         return fail(how + ": table " + t.name + ": info() disagrees with the model");
-      TableChecker(*table, rows, how + ", table " + t.name).run(probes, size);
+      check_table_rows(*table, rows, probes, size, how + ", table " + t.name);
       if (table->indexes().size() != t.indexes.size())
         return fail(how + ": table " + t.name + ": " + std::to_string(table->indexes().size()) +
                     " indexes, model " + std::to_string(t.indexes.size()));
@@ -466,7 +466,7 @@ inline void run_build(const uint8_t* data, size_t size) {
             table->indexes()[j].name() != d.name)
           return fail(ctx + ": wrong name, kind or encoding");
         const std::vector<IndexEntry> entries = index_entries(d, rows);
-        IndexChecker(*ix, rows, entries, ctx).run(probes, size + j);
+        check_index_entries(*ix, rows, entries, probes, size + j, ctx);
       }
     }
   }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "test_util.h"
+#include "support/test_util.h"
 
 namespace drydb_test {
 namespace {

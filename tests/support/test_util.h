@@ -1,7 +1,6 @@
-// Helpers of the builder and table suites: key generators per encoding, a
-// std::map model built into a database, and a differential checker that asks a
-// table the questions a model can answer and compares every row. What the
-// fault suites (fault_util.h) need too lives in support.h.
+// Helpers of the builder, table and filter suites: key generators per encoding, rows built into a
+// database, the shape of a built tree, and the bounds worth aiming at; DiffChecker runs the one
+// checker (support/checker.h) with each wrong answer a test failure.
 //
 // Keys in models are the *encoded* key bytes (a std::string per key), so one
 // model type serves every encoding: std::string orders by unsigned bytes, then
@@ -16,7 +15,6 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -27,22 +25,14 @@
 #include "drydb/detail/format.h"
 #include "drydb/detail/node.h"
 #include "drydb/drydb.h"
-#include "support.h"
+#include "suite.h"
 
 namespace drydb_test {
 
-// The helpers shared with fault_util.h (support.h).
+// The one model, checker, storage and random generator (support/).
 using namespace drydb_support;
 
 using Model = std::map<std::string, std::string>;
-using Rng = std::mt19937_64;
-
-// Whether `code` is drydb's `e`. Compares the category's address: even the
-// non-virtual error_category::operator== is a member call UBSan checks
-// (see describe() in support.h).
-inline bool is(std::error_code code, drydb::errc e) {
-  return &code.category() == &drydb::error_category() && code.value() == static_cast<int>(e);
-}
 
 // ---- key encodings ----------------------------------------------------------
 
@@ -151,23 +141,19 @@ inline std::string show(Enc e, std::string_view k) {
 
 // ---- random data --------------------------------------------------------------
 
-inline uint64_t uniform(Rng& rng, uint64_t lo, uint64_t hi) {  // inclusive
-  return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
-}
-
 // A byte biased towards the values that break comparisons: 0x00, 0xFF, 0x7F,
 // 0x80 and a handful of letters (so keys share prefixes often).
 inline char edgy_byte(Rng& rng) {
   static constexpr unsigned char kEdges[] = {0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff,
                                              'a',  'b',  'c',  'd',  'e'};
-  if (uniform(rng, 0, 3) == 0) return static_cast<char>(uniform(rng, 0, 255));
-  return static_cast<char>(kEdges[uniform(rng, 0, sizeof kEdges - 1)]);
+  if (rng.between(0, 3) == 0) return static_cast<char>(rng.between(0, 255));
+  return static_cast<char>(kEdges[rng.between(0, sizeof kEdges - 1)]);
 }
 
 inline std::string random_bytes(Rng& rng, size_t n) {
   std::string s(n, '\0');
   for (auto& c : s)
-    c = static_cast<char>(uniform(rng, 0, 255));
+    c = static_cast<char>(rng.between(0, 255));
   return s;
 }
 
@@ -177,32 +163,32 @@ inline std::string random_bytes(Rng& rng, size_t n) {
 inline std::string random_key(Enc e, Rng& rng, size_t max_len = 48) {
   switch (e) {
     case Enc::int64: {
-      switch (uniform(rng, 0, 5)) {
+      switch (rng.between(0, 5)) {
         case 0:
-          return int64_key(static_cast<int64_t>(rng()));
+          return int64_key(static_cast<int64_t>(rng.next()));
         case 1:
           return int64_key(std::numeric_limits<int64_t>::min() +
-                           static_cast<int64_t>(uniform(rng, 0, 1000)));
+                           static_cast<int64_t>(rng.between(0, 1000)));
         case 2:
           return int64_key(std::numeric_limits<int64_t>::max() -
-                           static_cast<int64_t>(uniform(rng, 0, 1000)));
+                           static_cast<int64_t>(rng.between(0, 1000)));
         default:
-          return int64_key(static_cast<int64_t>(uniform(rng, 0, 200000)) - 100000);
+          return int64_key(static_cast<int64_t>(rng.between(0, 200000)) - 100000);
       }
     }
     case Enc::uuid: {
       std::array<std::byte, 10> r;
       for (auto& b : r)
-        b = static_cast<std::byte>(uniform(rng, 0, 255));
-      const uint64_t ms = 1'700'000'000'000ull + uniform(rng, 0, 50);
+        b = static_cast<std::byte>(rng.between(0, 255));
+      const uint64_t ms = 1'700'000'000'000ull + rng.between(0, 50);
       return to_string(drydb::Uuid::v7_from_parts(ms, r).as_bytes());
     }
     case Enc::ulid: {
       std::array<std::byte, 10> r;
       for (auto& b : r)
-        b = static_cast<std::byte>(uniform(rng, 0, 255));
-      if (uniform(rng, 0, 1)) r[0] = std::byte{0xff};  // long shared prefixes
-      const uint64_t ms = 1'700'000'000'000ull + uniform(rng, 0, 50);
+        b = static_cast<std::byte>(rng.between(0, 255));
+      if (rng.between(0, 1)) r[0] = std::byte{0xff};  // long shared prefixes
+      const uint64_t ms = 1'700'000'000'000ull + rng.between(0, 50);
       return to_string(drydb::Ulid::from_parts(ms, r).as_bytes());
     }
     case Enc::fixed4: {
@@ -214,7 +200,7 @@ inline std::string random_key(Enc e, Rng& rng, size_t max_len = 48) {
     case Enc::fixed12: {
       std::string s(12, '\0');
       for (size_t i = 0; i < 12; ++i)
-        s[i] = i < 9 ? static_cast<char>('a' + uniform(rng, 0, 1)) : edgy_byte(rng);
+        s[i] = i < 9 ? static_cast<char>('a' + rng.between(0, 1)) : edgy_byte(rng);
       return s;
     }
     case Enc::bytes:
@@ -223,14 +209,14 @@ inline std::string random_key(Enc e, Rng& rng, size_t max_len = 48) {
       static const char* const kStems[] = {"",         "a",          "ab",        "abcdefgh",
                                            "abcdefgh", "abcdefghij", "item:",     "item:0000",
                                            "\xff",     "\xff\xff",   "a\xff\xff", "zzzzzzzzzzzz"};
-      std::string s = kStems[uniform(rng, 0, std::size(kStems) - 1)];
-      const size_t tail = uniform(rng, 0, 12);
+      std::string s = kStems[rng.between(0, std::size(kStems) - 1)];
+      const size_t tail = rng.between(0, 12);
       for (size_t i = 0; i < tail; ++i)
         s += edgy_byte(rng);
-      if (uniform(rng, 0, 15) == 0) {  // an occasional long key
-        const size_t extra = uniform(rng, 0, max_len);
+      if (rng.between(0, 15) == 0) {  // an occasional long key
+        const size_t extra = rng.between(0, max_len);
         for (size_t i = 0; i < extra; ++i)
-          s += static_cast<char>('a' + uniform(rng, 0, 2));
+          s += static_cast<char>('a' + rng.between(0, 2));
       }
       if (s.size() > max_len) s.resize(max_len);
       return s;
@@ -242,7 +228,7 @@ inline std::string random_key(Enc e, Rng& rng, size_t max_len = 48) {
 // A value of random length in [min_len, max_len] whose bytes say which key it
 // belongs to (a value mixed up between rows shows at once).
 inline std::string value_for(const std::string& key, Rng& rng, size_t min_len, size_t max_len) {
-  const size_t n = uniform(rng, min_len, max_len);
+  const size_t n = rng.between(min_len, max_len);
   std::string v(n, '\0');
   uint64_t h = std::hash<std::string>{}(key);
   for (size_t i = 0; i < n; ++i) {
@@ -376,261 +362,54 @@ inline std::string max_key(Enc e) {
 
 // ---- the differential checker ---------------------------------------------------------
 
-enum class End { inclusive, exclusive, unbounded };
-
-inline const char* end_name(End e) {
-  return e == End::inclusive ? "inclusive" : e == End::exclusive ? "exclusive" : "unbounded";
-}
-
-// Asks a table the questions a sorted model can answer and compares answers.
-// Failures are reported (the first few in full) as non-fatal test failures.
+// The one checker (support/checker.h) over a table and its model, each wrong answer or error a
+// non-fatal test failure (the first 12 in full).
 class DiffChecker {
  public:
   DiffChecker(const drydb::ReadOnlyTable& table, Enc enc, const Model& model)
-      : table_(table), enc_(enc), rows_(model.begin(), model.end()) {}
+      : table_(table), model_(table_of(std::string(table.name()), encoding_of(enc), model)) {
+    report_failures(out_, enc_name(enc));
+  }
+  DiffChecker(const DiffChecker&) = delete;
+  DiffChecker& operator=(const DiffChecker&) = delete;
 
-  size_t rows() const { return rows_.size(); }
-  const std::pair<std::string, std::string>& row(size_t i) const { return rows_[i]; }
-  int failures() const { return failures_; }
-  uint64_t rows_compared() const { return compared_; }
-
+  size_t rows() const { return model_.size(); }
+  const std::pair<std::string, std::string>& row(size_t i) const { return model_.sorted[i]; }
+  // Wrong answers and errors so far.
+  uint64_t failures() const { return out_.wrong.size() + out_.errors; }
+  uint64_t rows_compared() const { return out_.rows; }
   // Rank of the first row with key >= k.
-  size_t lower(const std::string& k) const {
-    return static_cast<size_t>(
-        std::lower_bound(rows_.begin(), rows_.end(), k,
-                         [](const auto& row, const std::string& key) { return row.first < key; }) -
-        rows_.begin());
-  }
+  size_t lower(const std::string& k) const { return model_.lower(k); }
 
-  void check_count() {
-    if (table_.count() != rows_.size())
-      fail("count() = " + std::to_string(table_.count()) + ", model has " +
-           std::to_string(rows_.size()));
-    if (table_.info().rows != rows_.size()) fail("info().rows differs from the model");
-  }
-
-  void check_get(const std::string& k) {
-    auto v = table_.get(key_for(enc_, k));
-    if (!v) return fail("get(" + show(enc_, k) + ") failed: " + describe(v.error()));
-    const size_t i = lower(k);
-    const bool expect = i < rows_.size() && rows_[i].first == k;
-    if (v->has_value() != expect)
-      return fail("get(" + show(enc_, k) + ") found=" + std::to_string(v->has_value()) +
-                  ", model says " + std::to_string(expect));
-    if (expect && v->str() != rows_[i].second)
-      fail("get(" + show(enc_, k) + ") returned the wrong value (" + std::to_string(v->size()) +
-           " bytes, want " + std::to_string(rows_[i].second.size()) + ")");
-    if (!expect && v->size() != 0) fail("get(" + show(enc_, k) + ") not found but has bytes");
-  }
-
-  // A get of every row of the model.
-  void check_every_get() {
-    for (size_t i = 0; i < rows_.size(); ++i)
-      check_get(rows_[i].first);
-  }
-
-  // One range query and its count, for one combination of ends and order.
-  void check_range(const std::string& s, End se, const std::string& e, End ee,
-                   drydb::SortOrder order) {
-    const drydb::Key sk = key_for(enc_, s), ek = key_for(enc_, e);
-    const drydb::KeyBound start =
-        se == End::unbounded ? drydb::KeyBound(drydb::unbounded) : drydb::KeyBound(sk);
-    const drydb::KeyBound end =
-        ee == End::unbounded ? drydb::KeyBound(drydb::unbounded) : drydb::KeyBound(ek);
-    const drydb::RangeOptions options{.start_exclusive = se == End::exclusive,
-                                      .end_exclusive = ee == End::exclusive,
-                                      .order = order};
-    auto what = [&] {
-      return std::string("range [") + (se == End::unbounded ? "-" : show(enc_, s)) + " " +
-             end_name(se) + ", " + (ee == End::unbounded ? "-" : show(enc_, e)) + " " +
-             end_name(ee) + "] " +
-             (order == drydb::SortOrder::ascending ? "ascending" : "descending");
-    };
-    auto range = table_.get_range(start, end, options);
-    auto count = table_.count_range(start, end, options);
-    if (se != End::unbounded && ee != End::unbounded && s > e) {
-      if (range || range.code() != drydb::errc::invalid_argument)
-        fail(what() + ": start > end must be errc::invalid_argument, got " +
-             (range ? std::string("a range") : describe(range.error())));
-      if (count || count.code() != drydb::errc::invalid_argument)
-        fail(what() + ": count_range with start > end must be errc::invalid_argument");
-      return;
-    }
-    size_t first = 0, last = rows_.size();
-    if (se != End::unbounded) {
-      first = lower(s);
-      if (se == End::exclusive && first < rows_.size() && rows_[first].first == s) ++first;
-    }
-    if (ee != End::unbounded) {
-      last = lower(e);
-      if (ee == End::inclusive && last < rows_.size() && rows_[last].first == e) ++last;
-    }
-    if (last < first) last = first;
-    if (!count) {
-      fail(what() + ": count_range failed: " + describe(count.error()));
-    } else if (*count != last - first) {
-      fail(what() + ": count_range = " + std::to_string(*count) + ", model " +
-           std::to_string(last - first));
-    }
-    if (!range) return fail(what() + ": get_range failed: " + describe(range.error()));
-    check_rows(*range, first, last, order, what);
-  }
-
-  // Compares a Range (get_range or prefix) with model rows [first, last).
-  template <class What>
-  void check_rows(drydb::Range& range, size_t first, size_t last, drydb::SortOrder order,
-                  const What& what) {
-    const size_t n = last - first;
-    if (range.size() != n)
-      return fail(what() + ": size() = " + std::to_string(range.size()) + ", model " +
-                  std::to_string(n));
-    if (range.empty() != (n == 0)) fail(what() + ": empty() disagrees with size()");
-    size_t i = 0;
-    for (auto [key, value] : range) {
-      if (i >= n) return fail(what() + ": more rows than size()");
-      const auto& want = rows_[order == drydb::SortOrder::ascending ? first + i : last - 1 - i];
-      if (to_view(key) != want.first)
-        return fail(what() + ": row " + std::to_string(i) + " has key " + show(enc_, to_view(key)) +
-                    ", model " + show(enc_, want.first));
-      if (to_view(value) != want.second)
-        return fail(what() + ": row " + std::to_string(i) + " (key " + show(enc_, want.first) +
-                    ") has the wrong value");
-      ++i;
-      ++compared_;
-    }
-    if (i != n)
-      fail(what() + ": iterated " + std::to_string(i) + " rows, size() " + std::to_string(n));
-    if (!range.status()) fail(what() + ": range status: " + describe(range.status().error()));
-  }
-
-  // Both ends bounded by (s, e): the four inclusive/exclusive combinations,
-  // both orders.
+  void check_count() { check_table_count(table_, model_, out_); }
+  void check_get(const std::string& k) { drydb_support::check_get(table_, model_, k, out_); }
+  void check_every_get() { drydb_support::check_every_get(table_, model_, out_); }
   void check_pair(const std::string& s, const std::string& e) {
-    for (End se : {End::inclusive, End::exclusive})
-      for (End ee : {End::inclusive, End::exclusive})
-        for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending})
-          check_range(s, se, e, ee, order);
+    drydb_support::check_pair(table_, model_, s, e, out_);
   }
-
-  // One end bounded by b and the other unbounded, every combination.
-  void check_single(const std::string& b) {
-    for (End x : {End::inclusive, End::exclusive})
-      for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
-        check_range(b, x, b, End::unbounded, order);
-        check_range(b, End::unbounded, b, x, order);
-      }
-  }
-
-  void check_unbounded() {
-    for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending})
-      check_range(std::string(), End::unbounded, std::string(), End::unbounded, order);
-  }
-
-  // At every bound a get, the one-ended ranges and a seek; ranges between every two bounds (both
-  // ways round); and the unbounded ranges.
+  void check_single(const std::string& b) { drydb_support::check_single(table_, model_, b, out_); }
+  void check_unbounded() { drydb_support::check_unbounded(table_, model_, out_); }
   void check_bounds(const std::vector<std::string>& bounds) {
-    for (const auto& a : bounds) {
-      check_get(a);
-      check_single(a);
-      check_seek(a);
-      for (const auto& b : bounds)
-        check_pair(a, b);
-    }
-    check_unbounded();
+    drydb_support::check_bounds(table_, model_, bounds, out_);
   }
-
+  // Both orders.
   void check_prefix(const std::string& p) {
-    size_t first = lower(p), last = first;
-    while (last < rows_.size() && rows_[last].first.compare(0, p.size(), p) == 0)
-      ++last;
-    for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
-      auto what = [&] {
-        return "prefix(" + show(enc_, p) + ", " +
-               (order == drydb::SortOrder::ascending ? "ascending" : "descending") + ")";
-      };
-      auto r = table_.prefix(p, order);
-      if (!r) {
-        fail(what() + " failed: " + describe(r.error()));
-        continue;
-      }
-      check_rows(*r, first, last, order, what);
-    }
+    for (auto order : kBothOrders)
+      drydb_support::check_prefix(table_, model_, p, order, out_);
   }
-
-  // Walks the table with one cursor forwards, then backwards, checking key,
-  // value and rank of every row.
+  // One cursor walk forwards, one backwards.
   void check_cursor_walks() {
-    drydb::Cursor c = table_.cursor();
-    size_t i = 0;
-    for (bool ok = c.first(); ok; ok = c.next(), ++i) {
-      if (i >= rows_.size()) return fail("cursor walks past the last row");
-      if (c.rank() != i)
-        return fail("cursor rank " + std::to_string(c.rank()) + " at row " + std::to_string(i));
-      if (to_view(c.key()) != rows_[i].first || to_view(c.value()) != rows_[i].second)
-        return fail("cursor forward walk: row " + std::to_string(i) + " differs from the model");
-    }
-    if (i != rows_.size()) fail("cursor forward walk saw " + std::to_string(i) + " rows");
-    if (c.valid()) fail("cursor valid after walking off the end");
-    if (!c.status()) fail("cursor status: " + describe(c.status().error()));
-    i = rows_.size();
-    for (bool ok = c.last(); ok; ok = c.prev()) {
-      if (i == 0) return fail("cursor walks before the first row");
-      --i;
-      if (c.rank() != i)
-        return fail("cursor rank " + std::to_string(c.rank()) + " at row " + std::to_string(i));
-      if (to_view(c.key()) != rows_[i].first || to_view(c.value()) != rows_[i].second)
-        return fail("cursor backward walk: row " + std::to_string(i) + " differs from the model");
-    }
-    if (i != 0) fail("cursor backward walk stopped at row " + std::to_string(i));
-    if (!c.status()) fail("cursor status: " + describe(c.status().error()));
+    check_walk(table_, model_, true, out_);
+    check_walk(table_, model_, false, out_);
   }
-
-  // Positions a cursor with seek(k) and checks it lands on the model's lower
-  // bound; then steps `steps` rows each way from there.
   void check_seek(const std::string& k, int steps = 3) {
-    drydb::Cursor c = table_.cursor();
-    const size_t i = lower(k);
-    const bool valid = c.seek(key_for(enc_, k));
-    if (valid != (i < rows_.size()))
-      return fail("seek(" + show(enc_, k) + ") valid=" + std::to_string(valid));
-    drydb::Cursor exact = table_.cursor();
-    const bool found = exact.seek_exact(key_for(enc_, k));
-    if (found != (i < rows_.size() && rows_[i].first == k))
-      fail("seek_exact(" + show(enc_, k) + ") = " + std::to_string(found));
-    if (!valid) return;
-    if (c.rank() != i || to_view(c.key()) != rows_[i].first ||
-        to_view(c.value()) != rows_[i].second)
-      return fail("seek(" + show(enc_, k) + ") landed on the wrong row");
-    drydb::Cursor back = c;
-    for (int s = 1; s <= steps; ++s) {
-      const bool ok = c.next();
-      if (ok != (i + s < rows_.size())) return fail("next() after seek(" + show(enc_, k) + ")");
-      if (!ok) break;
-      if (c.rank() != i + s || to_view(c.key()) != rows_[i + s].first ||
-          to_view(c.value()) != rows_[i + s].second)
-        return fail("next() after seek(" + show(enc_, k) + ") is on the wrong row");
-    }
-    for (int s = 1; s <= steps; ++s) {
-      const bool ok = back.prev();
-      if (ok != (i >= static_cast<size_t>(s)))
-        return fail("prev() after seek(" + show(enc_, k) + ")");
-      if (!ok) break;
-      if (back.rank() != i - s || to_view(back.key()) != rows_[i - s].first ||
-          to_view(back.value()) != rows_[i - s].second)
-        return fail("prev() after seek(" + show(enc_, k) + ") is on the wrong row");
-    }
+    drydb_support::check_seek(table_, model_, k, out_, steps);
   }
 
  private:
-  void fail(const std::string& message) {
-    if (++failures_ <= 12) ADD_FAILURE() << enc_name(enc_) << ": " << message;
-  }
-
   drydb::ReadOnlyTable table_;
-  Enc enc_;
-  std::vector<std::pair<std::string, std::string>> rows_;
-  int failures_ = 0;
-  uint64_t compared_ = 0;
+  TableModel model_;
+  Outcome out_;
 };
 
 // The bounds worth aiming at for a model and its file: the first and last
@@ -677,7 +456,7 @@ inline std::vector<std::string> interesting_bounds(Enc e, const Model& model,
   for (const auto& row : model)
     keys.push_back(&row.first);
   for (size_t j = 0; j < samples && !keys.empty(); ++j) {
-    const std::string& key = *keys[uniform(rng, 0, keys.size() - 1)];
+    const std::string& key = *keys[rng.between(0, keys.size() - 1)];
     out.insert(key);
     if (successor(e, key, &k)) out.insert(k);
   }

@@ -34,7 +34,7 @@
 #include <string>
 #include <thread>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {
@@ -93,25 +93,12 @@ DbModel make_model() {
   return m;
 }
 
-struct Fixture {
-  DbModel model;
-  std::unique_ptr<TempDir> dir;
-  std::filesystem::path path;
-  uint64_t file_size = 0;
-};
+using Fixture = ModelFile;
 
+// Built once: the threads share the file.
 const Fixture& fixture() {
-  static const Fixture* f = [] {
-    auto* x = new Fixture;
-    x->model = make_model();
-    const auto bytes = build_memory(x->model);
-    x->file_size = bytes.size();
-    x->dir = std::make_unique<TempDir>();
-    x->path = *x->dir / "stress.drydb";
-    if (!write_file(x->path, bytes)) ADD_FAILURE() << "cannot write " << x->path;
-    return x;
-  }();
-  return *f;
+  static const Fixture& f = model_file_for_process(make_model(), "stress.drydb");
+  return f;
 }
 
 // A key to ask for: a key of the table, or (one time in four) one in the gap after it.
@@ -156,32 +143,11 @@ void random_range(const TableModel& t, Rng& r, Bound* s, Bound* e, drydb::RangeO
 }
 
 // A cursor positioned by key or by rank, then walked a few rows one way and back.
-void check_cursor(const drydb::ReadOnlyTable& table, const TableModel& t, Rng& r, Outcome& out) {
+void random_cursor(const drydb::ReadOnlyTable& table, const TableModel& t, Rng& r, Outcome& out) {
   if (r.chance(2)) return check_seek(table, t, pick_key(t, r, r.below(t.size())), out);
-  auto c = table.cursor();
   const uint64_t rank = r.below(t.size());
-  if (!c.seek_rank(rank)) {
-    if (!c.status()) return out.error(c.status());
-    return out.mismatch(t.name + ": seek_rank " + std::to_string(rank) + " found nothing");
-  }
   const int steps = static_cast<int>(r.below(40));
-  const bool forward = r.chance(2);
-  uint64_t at = rank;
-  for (int s = 0; s < steps; ++s) {
-    const bool ok = forward ? c.next() : c.prev();
-    if (!c.status()) return out.error(c.status());
-    const bool expect = forward ? at + 1 < t.size() : at > 0;
-    if (ok != expect) return out.mismatch(t.name + ": cursor walk validity");
-    if (!ok) break;
-    at = forward ? at + 1 : at - 1;
-    auto key = c.key();
-    auto value = c.value();
-    if (!c.status()) return out.error(c.status());
-    if (c.rank() != at || !same(key, t.sorted[at].first) || !same(value, t.sorted[at].second))
-      return out.mismatch(t.name + ": cursor walk from rank " + std::to_string(rank) +
-                          " reached a wrong row");
-  }
-  ++out.correct;
+  check_cursor(table, t, std::nullopt, rank, steps, r.chance(2), out);
 }
 
 // An index key to ask for: one of an entry, or (one time in four) one just after it, or (one
@@ -247,11 +213,11 @@ struct Held {
 
 TEST(Stress, EightThreadsUnderEviction) {
   const Fixture& f = fixture();
-  const size_t cache = f.file_size / 20;
+  const size_t cache = f.file.size() / 20;
   auto db = ReadOnlyDatabase::open(
       f.path, {.storage = drydb::StorageKind::pread, .page_cache_bytes = cache});
   ASSERT_TRUE(db) << db.error().to_string();
-  ASSERT_GE(f.file_size, 20 * cache);
+  ASSERT_GE(f.file.size(), 20 * cache);
 
   std::barrier start(kThreads);
   std::atomic<uint64_t> queries{0}, index_queries{0}, held_checks{0};
@@ -336,7 +302,7 @@ TEST(Stress, EightThreadsUnderEviction) {
             }
             break;
           default:
-            check_cursor(table, t, r, out);
+            random_cursor(table, t, r, out);
             break;
         }
       }
@@ -361,7 +327,7 @@ TEST(Stress, EightThreadsUnderEviction) {
       static_cast<unsigned long long>(index_queries.load()),
       static_cast<unsigned long long>(all.correct),
       static_cast<unsigned long long>(held_checks.load()),
-      static_cast<unsigned long long>(f.file_size), cache);
+      static_cast<unsigned long long>(f.file.size()), cache);
   RecordProperty("queries", std::to_string(queries.load()));
   RecordProperty("index_queries", std::to_string(index_queries.load()));
   RecordProperty("checked_answers", std::to_string(all.correct));

@@ -19,10 +19,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <random>
 #include <string>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {
@@ -139,7 +138,7 @@ TEST(Resource, MillionGetsStayWithinCachePlus8MiB) {
   };
   const Measured m = in_child(open, [&](const ReadOnlyDatabase& db) -> std::pair<int64_t, int64_t> {
     auto t = db.table("t").value();
-    std::mt19937_64 rng(7);
+    drydb_support::Rng rng(7);
     int64_t errors = 0, gets = 0;
     for (int64_t i = 0; i < kRows; ++i, ++gets) {
       const int64_t k = static_cast<int64_t>(rng() % kRows);

@@ -12,7 +12,7 @@
 #include <functional>
 #include <thread>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {

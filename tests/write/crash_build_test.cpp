@@ -17,10 +17,9 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <random>
 #include <thread>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {
@@ -135,7 +134,7 @@ TEST(CrashBuild, KilledAtRandomMoments) {
         build_us, std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
   }
 
-  std::mt19937_64 rng(20240611);
+  Rng rng(20240611);
   int64_t on_disk = 0;  // the generation at the target, 0 = none yet
   std::map<std::string, int> outcomes;
   size_t max_leftovers = 0;
@@ -144,8 +143,9 @@ TEST(CrashBuild, KilledAtRandomMoments) {
     // Every 8th kill comes long after the build should have ended (so that whatever the load,
     // some trials see the exit path); the others anywhere in 0 .. 1.5x a build.
     const bool late = trial % 8 == 0;
-    const auto delay = std::chrono::microseconds(std::uniform_int_distribution<int64_t>(
-        late ? build_us * 2 : 0, late ? build_us * 4 : build_us * 3 / 2)(rng));
+    const auto delay = std::chrono::microseconds(static_cast<int64_t>(
+        rng.between(static_cast<uint64_t>(late ? build_us * 2 : 0),
+                    static_cast<uint64_t>(late ? build_us * 4 : build_us * 3 / 2))));
     const pid_t pid = start_build(target, spill, gen);
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(delay);
@@ -188,8 +188,8 @@ TEST(CrashBuild, KilledAtRandomMoments) {
     }
   }
   // Spilled runs are unlinked right after mkstemp creates them; a kill between the two leaves
-  // a drydb-run-XXXXXX file in the spill folder (src/write/sorter.cpp, Sorter::Run::create; creating
-  // runs with O_TMPFILE would leave no window). Counted and printed, not failed.
+  // a drydb-run-XXXXXX file in the spill folder (src/write/sorter.cpp, Sorter::Run::create;
+  // creating runs with O_TMPFILE would leave no window). Counted and printed, not failed.
   size_t spill_leftovers = 0;
   std::error_code ec;
   for (auto it = std::filesystem::directory_iterator(spill, ec);

@@ -30,7 +30,7 @@
 #include <cstdio>
 
 #include "drydb/detail/node.h"
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {

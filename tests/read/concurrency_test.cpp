@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {
@@ -32,43 +32,17 @@ constexpr int kIterations = DRYDB_TEST_SANITIZED ? 3000 : 20000;
 constexpr size_t kCacheBytes = 16 * 1024;
 
 DbModel make_model() {
-  DbModel m;
-  m.page_size = 512;
-  TableModel items = make_table("items", drydb::KeyEncoding::bytes());
-  for (uint32_t i = 0; i < 3000; ++i) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "user/%06u", i * 3);
-    size_t len = (i * 37) % 90;
-    if (i % 17 == 5) len = 129 + (i * 131) % 2500;
-    items.rows.emplace(buf, make_value(i, len));
-  }
-  TableModel nums = make_table("nums", drydb::KeyEncoding::int64());
-  for (int64_t i = 0; i < 3000; ++i)
-    nums.rows.emplace(int64_key(i * 5 - 7000),
-                      make_value(50000 + static_cast<uint64_t>(i), i % 50 == 7 ? 300 : 8));
-  m.tables = {items, nums};
+  DbModel m = users_and_numbers(3000, -7000);
   m.finish();
   return m;
 }
 
-struct Fixture {
-  DbModel model;
-  std::vector<std::byte> file;
-  std::unique_ptr<TempDir> dir;
-  std::filesystem::path path;
-};
+using Fixture = ModelFile;
 
+// Built once: tests share the file.
 const Fixture& fixture() {
-  static const Fixture* f = [] {
-    auto* x = new Fixture;  // lives for the process: tests share the file
-    x->model = make_model();
-    x->file = build_memory(x->model);
-    x->dir = std::make_unique<TempDir>();
-    x->path = *x->dir / "db.drydb";
-    if (!write_file(x->path, x->file)) ADD_FAILURE() << "cannot write " << x->path;
-    return x;
-  }();
-  return *f;
+  static const Fixture& f = model_file_for_process(make_model());
+  return f;
 }
 
 // A key for a query: usually a key of the table, sometimes a key in the gap after one.
@@ -86,36 +60,6 @@ Bound pick_bound(const TableModel& t, Rng& r, size_t* index) {
     return Bound::none();
   }
   return Bound::at(pick_key(t, r, index));
-}
-
-// Steps a cursor from a seek at `k` forward or backward for up to `steps` rows, checking each.
-void check_cursor_steps(const ReadOnlyTable& table, const TableModel& t, const std::string& k,
-                        int steps, bool forward, Outcome& out) {
-  auto c = table.cursor();
-  bool ok = c.seek(key_of(t, k));
-  size_t at = t.lower(k);
-  for (int s = 0; s < steps; ++s) {
-    if (!c.status()) return out.error(c.status());
-    if (ok != (at < t.size()))
-      return out.mismatch(t.name + ": cursor from " + show_key(t, k) +
-                          " valid=" + std::to_string(ok) + " at step " + std::to_string(s));
-    if (!ok) break;
-    auto key = c.key();
-    auto value = c.value();
-    if (!c.status()) return out.error(c.status());
-    if (!same(key, t.sorted[at].first) || !same(value, t.sorted[at].second) || c.rank() != at)
-      return out.mismatch(t.name + ": cursor from " + show_key(t, k) + " step " +
-                          std::to_string(s) + " gave " + show_key(t, to_view(key)) + ", expected " +
-                          show_key(t, t.sorted[at].first));
-    ok = forward ? c.next() : c.prev();
-    if (forward)
-      ++at;
-    else if (at == 0)
-      at = t.size();  // before the first row: the cursor must be invalid
-    else
-      --at;
-  }
-  ++out.correct;
 }
 
 // One random query on one of the tables, checked against the model.
@@ -158,7 +102,7 @@ void random_query(const std::vector<ReadOnlyTable>& tables, const DbModel& m, Rn
     }
     case 7:
     case 8:
-      return check_cursor_steps(table, t, pick_key(t, r), 1 + int(r.below(50)), r.chance(2), out);
+      return check_cursor(table, t, pick_key(t, r), 0, 1 + int(r.below(50)), r.chance(2), out);
     default: {  // the overflow values: big, multi-page, evicted often
       for (int tries = 0; tries < 40; ++tries) {
         const Row& row = t.sorted[r.below(t.size())];

@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "test_util.h"
+#include "support/test_util.h"
 
 namespace drydb_test {
 namespace {
@@ -133,8 +133,8 @@ TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
   Rng rng(seed + 1);
   for (int i = 0; i < 80; ++i) {
     auto pick = [&]() -> std::string {
-      if (uniform(rng, 0, 1)) return random_key(enc, rng);
-      return c.row(uniform(rng, 0, c.rows() - 1)).first;
+      if (rng.between(0, 1)) return random_key(enc, rng);
+      return c.row(rng.between(0, c.rows() - 1)).first;
     };
     const std::string a = pick(), b = pick();
     c.check_pair(a, b);
@@ -204,62 +204,6 @@ TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
   EXPECT_FALSE(table->get(kMin)->has_value());
 }
 
-// The in-page search primitives against the standard library: compare_bytes orders as memcmp
-// then length (bytes above 0x7f included), and unique_prefix_find / unique_prefix_lower_bound
-// give std::lower_bound's answer on dense, gapped and evenly spaced prefix arrays, for keys
-// below, inside and above them.
-TEST(SearchPrimitives, CompareBytesOrdersAsMemcmpThenLength) {
-  Rng rng(3);
-  const unsigned char alphabet[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
-  auto random_bytes = [&] {
-    std::string s(uniform(rng, 0, 24), '\0');
-    for (auto& c : s)
-      c = static_cast<char>(alphabet[uniform(rng, 0, 4)]);
-    return s;
-  };
-  for (int i = 0; i < 20000; ++i) {
-    std::string a = random_bytes(),
-                b = i % 3 == 0 ? a.substr(0, uniform(rng, 0, a.size())) : random_bytes();
-    if (i % 5 == 0 && !b.empty()) b = a + b;  // long shared runs
-    const auto view = [](const std::string& s) {
-      return std::as_bytes(std::span(s.data(), s.size()));
-    };
-    const int want = a.compare(b), got = drydb::detail::compare_bytes(view(a), view(b));
-    ASSERT_EQ((got > 0) - (got < 0), (want > 0) - (want < 0)) << i;
-  }
-}
-
-TEST(SearchPrimitives, UniquePrefixSearchesMatchLowerBound) {
-  Rng rng(4);
-  for (int shape = 0; shape < 4; ++shape) {
-    for (uint32_t n : {1u, 2u, 3u, 9u, 40u, 255u}) {
-      std::vector<uint64_t> values;
-      uint64_t v = shape == 3 ? ~uint64_t{0} - 10 * n : uniform(rng, 0, 1000);
-      for (uint32_t i = 0; i < n; ++i) {
-        values.push_back(v);
-        v += shape == 0 ? 1 : shape == 1 ? 1 + uniform(rng, 0, 50) : 7;  // dense, gaps, even
-      }
-      std::vector<std::byte> bytes(8 * n);
-      for (uint32_t i = 0; i < n; ++i)
-        drydb::detail::store_be64(bytes.data() + 8 * i, values[i]);
-      std::vector<uint64_t> probes = {0, ~uint64_t{0}, values.front() - 1, values.back() + 1};
-      for (uint64_t x : values)
-        for (uint64_t d : {uint64_t{0}, uint64_t{1}, ~uint64_t{0}})
-          probes.push_back(x + d);
-      for (uint64_t x : probes) {
-        const auto want = static_cast<uint32_t>(std::lower_bound(values.begin(), values.end(), x) -
-                                                values.begin());
-        bool found;
-        EXPECT_EQ(drydb::detail::unique_prefix_find(bytes.data(), n, x, &found), want)
-            << shape << " " << n << " " << x;
-        EXPECT_EQ(found, want < n && values[want] == x);
-        EXPECT_EQ(drydb::detail::unique_prefix_lower_bound(bytes.data(), n, x), want);
-        EXPECT_EQ(drydb::detail::prefix_lower_bound(bytes.data(), n, x), want);
-      }
-    }
-  }
-}
-
 // int64 gets and ranks take a dedicated path (descent.h: prefix-key descent, a remembered root,
 // a dense leaf's one-load slot). Against the model, for trees of several shapes: dense keys
 // (evenly spaced root separators), irregular gaps with values of mixed lengths (offset arrays),
@@ -283,7 +227,7 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
     Rng rng(11);
     int64_t k = -50000;
     for (int i = 0; i < 5000; ++i)
-      gaps.keys.push_back(k += 1 + static_cast<int64_t>(uniform(rng, 0, i % 97 == 0 ? 5000 : 9)));
+      gaps.keys.push_back(k += 1 + static_cast<int64_t>(rng.between(0, i % 97 == 0 ? 5000 : 9)));
     shapes.push_back(gaps);
     Shape extremes{"extremes", {kMin, kMin + 1, -7, 0, 7, kMax - 1, kMax}, false};
     for (int64_t v = 100; v < 4000; v += 2)
@@ -307,7 +251,7 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
       for (int64_t k : shape.keys) {
         const std::string key = int64_key(k);
         model[key] = shape.overflow && k % 7 == 0
-                         ? big_value(page_size + uniform(rng, 0, 900), static_cast<uint64_t>(k))
+                         ? big_value(page_size + rng.between(0, 900), static_cast<uint64_t>(k))
                          : value_for(key, rng, 0, 24);
       }
       const auto bytes = build_one(model, Enc::int64, page_size);
@@ -1393,7 +1337,7 @@ TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
   Rng rng(8);
   for (int i = 0; i < 40; ++i) {
     const std::string k = "big" + std::to_string(i);
-    model[k] = big_value(129 + uniform(rng, 0, 5000), i);
+    model[k] = big_value(129 + rng.between(0, 5000), i);
     big_keys.push_back(k);
   }
   const auto bytes = build_one(model, Enc::bytes, 512);
@@ -1456,7 +1400,7 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
     text_ = random_model(Enc::bytes, 3000, 42, 0, 60);
     Rng rng(43);
     for (int i = 0; i < 12; ++i)
-      text_["overflow" + std::to_string(i)] = big_value(129 + uniform(rng, 0, 3000), i);
+      text_["overflow" + std::to_string(i)] = big_value(129 + rng.between(0, 3000), i);
     text_["overflow_big"] = big_value(size_t{1} << 20, 99);
     ints_ = random_model(Enc::int64, 2500, 44, 0, 12);
     uuids_ = random_model(Enc::uuid, 800, 45, 16, 16);

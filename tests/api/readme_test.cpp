@@ -84,7 +84,7 @@ TEST(Readme, UsageBlockMatchesThisTest) {
   const char* root = std::getenv("DRYDB_SOURCE_DIR");
   ASSERT_NE(root, nullptr) << "DRYDB_SOURCE_DIR must point at the source tree";
   const std::string readme = read_file(std::string(root) + "/README.md");
-  const std::string self = read_file(std::string(root) + "/tests/readme_test.cpp");
+  const std::string self = read_file(std::string(root) + "/tests/api/readme_test.cpp");
   size_t marker = readme.find("<!-- readme-usage");
   ASSERT_NE(marker, std::string::npos);
   size_t open = readme.find("```cpp\n", marker) + 7;

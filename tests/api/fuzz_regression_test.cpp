@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 // ctest sets DRYDB_SOURCE_DIR; run by hand, the binary finds the tree from this file's path.
 fs::path source_dir() {
   const char* dir = std::getenv("DRYDB_SOURCE_DIR");
-  return dir ? fs::path(dir) : fs::path(__FILE__).parent_path().parent_path();
+  return dir ? fs::path(dir) : fs::path(__FILE__).parent_path().parent_path().parent_path();
 }
 
 // The files of tests/fuzz/<kind>/<target>/, sorted.

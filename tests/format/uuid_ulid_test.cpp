@@ -12,6 +12,7 @@
 
 #include "drydb/ulid.h"
 #include "drydb/uuid.h"
+#include "support/random.h"
 
 namespace drydb {
 namespace {
@@ -32,15 +33,11 @@ std::array<std::byte, 10> bytes10(std::initializer_list<unsigned> v) {
   return out;
 }
 
-// A deterministic stream of pseudo-random bytes (splitmix64).
+// A deterministic stream of pseudo-random bytes: the low byte of each draw of the tests' one
+// generator (support/random.h).
 struct ByteStream {
-  std::uint64_t state;
-  std::byte next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return static_cast<std::byte>((z ^ (z >> 31)) & 0xff);
-  }
+  drydb_support::Rng rng;
+  std::byte next() { return static_cast<std::byte>(rng.next() & 0xff); }
   template <std::size_t N>
   std::array<std::byte, N> fill() {
     std::array<std::byte, N> out{};
@@ -135,7 +132,7 @@ TEST(UuidTest, VersionIsHighNibbleOfByte6) {
 }
 
 TEST(UuidTest, ToStringParseRoundTrip) {
-  ByteStream rng{42};
+  ByteStream rng{drydb_support::Rng(42)};
   for (int i = 0; i < 1000; ++i) {
     const Uuid u{rng.fill<16>()};
     const std::string s = u.to_string();
@@ -314,7 +311,7 @@ TEST(UuidTest, OrderIsUnsignedByteOrderAndFollowsV7Timestamp) {
     EXPECT_LT(early, late) << stamps[i];
     EXPECT_LT(early.to_string(), late.to_string());
   }
-  ByteStream rng{7};
+  ByteStream rng{drydb_support::Rng(7)};
   std::vector<Uuid> ids;
   for (std::uint64_t ms = 1000; ms < 1100; ++ms) {
     const auto r = rng.fill<10>();
@@ -447,7 +444,7 @@ TEST(UlidTest, EncodingMatchesBitwiseReference) {
     ASSERT_TRUE(back.has_value()) << s;
     EXPECT_EQ(*back, u) << bit;
   }
-  ByteStream rng{1};
+  ByteStream rng{drydb_support::Rng(1)};
   for (int i = 0; i < 1000; ++i) {
     const Ulid u{rng.fill<16>()};
     const std::string s = u.to_string();
@@ -461,7 +458,7 @@ TEST(UlidTest, EncodingMatchesBitwiseReference) {
 }
 
 TEST(UlidTest, FromPartsTimestampAndRandom) {
-  ByteStream rng{3};
+  ByteStream rng{drydb_support::Rng(3)};
   const auto random = rng.fill<10>();
   const Ulid u = Ulid::from_parts(1469918176385ULL, random);
   EXPECT_EQ(u.timestamp_ms(), 1469918176385ULL);
@@ -477,7 +474,7 @@ TEST(UlidTest, FromPartsTimestampAndRandom) {
 }
 
 TEST(UlidTest, FromBytesAndAsBytes) {
-  ByteStream rng{5};
+  ByteStream rng{drydb_support::Rng(5)};
   const auto raw = rng.fill<16>();
   const Ulid u = Ulid::from_bytes(std::span<const std::byte, 16>(raw));
   EXPECT_EQ(u.bytes, raw);
@@ -556,7 +553,7 @@ TEST(UlidTest, OrderIsByteOrderAndFollowsTimestamp) {
   EXPECT_LT(*js, *spec);
 
   // Sorting by bytes and sorting by text agree.
-  ByteStream rng{11};
+  ByteStream rng{drydb_support::Rng(11)};
   std::vector<Ulid> ids;
   for (int i = 0; i < 200; ++i)
     ids.push_back(Ulid{rng.fill<16>()});

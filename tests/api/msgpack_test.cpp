@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "support.h"
+#include "support/suite.h"
 
 namespace {
 

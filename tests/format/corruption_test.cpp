@@ -34,7 +34,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {

@@ -28,7 +28,7 @@
 #include <fstream>
 #include <string>
 
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "support.h"
+#include "support/suite.h"
 
 namespace {
 
@@ -28,96 +28,16 @@ using drydb::ReadOnlyDatabase;
 using drydb::SecondaryIndex;
 using drydb::SortOrder;
 using drydb::unbounded;
-using drydb_support::as_bytes;
-using drydb_support::built_bytes;
-using drydb_support::Bytes;
-using drydb_support::describe;
-using drydb_support::int64_key;
-using drydb_support::to_string;
-
-using Fn = std::function<std::optional<std::string>(const std::string& pk, const std::string& v)>;
-
-// One index of the model: its declaration and a function from a row to its
-// encoded index key (or none), written once for the builder and the model.
-struct IndexSpec {
-  std::string name;
-  bool unique;
-  KeyEncoding encoding;
-  Fn key_of;
-};
-
-// Entries (encoded index key, primary key), sorted as the index answers.
-using Entries = std::vector<std::pair<std::string, std::string>>;
-
-struct Model {
-  std::map<std::string, std::string> rows;  // primary key -> value
-  std::vector<IndexSpec> indexes;
-
-  Entries entries(const IndexSpec& ix) const {
-    Entries out;
-    for (const auto& [pk, v] : rows)
-      if (auto k = ix.key_of(pk, v)) out.emplace_back(*k, pk);
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
-
-drydb::IndexKeyFunction builder_fn(const IndexSpec& ix) {
-  return [ix](Bytes pk, Bytes v) -> std::optional<IndexKey> {
-    auto k = ix.key_of(to_string(pk), to_string(v));
-    if (!k) return std::nullopt;
-    if (ix.encoding.kind() == drydb::KeyKind::int64) return IndexKey(drydb_support::int64_of(*k));
-    return IndexKey(std::string(*k));
-  };
-}
-
-std::vector<std::byte> build(const Model& m, uint32_t page_size) {
-  drydb::DatabaseBuilder b({.page_size = page_size});
-  auto& t = b.create_table("items", KeyEncoding::bytes());
-  for (const auto& [pk, v] : m.rows)
-    t.append(pk, v);
-  for (const auto& ix : m.indexes)
-    t.add_secondary_index(ix.name, ix.unique, ix.encoding, builder_fn(ix));
-  return built_bytes(b.build_to_memory());
-}
-
-// The query key for an encoded index key.
-Key query_key(const IndexSpec& ix, const std::string& k) {
-  if (ix.encoding.kind() == drydb::KeyKind::int64) return Key(drydb_support::int64_of(k));
-  return Key(std::string_view(k));
-}
-
-// A probe: an index key to query with, or none for unbounded.
-using Probe = std::optional<std::string>;
-
-bool in_bounds(const std::string& k, const Probe& s, const Probe& e, const RangeOptions& o) {
-  if (s && (o.start_exclusive ? k <= *s : k < *s)) return false;
-  if (e && (o.end_exclusive ? k >= *e : k > *e)) return false;
-  return true;
-}
-
-KeyBound bound_of(const IndexSpec& ix, const Probe& p) {
-  if (!p) return unbounded;
-  return query_key(ix, *p);
-}
-
-// The rows an IndexRange yields, as (primary key, value), checked against the index keys too.
-template <class R>
-std::vector<std::pair<std::string, std::string>> rows_of(R& range) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (auto [k, v] : range)
-    out.emplace_back(to_string(k), to_string(v));
-  EXPECT_TRUE(range.status()) << describe(range.status().error());
-  return out;
-}
+// The one model and checker (support/).
+using namespace drydb_support;
 
 class IndexDifferential : public ::testing::TestWithParam<std::tuple<uint32_t, bool>> {};
 
 // Rows with a mix of value sizes (empty, inline, overflow) and indexes of
 // every kind: non-unique bytes (with 0x00 bytes and empty keys, sparse),
 // non-unique int64 (negative keys), unique bytes, unique int64 (sparse).
-Model make_model(int rows) {
-  Model m;
+TableModel make_model(int rows) {
+  TableModel m = make_table("items", KeyEncoding::bytes());
   for (int i = 0; i < rows; ++i) {
     char pk[16];
     std::snprintf(pk, sizeof pk, "k%05d", (i * 7919) % rows);
@@ -130,202 +50,133 @@ Model make_model(int rows) {
   }
   auto num = [](const std::string& pk) { return std::stoi(pk.substr(1)); };
   m.indexes.push_back(
-      {"category", false, KeyEncoding::bytes(),
-       [num](const std::string& pk, const std::string&) -> std::optional<std::string> {
-         int n = num(pk);
-         if (n % 11 == 0) return std::nullopt;
-         switch (n % 6) {
-           case 0:
-             return std::string();
-           case 1:
-             return std::string("c\0", 2);
-           case 2:
-             return std::string("c\0\0x", 4);
-           case 3:
-             return std::string("c");
-           case 4:
-             return std::string("cat\xff", 4);
-           default:
-             return "d" + std::to_string(n % 9);
-         }
-       }});
+      make_index("category", false, KeyEncoding::bytes(),
+                 [num](const std::string& pk, const std::string&) -> std::optional<std::string> {
+                   int n = num(pk);
+                   if (n % 11 == 0) return std::nullopt;
+                   switch (n % 6) {
+                     case 0:
+                       return std::string();
+                     case 1:
+                       return std::string("c\0", 2);
+                     case 2:
+                       return std::string("c\0\0x", 4);
+                     case 3:
+                       return std::string("c");
+                     case 4:
+                       return std::string("cat\xff", 4);
+                     default:
+                       return "d" + std::to_string(n % 9);
+                   }
+                 }));
   m.indexes.push_back(
-      {"bucket", false, KeyEncoding::int64(),
-       [num](const std::string& pk, const std::string&) -> std::optional<std::string> {
-         return int64_key(num(pk) % 13 - 6);
-       }});
-  m.indexes.push_back({"reversed", true, KeyEncoding::bytes(),
-                       [](const std::string& pk, const std::string&) -> std::optional<std::string> {
-                         return std::string(pk.rbegin(), pk.rend());
-                       }});
+      make_index("bucket", false, KeyEncoding::int64(),
+                 [num](const std::string& pk, const std::string&) -> std::optional<std::string> {
+                   return int64_key(num(pk) % 13 - 6);
+                 }));
   m.indexes.push_back(
-      {"negated", true, KeyEncoding::int64(),
-       [num](const std::string& pk, const std::string&) -> std::optional<std::string> {
-         int n = num(pk);
-         if (n % 3 == 0) return std::nullopt;
-         return int64_key(-3 * int64_t{n});
-       }});
+      make_index("reversed", true, KeyEncoding::bytes(),
+                 [](const std::string& pk, const std::string&) -> std::optional<std::string> {
+                   return std::string(pk.rbegin(), pk.rend());
+                 }));
+  m.indexes.push_back(
+      make_index("negated", true, KeyEncoding::int64(),
+                 [num](const std::string& pk, const std::string&) -> std::optional<std::string> {
+                   int n = num(pk);
+                   if (n % 3 == 0) return std::nullopt;
+                   return int64_key(-3 * int64_t{n});
+                 }));
+  m.finish();
   return m;
 }
 
 // Probe keys: every few distinct index keys, their neighbours, and the extremes.
-std::vector<Probe> probes(const IndexSpec& ix, const Entries& entries) {
+std::vector<Bound> probes(const IndexModel& ix) {
+  const auto& entries = ix.entries;
   std::set<std::string> keys;
   for (size_t i = 0; i < entries.size(); i += std::max<size_t>(1, entries.size() / 4))
     keys.insert(entries[i].first);
   if (!entries.empty()) keys.insert(entries.back().first);
-  std::vector<Probe> out = {std::nullopt};
+  std::vector<Bound> out = {Bound::none()};
   for (const auto& k : keys)
-    out.push_back(k);
-  if (ix.encoding.kind() == drydb::KeyKind::int64) {
-    out.push_back(int64_key(std::numeric_limits<int64_t>::min()));
-    out.push_back(int64_key(std::numeric_limits<int64_t>::max()));
-    out.push_back(int64_key(0));
+    out.push_back(Bound::at(k));
+  if (ix.is_int64()) {
+    out.push_back(Bound::at(int64_key(std::numeric_limits<int64_t>::min())));
+    out.push_back(Bound::at(int64_key(std::numeric_limits<int64_t>::max())));
+    out.push_back(Bound::at(int64_key(0)));
   } else {
-    out.push_back(std::string());
-    out.push_back(std::string("c\0\0", 3));  // between keys that share a 0x00 prefix
-    out.push_back(std::string("\xff\xff", 2));
-    out.push_back("d");
+    out.push_back(Bound::at(std::string()));
+    out.push_back(Bound::at(std::string("c\0\0", 3)));  // between keys that share a 0x00 prefix
+    out.push_back(Bound::at(std::string("\xff\xff", 2)));
+    out.push_back(Bound::at("d"));
   }
   return out;
 }
 
-void check_index(const drydb::ReadOnlyTable& table, const Model& m, const IndexSpec& ix) {
+// Every query kind of one index against the model, through the one checker.
+void check_index(const drydb::ReadOnlyTable& table, const TableModel& t, const IndexModel& ix) {
   SCOPED_TRACE("index " + ix.name);
   auto index = table.index(ix.name);
   ASSERT_TRUE(index) << describe(index.error());
   EXPECT_EQ(index->name(), ix.name);
   EXPECT_EQ(index->unique(), ix.unique);
-  const Entries entries = m.entries(ix);
-  ASSERT_EQ(index->count(), entries.size());
+  Outcome out;
+  report_failures(out, t.name + "." + ix.name);
+  check_index_count_all(*index, t, ix, out);
 
-  // get and get_all for every probe and every present key.
-  std::vector<Probe> ps = probes(ix, entries);
-  std::set<std::string> present;
-  for (const auto& e : entries)
-    present.insert(e.first);
-  std::vector<std::string> keys(present.begin(), present.end());
+  // get, get_all and seeks for every present key and every probe.
+  const std::vector<Bound> ps = probes(ix);
+  std::set<std::string> keys;
+  for (const auto& e : ix.entries)
+    keys.insert(e.first);
   for (const auto& p : ps)
-    if (p) keys.push_back(*p);
+    if (p.bounded) keys.insert(p.key);
   for (const auto& k : keys) {
-    auto first = std::lower_bound(entries.begin(), entries.end(), std::make_pair(k, std::string()));
-    const bool has = first != entries.end() && first->first == k;
-    auto row = index->get(query_key(ix, k));
-    ASSERT_TRUE(row) << describe(row.error());
-    ASSERT_EQ(row->has_value(), has) << drydb::escape_bytes(as_bytes(k));
-    if (has) {
-      EXPECT_EQ(to_string(row->key()), first->second);
-      EXPECT_EQ(to_string(row->value()), m.rows.at(first->second));
-    }
-    auto all = index->get_all(query_key(ix, k));
-    ASSERT_TRUE(all) << describe(all.error());
-    std::vector<std::pair<std::string, std::string>> want;
-    for (auto it = first; it != entries.end() && it->first == k; ++it)
-      want.emplace_back(it->second, m.rows.at(it->second));
-    EXPECT_EQ(all->size(), want.size());
-    EXPECT_EQ(rows_of(*all), want);
+    check_index_get(*index, t, ix, k, out);
+    check_index_get_all(*index, t, ix, k, out);
+    check_index_seek(*index, t, ix, k, out);
   }
 
   // Every bound combination, both orders, with count_range.
   for (const auto& s : ps)
     for (const auto& e : ps)
       for (int flags = 0; flags < 4; ++flags)
-        for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
-          RangeOptions o{.start_exclusive = (flags & 1) != 0,
-                         .end_exclusive = (flags & 2) != 0,
-                         .order = order};
-          auto r = index->get_range(bound_of(ix, s), bound_of(ix, e), o);
-          auto c = index->count_range(bound_of(ix, s), bound_of(ix, e), o);
-          if (s && e && *s > *e) {
-            ASSERT_FALSE(r);
-            EXPECT_EQ(r.error().code, errc::invalid_argument);
-            ASSERT_FALSE(c);
-            continue;
-          }
-          ASSERT_TRUE(r) << describe(r.error());
-          ASSERT_TRUE(c) << describe(c.error());
-          std::vector<std::pair<std::string, std::string>> want;
-          for (const auto& [k, pk] : entries)
-            if (in_bounds(k, s, e, o)) want.emplace_back(pk, m.rows.at(pk));
-          if (order == SortOrder::descending) std::reverse(want.begin(), want.end());
-          EXPECT_EQ(*c, want.size());
-          EXPECT_EQ(r->size(), want.size());
-          EXPECT_EQ(rows_of(*r), want);
+        for (SortOrder order : kBothOrders) {
+          const RangeOptions o{.start_exclusive = (flags & 1) != 0,
+                               .end_exclusive = (flags & 2) != 0,
+                               .order = order};
+          check_index_range(*index, t, ix, s, e, o, out);
+          check_index_count(*index, t, ix, s, e, o, out);
         }
 
-  // Prefixes (byte-keyed indexes only).
-  if (ix.encoding.kind() == drydb::KeyKind::bytes) {
-    for (std::string p :
-         {std::string(), std::string("c"), std::string("c\0", 2), std::string("c\0\0", 3),
-          std::string("cat\xff", 4), std::string("d"), std::string("k"), std::string("\xff")}) {
-      for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
-        auto r = index->prefix(as_bytes(p), order);
-        ASSERT_TRUE(r) << describe(r.error());
-        std::vector<std::pair<std::string, std::string>> want;
-        for (const auto& [k, pk] : entries)
-          if (k.compare(0, p.size(), p) == 0 && k.size() >= p.size())
-            want.emplace_back(pk, m.rows.at(pk));
-        if (order == SortOrder::descending) std::reverse(want.begin(), want.end());
-        EXPECT_EQ(rows_of(*r), want) << drydb::escape_bytes(as_bytes(p));
-      }
-    }
-  } else {
-    auto r = index->prefix("x");
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::wrong_key_type);
-  }
+  // Prefixes (refused by int64 indexes).
+  for (std::string p : {std::string(), std::string("c"), std::string("c\0", 2),
+                        std::string("c\0\0", 3), std::string("cat\xff", 4), std::string("d"),
+                        std::string("k"), std::string("\xff"), std::string("x")})
+    for (SortOrder order : kBothOrders)
+      check_index_prefix(*index, t, ix, p, order, out);
 
-  // Cursor walks both ways, with index keys and ranks.
-  auto c = index->cursor();
-  size_t i = 0;
-  for (bool ok = c.first(); ok; ok = c.next(), ++i) {
-    ASSERT_LT(i, entries.size());
-    EXPECT_EQ(c.rank(), i);
-    EXPECT_EQ(to_string(c.index_key()), entries[i].first);
-    EXPECT_EQ(to_string(c.key()), entries[i].second);
-    EXPECT_EQ(to_string(c.value()), m.rows.at(entries[i].second));
-  }
-  EXPECT_TRUE(c.status());
-  EXPECT_EQ(i, entries.size());
-  i = entries.size();
-  for (bool ok = c.last(); ok; ok = c.prev()) {
-    --i;
-    EXPECT_EQ(to_string(c.key()), entries[i].second);
-    EXPECT_EQ(to_string(c.index_key()), entries[i].first);
-  }
-  EXPECT_EQ(i, 0u);
-  // seek / seek_exact land on the first entry of a key or past it.
-  for (const auto& k : keys) {
-    auto first = std::lower_bound(entries.begin(), entries.end(), std::make_pair(k, std::string()));
-    const bool exact = c.seek_exact(query_key(ix, k));
-    EXPECT_EQ(exact, first != entries.end() && first->first == k);
-    ASSERT_EQ(c.valid(), first != entries.end());
-    if (c.valid()) {
-      EXPECT_EQ(c.rank(), static_cast<uint64_t>(first - entries.begin()));
-      EXPECT_EQ(to_string(c.key()), first->second);
-      // A Row taken from the cursor outlives its moves.
-      drydb::Row row = c.row();
-      c.next();
-      EXPECT_EQ(to_string(row.key()), first->second);
-      EXPECT_EQ(to_string(row.value()), m.rows.at(first->second));
-    }
-  }
+  // Cursor walks both ways, with index keys, ranks and rows.
+  check_index_walk(*index, t, ix, true, out);
+  check_index_walk(*index, t, ix, false, out);
+  EXPECT_TRUE(out.clean());
+  EXPECT_GT(out.rows, ix.size());
 }
 
 TEST_P(IndexDifferential, MatchesModel) {
   const auto [page_size, cached] = GetParam();
-  const Model m = make_model(1200);
-  const auto bytes = build(m, page_size);
+  DbModel m{.page_size = page_size, .tables = {make_model(1200)}};
+  const auto bytes = build_memory(m);
   ASSERT_FALSE(bytes.empty());
-  auto db = cached ? drydb_support::open_cached(bytes, 8 * page_size)
-                   : ReadOnlyDatabase::open_memory(bytes);
+  auto db = cached ? open_cached(bytes, 8 * page_size) : ReadOnlyDatabase::open_memory(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   auto st = db->verify();
   ASSERT_TRUE(st) << describe(st.error());
   auto table = db->table("items").value();
-  ASSERT_EQ(table.indexes().size(), m.indexes.size());
-  for (const auto& ix : m.indexes)
-    check_index(table, m, ix);
+  const TableModel& items = m.tables[0];
+  ASSERT_EQ(table.indexes().size(), items.indexes.size());
+  for (const auto& ix : items.indexes)
+    check_index(table, items, ix);
   // Deep trees: the tiny pages give the indexes several levels.
   if (page_size == 512) {
     EXPECT_GE(table.index("bucket")->depth(), 3u);

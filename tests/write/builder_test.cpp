@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "test_util.h"
+#include "support/test_util.h"
 
 namespace drydb_test {
 namespace {
@@ -399,7 +399,7 @@ TEST(BuilderTest, SpillsAndMergesPastTheMemoryBudget) {
   Model model;
   Rng rng(2024);
   while (model.size() < 200000) {
-    std::string k = "row:" + std::to_string(uniform(rng, 0, 999999999));
+    std::string k = "row:" + std::to_string(rng.between(0, 999999999));
     model.emplace(k, value_for(k, rng, 0, 24));
   }
   const Model ints = random_model(Enc::int64, 20000, 5, 4, 4);

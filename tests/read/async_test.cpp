@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "drydb/async.h"
-#include "fault_util.h"
+#include "support/fault_util.h"
 
 namespace drydb_fault {
 namespace {
@@ -46,54 +46,28 @@ using result = drydb::result<T>;
 constexpr size_t kTinyCache = 4 * 512;  // four leaf/overflow pages: every query evicts
 
 DbModel make_model() {
-  DbModel m;
-  m.page_size = 512;
-  TableModel items = make_table("items", drydb::KeyEncoding::bytes());
-  for (uint32_t i = 0; i < 1200; ++i) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "user/%06u", i * 3);
-    size_t len = (i * 37) % 90;
-    if (i % 17 == 5) len = 129 + (i * 131) % 2500;
-    items.rows.emplace(buf, make_value(i, len));
-  }
-  items.indexes.push_back(
+  DbModel m = users_and_numbers(1200, -3000);
+  m.tables[0].indexes.push_back(
       make_index("size", false, drydb::KeyEncoding::bytes(),
                  [](const std::string&, const std::string& value) -> std::optional<std::string> {
                    if (value.size() % 4 == 0) return std::nullopt;
                    return "size-" + std::string(1, static_cast<char>('a' + value.size() % 11));
                  }));
-  TableModel nums = make_table("nums", drydb::KeyEncoding::int64());
-  for (int64_t i = 0; i < 1200; ++i)
-    nums.rows.emplace(int64_key(i * 5 - 3000),
-                      make_value(50000 + static_cast<uint64_t>(i), i % 50 == 7 ? 300 : 8));
-  nums.indexes.push_back(
+  m.tables[1].indexes.push_back(
       make_index("negated", true, drydb::KeyEncoding::int64(),
                  [](const std::string& key, const std::string&) -> std::optional<std::string> {
                    return int64_key(-int64_of(key));
                  }));
-  m.tables = {items, nums};
   m.finish();
   return m;
 }
 
-struct Fixture {
-  DbModel model;
-  std::vector<std::byte> file;
-  std::unique_ptr<TempDir> dir;
-  std::filesystem::path path;
-};
+using Fixture = ModelFile;
 
+// Built once: tests share the file.
 const Fixture& fixture() {
-  static const Fixture* f = [] {
-    auto* x = new Fixture;  // lives for the process: tests share the file
-    x->model = make_model();
-    x->file = build_memory(x->model);
-    x->dir = std::make_unique<TempDir>();
-    x->path = *x->dir / "db.drydb";
-    if (!write_file(x->path, x->file)) ADD_FAILURE() << "cannot write " << x->path;
-    return x;
-  }();
-  return *f;
+  static const Fixture& f = model_file_for_process(make_model());
+  return f;
 }
 
 // ---- executors ---------------------------------------------------------------------------------
@@ -579,12 +553,12 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         keys.size(),
         [&](size_t i) {
           ++queries_;
-          return index.get_async(index_key_of(ix, keys[i]));
+          return index.get_async(key_of(ix, keys[i]));
         },
         [&](size_t i, const result<drydb::Row>& r) {
           const std::string what = ix.name + " get " + show_index_key(ix, keys[i]);
           ASSERT_TRUE(r) << what << ": " << describe(r.error());
-          const auto sync = index.get(index_key_of(ix, keys[i]));
+          const auto sync = index.get(key_of(ix, keys[i]));
           ASSERT_TRUE(sync) << what;
           EXPECT_EQ(r->has_value(), sync->has_value()) << what;
           const size_t at = ix.lower(keys[i]);
@@ -601,11 +575,11 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         keys.size(),
         [&](size_t i) {
           ++queries_;
-          return index.get_all_async(index_key_of(ix, keys[i]));
+          return index.get_all_async(key_of(ix, keys[i]));
         },
         [&](size_t i, result<drydb::IndexRange>& r) {
           const std::string what = ix.name + " get_all " + show_index_key(ix, keys[i]);
-          auto sync = index.get_all(index_key_of(ix, keys[i]));
+          auto sync = index.get_all(key_of(ix, keys[i]));
           EXPECT_EQ(expect_same_range(r, sync, what),
                     model_rows(ix.lower(keys[i]), ix.upper(keys[i])))
               << what;
@@ -638,15 +612,14 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         cases.size(),
         [&](size_t i) {
           ++queries_;
-          return index.get_range_async(index_key_of(ix, cases[i].start),
-                                       index_key_of(ix, cases[i].end), cases[i].options);
+          return index.get_range_async(key_of(ix, cases[i].start), key_of(ix, cases[i].end),
+                                       cases[i].options);
         },
         [&](size_t i, result<drydb::IndexRange>& r) {
           const Case& c = cases[i];
           const std::string what = ix.name + " get_range " + show_index_key(ix, c.start) + ".." +
                                    show_index_key(ix, c.end);
-          auto sync =
-              index.get_range(index_key_of(ix, c.start), index_key_of(ix, c.end), c.options);
+          auto sync = index.get_range(key_of(ix, c.start), key_of(ix, c.end), c.options);
           const std::vector<Row> rows = expect_same_range(r, sync, what);
           size_t lo, hi;
           if (!model_span(c, &lo, &hi)) {
@@ -661,16 +634,15 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
         cases.size(),
         [&](size_t i) {
           ++queries_;
-          return index.count_range_async(index_key_of(ix, cases[i].start),
-                                         index_key_of(ix, cases[i].end), cases[i].options);
+          return index.count_range_async(key_of(ix, cases[i].start), key_of(ix, cases[i].end),
+                                         cases[i].options);
         },
         [&](size_t i, const result<uint64_t>& r) {
           const Case& c = cases[i];
           const std::string what = ix.name + " count_range " + show_index_key(ix, c.start) + ".." +
                                    show_index_key(ix, c.end);
-          expect_same_count(
-              r, index.count_range(index_key_of(ix, c.start), index_key_of(ix, c.end), c.options),
-              what);
+          expect_same_count(r, index.count_range(key_of(ix, c.start), key_of(ix, c.end), c.options),
+                            what);
           size_t lo, hi;
           if (model_span(c, &lo, &hi))
             EXPECT_EQ(r.value_or(~uint64_t{0}), hi - lo) << what;

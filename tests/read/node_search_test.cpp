@@ -1,0 +1,75 @@
+// The in-page searches of the read path (detail/node.h) against the standard library:
+// compare_bytes orders as memcmp then length (bytes above 0x7f included), and unique_prefix_find,
+// unique_prefix_lower_bound and prefix_lower_bound give std::lower_bound's answer on dense,
+// gapped and evenly spaced prefix arrays, for keys below, inside and above them.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "drydb/detail/coding.h"
+#include "drydb/detail/node.h"
+#include "support/random.h"
+
+namespace {
+
+using drydb_support::Rng;
+
+TEST(SearchPrimitives, CompareBytesOrdersAsMemcmpThenLength) {
+  Rng rng(3);
+  const unsigned char alphabet[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+  auto random_bytes = [&] {
+    std::string s(rng.between(0, 24), '\0');
+    for (auto& c : s)
+      c = static_cast<char>(alphabet[rng.between(0, 4)]);
+    return s;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    std::string a = random_bytes(),
+                b = i % 3 == 0 ? a.substr(0, rng.between(0, a.size())) : random_bytes();
+    if (i % 5 == 0 && !b.empty()) b = a + b;  // long shared runs
+    const auto view = [](const std::string& s) {
+      return std::as_bytes(std::span(s.data(), s.size()));
+    };
+    const int want = a.compare(b), got = drydb::detail::compare_bytes(view(a), view(b));
+    ASSERT_EQ((got > 0) - (got < 0), (want > 0) - (want < 0)) << i;
+  }
+}
+
+TEST(SearchPrimitives, UniquePrefixSearchesMatchLowerBound) {
+  Rng rng(4);
+  for (int shape = 0; shape < 4; ++shape) {
+    for (uint32_t n : {1u, 2u, 3u, 9u, 40u, 255u}) {
+      std::vector<uint64_t> values;
+      uint64_t v = shape == 3 ? ~uint64_t{0} - 10 * n : rng.between(0, 1000);
+      for (uint32_t i = 0; i < n; ++i) {
+        values.push_back(v);
+        v += shape == 0 ? 1 : shape == 1 ? 1 + rng.between(0, 50) : 7;  // dense, gaps, even
+      }
+      std::vector<std::byte> bytes(8 * n);
+      for (uint32_t i = 0; i < n; ++i)
+        drydb::detail::store_be64(bytes.data() + 8 * i, values[i]);
+      std::vector<uint64_t> probes = {0, ~uint64_t{0}, values.front() - 1, values.back() + 1};
+      for (uint64_t x : values)
+        for (uint64_t d : {uint64_t{0}, uint64_t{1}, ~uint64_t{0}})
+          probes.push_back(x + d);
+      for (uint64_t x : probes) {
+        const auto want = static_cast<uint32_t>(std::lower_bound(values.begin(), values.end(), x) -
+                                                values.begin());
+        bool found;
+        EXPECT_EQ(drydb::detail::unique_prefix_find(bytes.data(), n, x, &found), want)
+            << shape << " " << n << " " << x;
+        EXPECT_EQ(found, want < n && values[want] == x);
+        EXPECT_EQ(drydb::detail::unique_prefix_lower_bound(bytes.data(), n, x), want);
+        EXPECT_EQ(drydb::detail::prefix_lower_bound(bytes.data(), n, x), want);
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,164 @@
+// What the GoogleTest suites share on top of the GoogleTest-free support (keys.h, random.h,
+// storage.h, model.h, checker.h, which the fuzz targets use too): a checked build, a per-test
+// temp folder, whole-file reads and writes, and expectations on what the checker found.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "checker.h"
+#include "drydb/drydb.h"
+#include "keys.h"
+#include "model.h"
+#include "random.h"
+#include "storage.h"
+
+namespace drydb_support {
+
+// ---- errors and builds -------------------------------------------------------------------------
+
+// The bytes of a build; when the build failed, a test failure and no bytes.
+inline std::vector<std::byte> built_bytes(drydb::result<std::vector<std::byte>> bytes) {
+  if (!bytes) {
+    ADD_FAILURE() << "build failed: " << describe(bytes.error());
+    return {};
+  }
+  return std::move(*bytes);
+}
+
+// ---- files -------------------------------------------------------------------------------------
+
+// A fresh, empty folder for one test (named after it, the process and a serial number, so no two
+// folders alive at once share a name), removed when the object dies.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<uint64_t> serial{0};
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("drydb-") + (info ? info->test_suite_name() : "x") + "-" +
+                       (info ? info->name() : "x") + "-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(serial.fetch_add(1));
+    for (auto& c : name)
+      if (c == '/') c = '_';
+    path_ = std::filesystem::temp_directory_path() / name;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    std::filesystem::create_directories(path_, ec);
+    EXPECT_FALSE(ec) << "cannot create " << path_ << ": " << ec.message();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+
+  // Names of the entries in the folder, sorted.
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(path_, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+      out.push_back(it->path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline bool write_file(const std::filesystem::path& path, Bytes bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  return static_cast<bool>(out);
+}
+
+inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(chars.size());
+  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+// build_database of the model; records a test failure and returns no bytes when the build fails.
+inline std::vector<std::byte> build_memory(const DbModel& m) {
+  return built_bytes(build_database(m));
+}
+
+// A model with its file, built in memory and written to a temp folder, for suites whose tests
+// share one file.
+struct ModelFile {
+  DbModel model;
+  std::vector<std::byte> file;
+  std::unique_ptr<TempDir> dir;
+  std::filesystem::path path;
+};
+
+// The ModelFile of `m` (finished), written as `name`; it lives for the process, so tests may hold
+// views of it from any thread.
+inline const ModelFile& model_file_for_process(DbModel m, std::string_view name = "db.drydb") {
+  auto* x = new ModelFile;
+  x->model = std::move(m);
+  x->file = build_memory(x->model);
+  x->dir = std::make_unique<TempDir>();
+  x->path = *x->dir / name;
+  if (!write_file(x->path, x->file)) ADD_FAILURE() << "cannot write " << x->path;
+  return *x;
+}
+
+// ---- expectations on the checker ----------------------------------------------------------------
+
+// Makes `out` report each wrong answer and error as a test failure as it is found (the first
+// `most`, prefixed with `context`), for checks that expect neither.
+inline void report_failures(Outcome& out, std::string context, int most = 12) {
+  auto report = [context = std::move(context), most, seen = 0](const std::string& what) mutable {
+    if (++seen <= most) ADD_FAILURE() << context << ": " << what;
+  };
+  out.on_wrong = report;
+  out.on_error = report;
+}
+
+// No wrong answer (all of them listed), no error, and at least `min_correct` right answers.
+inline void expect_all_correct(const Outcome& out, uint64_t min_correct = 1) {
+  EXPECT_TRUE(out.wrong.empty()) << out.wrong.size() << " wrong answers:\n  " << [&] {
+    std::string s;
+    for (const auto& w : out.wrong)
+      s += w + "\n  ";
+    return s;
+  }();
+  EXPECT_EQ(out.errors, 0u) << "first error: " << out.first_error;
+  EXPECT_GE(out.correct, min_correct);
+}
+
+// check_database of `m` through `db` (the queries `subset` picks), then expect_all_correct.
+inline void expect_database_correct(const drydb::ReadOnlyDatabase& db, const DbModel& m,
+                                    uint64_t min_correct, uint64_t subset = kEveryQuery) {
+  Outcome out;
+  check_database(db, m, out, subset);
+  expect_all_correct(out, min_correct);
+}
+
+}  // namespace drydb_support
