@@ -1,7 +1,7 @@
 // The constants and layout arithmetic of drydb file format 2.
 //
 // docs/format.md specifies every byte; this header is its code twin. A change
-// to one is a change to the other (tests/format_doc_test.cpp rebuilds the
+// to one is a change to the other (tests/format/format_doc_test.cpp rebuilds the
 // worked example of docs/format.md and compares bytes).
 //
 //   page 0                 pages 1 .. page_count-1                  catalog
