@@ -296,8 +296,9 @@ def shape_section(runs, errors):
     if not present:
         return []
     md = ["## Key shapes", "",
-          "1,000,000 rows per shape (the names: all 34,823 of Debian's unicode-data; the integer shapes",
-          "also at 16,000,000), 13-byte values, 4 KiB pages (bench/shapes.h). Get: every key once, in",
+          "1,000,000 rows per shape (the names: every character name of Debian's unicode-data, about",
+          "35,000; the integer shapes also at 16,000,000), 13-byte values, 4 KiB pages",
+          "(bench/shapes.h). Get: every key once, in",
           "random order; Miss: absent keys between present ones (dense: outside the range); Scan: 100",
           "rows from a present key; Count: a range of 8,000 rows. ns per query, medians; SQLite in its",
           "fair setup.", ""]
@@ -456,7 +457,8 @@ def main():
         "- **\\* RocksDB is Debian's librocksdb 7.8.3, built with assertions enabled** (it imports "
         "`__assert_fail`); a release build of RocksDB would be somewhat faster than shown.",
         "",
-        "Rerun with `scripts/bench.sh` (about 10-15 minutes here), or a part of it with "
+        "Rerun with `scripts/bench.sh` (longer than the 10-15 minutes it took before the key shapes "
+        "joined, for their 16M-row stores), or a part of it with "
         "`scripts/bench.sh --filter Range`.",
         "",
     ]

@@ -3,8 +3,11 @@
 # LMDB, RocksDB and in-memory baselines. Writes docs/benchmarks.md and one SVG chart per workload
 # in docs/bench/ from the run's JSON. Installs missing Debian packages first.
 #
-#   scripts/bench.sh                     the whole suite, 5 interleaved repetitions (~10 min on
-#                                        a 2-core machine)
+#   scripts/bench.sh                     the whole suite, 5 interleaved repetitions (about 10
+#                                        min on a 2-core machine before the key shapes, whose
+#                                        16M-row stores make it considerably longer; the 1M-row
+#                                        shapes alone: --filter '_(dense|random|clustered|url)_1M/|_names/'
+#                                        ran in 146 s with 3 repetitions of 0.2 s)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
 #                                        <workload>/<store>/...); the report then goes to
 #                                        build/bench/report/ unless --out is given
