@@ -87,5 +87,18 @@ inline uint64_t int64_to_ordered(int64_t v) noexcept {
 inline int64_t ordered_to_int64(uint64_t u) noexcept {
   return static_cast<int64_t>(u ^ (uint64_t{1} << 63));
 }
+// An int64 key's 8 encoded bytes (big-endian, the sign bit flipped), and the
+// int64 back from them. Requires: out / key hold 8 bytes.
+inline void encode_int64_key(int64_t v, std::byte* out) noexcept {
+  const uint64_t u = int64_to_ordered(v);
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<std::byte>(u >> (56 - 8 * i));
+}
+inline int64_t decode_int64_key(const std::byte* key) noexcept {
+  uint64_t u = 0;
+  for (int i = 0; i < 8; ++i)
+    u = u << 8 | static_cast<uint8_t>(key[i]);
+  return ordered_to_int64(u);
+}
 
 }  // namespace drydb

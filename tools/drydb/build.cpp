@@ -15,8 +15,7 @@
 
 #include "common.h"
 #include "drydb/builder.h"
-#include "drydb/detail/coding.h"
-#include "drydb/detail/format.h"
+#include "drydb/limits.h"
 #include "input.h"
 #include "json.h"
 #include "keys.h"
@@ -324,7 +323,7 @@ bool encode_key(const Scalar& s, KeyEncoding enc, int radix, std::string* out, s
       return false;
     }
     out->resize(8);
-    detail::store_be64(reinterpret_cast<std::byte*>(out->data()), int64_to_ordered(v));
+    encode_int64_key(v, reinterpret_cast<std::byte*>(out->data()));
     return true;
   }
   if (s.kind == Scalar::missing || s.kind == Scalar::null || !scalar_text(s, &buf, &text)) {
@@ -376,7 +375,7 @@ bool index_key_of(const IndexRuntime& ix, KeyEncoding table_encoding, std::strin
     case IndexSource::key:
       if (table_encoding == KeyEncoding::int64()) {
         s.kind = Scalar::integer;
-        s.i = ordered_to_int64(detail::load_be64(reinterpret_cast<const std::byte*>(key.data())));
+        s.i = decode_int64_key(reinterpret_cast<const std::byte*>(key.data()));
       } else if (table_encoding.kind() == KeyKind::bytes) {
         s.kind = Scalar::string, s.s = key;
       } else {
@@ -759,7 +758,7 @@ int BuildCommand::run() {
   DatabaseBuilder builder(options);
   std::vector<std::unique_ptr<TableRuntime>> tables;
   std::map<std::string, TableRuntime*> by_name;
-  const uint32_t max_key = detail::max_key_length(f.page_size);
+  const uint32_t max_key = max_key_length(f.page_size);
 
   if (dump) {
     if (!specs.empty())
@@ -777,7 +776,7 @@ int BuildCommand::run() {
         uint32_t v = 0;
         const auto t = d.node(*ps).text;
         std::from_chars(t.data(), t.data() + t.size(), v);
-        if (!detail::valid_page_size(v))
+        if (!valid_page_size(v))
           fail(fmt::format("{}: bad page size in the dump header", where(line)));
         options.page_size = v;
       }
@@ -812,7 +811,7 @@ int BuildCommand::run() {
       }
     }
     builder = DatabaseBuilder(options);
-    const uint32_t dump_max_key = detail::max_key_length(options.page_size);
+    const uint32_t dump_max_key = max_key_length(options.page_size);
     const uint32_t ts = member(0, "tables", JsonType::array);
     for (uint32_t c = ts + 1, k = 0; k < d.node(ts).size; ++k, c = d.node(c).next) {
       auto t = std::make_unique<TableRuntime>();
@@ -990,7 +989,7 @@ int BuildCommand::run() {
         continue;
       }
       if (t.encoding.kind() == KeyKind::bytes &&
-          t.key_bytes.size() > detail::max_key_length(options.page_size)) {
+          t.key_bytes.size() > max_key_length(options.page_size)) {
         bad_row(fmt::format("key of {} bytes is over the limit", t.key_bytes.size()));
         continue;
       }
@@ -1034,7 +1033,7 @@ int BuildCommand::run() {
         MsgpackWriter w(&t.value_bytes);
         rec->to_msgpack(w, t.spec.omit_empty);
       }
-      if (t.value_bytes.size() > detail::kMaxValueLength) {
+      if (t.value_bytes.size() > kMaxValueLength) {
         bad_row(fmt::format("table '{}': value of 4 GiB or more", t.spec.name));
         ok = false;
         break;

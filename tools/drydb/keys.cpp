@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "drydb/detail/coding.h"
 #include "json.h"
 #include "text.h"
 
@@ -43,7 +42,7 @@ std::string parse_key_text(KeyEncoding encoding, std::string_view text, bool hex
     if (!parse_hex_int64(text, &v))
       fail(fmt::format("'{}' is not an int64 key in hex", escape_display(text)));
     std::string out(8, '\0');
-    detail::store_be64(reinterpret_cast<std::byte*>(out.data()), int64_to_ordered(v));
+    encode_int64_key(v, reinterpret_cast<std::byte*>(out.data()));
     return out;
   }
   if (hex) {
@@ -69,7 +68,7 @@ Key make_key(KeyKind kind, std::string_view encoded) {
   const auto* p = reinterpret_cast<const std::byte*>(encoded.data());
   switch (kind) {
     case KeyKind::int64:
-      return Key(ordered_to_int64(detail::load_be64(p)));
+      return Key(decode_int64_key(p));
     case KeyKind::uuid:
       return Key(Uuid::from_bytes(std::span<const std::byte, 16>(p, 16)));
     case KeyKind::ulid:
@@ -84,7 +83,7 @@ IndexKey make_index_key(KeyKind kind, std::string_view encoded) {
   const auto* p = reinterpret_cast<const std::byte*>(encoded.data());
   switch (kind) {
     case KeyKind::int64:
-      return IndexKey(ordered_to_int64(detail::load_be64(p)));
+      return IndexKey(decode_int64_key(p));
     case KeyKind::uuid:
       return IndexKey(Uuid::from_bytes(std::span<const std::byte, 16>(p, 16)));
     case KeyKind::ulid:
@@ -97,7 +96,7 @@ IndexKey make_index_key(KeyKind kind, std::string_view encoded) {
 
 std::string display_key(KeyEncoding encoding, std::span<const std::byte> key, bool hex) {
   if (hex && encoding == KeyEncoding::int64() && key.size() == 8) {
-    const int64_t v = ordered_to_int64(detail::load_be64(key.data()));
+    const int64_t v = decode_int64_key(key.data());
     const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     return fmt::format("{}{:x}", v < 0 ? "-" : "", magnitude);
   }
