@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "format/byte_io.h"
 #include "drydb/detail/format.h"
+#include "format/byte_io.h"
 
 namespace drydb::detail {
 namespace {

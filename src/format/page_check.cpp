@@ -2,11 +2,11 @@
 
 #include <string>
 
-#include "format/checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
 #include "drydb/detail/node.h"
+#include "format/checksum.h"
 
 namespace drydb::detail {
 namespace {

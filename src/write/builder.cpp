@@ -5,11 +5,11 @@
 #include <deque>
 #include <set>
 
-#include "format/checksum.h"
 #include "drydb/detail/catalog.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
+#include "format/checksum.h"
 #include "write/page_spool.h"
 #include "write/sink.h"
 #include "write/sorter.h"

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "format/checksum.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
+#include "format/checksum.h"
 
 namespace drydb::detail {
 namespace {

@@ -80,6 +80,13 @@ std::vector<std::byte> build(const Model& m, uint32_t page_size) {
   return bytes ? std::move(*bytes) : std::vector<std::byte>{};
 }
 
+bool write_file(const std::filesystem::path& path, const std::vector<std::byte>& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  return std::fclose(f) == 0 && ok;
+}
+
 // Present keys shuffled, with absent keys and repeats mixed in.
 std::vector<std::string> queries(const Model& m, uint64_t seed) {
   std::vector<std::string> q;
@@ -156,12 +163,7 @@ TEST_P(GetMany, MatchesGetOnEveryStorage) {
       std::filesystem::temp_directory_path() / ("drydb_get_many_" + std::string(c.name));
   std::filesystem::create_directories(dir);
   const auto path = dir / "t.drydb";
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), f), file.size());
-    std::fclose(f);
-  }
+  ASSERT_TRUE(write_file(path, file)) << path;
   for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
     SCOPED_TRACE(storage == drydb::StorageKind::mmap ? "mmap" : "pread, tiny cache");
     // Four pages: every batch misses and evicts (the slow path, key by key).
@@ -280,12 +282,7 @@ TEST(GetManyErrors, ACorruptPageFailsTheCallAndResetsEveryValue) {
   const auto dir = std::filesystem::temp_directory_path() / "drydb_get_many_corrupt";
   std::filesystem::create_directories(dir);
   const auto path = dir / "t.drydb";
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), f), file.size());
-    std::fclose(f);
-  }
+  ASSERT_TRUE(write_file(path, file)) << path;
   for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
     auto db =
         drydb::ReadOnlyDatabase::open(path, {.storage = storage, .page_cache_bytes = 8 * 512});

@@ -1,7 +1,7 @@
 // The format-2.0 golden files in this folder: what each holds, as a model computed from fixed
 // formulas. make_format2.cpp wrote the files from this model with the format-2.0 builder;
-// tests/format/format2_compat_test.cpp opens the committed files with today's reader and checks every
-// row and index entry against the same model, so files of format 2.0 stay readable by every
+// tests/format/format2_compat_test.cpp opens the committed files with today's reader and checks
+// every row and index entry against the same model, so files of format 2.0 stay readable by every
 // later reader. Never regenerate the files with a builder that writes another format version:
 // they are the record of what format 2.0 was.
 //
