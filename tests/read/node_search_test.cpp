@@ -1,7 +1,8 @@
 // The in-page searches of the read path (detail/node.h) against the standard library:
 // compare_bytes orders as memcmp then length (bytes above 0x7f included), and unique_prefix_find,
 // unique_prefix_lower_bound and prefix_lower_bound give std::lower_bound's answer on dense,
-// gapped and evenly spaced prefix arrays, for keys below, inside and above them.
+// gapped, evenly spaced, uniformly random and clustered prefix arrays, for keys below, inside
+// and above them.
 
 #include <gtest/gtest.h>
 
@@ -43,14 +44,23 @@ TEST(SearchPrimitives, CompareBytesOrdersAsMemcmpThenLength) {
 
 TEST(SearchPrimitives, UniquePrefixSearchesMatchLowerBound) {
   Rng rng(4);
-  for (int shape = 0; shape < 4; ++shape) {
-    for (uint32_t n : {1u, 2u, 3u, 9u, 40u, 255u}) {
+  // Shapes: dense, small gaps, evenly spaced, evenly spaced at the top of the range, uniform
+  // over the whole range (interpolation's guess near but rarely right), bursts separated by gaps
+  // of very different lengths (the guess far off).
+  for (int shape = 0; shape < 6; ++shape) {
+    for (uint32_t n : {1u, 2u, 3u, 9u, 40u, 255u, 500u}) {
       std::vector<uint64_t> values;
       uint64_t v = shape == 3 ? ~uint64_t{0} - 10 * n : rng.between(0, 1000);
       for (uint32_t i = 0; i < n; ++i) {
-        values.push_back(v);
-        v += shape == 0 ? 1 : shape == 1 ? 1 + rng.between(0, 50) : 7;  // dense, gaps, even
+        values.push_back(shape == 4 ? rng.next() : v);
+        if (shape == 5 && rng.between(0, 9) == 0)
+          v += uint64_t{1} << rng.between(10, 40);  // a gap
+        else
+          v += shape == 0 ? 1 : shape == 1 || shape == 5 ? 1 + rng.between(0, 50) : 7;
       }
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      n = static_cast<uint32_t>(values.size());
       std::vector<std::byte> bytes(8 * n);
       for (uint32_t i = 0; i < n; ++i)
         drydb::detail::store_be64(bytes.data() + 8 * i, values[i]);

@@ -65,10 +65,29 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
       const bool at_or_after = load_be64(prefixes + 8 * size_t{g - 1}) < x;
       const bool at_or_before = load_be64(prefixes + 8 * size_t{g}) >= x;
       if (at_or_after && at_or_before) return g;
-      if (at_or_after)
-        lo = g;  // keys[g] < x: j > g
-      else
-        hi = g - 1;  // keys[g-1] >= x: j <= g-1
+      // A near miss is the common case on keys that are merely random: step
+      // away from the guess by 4, 8, 16, 32 slots (cache lines near it) until
+      // j is bracketed; only a guess that is far off leaves the rest of that
+      // side to the binary search.
+      if (at_or_after) {  // keys[g-1] < keys[g] < x: j > g
+        lo = g;
+        for (uint32_t step = 2; step <= 64 && hi - lo > step; step *= 2) {
+          if (load_be64(prefixes + 8 * size_t{lo + step}) >= x) {
+            hi = lo + step;
+            break;
+          }
+          lo += step;
+        }
+      } else {  // keys[g-1] >= x: j <= g-1
+        hi = g - 1;
+        for (uint32_t step = 2; step <= 64 && hi - lo > step; step *= 2) {
+          if (load_be64(prefixes + 8 * size_t{hi - step - 1}) < x) {
+            lo = hi - step;
+            break;
+          }
+          hi -= step;
+        }
+      }
     }
   }
   return lo + prefix_lower_bound(prefixes + 8 * size_t{lo}, hi - lo + 1, x);
