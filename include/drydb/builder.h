@@ -66,6 +66,17 @@ class TableBuilder {
   TableBuilder& add_secondary_index(std::string_view name, bool unique, KeyEncoding encoding,
                                     IndexKeyFunction index_key);
 
+  // Gives the table a miss filter of at most `bits_per_key` bits per row
+  // (1 to 32; 10 answers about 99% of gets of absent keys from one cache
+  // line, for 1.25 bytes per row in the file): a blocked Bloom filter over
+  // the primary keys, which get() and get_many() test before descending the
+  // tree. A present key always passes. Costs a get of a present key one
+  // hash and one more cache line; ranges, cursors and index queries do not
+  // use it. The builder holds the filter in memory while it writes the
+  // table. Called again, the last size counts. Records errc::invalid_argument
+  // for a size outside 1 .. 32. An empty table gets no filter.
+  TableBuilder& add_miss_filter(uint32_t bits_per_key = 10);
+
   std::string_view name() const noexcept;
   KeyEncoding encoding() const noexcept;
   uint64_t rows_appended() const noexcept;

@@ -39,6 +39,10 @@ struct TableInfo {
   uint64_t internal_pages;
   uint64_t overflow_pages;
   uint32_t max_key_length;  // the longest key in the table
+  // The miss filter (TableBuilder::add_miss_filter): the bits per key it was
+  // built with (0 = none) and its pages.
+  uint32_t miss_filter_bits_per_key = 0;
+  uint64_t miss_filter_pages = 0;
 };
 
 class ReadOnlyTable {
@@ -59,6 +63,16 @@ class ReadOnlyTable {
       return get_checked(key);
     if (tree_->desc->rows == 0) return Value();
     const auto k = key.bytes();
+    if (tree_->miss_filter != nullptr) {
+      switch (detail::test_miss_filter(detail::ResidentPages{*db_}, *tree_, k)) {
+        case detail::FilterSays::absent:
+          return Value();
+        case detail::FilterSays::unread:
+          return get_checked(key);
+        case detail::FilterSays::maybe:
+          break;
+      }
+    }
     if (!tree_->layout.prefix_search(k.size())) return get_general(key);
     return get_resident(key, detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())});
   }
@@ -193,33 +207,44 @@ class ReadOnlyTable {
       }
       return {};
     }
+    // The keys to look up: those the miss filter does not rule out. A filter
+    // page not yet resident rules nothing out; get_checked() of a key that
+    // takes the slow path reads it.
+    uint32_t batch[detail::kProbeBatch];
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < n; ++j) {
+      values[j] = Value();
+      if (tree_->miss_filter == nullptr ||
+          detail::test_miss_filter(detail::ResidentPages{*db_}, *tree_, keys[j].bytes()) !=
+              detail::FilterSays::absent)
+        batch[m++] = j;
+    }
     detail::Probe probes[detail::kProbeBatch];
     detail::ByteView found[detail::kProbeBatch];
     detail::PageSlot* pins[detail::kProbeBatch];
     if (prefix_keys) {
       detail::PrefixKeySearch searches[detail::kProbeBatch];
-      for (uint32_t j = 0; j < n; ++j) {
-        const auto k = keys[j].bytes();
-        searches[j] = detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())};
+      for (uint32_t b = 0; b < m; ++b) {
+        const auto k = keys[batch[b]].bytes();
+        searches[b] = detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())};
       }
-      detail::probe_batch(*db_, *tree_, searches, n, probes, found, pins);
+      detail::probe_batch(*db_, *tree_, searches, m, probes, found, pins);
     } else {
       detail::BytesSearch searches[detail::kProbeBatch];
-      for (uint32_t j = 0; j < n; ++j) {
-        const auto k = keys[j].bytes();
-        searches[j] = detail::BytesSearch{k, detail::key_prefix(k.data(), k.size()), tree_->layout};
+      for (uint32_t b = 0; b < m; ++b) {
+        const auto k = keys[batch[b]].bytes();
+        searches[b] = detail::BytesSearch{k, detail::key_prefix(k.data(), k.size()), tree_->layout};
       }
-      detail::probe_batch(*db_, *tree_, searches, n, probes, found, pins);
+      detail::probe_batch(*db_, *tree_, searches, m, probes, found, pins);
     }
-    for (uint32_t j = 0; j < n; ++j)
-      values[j] = probes[j] == detail::Probe::found
-                      ? Value::found(found[j].data(), found[j].size(), pins[j])
-                      : Value();
-    for (uint32_t j = 0; j < n; ++j) {
-      if (probes[j] != detail::Probe::slow) continue;
-      result<Value> v = get_checked(keys[j]);
+    for (uint32_t b = 0; b < m; ++b)
+      if (probes[b] == detail::Probe::found)
+        values[batch[b]] = Value::found(found[b].data(), found[b].size(), pins[b]);
+    for (uint32_t b = 0; b < m; ++b) {
+      if (probes[b] != detail::Probe::slow) continue;
+      result<Value> v = get_checked(keys[batch[b]]);
       if (!v) return std::move(v).error();
-      values[j] = std::move(*v);
+      values[batch[b]] = std::move(*v);
     }
     return {};
   }
@@ -255,6 +280,16 @@ class ReadOnlyTable {
     detail::ErrorOut err;
     if (!detail::check_key_kind(*tree_, key, &err)) return std::move(*err);
     if (tree_->desc->rows == 0) return Value();
+    if (tree_->miss_filter != nullptr) {
+      switch (detail::test_miss_filter(detail::CheckedPages{*db_, &err}, *tree_, key.bytes())) {
+        case detail::FilterSays::absent:
+          return Value();
+        case detail::FilterSays::unread:
+          return std::move(*err);
+        case detail::FilterSays::maybe:
+          break;
+      }
+    }
     return detail::with_key_search(
         *tree_, key.bytes(), [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA -> result<Value> {
           detail::PageSlot* pin;

@@ -77,7 +77,49 @@ result<TreeDesc> decode_tree(ByteReader& r, const std::string& where, uint32_t p
   return t;
 }
 
+// The 24-byte descriptor: u8 kind (0 none, 1 blocked Bloom), u8 probes, u16
+// zero, u32 bits per key, u64 first page, u64 pages.
+void encode_miss_filter(ByteWriter& w, const MissFilterDesc& f) {
+  w.u8(f.present() ? 1 : 0);
+  w.u8(static_cast<uint8_t>(f.probes));
+  w.u16(0);
+  w.u32(f.bits_per_key);
+  w.u64(f.first_page);
+  w.u64(f.pages);
+}
+
+result<MissFilterDesc> decode_miss_filter(ByteReader& r, const std::string& table,
+                                          uint64_t page_count) {
+  MissFilterDesc f;
+  const uint8_t kind = r.u8();
+  f.probes = r.u8();
+  const uint16_t zero = r.u16();
+  f.bits_per_key = r.u32();
+  f.first_page = r.u64();
+  f.pages = r.u64();
+  const std::string where = "the miss filter of '" + table + "'";
+  if (!r.ok()) return bad(where + " is cut short");
+  if (kind > 1 || zero != 0) return bad(where + " has an unknown kind");
+  if (kind == 0) {
+    if (f.probes != 0 || f.bits_per_key != 0 || f.first_page != 0 || f.pages != 0)
+      return bad(where + " is absent but not zero");
+    return f;
+  }
+  if (f.bits_per_key < 1 || f.bits_per_key > kMaxMissFilterBitsPerKey || f.probes < 1 ||
+      f.probes > 16)
+    return bad(where + " has a bad size or probe count");
+  if (f.pages == 0 || f.pages >= (uint64_t{1} << 32) || f.first_page < 1 ||
+      f.first_page > page_count || f.pages > page_count - f.first_page)
+    return bad(where + " has pages outside the file");
+  return f;
+}
+
 }  // namespace
+
+bool Catalog::has_miss_filters() const noexcept {
+  return std::any_of(tables.begin(), tables.end(),
+                     [](const TableDesc& t) { return t.miss_filter.present(); });
+}
 
 std::vector<std::byte> encode_catalog(const Catalog& c) {
   ByteWriter w;
@@ -107,11 +149,15 @@ std::vector<std::byte> encode_catalog(const Catalog& c) {
       w.u32(p.decoded);
     }
   }
+  if (c.has_miss_filters())
+    for (const auto& t : c.tables)
+      encode_miss_filter(w, t.miss_filter);
   return std::move(w.out());
 }
 
 result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
-                               uint64_t page_count, uint64_t data_begin, uint64_t data_end) {
+                               uint64_t page_count, uint64_t data_begin, uint64_t data_end,
+                               bool miss_filters) {
   ByteReader r(bytes);
   Catalog c;
   uint32_t filters = r.u32();
@@ -128,7 +174,6 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
   // bounds a hostile count.
   if (!r.ok() || tables > kMaxTables || tables > r.remaining() / 76) return bad("bad table count");
   std::set<std::string> names;
-  std::vector<const TreeDesc*> trees;
   c.tables.reserve(tables);
   for (uint32_t i = 0; i < tables; ++i) {
     TableDesc t;
@@ -179,18 +224,34 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
                    " lies outside the file's pages");
     }
   }
-  if (r.remaining() != 0) return bad("has trailing bytes");
-  // Empty trees own no pages (first == end) and take no part in the check.
-  for (const auto& t : c.tables) {
-    if (t.primary.first_page != t.primary.end_page) trees.push_back(&t.primary);
-    for (const auto& ix : t.indexes)
-      if (ix.tree.first_page != ix.tree.end_page) trees.push_back(&ix.tree);
+  if (miss_filters) {
+    if (r.remaining() != uint64_t{kMissFilterDescSize} * c.tables.size())
+      return bad("the miss filter descriptors do not match the table count");
+    for (auto& t : c.tables) {
+      auto f = decode_miss_filter(r, t.name, page_count);
+      if (!f) return std::move(f).error();
+      if (f->present() && t.primary.rows == 0)
+        return bad("the miss filter of '" + t.name + "' belongs to an empty table");
+      t.miss_filter = *f;
+    }
+    if (!c.has_miss_filters()) return bad("announces miss filters but has none");
   }
-  // Page ranges must be disjoint, so each page belongs to at most one tree.
-  std::sort(trees.begin(), trees.end(),
-            [](const TreeDesc* a, const TreeDesc* b) { return a->first_page < b->first_page; });
-  for (size_t i = 1; i < trees.size(); ++i)
-    if (trees[i]->first_page < trees[i - 1]->end_page) return bad("two trees share pages");
+  if (r.remaining() != 0) return bad("has trailing bytes");
+  // Page ranges [first, end) must be disjoint, so each page belongs to at
+  // most one tree or filter. Empty trees own no pages and take no part.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const auto& t : c.tables) {
+    if (t.primary.first_page != t.primary.end_page)
+      ranges.emplace_back(t.primary.first_page, t.primary.end_page);
+    for (const auto& ix : t.indexes)
+      if (ix.tree.first_page != ix.tree.end_page)
+        ranges.emplace_back(ix.tree.first_page, ix.tree.end_page);
+    if (t.miss_filter.present())
+      ranges.emplace_back(t.miss_filter.first_page, t.miss_filter.first_page + t.miss_filter.pages);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].first < ranges[i - 1].second) return bad("two trees or filters share pages");
   return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "drydb/detail/catalog.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
@@ -210,6 +211,21 @@ bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, 
   if (load_u64(p + page::kChecksumOff) !=
       checksum(ByteView(p + 8, overflow::kHeaderSize - 8 + length)))
     return bad(tree, page, "overflow run checksum mismatch", err);
+  return true;
+}
+
+bool check_miss_filter_page(const TreeRef& tree, uint64_t page, const std::byte* p,
+                            uint32_t page_size, ErrorOut* err) {
+  const MissFilterDesc* f = tree.miss_filter;
+  if (f == nullptr || page < f->first_page || page - f->first_page >= f->pages)
+    return bad(tree, page, "a miss filter page outside the table's filter", err);
+  if (load_u64(p + page::kChecksumOff) != checksum(ByteView(p + 8, page_size - 8)))
+    return bad(tree, page, "checksum mismatch", err);
+  if (static_cast<PageType>(p[page::kTypeOff]) != PageType::miss_filter)
+    return bad(tree, page, "not a miss filter page", err);
+  for (size_t i = page::kFlagsOff; i < miss_filter::kHeaderSize; ++i)
+    if (p[i] != std::byte{0})
+      return bad(tree, page, "miss filter page with nonzero reserved bytes", err);
   return true;
 }
 

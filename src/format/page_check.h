@@ -21,4 +21,8 @@ bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, 
 // An overflow run: `bytes` holds all its pages.
 bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, ErrorOut* err);
 
+// A page of the miss filter of `tree` (a primary tree with one).
+bool check_miss_filter_page(const TreeRef& tree, uint64_t page, const std::byte* p,
+                            uint32_t page_size, ErrorOut* err);
+
 }  // namespace drydb::detail

@@ -25,6 +25,8 @@ const char* type_name(PageType t) {
       return "internal";
     case PageType::overflow:
       return "overflow";
+    case PageType::miss_filter:
+      return "miss filter";
   }
   return "unknown";
 }
@@ -113,7 +115,8 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   DRYDB_TRY(storage->read_at(catalog_offset, cat));
   if (load_u64(head + header::kCatalogChecksumOff) != checksum(cat))
     return corrupt("catalog checksum mismatch");
-  auto catalog = decode_catalog(cat, page_size, page_count, header::kSize, catalog_offset);
+  auto catalog = decode_catalog(cat, page_size, page_count, header::kSize, catalog_offset,
+                                (features & kFeatureMissFilters) != 0);
   if (!catalog) return std::move(catalog).error();
   if (filtered == catalog->filters.empty())
     return corrupt("the header and the filter table disagree on whether pages are filtered");
@@ -145,9 +148,9 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     if (enc->fixed_width() != t.primary.key_width)
       return corrupt("table '" + t.name + "': key width " + std::to_string(t.primary.key_width) +
                      " does not match encoding '" + t.primary.encoding_id + "'");
-    const TreeRef& primary = s.primaries_.emplace_back(
-        TreeRef{&t.primary, *enc, enc->kind(), KeyLayout{t.primary.key_width},
-                "table '" + t.name + "'", nullptr, t.name});
+    const TreeRef& primary = s.primaries_.emplace_back(TreeRef{
+        &t.primary, *enc, enc->kind(), KeyLayout{t.primary.key_width}, "table '" + t.name + "'",
+        nullptr, t.name, nullptr, t.miss_filter.present() ? &t.miss_filter : nullptr});
     for (const IndexDesc& ix : t.indexes) {
       const std::string label = "index '" + ix.name + "' of table '" + t.name + "'";
       auto ienc = KeyEncoding::find(ix.tree.encoding_id);
@@ -193,6 +196,8 @@ bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* 
     if (!overflow_run_pages(tree, page, p, page_size_, &pages, err) ||
         !check_overflow_run(tree, page, p, err))
       return false;
+  } else if (static_cast<PageType>(p[page::kTypeOff]) == PageType::miss_filter) {
+    if (!check_miss_filter_page(tree, page, p, page_size_, err)) return false;
   } else if (!check_tree_page(tree, page, p, page_size_, err)) {
     return false;
   }
@@ -236,6 +241,9 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
       if (auto st = read_pages(page + 1, pages - 1, buf + page_size_); !st) return read_failed(st);
     }
     if (!check_overflow_run(tree, page, buf, &e)) return fail(std::move(*e));
+  } else if (type == PageType::miss_filter) {
+    ErrorOut e;
+    if (!check_miss_filter_page(tree, page, buf, page_size_, &e)) return fail(std::move(*e));
   } else {
     ErrorOut e;
     if (!check_tree_page(tree, page, buf, page_size_, &e)) return fail(std::move(*e));
@@ -430,8 +438,11 @@ uint32_t ReadOnlyDatabase::page_size() const noexcept {
 
 TableInfo ReadOnlyTable::info() const noexcept {
   const detail::TreeDesc& d = *tree_->desc;
-  return TableInfo{name_,        tree_->encoding,  d.rows,           d.depth,
-                   d.leaf_pages, d.internal_pages, d.overflow_pages, d.max_key_length};
+  const detail::MissFilterDesc none;
+  const detail::MissFilterDesc& f = tree_->miss_filter ? *tree_->miss_filter : none;
+  return TableInfo{name_,          tree_->encoding,  d.rows,           d.depth,
+                   d.leaf_pages,   d.internal_pages, d.overflow_pages, d.max_key_length,
+                   f.bits_per_key, f.pages};
 }
 
 Error detail::range_count_mismatch() {

@@ -5,6 +5,7 @@
 
 #include "drydb/database.h"
 #include "drydb/detail/coding.h"
+#include "drydb/detail/descent.h"
 #include "drydb/detail/index_coding.h"
 #include "drydb/detail/node.h"
 
@@ -47,6 +48,18 @@ class TreeVerifier {
     // Every page of the tree's range was reached exactly once.
     if (leaves_ + internals_ + overflow_pages_ != d_.end_page - d_.first_page)
       return bad(d_.first_page, "the tree's pages are not all reachable");
+    // A miss filter's pages, each checked when read (a page no key tests
+    // would be missed by the leaf walk).
+    if (tree_.miss_filter != nullptr) {
+      const detail::MissFilterDesc& f = *tree_.miss_filter;
+      for (uint64_t page = f.first_page; page < f.first_page + f.pages; ++page) {
+        PageSlot* pin;
+        detail::ErrorOut err;
+        if (db_.fetch(tree_, page, PageType::miss_filter, 0, &pin, &err) == nullptr)
+          return std::move(*err);
+        detail::unpin(pin);
+      }
+    }
     return {};
   }
 
@@ -101,6 +114,7 @@ class TreeVerifier {
         (*leaves_map_)[page] = LeafInfo{rows_before_, n};
       else
         DRYDB_TRY(check_index_entries(page, leaf));
+      if (tree_.miss_filter != nullptr) DRYDB_TRY(check_miss_filter(page, leaf));
       rows_before_ += n;
       for (uint32_t i = 0; i < n; ++i) {
         if (!leaf.is_overflow(i)) continue;
@@ -148,6 +162,24 @@ class TreeVerifier {
         return bad(page, "child " + std::to_string(i) + " holds " + std::to_string(child_rows) +
                              " rows; the page records " + std::to_string(counts[i]));
       *rows += child_rows;
+    }
+    return {};
+  }
+
+  // Every key of the leaf passes the table's miss filter (whose pages are
+  // checked as they are read).
+  status check_miss_filter(uint64_t page, const detail::LeafView& leaf) const {
+    detail::ErrorOut err;
+    for (uint32_t i = 0; i < leaf.size(); ++i) {
+      switch (detail::test_miss_filter(detail::CheckedPages{db_, &err}, tree_, leaf.key(i))) {
+        case detail::FilterSays::maybe:
+          break;
+        case detail::FilterSays::absent:
+          return bad(page, "key '" + tree_.encoding.format(leaf.key(i)) +
+                               "' does not pass the table's miss filter");
+        case detail::FilterSays::unread:
+          return std::move(*err);
+      }
     }
     return {};
   }

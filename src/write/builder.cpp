@@ -10,6 +10,7 @@
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
 #include "format/checksum.h"
+#include "write/miss_filter_writer.h"
 #include "write/page_spool.h"
 #include "write/sink.h"
 #include "write/sorter.h"
@@ -36,6 +37,7 @@ struct TableState {
   KeyEncoding encoding;
   Sorter sorter;
   std::vector<IndexState> indexes;
+  uint32_t miss_filter_bits = 0;  // per key; 0 = no miss filter
   TableBuilder handle;
 };
 
@@ -153,7 +155,9 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
   std::memcpy(h + header::kMagicOff, kMagic, 4);
   store_u16(h + header::kMajorOff, kFormatMajor);
   store_u16(h + header::kMinorOff, kFormatMinor);
-  store_u32(h + header::kRequiredFeaturesOff, filtered ? kFeatureFilteredPages : 0);
+  store_u32(h + header::kRequiredFeaturesOff,
+            (filtered ? kFeatureFilteredPages : 0) |
+                (catalog.has_miss_filters() ? kFeatureMissFilters : 0));
   store_u32(h + header::kPageSizeOff, page_size);
   store_u64(h + header::kFileLengthOff, file_length);
   store_u64(h + header::kPageCountOff, page_count);
@@ -172,11 +176,13 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
     desc.primary.kind = TreeKind::primary;
     desc.primary.key_width = static_cast<uint16_t>(t.encoding.fixed_width());
     TreeWriter writer(sink, page_size, desc.primary.key_width, next_page);
+    MissFilterBuilder filter(t.miss_filter_bits, t.sorter.rows(), page_size);
     uint64_t rank = 0;
     index_buffered_ = 0;
     DRYDB_TRY(t.sorter.merge(
         [&](Bytes key, Bytes value) -> status {
           DRYDB_TRY(writer.add(key, value));
+          filter.add(key);
           for (IndexState& ix : t.indexes)
             DRYDB_TRY(add_index_entry(t, ix, key, value, rank));
           ++rank;
@@ -193,6 +199,8 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
           write_index(sink, t, ix, writer.leaf_starts(), next_page, desc.indexes.emplace_back()));
       ix.sorter.reset();
     }
+    // Then its miss filter.
+    DRYDB_TRY(filter.write(sink, next_page, &desc.miss_filter));
     catalog.tables.push_back(std::move(desc));
   }
   return {};
@@ -429,6 +437,19 @@ TableBuilder& TableBuilder::add_secondary_index(std::string_view name, bool uniq
   state_->indexes.push_back(
       detail::IndexState{std::string(name), unique, encoding, std::move(index_key),
                          std::make_unique<detail::Sorter>(b.options.memory_budget)});
+  return *this;
+}
+
+TableBuilder& TableBuilder::add_miss_filter(uint32_t bits_per_key) {
+  detail::BuilderState& b = *state_->builder;
+  const std::string label = "table '" + state_->name + "'";
+  if (b.built) b.fail(Error(errc::invalid_state, label + ": miss filter declared after build"));
+  if (bits_per_key < 1 || bits_per_key > detail::kMaxMissFilterBitsPerKey)
+    b.fail(Error(errc::invalid_argument, label + ": a miss filter takes 1 to " +
+                                             std::to_string(detail::kMaxMissFilterBitsPerKey) +
+                                             " bits per key, not " + std::to_string(bits_per_key)));
+  if (!b.first_error) return *this;
+  state_->miss_filter_bits = bits_per_key;
   return *this;
 }
 

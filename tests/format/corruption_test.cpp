@@ -515,15 +515,16 @@ TEST(FileHeader, HigherMinorVersionOpens) {
 }
 
 TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
-  // Bit 0 (filtered pages) is known: on a file without filters it is corrupt.
-  {
+  // Bits 0 (filtered pages) and 1 (miss filters) are known: on a file without
+  // filters they are corrupt.
+  for (uint32_t bit : {fmt::kFeatureFilteredPages, fmt::kFeatureMissFilters}) {
     std::vector<std::byte> copy = fixture().file;
-    fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, fmt::kFeatureFilteredPages);
+    fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, bit);
     auto db = open_with_header(copy);
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), errc::corruption) << db.error().to_string();
   }
-  for (int bit : {1, 2, 7, 16, 31}) {
+  for (int bit : {2, 7, 16, 31}) {
     std::vector<std::byte> copy = fixture().file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, uint32_t{1} << bit);
     auto db = open_with_header(copy);

@@ -68,6 +68,7 @@ struct TableModel {
   std::vector<Row> sorted;
   // Secondary indexes, declared in this order; finish() fills their entries.
   std::vector<IndexModel> indexes;
+  uint32_t miss_filter_bits = 0;  // TableBuilder::add_miss_filter's size; 0 = none
 
   drydb::KeyKind kind() const { return enc.kind(); }
   bool is_int64() const { return kind() == drydb::KeyKind::int64; }
@@ -187,6 +188,7 @@ inline drydb::result<std::vector<std::byte>> build_database(const DbModel& m,
     auto& tb = b.create_table(t.name, t.enc);
     for (const auto& [k, v] : t.rows)
       tb.append(key_of(t, k), v);
+    if (t.miss_filter_bits != 0) tb.add_miss_filter(t.miss_filter_bits);
     for (const auto& ix : t.indexes)
       tb.add_secondary_index(ix.name, ix.unique, ix.enc,
                              [fn = ix.key_of, kind = ix.kind()](

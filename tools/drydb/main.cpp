@@ -89,7 +89,7 @@ QueryArgs query_args(const QueryFlags& q) {
 
 int run(int argc, char** argv) {
   CLI::App app("drydb: query, build and check drydb read-only databases", "drydb");
-  app.set_version_flag("--version", std::string("drydb " DRYDB_VERSION " (file format 2.0)"));
+  app.set_version_flag("--version", std::string("drydb " DRYDB_VERSION " (file format 2.1)"));
   app.require_subcommand(1);
   app.footer(
       "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "

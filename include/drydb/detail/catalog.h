@@ -34,10 +34,23 @@ struct IndexDesc {
   TreeDesc tree;
 };
 
+// A table's miss filter (format 2.1, miss_filter.h): the full pages
+// [first_page, first_page + pages). No filter: bits_per_key 0.
+struct MissFilterDesc {
+  uint32_t bits_per_key = 0;  // as asked at build time, 1 .. 32
+  uint32_t probes = 0;        // bits tested per key, 1 .. 16
+  uint64_t first_page = 0;
+  uint64_t pages = 0;  // < 2^32
+  bool present() const noexcept { return bits_per_key != 0; }
+};
+inline constexpr size_t kMissFilterDescSize = 24;
+inline constexpr uint32_t kMaxMissFilterBitsPerKey = 32;
+
 struct TableDesc {
   std::string name;
   TreeDesc primary;
   std::vector<IndexDesc> indexes;
+  MissFilterDesc miss_filter;
 };
 
 struct FilterDesc {
@@ -59,6 +72,9 @@ struct Catalog {
   std::vector<TableDesc> tables;
   // With filters: pages 1 .. page_count-1, in order (entry i is page i+1).
   std::vector<PageLocation> pages;
+  // Whether any table has a miss filter: the file then has required feature
+  // kFeatureMissFilters and the catalog ends with a descriptor per table.
+  bool has_miss_filters() const noexcept;
 };
 
 std::vector<std::byte> encode_catalog(const Catalog& catalog);
@@ -67,8 +83,11 @@ std::vector<std::byte> encode_catalog(const Catalog& catalog);
 // inside [1, page_count) and disjoint, page counts adding up, a root inside its
 // tree's range exactly when the tree has rows; for a filtered file, a page
 // directory whose pages lie in [data_begin, data_end) and decode to at most a
-// page. Errors are errc::corruption.
+// page; with `miss_filters` (the header's kFeatureMissFilters), a miss filter
+// descriptor per table, its pages in the file and disjoint from every other
+// tree's and filter's. Errors are errc::corruption.
 result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
-                               uint64_t page_count, uint64_t data_begin, uint64_t data_end);
+                               uint64_t page_count, uint64_t data_begin, uint64_t data_end,
+                               bool miss_filters);
 
 }  // namespace drydb::detail

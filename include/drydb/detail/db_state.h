@@ -70,6 +70,8 @@ struct TreeRef {
   // the root page, kept once the root is resident (see RootHint). Owned by
   // the DatabaseState.
   RootHint* root_hint = nullptr;
+  // A primary tree's miss filter (miss_filter.h), or nullptr.
+  const MissFilterDesc* miss_filter = nullptr;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.

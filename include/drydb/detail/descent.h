@@ -24,6 +24,7 @@
 
 #include "drydb/detail/coding.h"
 #include "drydb/detail/db_state.h"
+#include "drydb/detail/miss_filter.h"
 #include "drydb/detail/node.h"
 #include "drydb/key.h"
 
@@ -323,6 +324,33 @@ DRYDB_ALWAYS_INLINE const std::byte* descend_to_rank(const Pages& pages, const T
   }
   *rank = local;
   return p;
+}
+
+// ---- the miss filter -----------------------------------------------------------------
+
+// What a table's miss filter says of a key.
+enum class FilterSays : uint8_t {
+  absent,  // surely not in the tree
+  maybe,   // possibly in the tree: descend
+  unread,  // the filter's page is not to be had through these Pages: with
+           // ResidentPages, not resident or verified yet (repeat with
+           // CheckedPages); with CheckedPages, an error, in *err
+};
+
+// Tests `key` against the miss filter of `tree`. Requires: tree.miss_filter.
+template <class Pages>
+DRYDB_ALWAYS_INLINE FilterSays test_miss_filter(const Pages& pages, const TreeRef& tree,
+                                                ByteView key) {
+  const MissFilterDesc& f = *tree.miss_filter;
+  const uint64_t h = miss_filter_hash(key.data(), key.size());
+  const MissFilterBlock at =
+      miss_filter_block(h, f.pages, miss_filter::blocks_per_page(pages.db.page_size()));
+  PageSlot* pin;
+  const std::byte* p = pages.page(tree, f.first_page + at.page, PageType::miss_filter, 0, &pin);
+  if (p == nullptr) return FilterSays::unread;
+  const bool maybe = miss_filter_may_contain(p + at.offset, h, f.probes);
+  unpin(pin);
+  return maybe ? FilterSays::maybe : FilterSays::absent;
 }
 
 // ---- queries built on the descents ------------------------------------------------

@@ -1,4 +1,4 @@
-// The constants and layout arithmetic of drydb file format 2.
+// The constants and layout arithmetic of drydb file format 2 (2.1).
 //
 // docs/format.md specifies every byte; this header is its code twin. A change
 // to one is a change to the other (tests/format/format_doc_test.cpp rebuilds the
@@ -28,10 +28,11 @@ namespace drydb::detail {
 inline constexpr std::byte kMagic[4] = {std::byte{'D'}, std::byte{'R'}, std::byte{'Y'},
                                         std::byte{0}};
 inline constexpr uint16_t kFormatMajor = 2;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;
 // Required-feature bits a reader must understand.
 inline constexpr uint32_t kFeatureFilteredPages = 1;  // pages encoded by a filter chain, packed
-inline constexpr uint32_t kKnownRequiredFeatures = kFeatureFilteredPages;
+inline constexpr uint32_t kFeatureMissFilters = 2;    // (2.1) tables with miss filters
+inline constexpr uint32_t kKnownRequiredFeatures = kFeatureFilteredPages | kFeatureMissFilters;
 
 inline constexpr uint32_t kMinPageSize = 512;
 inline constexpr uint32_t kMaxPageSize = 65536;
@@ -83,7 +84,7 @@ inline constexpr size_t kSize = 64;                // the rest of page 0 is zero
 //   8  u8  page type
 //   9  u8  flags
 //   10 u16 entry count n
-enum class PageType : uint8_t { leaf = 1, internal = 2, overflow = 3 };
+enum class PageType : uint8_t { leaf = 1, internal = 2, overflow = 3, miss_filter = 4 };
 
 namespace page {
 inline constexpr size_t kChecksumOff = 0;
@@ -164,5 +165,19 @@ constexpr uint64_t pages_for(uint64_t length, uint32_t page_size) {
   return (kHeaderSize + length + page_size - 1) / page_size;
 }
 }  // namespace overflow
+
+// Miss filter page (format 2.1): part of a table's miss filter, a blocked
+// Bloom filter of 64-byte blocks (the math in miss_filter.h). Every page of a
+// filter is full.
+//   0  u64 checksum: XXH3-64 of bytes 8 .. page_size-1
+//   8  u8  type 4, then 55 zero bytes
+//   64 blocks_per_page blocks of 64 bytes, aligned to cache lines
+namespace miss_filter {
+inline constexpr size_t kHeaderSize = 64;
+inline constexpr size_t kBlockSize = 64;
+constexpr uint32_t blocks_per_page(uint32_t page_size) {
+  return static_cast<uint32_t>((page_size - kHeaderSize) / kBlockSize);
+}
+}  // namespace miss_filter
 
 }  // namespace drydb::detail
