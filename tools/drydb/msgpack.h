@@ -42,8 +42,8 @@ class MsgpackWriter {
   Sink sink_;
 };
 
-// Appends node `i` of `doc` as MessagePack: integers that fit int64/uint64 as
-// integers, other numbers as float64, strings as str, arrays and maps in order.
+// Appends node `i` of `doc` as MessagePack: numbers as msgpack_number converts
+// them, strings as str, arrays and maps in order.
 void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w);
 
 // If `bytes` is exactly one MessagePack map or array (nothing before or after),
@@ -75,6 +75,12 @@ struct Scalar {
   double d = 0;
   std::string_view s;  // string; for a JSON number, its text
 };
+
+// A JSON number node as json_to_msgpack writes it (the one conversion of
+// both): an integer that fits int64 as `integer`, else one that fits uint64 as
+// `unsigned_integer`, any other number as `floating` (beyond the double range:
+// ±inf). The text is left empty, as MessagePack keeps none.
+Scalar msgpack_number(const JsonNode& n);
 
 // The value of member `name` of the MessagePack map `bytes` (missing when the
 // map has no such string key, or `bytes` is not a well-formed map). A nested

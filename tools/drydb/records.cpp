@@ -1,7 +1,5 @@
 #include "records.h"
 
-#include <charconv>
-
 namespace drydb::cli {
 
 // ---- CSV/TSV ------------------------------------------------------------------------------------
@@ -30,6 +28,11 @@ void CsvRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
   }
 }
 
+Scalar CsvRecord::stored_field(const Column& c, bool omit_empty) const {
+  if (c.position >= fields.size() || (omit_empty && fields[c.position].empty())) return {};
+  return field(c);
+}
+
 // ---- JSON ---------------------------------------------------------------------------------------
 
 Scalar scalar_of(const JsonNode& n) {
@@ -44,24 +47,10 @@ Scalar scalar_of(const JsonNode& n) {
     case JsonType::string:
       s.kind = Scalar::string, s.s = n.text;
       break;
-    case JsonType::number: {
+    case JsonType::number:
+      s = msgpack_number(n);
       s.s = n.text;  // the number as written
-      const char* b = n.text.data();
-      const char* e = b + n.text.size();
-      if (n.integer) {
-        if (auto r = std::from_chars(b, e, s.i); r.ec == std::errc() && r.ptr == e) {
-          s.kind = Scalar::integer;
-          break;
-        }
-        if (auto r = std::from_chars(b, e, s.u); r.ec == std::errc() && r.ptr == e) {
-          s.kind = Scalar::unsigned_integer;
-          break;
-        }
-      }
-      s.kind = Scalar::floating;
-      std::from_chars(b, e, s.d);
       break;
-    }
     default:
       s.kind = Scalar::other;
       break;
@@ -97,13 +86,19 @@ bool JsonRecord::raw(const Column& c, std::string* out) const {
   return true;
 }
 
+namespace {
+
+// What --omit-empty leaves out of a JSON record: null and empty string members.
+bool empty_member(const JsonNode& n) {
+  return n.type == JsonType::null || (n.type == JsonType::string && n.text.empty());
+}
+
+}  // namespace
+
 void JsonRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
   if (!omit_empty) return json_to_msgpack(doc, 0, w);
   const JsonNode& root = doc.root();
-  auto empty = [&](uint32_t v) {
-    const JsonNode& n = doc.node(v);
-    return n.type == JsonType::null || (n.type == JsonType::string && n.text.empty());
-  };
+  auto empty = [&](uint32_t v) { return empty_member(doc.node(v)); };
   uint32_t count = 0;
   for (uint32_t c = 1, k = 0; k < root.size; ++k) {
     const uint32_t v = doc.node(c).next;
@@ -119,6 +114,15 @@ void JsonRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
     }
     c = doc.node(v).next;
   }
+}
+
+Scalar JsonRecord::stored_field(const Column& c, bool omit_empty) const {
+  const auto m = doc.member(0, c.name);
+  if (!m) return {};
+  const JsonNode& n = doc.node(*m);
+  if (omit_empty && empty_member(n)) return {};
+  // A number as json_to_msgpack writes it, without its text; any other value as it is.
+  return n.type == JsonType::number ? msgpack_number(n) : scalar_of(n);
 }
 
 }  // namespace drydb::cli

@@ -15,8 +15,9 @@ namespace drydb::cli {
 
 // A column of the input: by name, and by position for CSV/TSV.
 struct Column {
+  static constexpr size_t npos = static_cast<size_t>(-1);
   std::string name;
-  size_t position = 0;
+  size_t position = npos;  // CSV/TSV: the column's place in the header; npos for none
 };
 
 class Record {
@@ -26,6 +27,12 @@ class Record {
   // The column's text for a value stored as it is; false when missing.
   virtual bool raw(const Column& c, std::string* out) const = 0;
   virtual void to_msgpack(MsgpackWriter& w, bool omit_empty) const = 0;
+  // The column's field exactly as msgpack_field reads it back from the bytes
+  // to_msgpack(omit_empty) writes, without writing them: missing where
+  // to_msgpack leaves it out, a number as json_to_msgpack converts it and with
+  // no text (the bytes keep none, so scalar_text prints the value, not the
+  // number as written). cli_unit_test checks the two against each other.
+  virtual Scalar stored_field(const Column& c, bool omit_empty) const = 0;
 };
 
 // A CSV/TSV record: its fields, named by the header's columns.
@@ -37,6 +44,7 @@ class CsvRecord : public Record {
   Scalar field(const Column& c) const override;
   bool raw(const Column& c, std::string* out) const override;
   void to_msgpack(MsgpackWriter& w, bool omit_empty) const override;
+  Scalar stored_field(const Column& c, bool omit_empty) const override;
 };
 
 // A JSON Lines record: a JSON object.
@@ -47,9 +55,11 @@ class JsonRecord : public Record {
   Scalar field(const Column& c) const override;
   bool raw(const Column& c, std::string* out) const override;
   void to_msgpack(MsgpackWriter& w, bool omit_empty) const override;
+  Scalar stored_field(const Column& c, bool omit_empty) const override;
 };
 
-// A JSON value as a field: a number keeps its text as written.
+// A JSON value as a field: a number as msgpack_number converts it, with its
+// text as written; an array or object as kind `other`.
 Scalar scalar_of(const JsonNode& n);
 
 }  // namespace drydb::cli
