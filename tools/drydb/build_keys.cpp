@@ -140,6 +140,12 @@ bool index_key_of(const IndexRuntime& ix, KeyEncoding table_encoding, std::strin
     case IndexSource::dump:
       break;
   }
+  return index_key_of_field(ix, s, out, error);
+}
+
+bool index_key_of_field(const IndexRuntime& ix, const Scalar& s, std::optional<std::string>* out,
+                        std::string* error) {
+  out->reset();
   if (s.kind == Scalar::missing || s.kind == Scalar::null) return true;
   std::string buf;
   std::string_view text;

@@ -11,6 +11,7 @@
 
 #include "drydb/key_encoding.h"
 #include "msgpack.h"
+#include "records.h"
 
 namespace drydb::cli {
 
@@ -32,6 +33,7 @@ enum class IndexSource { record, raw_value, key, dump };
 struct IndexRuntime {
   IndexSpec spec;
   IndexSource source = IndexSource::record;
+  Column column;  // spec.column in the input (for CSV/TSV, with its position)
   uint32_t max_key = 0;
   std::unordered_map<std::string, std::string> dump_entries;  // primary key -> index key
 };
@@ -48,8 +50,15 @@ bool encode_key(const Scalar& s, KeyEncoding enc, int radix, std::string* out, s
 
 // The index key of one row (its encoded key and stored value), exactly as the
 // build computes it; nullopt for no entry. False with *error for a value the
-// index cannot take.
+// index cannot take. The field an index on a record column takes is read from
+// the stored MessagePack with msgpack_field.
 bool index_key_of(const IndexRuntime& ix, KeyEncoding table_encoding, std::string_view key,
                   std::string_view value, std::optional<std::string>* out, std::string* error);
+
+// The same from the field the index takes, `s` (index_key_of's last step):
+// while the input is read, an index on a record column gets it from
+// Record::stored_field, which gives what msgpack_field will read back.
+bool index_key_of_field(const IndexRuntime& ix, const Scalar& s, std::optional<std::string>* out,
+                        std::string* error);
 
 }  // namespace drydb::cli
