@@ -59,28 +59,6 @@ void MsgpackWriter::map_header(uint32_t n) {
   Packer(sink_).pack_map(n);
 }
 
-Scalar msgpack_number(const JsonNode& n) {
-  Scalar s;
-  const char* b = n.text.data();
-  const char* e = b + n.text.size();
-  if (n.integer) {
-    if (auto r = std::from_chars(b, e, s.i); r.ec == std::errc() && r.ptr == e) {
-      s.kind = Scalar::integer;
-      return s;
-    }
-    if (auto r = std::from_chars(b, e, s.u); r.ec == std::errc() && r.ptr == e) {
-      s.kind = Scalar::unsigned_integer;
-      return s;
-    }
-  }
-  s.kind = Scalar::floating;
-  // The grammar was checked, so only range errors are possible: those give ±inf or 0,
-  // which is what strtod would give too.
-  if (auto r = std::from_chars(b, e, s.d); r.ec == std::errc::result_out_of_range)
-    s.d = n.text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
-  return s;
-}
-
 void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w) {
   const JsonNode& n = doc.node(i);
   switch (n.type) {
