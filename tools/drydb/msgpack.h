@@ -35,9 +35,17 @@ class MsgpackWriter {
   void map_header(uint32_t n);
 
   // What msgpack-cxx's packer writes to: a type with write(const char*, size_t).
+  // A one-byte write (a fixstr, fixmap or small integer's marker, nil, a
+  // boolean: most writes of a record) is a push_back, which costs less than
+  // an append.
   struct Sink {
     std::string* out;
-    void write(const char* p, size_t n) { out->append(p, n); }
+    void write(const char* p, size_t n) {
+      if (n == 1)
+        out->push_back(*p);
+      else
+        out->append(p, n);
+    }
   };
 
  private:
