@@ -1,20 +1,25 @@
 // Unit tests of the drydb tool's own parsers and codecs: the strict JSON
 // parser, the CSV/TSV reader, MessagePack (checked against msgpack-cxx), the
-// text helpers and the session's word splitting.
+// text helpers, the build's records and the session's word splitting.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "build_keys.h"
 #include "common.h"
 #include "input.h"
 #include "json.h"
 #include "keys.h"
 #include "msgpack.h"
+#include "records.h"
 #include "render.h"
 #include "shell.h"
 #include "text.h"
@@ -361,6 +366,196 @@ TEST(Msgpack, ReadsWhatMsgpackCxxWrites) {
   EXPECT_EQ(json, R"({"id":-70000,"tags":["a","b"],"score":0.125,"ok":false})");
   std::string exact;
   EXPECT_TRUE(msgpack_to_exact_json(std::string_view(buf.data(), buf.size()), &exact));
+}
+
+// ---- records ------------------------------------------------------------------------------------
+
+// The text scalar_text gives for a field, or "(none)" when it has none.
+std::string text_of(const Scalar& s) {
+  std::string buf;
+  std::string_view text;
+  return scalar_text(s, &buf, &text) ? std::string(text) : "(none)";
+}
+
+// Two fields are the same: kind, value (a float to the bit) and text.
+void expect_same_field(const Scalar& got, const Scalar& want, const std::string& what) {
+  ASSERT_EQ(got.kind, want.kind) << what;
+  switch (got.kind) {
+    case Scalar::boolean:
+      EXPECT_EQ(got.b, want.b) << what;
+      break;
+    case Scalar::integer:
+      EXPECT_EQ(got.i, want.i) << what;
+      break;
+    case Scalar::unsigned_integer:
+      EXPECT_EQ(got.u, want.u) << what;
+      break;
+    case Scalar::floating:
+      EXPECT_EQ(std::bit_cast<uint64_t>(got.d), std::bit_cast<uint64_t>(want.d))
+          << what << ": " << got.d << " vs " << want.d;
+      break;
+    case Scalar::string:
+      EXPECT_EQ(got.s, want.s) << what;
+      break;
+    default:
+      break;
+  }
+  EXPECT_EQ(text_of(got), text_of(want)) << what;
+}
+
+// Checks stored_field(column, omit_empty) against msgpack_field over the bytes
+// to_msgpack(omit_empty) writes, for each column and one the record lacks; adds
+// the kinds seen to *kinds and returns how many fields were compared.
+int compare_stored_fields(const Record& r, const std::vector<Column>& columns,
+                          const std::string& what, std::set<Scalar::Kind>* kinds) {
+  int compared = 0;
+  for (bool omit_empty : {false, true}) {
+    std::string bytes;
+    MsgpackWriter w(&bytes);
+    r.to_msgpack(w, omit_empty);
+    std::vector<Column> all = columns;
+    all.push_back(Column{"absent"});
+    for (const Column& c : all) {
+      const Scalar stored = r.stored_field(c, omit_empty);
+      expect_same_field(stored, msgpack_field(bytes, c.name),
+                        what + " ." + c.name + (omit_empty ? " (omit empty)" : ""));
+      kinds->insert(stored.kind);
+      ++compared;
+    }
+  }
+  return compared;
+}
+
+std::vector<Column> member_columns(const JsonDocument& doc) {
+  std::vector<Column> columns;
+  for (uint32_t c = 1, k = 0; k < doc.root().size; ++k) {
+    columns.push_back(Column{std::string(doc.node(c).text)});
+    c = doc.node(doc.node(c).next).next;
+  }
+  return columns;
+}
+
+TEST(Records, JsonStoredFieldIsWhatMsgpackFieldReadsBack) {
+  std::vector<std::string> records = {
+      R"({"zero":0,"negzero":-0,"one":1.0,"frac":1.50,"exp":1e3,"negexp":-2.5E-3})",
+      R"({"max":9223372036854775807,"min":-9223372036854775808,"over":9223372036854775808})",
+      R"({"umax":18446744073709551615,"uover":18446744073709551616})",
+      R"({"under":-9223372036854775809,"tiny":5e-324,"max_double":1.7976931348623157e308})",
+      R"({"underflow":1e-400,"negfloatzero":-0.0,"big":123456789012345678901234567890})",
+      R"({"t":true,"f":false,"n":null,"e":"","s":"text","u":"caf\u00e9 \ud83d\ude00"})",
+      R"({"arr":[1,[2,[3]]],"obj":{"a":{"b":null}},"ea":[],"eo":{},"after":"x"})",
+      // A nested member named like a top-level one, and a top-level name only nested.
+      R"({"inner":{"s":1,"only_nested":2},"s":"outer","list":[{"s":3}]})",
+      R"({"":"empty name","sp ace":" ","quote\"d":"\"","nul":"a\u0000b"})",
+      R"({"n1":null,"n2":null,"e1":"","v":7})",
+      R"({})",
+  };
+  // Nesting as deep as a record may go, before the field asked for.
+  std::string deep = R"({"deep":)";
+  for (uint32_t k = 1; k < JsonDocument::kMaxDepth; ++k)
+    deep += '[';
+  deep += std::string(JsonDocument::kMaxDepth - 1, ']') + R"(,"last":"found"})";
+  records.push_back(deep);
+
+  std::set<Scalar::Kind> kinds;
+  int compared = 0;
+  for (const std::string& text : records) {
+    JsonRecord r;
+    ASSERT_TRUE(r.doc.parse(text)) << text << ": " << r.doc.error();
+    compared += compare_stored_fields(r, member_columns(r.doc), text.substr(0, 60), &kinds);
+  }
+  EXPECT_GT(compared, 100);
+  EXPECT_EQ(kinds, (std::set<Scalar::Kind>{Scalar::missing, Scalar::null, Scalar::boolean,
+                                           Scalar::integer, Scalar::unsigned_integer,
+                                           Scalar::floating, Scalar::string, Scalar::other}));
+}
+
+TEST(Records, JsonStoredFieldValues) {
+  JsonRecord r;
+  ASSERT_TRUE(r.doc.parse(
+      R"({"negzero":-0,"one":1.0,"frac":1.50,"exp":1e3,"max":9223372036854775807,)"
+      R"("over":9223372036854775808,"uover":18446744073709551616,"under":-9223372036854775809,)"
+      R"("tiny":5e-324,"negfloatzero":-0.0,)"
+      R"("n":null,"e":"","a":[1],"o":{},"t":true,"s":"x"})"));
+  struct Case {
+    const char* name;
+    Scalar::Kind kind;
+    const char* text;  // scalar_text: the value's own form, not the number as written
+  };
+  for (const Case& c : std::vector<Case>{{"negzero", Scalar::integer, "0"},
+                                         {"one", Scalar::floating, "1"},
+                                         {"frac", Scalar::floating, "1.5"},
+                                         {"exp", Scalar::floating, "1000"},
+                                         {"max", Scalar::integer, "9223372036854775807"},
+                                         {"over", Scalar::unsigned_integer, "9223372036854775808"},
+                                         {"uover", Scalar::floating, "1.8446744073709552e+19"},
+                                         {"under", Scalar::floating, "-9.223372036854776e+18"},
+                                         {"tiny", Scalar::floating, "5e-324"},
+                                         {"negfloatzero", Scalar::floating, "-0"},
+                                         {"n", Scalar::null, "(none)"},
+                                         {"e", Scalar::string, ""},
+                                         {"a", Scalar::other, "(none)"},
+                                         {"o", Scalar::other, "(none)"},
+                                         {"t", Scalar::boolean, "true"},
+                                         {"s", Scalar::string, "x"},
+                                         {"absent", Scalar::missing, "(none)"}}) {
+    const Scalar s = r.stored_field(Column{c.name}, false);
+    EXPECT_EQ(s.kind, c.kind) << c.name;
+    EXPECT_EQ(text_of(s), c.text) << c.name;
+  }
+  EXPECT_EQ(r.stored_field(Column{"max"}, false).i, INT64_MAX);
+  EXPECT_EQ(r.stored_field(Column{"over"}, false).u, uint64_t{1} << 63);
+  EXPECT_EQ(r.stored_field(Column{"tiny"}, false).d, 5e-324);
+  EXPECT_TRUE(std::signbit(r.stored_field(Column{"negfloatzero"}, false).d));
+  // --omit-empty leaves out nulls and empty strings, nothing else.
+  EXPECT_EQ(r.stored_field(Column{"n"}, true).kind, Scalar::missing);
+  EXPECT_EQ(r.stored_field(Column{"e"}, true).kind, Scalar::missing);
+  EXPECT_EQ(r.stored_field(Column{"o"}, true).kind, Scalar::other);
+  EXPECT_EQ(r.stored_field(Column{"negzero"}, true).kind, Scalar::integer);
+  // A number past a double's range is refused by the parser, so no record holds one;
+  // msgpack_number, which json_to_msgpack and stored_field share, makes it an infinity.
+  EXPECT_FALSE(JsonDocument().parse(R"({"huge":1e400})"));
+  EXPECT_FALSE(JsonDocument().parse(R"({"neghuge":-1e400})"));
+  for (const char* text : {"1e400", "-1e400"}) {
+    JsonNode n;
+    n.type = JsonType::number;
+    n.text = text;
+    const Scalar s = msgpack_number(n);
+    EXPECT_EQ(s.kind, Scalar::floating) << text;
+    EXPECT_EQ(s.d, text[0] == '-' ? -HUGE_VAL : HUGE_VAL) << text;
+    EXPECT_TRUE(s.s.empty()) << text;
+  }
+  // field(), for keys, keeps a number's text as written; stored_field has none.
+  EXPECT_EQ(text_of(r.field(Column{"frac"})), "1.50");
+  EXPECT_EQ(r.field(Column{"frac"}).d, 1.5);
+  EXPECT_EQ(text_of(r.field(Column{"negzero"})), "-0");
+}
+
+TEST(Records, CsvStoredFieldIsWhatMsgpackFieldReadsBack) {
+  const std::vector<std::string> header = {"code", "name", "empty", "num"};
+  std::vector<Column> columns;
+  for (size_t i = 0; i < header.size(); ++i)
+    columns.push_back(Column{header[i], i});
+  std::set<Scalar::Kind> kinds;
+  int compared = 0;
+  for (const std::vector<std::string_view>& fields :
+       std::vector<std::vector<std::string_view>>{{"0041", "LATIN A", "", "1.50"},
+                                                  {"", "", "", ""},
+                                                  {"x", " ", "", "-0"},
+                                                  {"<*>", "a,b \"q\"", "", "1e400"}}) {
+    CsvRecord r;
+    r.header = &header;
+    r.fields = fields;
+    compared += compare_stored_fields(r, columns, std::string(fields[0]), &kinds);
+    for (size_t i = 0; i < header.size(); ++i) {
+      EXPECT_EQ(r.stored_field(columns[i], false).kind, Scalar::string);
+      EXPECT_EQ(r.stored_field(columns[i], false).s, fields[i]);
+      EXPECT_EQ(r.stored_field(columns[i], true).kind,
+                fields[i].empty() ? Scalar::missing : Scalar::string);
+    }
+  }
+  EXPECT_EQ(compared, 4 * 2 * 5);
+  EXPECT_EQ(kinds, (std::set<Scalar::Kind>{Scalar::missing, Scalar::string}));
 }
 
 // ---- text, keys, rendering, session words -------------------------------------------------------

@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "build_keys.h"
 #include "common.h"
 #include "drydb/builder.h"
 #include "drydb/limits.h"
@@ -21,22 +21,41 @@
 #include "keys.h"
 #include "msgpack.h"
 #include "progress.h"
+#include "records.h"
 #include "text.h"
 
 namespace drydb::cli {
 
+// ---- the flags ----------------------------------------------------------------------------------
+
+struct BuildCommand::Flags {
+  std::string out;
+  std::string input;
+  std::string format;
+  std::string delimiter;
+  std::string columns;
+  bool header = false;
+  uint32_t page_size = 4096;
+  std::string compress = "none";
+  size_t zstd_dictionary = 0;
+  size_t memory_mb = 256;
+  std::string temp_dir;
+  bool skip_bad = false;
+  bool quiet = false;
+  double progress_every = 5;
+
+  // Table-scoped: each occurrence belongs to the --table before it (or the first table).
+  std::vector<std::string> tables, keys, encodings, radixes, values, indexes, skip_keys;
+  bool msgpack = false, omit_empty = false;
+  CLI::Option *o_table, *o_key, *o_encoding, *o_radix, *o_value, *o_msgpack, *o_omit_empty,
+      *o_index, *o_skip_key;
+  // Given or not: a dump's header supplies what they would.
+  CLI::Option *o_page_size, *o_compress;
+};
+
 namespace {
 
 // ---- table and index specs ----------------------------------------------------------------------
-
-struct IndexSpec {
-  std::string name;
-  std::string column;
-  bool unique = false;
-  KeyEncoding encoding = KeyEncoding::bytes();
-  int radix = 10;
-  std::optional<std::string> skip;  // glob on the value's text: rows left out
-};
 
 struct TableSpec {
   std::string name;
@@ -107,321 +126,6 @@ IndexSpec parse_index_spec(const std::string& text) {
   return ix;
 }
 
-// ---- records ------------------------------------------------------------------------------------
-
-// A column of the input: by name, and by position for CSV/TSV.
-struct Column {
-  std::string name;
-  size_t position = 0;
-};
-
-class Record {
- public:
-  virtual ~Record() = default;
-  virtual Scalar field(const Column& c) const = 0;
-  // The column's text for a value stored as it is; false when missing.
-  virtual bool raw(const Column& c, std::string* out) const = 0;
-  virtual void to_msgpack(MsgpackWriter& w, bool omit_empty) const = 0;
-};
-
-class CsvRecord : public Record {
- public:
-  const std::vector<std::string>* header = nullptr;
-  std::vector<std::string_view> fields;
-
-  Scalar field(const Column& c) const override {
-    Scalar s;
-    s.kind = Scalar::string;
-    s.s = fields[c.position];
-    return s;
-  }
-  bool raw(const Column& c, std::string* out) const override {
-    out->assign(fields[c.position]);
-    return true;
-  }
-  void to_msgpack(MsgpackWriter& w, bool omit_empty) const override {
-    uint32_t n = 0;
-    for (auto f : fields)
-      n += !(omit_empty && f.empty());
-    w.map_header(n);
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (omit_empty && fields[i].empty()) continue;
-      w.str((*header)[i]);
-      w.str(fields[i]);
-    }
-  }
-};
-
-Scalar scalar_of(const JsonNode& n) {
-  Scalar s;
-  switch (n.type) {
-    case JsonType::null:
-      s.kind = Scalar::null;
-      break;
-    case JsonType::boolean:
-      s.kind = Scalar::boolean, s.b = n.boolean;
-      break;
-    case JsonType::string:
-      s.kind = Scalar::string, s.s = n.text;
-      break;
-    case JsonType::number: {
-      s.s = n.text;  // the number as written
-      const char* b = n.text.data();
-      const char* e = b + n.text.size();
-      if (n.integer) {
-        if (auto r = std::from_chars(b, e, s.i); r.ec == std::errc() && r.ptr == e) {
-          s.kind = Scalar::integer;
-          break;
-        }
-        if (auto r = std::from_chars(b, e, s.u); r.ec == std::errc() && r.ptr == e) {
-          s.kind = Scalar::unsigned_integer;
-          break;
-        }
-      }
-      s.kind = Scalar::floating;
-      std::from_chars(b, e, s.d);
-      break;
-    }
-    default:
-      s.kind = Scalar::other;
-      break;
-  }
-  return s;
-}
-
-class JsonRecord : public Record {
- public:
-  JsonDocument doc;
-
-  Scalar field(const Column& c) const override {
-    const auto m = doc.member(0, c.name);
-    if (!m) return {};
-    return scalar_of(doc.node(*m));
-  }
-  bool raw(const Column& c, std::string* out) const override {
-    const auto m = doc.member(0, c.name);
-    if (!m) return false;
-    const JsonNode& n = doc.node(*m);
-    out->clear();
-    switch (n.type) {
-      case JsonType::null:
-        break;
-      case JsonType::string:
-      case JsonType::number:
-        out->assign(n.text);
-        break;
-      case JsonType::boolean:
-        out->assign(n.boolean ? "true" : "false");
-        break;
-      default:
-        append_json(*out, doc, *m);
-        break;
-    }
-    return true;
-  }
-  void to_msgpack(MsgpackWriter& w, bool omit_empty) const override {
-    if (!omit_empty) return json_to_msgpack(doc, 0, w);
-    const JsonNode& root = doc.root();
-    auto empty = [&](uint32_t v) {
-      const JsonNode& n = doc.node(v);
-      return n.type == JsonType::null || (n.type == JsonType::string && n.text.empty());
-    };
-    uint32_t count = 0;
-    for (uint32_t c = 1, k = 0; k < root.size; ++k) {
-      const uint32_t v = doc.node(c).next;
-      count += !empty(v);
-      c = doc.node(v).next;
-    }
-    w.map_header(count);
-    for (uint32_t c = 1, k = 0; k < root.size; ++k) {
-      const uint32_t v = doc.node(c).next;
-      if (!empty(v)) {
-        w.str(doc.node(c).text);
-        json_to_msgpack(doc, v, w);
-      }
-      c = doc.node(v).next;
-    }
-  }
-};
-
-// ---- keys and index keys from fields ------------------------------------------------------------
-
-// The text of a scalar field (for byte keys, globs and messages).
-bool scalar_text(const Scalar& s, std::string* buf, std::string_view* out) {
-  switch (s.kind) {
-    case Scalar::string:
-      *out = s.s;
-      return true;
-    case Scalar::integer:
-      if (s.s.empty())
-        *buf = std::to_string(s.i), *out = *buf;
-      else
-        *out = s.s;
-      return true;
-    case Scalar::unsigned_integer:
-      if (s.s.empty())
-        *buf = std::to_string(s.u), *out = *buf;
-      else
-        *out = s.s;
-      return true;
-    case Scalar::floating:
-      if (s.s.empty())
-        *buf = fmt::format("{}", s.d), *out = *buf;
-      else
-        *out = s.s;
-      return true;
-    case Scalar::boolean:
-      *out = s.b ? "true" : "false";
-      return true;
-    default:
-      return false;
-  }
-}
-
-const char* kind_name(const Scalar& s) {
-  switch (s.kind) {
-    case Scalar::missing:
-      return "missing";
-    case Scalar::null:
-      return "null";
-    case Scalar::boolean:
-      return "a boolean";
-    case Scalar::floating:
-      return "a fractional number";
-    case Scalar::unsigned_integer:
-      return "an integer over the int64 range";
-    case Scalar::other:
-      return "an array or object";
-    default:
-      return "a value";
-  }
-}
-
-std::string quoted(std::string_view s) {
-  return "'" + escape_display(s.substr(0, 80)) + (s.size() > 80 ? "...'" : "'");
-}
-
-// Encodes a field as a key of `enc`. Returns false with *error set.
-bool encode_key(const Scalar& s, KeyEncoding enc, int radix, std::string* out, std::string* error) {
-  std::string buf;
-  std::string_view text;
-  if (enc == KeyEncoding::int64()) {
-    int64_t v;
-    if (s.kind == Scalar::integer) {
-      v = s.i;
-    } else if (s.kind == Scalar::string) {
-      std::string_view t = s.s;
-      if (radix == 16 && (t.rfind("0x", 0) == 0 || t.rfind("0X", 0) == 0)) t.remove_prefix(2);
-      auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v, radix);
-      if (ec != std::errc() || p != t.data() + t.size() || t.empty()) {
-        *error = fmt::format("{} is not a{} integer for an int64 key", quoted(s.s),
-                             radix == 16 ? " hex" : "n");
-        return false;
-      }
-    } else {
-      *error = fmt::format("{} cannot be an int64 key", kind_name(s));
-      return false;
-    }
-    out->resize(8);
-    encode_int64_key(v, reinterpret_cast<std::byte*>(out->data()));
-    return true;
-  }
-  if (s.kind == Scalar::missing || s.kind == Scalar::null || !scalar_text(s, &buf, &text)) {
-    *error = fmt::format("{} cannot be a key", kind_name(s));
-    return false;
-  }
-  if (enc.kind() == KeyKind::bytes) {
-    out->assign(text);
-    return true;
-  }
-  auto parsed = enc.parse(text);
-  if (!parsed) {
-    *error = parsed.error().message;
-    return false;
-  }
-  *out = std::move(*parsed);
-  return true;
-}
-
-enum class IndexSource { record, raw_value, key, dump };
-
-struct IndexRuntime {
-  IndexSpec spec;
-  IndexSource source = IndexSource::record;
-  uint32_t max_key = 0;
-  std::unordered_map<std::string, std::string> dump_entries;  // primary key -> index key
-};
-
-// The index key of one row (its encoded key and stored value), exactly as the
-// build computes it; nullopt for no entry. False with *error for a value the
-// index cannot take.
-bool index_key_of(const IndexRuntime& ix, KeyEncoding table_encoding, std::string_view key,
-                  std::string_view value, std::optional<std::string>* out, std::string* error) {
-  out->reset();
-  if (ix.source == IndexSource::dump) {
-    auto it = ix.dump_entries.find(std::string(key));
-    if (it != ix.dump_entries.end()) *out = it->second;
-    return true;
-  }
-  Scalar s;
-  std::string key_text;
-  switch (ix.source) {
-    case IndexSource::record:
-      s = msgpack_field(value, ix.spec.column);
-      break;
-    case IndexSource::raw_value:
-      s.kind = Scalar::string, s.s = value;
-      break;
-    case IndexSource::key:
-      if (table_encoding == KeyEncoding::int64()) {
-        s.kind = Scalar::integer;
-        s.i = decode_int64_key(reinterpret_cast<const std::byte*>(key.data()));
-      } else if (table_encoding.kind() == KeyKind::bytes) {
-        s.kind = Scalar::string, s.s = key;
-      } else {
-        key_text = table_encoding.format(as_bytes(key));
-        s.kind = Scalar::string, s.s = key_text;
-      }
-      break;
-    case IndexSource::dump:
-      break;
-  }
-  if (s.kind == Scalar::missing || s.kind == Scalar::null) return true;
-  std::string buf;
-  std::string_view text;
-  if (!scalar_text(s, &buf, &text)) {
-    *error =
-        fmt::format("index '{}': column '{}' is {}", ix.spec.name, ix.spec.column, kind_name(s));
-    return false;
-  }
-  if (ix.spec.skip && glob_match(*ix.spec.skip, text)) return true;
-  std::string encoded;
-  if (ix.spec.encoding.kind() == KeyKind::bytes) {
-    if (text.empty()) return true;  // empty values are left out, like missing ones
-    encoded.assign(text);
-  } else if (std::string err; !encode_key(s, ix.spec.encoding, ix.spec.radix, &encoded, &err)) {
-    *error = fmt::format("index '{}': {}", ix.spec.name, err);
-    return false;
-  }
-  // The tree key's length: the key, or for a non-unique index of variable
-  // keys its escaped group (a byte more per 00 byte, a 2-byte terminator) and
-  // the 8-byte rank; fixed-width keys take 8 more.
-  uint64_t len = encoded.size();
-  if (!ix.spec.unique)
-    len += ix.spec.encoding.fixed_width() == 0
-               ? static_cast<uint64_t>(std::count(encoded.begin(), encoded.end(), '\0')) + 10
-               : 8;
-  if (len > ix.max_key) {
-    *error = fmt::format(
-        "index '{}': key {} is too long ({} bytes in the index tree, the limit "
-        "is {}; a larger --page-size allows more)",
-        ix.spec.name, quoted(text), len, ix.max_key);
-    return false;
-  }
-  *out = std::move(encoded);
-  return true;
-}
-
 struct TableRuntime {
   TableSpec spec;
   KeyEncoding encoding = KeyEncoding::bytes();
@@ -449,32 +153,621 @@ void catch_interrupts(bool on) {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// The steps of `drydb build`, which BuildCommand::run takes in order.
+using Flags = BuildCommand::Flags;
+
+// ---- step 1: the tables the flags declare -------------------------------------------------------
+
+// The table specs, grouped by the order of the flags: each table-scoped flag
+// belongs to the --table before it, flags before the first --table to the
+// first table.
+std::vector<TableSpec> gather_table_specs(const CLI::App& cmd, const Flags& f) {
+  std::vector<TableSpec> specs;
+  std::map<const CLI::Option*, size_t> seen;
+  bool explicit_first = false;  // specs[0] was named by a --table
+  for (const CLI::Option* o : cmd.parse_order()) {
+    const size_t k = seen[o]++;
+    if (o == f.o_table) {
+      const std::string& name = f.tables[k];
+      if (!specs.empty() && !explicit_first && specs.size() == 1) {
+        specs[0].name = name;  // flags given before the first --table belong to it
+      } else {
+        specs.push_back(TableSpec{});
+        specs.back().name = name;
+      }
+      explicit_first = true;
+      continue;
+    }
+    if (o != f.o_key && o != f.o_encoding && o != f.o_radix && o != f.o_value && o != f.o_msgpack &&
+        o != f.o_omit_empty && o != f.o_index && o != f.o_skip_key)
+      continue;
+    if (specs.empty()) specs.push_back(TableSpec{});
+    TableSpec& t = specs.back();
+    const std::string tname = t.name.empty() ? "the first table" : "table '" + t.name + "'";
+    auto once = [&](auto& field, auto value, const char* flag) {
+      if (field)
+        fail_usage(
+            fmt::format("{} given twice for {} (flags before the first --table belong "
+                        "to that table; start each table with --table NAME)",
+                        flag, tname));
+      field = std::move(value);
+    };
+    if (o == f.o_key)
+      once(t.key, f.keys[k], "--key");
+    else if (o == f.o_encoding)
+      once(t.encoding, parse_encoding(f.encodings[k]), "--key-encoding");
+    else if (o == f.o_radix)
+      once(t.radix, parse_radix(f.radixes[k]), "--key-radix");
+    else if (o == f.o_value)
+      once(t.value, f.values[k], "--value");
+    else if (o == f.o_skip_key)
+      once(t.skip_key, f.skip_keys[k], "--skip-key");
+    else if (o == f.o_msgpack)
+      t.msgpack = true;
+    else if (o == f.o_omit_empty)
+      t.omit_empty = true;
+    else if (o == f.o_index)
+      t.indexes.push_back(parse_index_spec(f.indexes[k]));
+  }
+  return specs;
+}
+
+// ---- step 2: the builder's options --------------------------------------------------------------
+
+// The page size, memory budget, temp folder and page compression the flags ask for.
+BuildOptions build_options(const Flags& f) {
+  if ((f.page_size & (f.page_size - 1)) != 0)
+    fail_usage(fmt::format("--page-size {} is not a power of two", f.page_size));
+  BuildOptions options;
+  options.page_size = f.page_size;
+  options.memory_budget = f.memory_mb << 20;
+  options.temp_dir = f.temp_dir;
+  const std::string& c = f.compress;
+  if (c == "lz4") {
+    options.filters.push_back(filters::lz4());
+  } else if (c == "zstd" || c.rfind("zstd:", 0) == 0) {
+    int level = 3;
+    if (c.size() > 5) {
+      auto [p, ec] = std::from_chars(c.data() + 5, c.data() + c.size(), level);
+      if (ec != std::errc() || p != c.data() + c.size() || level < -7 || level > 22)
+        fail_usage(fmt::format("--compress {}: the zstd level must be -7 to 22", c));
+    }
+    options.filters.push_back(
+        filters::zstd({.level = level, .dictionary_bytes = f.zstd_dictionary}));
+  } else if (c != "none") {
+    fail_usage(fmt::format("--compress '{}': use none, lz4, zstd or zstd:LEVEL", c));
+  }
+  if (f.zstd_dictionary && c.rfind("zstd", 0) != 0)
+    fail_usage("--zstd-dictionary needs --compress zstd");
+  return options;
+}
+
+// ---- step 3: the input --------------------------------------------------------------------------
+
+struct InputFormat {
+  bool delimited = false;  // CSV or TSV; else JSON Lines
+  char delimiter = ',';
+};
+
+// The input's format (--format, else from the file name or the CSV flags) and delimiter.
+InputFormat input_format(const Flags& f) {
+  std::string format = f.format;
+  if (format.empty()) {
+    const std::string ext = std::filesystem::path(f.input).extension().string();
+    if (ext == ".csv")
+      format = "csv";
+    else if (ext == ".tsv" || ext == ".tab")
+      format = "tsv";
+    else if (!f.delimiter.empty() || !f.columns.empty())
+      format = "csv";
+    else
+      format = "jsonl";
+  }
+  InputFormat in;
+  in.delimited = format != "jsonl";
+  if (!in.delimited && (!f.delimiter.empty() || !f.columns.empty() || f.header))
+    fail_usage("--delimiter, --columns and --header are for csv and tsv input");
+  if (f.header && f.columns.empty()) fail_usage("--header goes with --columns");
+  in.delimiter = format == "tsv" ? '\t' : ',';
+  if (!f.delimiter.empty()) {
+    if (f.delimiter == "tab" || f.delimiter == "\\t")
+      in.delimiter = '\t';
+    else if (f.delimiter.size() == 1 && f.delimiter[0] != '"' && f.delimiter[0] != '\n' &&
+             f.delimiter[0] != '\r')
+      in.delimiter = f.delimiter[0];
+    else
+      fail_usage(fmt::format("--delimiter '{}': one character other than a quote or line break",
+                             f.delimiter));
+  }
+  return in;
+}
+
+// The input's records, one at a time, with the line each starts on. A
+// malformed record is a bad row: the build stops at it, or with --skip-bad
+// counts it and goes on (bad_row, which the row steps use too).
+class InputReader {
+ public:
+  InputReader(const Flags& f, InputFormat format, InputSource& source, Progress& progress)
+      : f_(f), delimited_(format.delimited), source_(source), progress_(progress) {
+    if (delimited_) {
+      csv_ = std::make_unique<CsvReader>(source, format.delimiter);
+      csv_record_.header = &header_;
+    } else {
+      lines_ = std::make_unique<LineReader>(source);
+    }
+  }
+
+  bool delimited() const { return delimited_; }
+  // CSV/TSV: the column names.
+  const std::vector<std::string>& header() const { return header_; }
+  // JSON Lines: the last record read.
+  const JsonDocument& json() const { return json_record_.doc; }
+  InputSource& source() const { return source_; }
+  uint64_t bad_rows() const { return bad_rows_; }
+  // "INPUT:LINE" of the last record read.
+  std::string where() const { return fmt::format("{}:{}", source_.name(), line_); }
+
+  // Reads the next record; nullptr at the end. Malformed records go to bad_row.
+  Record* next_record() {
+    for (;;) {
+      if (g_interrupted) fail(fmt::format("interrupted; {} not written", f_.out));
+      if (delimited_) {
+        if (!csv_->next(&fields_, &line_, &error_)) return nullptr;
+        if (!error_.empty()) {
+          bad_row(error_);
+          continue;
+        }
+        if (header_.empty()) return csv_record_.fields = fields_, &csv_record_;
+        if (fields_.size() != header_.size()) {
+          bad_row(fmt::format("{} fields, expected {}", fields_.size(), header_.size()));
+          continue;
+        }
+        csv_record_.fields = fields_;
+        return &csv_record_;
+      }
+      std::string_view l;
+      if (!lines_->next(&l, &line_)) return nullptr;
+      if (!json_record_.doc.parse(l)) {
+        bad_row(json_record_.doc.error());
+        continue;
+      }
+      if (json_record_.doc.root().type != JsonType::object) {
+        bad_row("expected a JSON object (for CSV or TSV input use --format)");
+        continue;
+      }
+      return &json_record_;
+    }
+  }
+
+  // Reads the first record; for CSV/TSV, the header first: --columns (past
+  // the input's own header line with --header), else the input's first line.
+  Record* read_header_and_first_record() {
+    Record* rec = next_record();
+    if (!delimited_) return rec;
+    if (!f_.columns.empty()) {
+      for (size_t start = 0;;) {
+        const size_t comma = f_.columns.find(',', start);
+        header_.push_back(f_.columns.substr(
+            start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      if (f_.header && rec) rec = next_record();
+    } else {
+      if (!rec)
+        fail(fmt::format("{}: no header line (name the columns with --columns)", source_.name()));
+      for (auto fld : fields_)
+        header_.emplace_back(fld);
+      rec = next_record();
+    }
+    std::vector<std::string> sorted = header_;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (sorted[i].empty()) fail("a column has an empty name");
+      if (i > 0 && sorted[i] == sorted[i - 1])
+        fail(fmt::format("column '{}' appears twice", sorted[i]));
+    }
+    // The first data record was read before the header was known: check its width now.
+    while (rec && csv_record_.fields.size() != header_.size()) {
+      bad_row(fmt::format("{} fields, expected {}", csv_record_.fields.size(), header_.size()));
+      rec = next_record();
+    }
+    return rec;
+  }
+
+  // Stops the build at the last record read, or with --skip-bad counts it
+  // (and shows the first ten).
+  void bad_row(const std::string& why) {
+    if (g_interrupted) fail(fmt::format("interrupted; {} not written", f_.out));
+    if (!f_.skip_bad)
+      fail(fmt::format("{}: {} ({} not written; --skip-bad skips bad rows)", where(), why, f_.out));
+    if (++bad_rows_ <= 10) progress_.warn(fmt::format("skipped {}: {}", where(), why));
+    if (bad_rows_ == 10) progress_.warn("(further skipped rows are counted, not shown)");
+  }
+
+ private:
+  const Flags& f_;
+  const bool delimited_;
+  InputSource& source_;
+  Progress& progress_;
+  std::unique_ptr<LineReader> lines_;
+  std::unique_ptr<CsvReader> csv_;
+  std::vector<std::string> header_;
+  std::vector<std::string_view> fields_;
+  JsonRecord json_record_;
+  CsvRecord csv_record_;
+  uint64_t line_ = 0;
+  uint64_t bad_rows_ = 0;
+  std::string error_;
+};
+
+// A dump: its first record says so, and carries the database's shape.
+bool is_dump_header(const InputReader& input, const Record* first) {
+  return !input.delimited() && first && input.json().member(0, "drydb_dump").has_value();
+}
+
+// ---- step 4: the tables and their indexes -------------------------------------------------------
+
+struct Tables {
+  std::vector<std::unique_ptr<TableRuntime>> list;
+  std::map<std::string, TableRuntime*> by_name;
+
+  void add(std::unique_ptr<TableRuntime> t) {
+    by_name[t->spec.name] = t.get();
+    list.push_back(std::move(t));
+  }
+};
+
+// Member `name` of object node `obj` of a dump's header, of type `type`; a CliError if it has none.
+uint32_t dump_header_member(const InputReader& input, uint32_t obj, std::string_view name,
+                            JsonType type) {
+  const JsonDocument& d = input.json();
+  const auto m = d.member(obj, name);
+  if (!m || d.node(*m).type != type)
+    fail(fmt::format("{}: bad dump header: no '{}'", input.where(), name));
+  return *m;
+}
+
+// The page size and page filters of a dump's header, where no flag gives them.
+void take_dump_options(const InputReader& input, const Flags& f, Progress& progress,
+                       BuildOptions* options) {
+  const JsonDocument& d = input.json();
+  if (!f.o_page_size->count()) {
+    const auto ps = d.member(0, "page_size");
+    if (ps && d.node(*ps).type == JsonType::number) {
+      uint32_t v = 0;
+      const auto t = d.node(*ps).text;
+      std::from_chars(t.data(), t.data() + t.size(), v);
+      if (!valid_page_size(v))
+        fail(fmt::format("{}: bad page size in the dump header", input.where()));
+      options->page_size = v;
+    }
+  }
+  if (f.o_compress->count()) return;
+  options->filters.clear();
+  const auto fl = d.member(0, "filters");
+  if (!fl || d.node(*fl).type != JsonType::array) return;
+  for (uint32_t c = *fl + 1, k = 0; k < d.node(*fl).size; ++k, c = d.node(c).next) {
+    const uint32_t id = dump_header_member(input, c, "id", JsonType::string);
+    std::string name(d.node(id).text);
+    if (name == "zstd") {
+      int level = 3;
+      size_t dict = 0;
+      if (auto lv = d.member(c, "level")) {
+        const auto t = d.node(*lv).text;
+        std::from_chars(t.data(), t.data() + t.size(), level);
+      }
+      if (auto db = d.member(c, "dictionary_bytes")) {
+        const auto t = d.node(*db).text;
+        std::from_chars(t.data(), t.data() + t.size(), dict);
+      }
+      options->filters.push_back(filters::zstd({.level = level, .dictionary_bytes = dict}));
+    } else if (name == "lz4") {
+      options->filters.push_back(filters::lz4());
+    } else {
+      progress.note(
+          fmt::format("the dump names page filter '{}', which this tool does not "
+                      "have; building without it",
+                      escape_display(name)));
+    }
+  }
+}
+
+// The tables and indexes a dump's header names; their index entries come in the dump's rows.
+Tables declare_dump_tables(const InputReader& input, DatabaseBuilder& builder, uint32_t max_key) {
+  const JsonDocument& d = input.json();
+  auto member = [&](uint32_t obj, std::string_view name, JsonType type) {
+    return dump_header_member(input, obj, name, type);
+  };
+  Tables tables;
+  const uint32_t ts = member(0, "tables", JsonType::array);
+  for (uint32_t c = ts + 1, k = 0; k < d.node(ts).size; ++k, c = d.node(c).next) {
+    auto t = std::make_unique<TableRuntime>();
+    t->spec.name = std::string(d.node(member(c, "name", JsonType::string)).text);
+    t->encoding =
+        parse_encoding(std::string(d.node(member(c, "key_encoding", JsonType::string)).text));
+    t->builder = &builder.create_table(t->spec.name, t->encoding);
+    if (const auto ixs = d.member(c, "indexes"); ixs && d.node(*ixs).type == JsonType::array) {
+      for (uint32_t i = *ixs + 1, n = 0; n < d.node(*ixs).size; ++n, i = d.node(i).next) {
+        auto ix = std::make_unique<IndexRuntime>();
+        ix->spec.name = std::string(d.node(member(i, "name", JsonType::string)).text);
+        ix->spec.unique = d.node(member(i, "unique", JsonType::boolean)).boolean;
+        ix->spec.encoding =
+            parse_encoding(std::string(d.node(member(i, "key_encoding", JsonType::string)).text));
+        ix->source = IndexSource::dump;
+        ix->max_key = max_key;
+        t->indexes.push_back(std::move(ix));
+      }
+    }
+    tables.add(std::move(t));
+  }
+  return tables;
+}
+
+// The tables and indexes the flags declare, their columns found in the input's header.
+Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
+                      DatabaseBuilder& builder, uint32_t max_key) {
+  if (specs.empty()) fail_usage("name the key column: --key COLUMN (see drydb build --help)");
+  Tables tables;
+  for (TableSpec& s : specs) {
+    if (s.name.empty()) s.name = "data";
+    if (tables.by_name.count(s.name))
+      fail_usage(fmt::format("table '{}' is declared twice", s.name));
+    if (!s.key) fail_usage(fmt::format("table '{}': no key column (--key COLUMN)", s.name));
+    if (s.value && (s.msgpack || s.omit_empty))
+      fail_usage(
+          fmt::format("table '{}': --value stores one column; --msgpack and --omit-empty "
+                      "are for the whole record",
+                      s.name));
+    auto t = std::make_unique<TableRuntime>();
+    t->spec = s;
+    t->encoding = s.encoding.value_or(KeyEncoding::bytes());
+    if (s.radix && *s.radix != 10 && t->encoding != KeyEncoding::int64())
+      fail_usage(fmt::format("table '{}': --key-radix is for int64 keys", s.name));
+    auto column = [&](const std::string& name) {
+      Column c{name};
+      if (input.delimited()) {
+        const auto& header = input.header();
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) {
+          std::string all;
+          for (const auto& h : header)
+            all += (all.empty() ? "" : ", ") + h;
+          fail(fmt::format("table '{}': no column '{}' in the input (columns: {})", s.name, name,
+                           all));
+        }
+        c.position = static_cast<size_t>(it - header.begin());
+      }
+      return c;
+    };
+    t->key = column(*s.key);
+    if (s.value) t->value = column(*s.value);
+    t->builder = &builder.create_table(s.name, t->encoding);
+    for (const IndexSpec& is : s.indexes) {
+      auto ix = std::make_unique<IndexRuntime>();
+      ix->spec = is;
+      ix->max_key = max_key;
+      if (is.column == *s.key)
+        ix->source = IndexSource::key;
+      else if (!s.value)
+        ix->source = IndexSource::record;
+      else if (is.column == *s.value)
+        ix->source = IndexSource::raw_value;
+      else
+        fail_usage(
+            fmt::format("table '{}', index '{}': column '{}' is not stored (the value is "
+                        "column '{}'); index the key or value column, or store the "
+                        "record with --msgpack",
+                        s.name, is.name, is.column, *s.value));
+      ix->column = column(is.column);
+      t->indexes.push_back(std::move(ix));
+    }
+    tables.add(std::move(t));
+  }
+  return tables;
+}
+
+// Gives the builder each index's key function: index_key_of on the stored row.
+void add_index_key_functions(Tables& tables) {
+  for (auto& t : tables.list) {
+    for (auto& ix : t->indexes) {
+      const IndexRuntime* p = ix.get();
+      const KeyEncoding enc = t->encoding;
+      t->builder->add_secondary_index(
+          ix->spec.name, ix->spec.unique, ix->spec.encoding,
+          [p, enc](std::span<const std::byte> key,
+                   std::span<const std::byte> value) -> std::optional<IndexKey> {
+            std::optional<std::string> k;
+            std::string err;
+            // Every row was checked when it was read, by index_key_of_field on the same
+            // field: index_key_of reads it here from the stored bytes with msgpack_field,
+            // which gives what Record::stored_field gave then (cli_unit_test holds the two
+            // to each other). So nothing is refused here that was not refused then.
+            if (!index_key_of(*p, enc, as_text(key), as_text(value), &k, &err) || !k)
+              return std::nullopt;
+            return make_index_key(p->spec.encoding.kind(), *k);
+          });
+    }
+  }
+}
+
+// ---- step 5: the rows ---------------------------------------------------------------------------
+
+// A key of a dump row: a JSON number for int64, a string, or {"base64": ...} for other bytes.
+bool dump_key(const JsonDocument& d, std::string_view member_name, KeyEncoding enc,
+              std::string* out, std::string* err) {
+  const auto m = d.member(0, member_name);
+  if (!m) return *err = fmt::format("no '{}'", member_name), false;
+  const JsonNode& n = d.node(*m);
+  if (n.type == JsonType::object) {
+    const auto b = d.member(*m, "base64");
+    auto bytes =
+        b && d.node(*b).type == JsonType::string ? from_base64(d.node(*b).text) : std::nullopt;
+    if (!bytes || enc.kind() != KeyKind::bytes)
+      return *err = fmt::format("bad '{}'", member_name), false;
+    *out = std::move(*bytes);
+    return true;
+  }
+  return encode_key(scalar_of(n), enc, 10, out, err);
+}
+
+// One record of a dump after its header: a row of a table, or an entry of one
+// of its indexes (kept for the index function). True for a row appended.
+bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
+  const JsonDocument& d = input.json();
+  const auto tm = d.member(0, "table");
+  auto it = tm && d.node(*tm).type == JsonType::string
+                ? tables.by_name.find(std::string(d.node(*tm).text))
+                : tables.by_name.end();
+  if (it == tables.by_name.end()) {
+    input.bad_row("a dump record names no table of the header");
+    return false;
+  }
+  TableRuntime& t = *it->second;
+  std::string err;
+  if (!dump_key(d, "key", t.encoding, &t.key_bytes, &err)) {
+    input.bad_row(err);
+    return false;
+  }
+  if (const auto ixm = d.member(0, "index")) {
+    IndexRuntime* ix = nullptr;
+    for (auto& x : t.indexes)
+      if (d.node(*ixm).type == JsonType::string && x->spec.name == d.node(*ixm).text) ix = x.get();
+    std::string ikey;
+    if (ix == nullptr) {
+      input.bad_row("a dump index entry names no index of its table");
+    } else if (!dump_key(d, "index_key", ix->spec.encoding, &ikey, &err)) {
+      input.bad_row(err);
+    } else if (!ix->dump_entries.emplace(t.key_bytes, std::move(ikey)).second) {
+      input.bad_row("a second entry of one row in an index");
+    }
+    return false;
+  }
+  const auto vm = d.member(0, "value");
+  t.value_bytes.clear();
+  if (!vm) {
+    input.bad_row("no 'value'");
+    return false;
+  }
+  const JsonNode& v = d.node(*vm);
+  if (v.type == JsonType::string) {
+    t.value_bytes.assign(v.text);
+  } else if (v.type == JsonType::object && d.member(*vm, "msgpack")) {
+    MsgpackWriter w(&t.value_bytes);
+    json_to_msgpack(d, *d.member(*vm, "msgpack"), w);
+  } else if (const auto b = v.type == JsonType::object ? d.member(*vm, "base64") : std::nullopt;
+             b && d.node(*b).type == JsonType::string && from_base64(d.node(*b).text)) {
+    t.value_bytes = *from_base64(d.node(*b).text);
+  } else {
+    input.bad_row("'value' is not a string, {\"msgpack\": ...} or {\"base64\": ...}");
+    return false;
+  }
+  if (t.encoding.kind() == KeyKind::bytes && t.key_bytes.size() > max_key) {
+    input.bad_row(fmt::format("key of {} bytes is over the limit", t.key_bytes.size()));
+    return false;
+  }
+  t.builder->append(make_key(t.encoding.kind(), t.key_bytes), t.value_bytes);
+  return true;
+}
+
+// The key, value and index keys of one record in each table, checked: a
+// record that any table refuses is a bad row and goes into none. True for a
+// row appended.
+bool add_record_row(const Record& rec, InputReader& input, Tables& tables, uint32_t max_key,
+                    uint32_t page_size) {
+  std::string err;
+  std::optional<std::string> ik;
+  for (auto& tp : tables.list) {
+    TableRuntime& t = *tp;
+    t.skip = false;
+    const Scalar ks = rec.field(t.key);
+    if (!encode_key(ks, t.encoding, t.spec.radix.value_or(10), &t.key_bytes, &err)) {
+      input.bad_row(fmt::format("table '{}', key column '{}': {}", t.spec.name, t.key.name, err));
+      return false;
+    }
+    if (t.spec.skip_key) {
+      std::string buf;
+      std::string_view text;
+      if (scalar_text(ks, &buf, &text) && glob_match(*t.spec.skip_key, text)) {
+        t.skip = true;
+        continue;
+      }
+    }
+    if (t.key_bytes.size() > max_key) {
+      input.bad_row(
+          fmt::format("table '{}': key of {} bytes is over the limit of {} for page size {} "
+                      "(a larger --page-size allows longer keys)",
+                      t.spec.name, t.key_bytes.size(), max_key, page_size));
+      return false;
+    }
+    t.value_bytes.clear();
+    if (t.value) {
+      if (!rec.raw(*t.value, &t.value_bytes)) {
+        input.bad_row(fmt::format("table '{}': no value column '{}'", t.spec.name, t.value->name));
+        return false;
+      }
+    } else {
+      MsgpackWriter w(&t.value_bytes);
+      rec.to_msgpack(w, t.spec.omit_empty);
+    }
+    if (t.value_bytes.size() > kMaxValueLength) {
+      input.bad_row(fmt::format("table '{}': value of 4 GiB or more", t.spec.name));
+      return false;
+    }
+    for (auto& ix : t.indexes) {
+      // A record field from the record, not parsed back from value_bytes.
+      const bool valid =
+          ix->source == IndexSource::record
+              ? index_key_of_field(*ix, rec.stored_field(ix->column, t.spec.omit_empty), &ik, &err)
+              : index_key_of(*ix, t.encoding, t.key_bytes, t.value_bytes, &ik, &err);
+      if (!valid) {
+        input.bad_row(fmt::format("table '{}', {}", t.spec.name, err));
+        return false;
+      }
+    }
+  }
+  for (auto& tp : tables.list)
+    if (!tp->skip)
+      tp->builder->append(make_key(tp->encoding.kind(), tp->key_bytes), tp->value_bytes);
+  return true;
+}
+
+// ---- step 6: the file ---------------------------------------------------------------------------
+
+// Sorts and writes the database to --out, with the notes on what was read and written.
+void write_database(DatabaseBuilder& builder, const Tables& tables, const InputReader& input,
+                    uint64_t rows, const Flags& f, Progress& progress) {
+  check(builder.status());
+  const double read_secs = progress.elapsed();
+  uint64_t table_rows = 0;
+  for (auto& t : tables.list)
+    table_rows += t->builder->rows_appended();
+  const uint64_t bad_rows = input.bad_rows();
+  progress.note(fmt::format(
+      "read {} rows ({}) in {:.1f} s{}; sorting and writing {}", group_digits(rows),
+      human_bytes(input.source().bytes_read()), read_secs,
+      bad_rows ? fmt::format(", skipped {} bad rows", group_digits(bad_rows)) : "", f.out));
+  // From here the builder writes a temp file beside OUT and renames it; an
+  // interrupt now ends the process (the target is never half-written).
+  catch_interrupts(false);
+  if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.out));
+  if (auto st = builder.build_to_file(f.out); !st)
+    fail(fmt::format("{} not written: {}", f.out, st.error().message));
+  const double secs = progress.elapsed();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(f.out, ec);
+  const size_t n = tables.list.size();
+  progress.note(fmt::format(
+      "wrote {}: {} table{}, {} rows, {} in {:.1f} s ({} input rows/s)", f.out, n,
+      n == 1 ? "" : "s", group_digits(table_rows), human_bytes(ec ? 0 : size), secs,
+      group_digits(static_cast<uint64_t>(secs > 0 ? static_cast<double>(rows) / secs : 0))));
+  if (bad_rows > 0 && f.quiet)
+    fmt::print(stderr, "drydb build: skipped {} bad rows\n", group_digits(bad_rows));
+}
+
 }  // namespace
 
 // ---- the command --------------------------------------------------------------------------------
-
-struct BuildCommand::Flags {
-  std::string out;
-  std::string input;
-  std::string format;
-  std::string delimiter;
-  std::string columns;
-  bool header = false;
-  uint32_t page_size = 4096;
-  std::string compress = "none";
-  size_t zstd_dictionary = 0;
-  size_t memory_mb = 256;
-  std::string temp_dir;
-  bool skip_bad = false;
-  bool quiet = false;
-  double progress_every = 5;
-
-  // Table-scoped: each occurrence belongs to the --table before it (or the first table).
-  std::vector<std::string> tables, keys, encodings, radixes, values, indexes, skip_keys;
-  bool msgpack = false, omit_empty = false;
-  CLI::Option *o_table, *o_key, *o_encoding, *o_radix, *o_value, *o_msgpack, *o_omit_empty,
-      *o_index, *o_skip_key;
-};
 
 BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
   cmd_ = app.add_subcommand("build", "Build a database from JSON Lines, CSV or TSV (or a dump)");
@@ -493,9 +786,11 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
                    "Column names for CSV/TSV input without a header line: a,b,c");
   cmd_->add_flag("--header", f.header,
                  "With --columns: the input's first line is a header; skip it");
-  cmd_->add_option("--page-size", f.page_size, "Page size: a power of two, 512 to 65536")
-      ->check(CLI::Range(512u, 65536u));
-  cmd_->add_option("--compress", f.compress, "Page compression: none, lz4, zstd or zstd:LEVEL");
+  f.o_page_size =
+      cmd_->add_option("--page-size", f.page_size, "Page size: a power of two, 512 to 65536")
+          ->check(CLI::Range(512u, 65536u));
+  f.o_compress =
+      cmd_->add_option("--compress", f.compress, "Page compression: none, lz4, zstd or zstd:LEVEL");
   cmd_->add_option("--zstd-dictionary", f.zstd_dictionary,
                    "With zstd: train a dictionary of at most this many bytes from the pages");
   cmd_->add_option("--memory", f.memory_mb,
@@ -543,541 +838,45 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
 
 BuildCommand::~BuildCommand() = default;
 
+// The flags, the input and its header, the tables (from the flags, or from
+// a dump's header), the rows, the file.
 int BuildCommand::run() {
-  Flags& f = *f_;
-
-  // ---- table specs, grouped by the order of the flags -------------------------------------------
-  std::vector<TableSpec> specs;
-  std::map<const CLI::Option*, size_t> seen;
-  bool explicit_first = false;  // specs[0] was named by a --table
-  for (const CLI::Option* o : cmd_->parse_order()) {
-    const size_t k = seen[o]++;
-    if (o == f.o_table) {
-      const std::string& name = f.tables[k];
-      if (!specs.empty() && !explicit_first && specs.size() == 1) {
-        specs[0].name = name;  // flags given before the first --table belong to it
-      } else {
-        specs.push_back(TableSpec{});
-        specs.back().name = name;
-      }
-      explicit_first = true;
-      continue;
-    }
-    if (o != f.o_key && o != f.o_encoding && o != f.o_radix && o != f.o_value && o != f.o_msgpack &&
-        o != f.o_omit_empty && o != f.o_index && o != f.o_skip_key)
-      continue;
-    if (specs.empty()) specs.push_back(TableSpec{});
-    TableSpec& t = specs.back();
-    const std::string tname = t.name.empty() ? "the first table" : "table '" + t.name + "'";
-    auto once = [&](auto& field, auto value, const char* flag) {
-      if (field)
-        fail_usage(
-            fmt::format("{} given twice for {} (flags before the first --table belong "
-                        "to that table; start each table with --table NAME)",
-                        flag, tname));
-      field = std::move(value);
-    };
-    if (o == f.o_key)
-      once(t.key, f.keys[k], "--key");
-    else if (o == f.o_encoding)
-      once(t.encoding, parse_encoding(f.encodings[k]), "--key-encoding");
-    else if (o == f.o_radix)
-      once(t.radix, parse_radix(f.radixes[k]), "--key-radix");
-    else if (o == f.o_value)
-      once(t.value, f.values[k], "--value");
-    else if (o == f.o_skip_key)
-      once(t.skip_key, f.skip_keys[k], "--skip-key");
-    else if (o == f.o_msgpack)
-      t.msgpack = true;
-    else if (o == f.o_omit_empty)
-      t.omit_empty = true;
-    else if (o == f.o_index)
-      t.indexes.push_back(parse_index_spec(f.indexes[k]));
-  }
-
-  // ---- options
-  // -----------------------------------------------------------------------------------
-  if ((f.page_size & (f.page_size - 1)) != 0)
-    fail_usage(fmt::format("--page-size {} is not a power of two", f.page_size));
-  BuildOptions options;
-  options.page_size = f.page_size;
-  options.memory_budget = f.memory_mb << 20;
-  options.temp_dir = f.temp_dir;
-  auto set_compression = [&](const std::string& c, size_t dictionary) {
-    options.filters.clear();
-    if (c == "none") return;
-    if (c == "lz4") return options.filters.push_back(filters::lz4());
-    if (c == "zstd" || c.rfind("zstd:", 0) == 0) {
-      int level = 3;
-      if (c.size() > 5) {
-        auto [p, ec] = std::from_chars(c.data() + 5, c.data() + c.size(), level);
-        if (ec != std::errc() || p != c.data() + c.size() || level < -7 || level > 22)
-          fail_usage(fmt::format("--compress {}: the zstd level must be -7 to 22", c));
-      }
-      return options.filters.push_back(
-          filters::zstd({.level = level, .dictionary_bytes = dictionary}));
-    }
-    fail_usage(fmt::format("--compress '{}': use none, lz4, zstd or zstd:LEVEL", c));
-  };
-  set_compression(f.compress, f.zstd_dictionary);
-  if (f.zstd_dictionary && f.compress.rfind("zstd", 0) != 0)
-    fail_usage("--zstd-dictionary needs --compress zstd");
-
-  // ---- input
-  // -------------------------------------------------------------------------------------
-  std::string format = f.format;
-  if (format.empty()) {
-    const std::string ext = std::filesystem::path(f.input).extension().string();
-    if (ext == ".csv")
-      format = "csv";
-    else if (ext == ".tsv" || ext == ".tab")
-      format = "tsv";
-    else if (!f.delimiter.empty() || !f.columns.empty())
-      format = "csv";
-    else
-      format = "jsonl";
-  }
-  const bool delimited = format != "jsonl";
-  if (!delimited && (!f.delimiter.empty() || !f.columns.empty() || f.header))
-    fail_usage("--delimiter, --columns and --header are for csv and tsv input");
-  if (f.header && f.columns.empty()) fail_usage("--header goes with --columns");
-  char delimiter = format == "tsv" ? '\t' : ',';
-  if (!f.delimiter.empty()) {
-    if (f.delimiter == "tab" || f.delimiter == "\\t")
-      delimiter = '\t';
-    else if (f.delimiter.size() == 1 && f.delimiter[0] != '"' && f.delimiter[0] != '\n' &&
-             f.delimiter[0] != '\r')
-      delimiter = f.delimiter[0];
-    else
-      fail_usage(fmt::format("--delimiter '{}': one character other than a quote or line break",
-                             f.delimiter));
-  }
+  const Flags& f = *f_;
+  std::vector<TableSpec> specs = gather_table_specs(*cmd_, f);
+  BuildOptions options = build_options(f);
+  const InputFormat format = input_format(f);
 
   InputSource source(f.input);
   Progress progress(progress_mode(f.quiet), source.total_bytes(), f.progress_every);
-
-  std::unique_ptr<LineReader> lines;
-  std::unique_ptr<CsvReader> csv;
-  std::vector<std::string> header;
-  JsonRecord json_record;
-  CsvRecord csv_record;
-  if (delimited) {
-    csv = std::make_unique<CsvReader>(source, delimiter);
-    csv_record.header = &header;
-  } else {
-    lines = std::make_unique<LineReader>(source);
-  }
-
-  uint64_t line = 0;
-  uint64_t rows = 0, bad_rows = 0;
-  std::string error;
-  auto where = [&](uint64_t at) { return fmt::format("{}:{}", source.name(), at); };
-  auto bad_row = [&](const std::string& why) {
-    if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.out));
-    if (!f.skip_bad)
-      fail(fmt::format("{}: {} ({} not written; --skip-bad skips bad rows)", where(line), why,
-                       f.out));
-    if (++bad_rows <= 10) progress.warn(fmt::format("skipped {}: {}", where(line), why));
-    if (bad_rows == 10) progress.warn("(further skipped rows are counted, not shown)");
-  };
-
-  // Reads the next record; false at the end. Malformed records go to bad_row.
-  std::vector<std::string_view> fields;
-  auto next_record = [&](Record** rec) -> bool {
-    for (;;) {
-      if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.out));
-      if (delimited) {
-        if (!csv->next(&fields, &line, &error)) return false;
-        if (!error.empty()) {
-          bad_row(error);
-          continue;
-        }
-        if (header.empty()) return *rec = &csv_record, csv_record.fields = fields, true;
-        if (fields.size() != header.size()) {
-          bad_row(fmt::format("{} fields, expected {}", fields.size(), header.size()));
-          continue;
-        }
-        csv_record.fields = fields;
-        *rec = &csv_record;
-        return true;
-      }
-      std::string_view l;
-      if (!lines->next(&l, &line)) return false;
-      if (!json_record.doc.parse(l)) {
-        bad_row(json_record.doc.error());
-        continue;
-      }
-      if (json_record.doc.root().type != JsonType::object) {
-        bad_row("expected a JSON object (for CSV or TSV input use --format)");
-        continue;
-      }
-      *rec = &json_record;
-      return true;
-    }
-  };
-
+  InputReader input(f, format, source, progress);
   catch_interrupts(true);
-  Record* rec = nullptr;
-  bool have_first = next_record(&rec);
+  Record* rec = input.read_header_and_first_record();
 
-  // CSV/TSV header.
-  if (delimited) {
-    if (!f.columns.empty()) {
-      for (size_t start = 0;;) {
-        const size_t comma = f.columns.find(',', start);
-        header.push_back(f.columns.substr(
-            start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-      if (f.header && have_first) have_first = next_record(&rec);
-    } else {
-      if (!have_first)
-        fail(fmt::format("{}: no header line (name the columns with --columns)", source.name()));
-      for (auto fld : fields)
-        header.emplace_back(fld);
-      have_first = next_record(&rec);
-    }
-    std::vector<std::string> sorted = header;
-    std::sort(sorted.begin(), sorted.end());
-    for (size_t i = 0; i < sorted.size(); ++i) {
-      if (sorted[i].empty()) fail("a column has an empty name");
-      if (i > 0 && sorted[i] == sorted[i - 1])
-        fail(fmt::format("column '{}' appears twice", sorted[i]));
-    }
-    // The first data record was read before the header was known: check its width now.
-    while (have_first && csv_record.fields.size() != header.size()) {
-      bad_row(fmt::format("{} fields, expected {}", csv_record.fields.size(), header.size()));
-      have_first = next_record(&rec);
-    }
-  }
-
-  // A dump: its first record says so, and carries the database's shape.
-  const bool dump = !delimited && have_first && json_record.doc.member(0, "drydb_dump").has_value();
-
-  DatabaseBuilder builder(options);
-  std::vector<std::unique_ptr<TableRuntime>> tables;
-  std::map<std::string, TableRuntime*> by_name;
-  const uint32_t max_key = max_key_length(f.page_size);
-
+  const bool dump = is_dump_header(input, rec);
   if (dump) {
     if (!specs.empty())
       fail_usage("the input is a drydb dump: it names its own tables, keys and indexes");
-    const JsonDocument& d = json_record.doc;
-    auto member = [&](uint32_t obj, std::string_view name, JsonType type) -> uint32_t {
-      const auto m = d.member(obj, name);
-      if (!m || d.node(*m).type != type)
-        fail(fmt::format("{}: bad dump header: no '{}'", where(line), name));
-      return *m;
-    };
-    if (!cmd_->get_option("--page-size")->count()) {
-      const auto ps = d.member(0, "page_size");
-      if (ps && d.node(*ps).type == JsonType::number) {
-        uint32_t v = 0;
-        const auto t = d.node(*ps).text;
-        std::from_chars(t.data(), t.data() + t.size(), v);
-        if (!valid_page_size(v))
-          fail(fmt::format("{}: bad page size in the dump header", where(line)));
-        options.page_size = v;
-      }
-    }
-    if (!cmd_->get_option("--compress")->count()) {
-      options.filters.clear();
-      if (const auto fl = d.member(0, "filters"); fl && d.node(*fl).type == JsonType::array) {
-        for (uint32_t c = *fl + 1, k = 0; k < d.node(*fl).size; ++k, c = d.node(c).next) {
-          const uint32_t id = member(c, "id", JsonType::string);
-          std::string name(d.node(id).text);
-          if (name == "zstd") {
-            int level = 3;
-            size_t dict = 0;
-            if (auto lv = d.member(c, "level")) {
-              const auto t = d.node(*lv).text;
-              std::from_chars(t.data(), t.data() + t.size(), level);
-            }
-            if (auto db = d.member(c, "dictionary_bytes")) {
-              const auto t = d.node(*db).text;
-              std::from_chars(t.data(), t.data() + t.size(), dict);
-            }
-            options.filters.push_back(filters::zstd({.level = level, .dictionary_bytes = dict}));
-          } else if (name == "lz4") {
-            options.filters.push_back(filters::lz4());
-          } else {
-            progress.note(
-                fmt::format("the dump names page filter '{}', which this tool does not "
-                            "have; building without it",
-                            escape_display(name)));
-          }
-        }
-      }
-    }
-    builder = DatabaseBuilder(options);
-    const uint32_t dump_max_key = max_key_length(options.page_size);
-    const uint32_t ts = member(0, "tables", JsonType::array);
-    for (uint32_t c = ts + 1, k = 0; k < d.node(ts).size; ++k, c = d.node(c).next) {
-      auto t = std::make_unique<TableRuntime>();
-      t->spec.name = std::string(d.node(member(c, "name", JsonType::string)).text);
-      t->encoding =
-          parse_encoding(std::string(d.node(member(c, "key_encoding", JsonType::string)).text));
-      t->builder = &builder.create_table(t->spec.name, t->encoding);
-      if (const auto ixs = d.member(c, "indexes"); ixs && d.node(*ixs).type == JsonType::array) {
-        for (uint32_t i = *ixs + 1, n = 0; n < d.node(*ixs).size; ++n, i = d.node(i).next) {
-          auto ix = std::make_unique<IndexRuntime>();
-          ix->spec.name = std::string(d.node(member(i, "name", JsonType::string)).text);
-          ix->spec.unique = d.node(member(i, "unique", JsonType::boolean)).boolean;
-          ix->spec.encoding =
-              parse_encoding(std::string(d.node(member(i, "key_encoding", JsonType::string)).text));
-          ix->source = IndexSource::dump;
-          ix->max_key = dump_max_key;
-          t->indexes.push_back(std::move(ix));
-        }
-      }
-      by_name[t->spec.name] = t.get();
-      tables.push_back(std::move(t));
-    }
-    have_first = next_record(&rec);
-  } else {
-    if (specs.empty()) fail_usage("name the key column: --key COLUMN (see drydb build --help)");
-    for (size_t i = 0; i < specs.size(); ++i) {
-      TableSpec& s = specs[i];
-      if (s.name.empty()) s.name = "data";
-      if (by_name.count(s.name)) fail_usage(fmt::format("table '{}' is declared twice", s.name));
-      if (!s.key) fail_usage(fmt::format("table '{}': no key column (--key COLUMN)", s.name));
-      if (s.value && (s.msgpack || s.omit_empty))
-        fail_usage(
-            fmt::format("table '{}': --value stores one column; --msgpack and --omit-empty "
-                        "are for the whole record",
-                        s.name));
-      auto t = std::make_unique<TableRuntime>();
-      t->spec = s;
-      t->encoding = s.encoding.value_or(KeyEncoding::bytes());
-      if (s.radix && *s.radix != 10 && t->encoding != KeyEncoding::int64())
-        fail_usage(fmt::format("table '{}': --key-radix is for int64 keys", s.name));
-      auto column = [&](const std::string& name) {
-        Column c{name, 0};
-        if (delimited) {
-          const auto it = std::find(header.begin(), header.end(), name);
-          if (it == header.end()) {
-            std::string all;
-            for (const auto& h : header)
-              all += (all.empty() ? "" : ", ") + h;
-            fail(fmt::format("table '{}': no column '{}' in the input (columns: {})", s.name, name,
-                             all));
-          }
-          c.position = static_cast<size_t>(it - header.begin());
-        }
-        return c;
-      };
-      t->key = column(*s.key);
-      if (s.value) t->value = column(*s.value);
-      t->builder = &builder.create_table(s.name, t->encoding);
-      for (const IndexSpec& is : s.indexes) {
-        auto ix = std::make_unique<IndexRuntime>();
-        ix->spec = is;
-        ix->max_key = max_key;
-        if (is.column == *s.key)
-          ix->source = IndexSource::key;
-        else if (!s.value)
-          ix->source = IndexSource::record;
-        else if (is.column == *s.value)
-          ix->source = IndexSource::raw_value;
-        else
-          fail_usage(
-              fmt::format("table '{}', index '{}': column '{}' is not stored (the value is "
-                          "column '{}'); index the key or value column, or store the "
-                          "record with --msgpack",
-                          s.name, is.name, is.column, *s.value));
-        if (delimited) (void)column(is.column);
-        t->indexes.push_back(std::move(ix));
-      }
-      by_name[s.name] = t.get();
-      tables.push_back(std::move(t));
-    }
+    take_dump_options(input, f, progress, &options);
   }
-  for (auto& t : tables) {
-    for (auto& ix : t->indexes) {
-      const IndexRuntime* p = ix.get();
-      const KeyEncoding enc = t->encoding;
-      t->builder->add_secondary_index(
-          ix->spec.name, ix->spec.unique, ix->spec.encoding,
-          [p, enc](std::span<const std::byte> key,
-                   std::span<const std::byte> value) -> std::optional<IndexKey> {
-            std::optional<std::string> k;
-            std::string err;
-            // Every row was checked against this same function when it was read.
-            if (!index_key_of(*p, enc, as_text(key), as_text(value), &k, &err) || !k)
-              return std::nullopt;
-            return make_index_key(p->spec.encoding.kind(), *k);
-          });
-    }
-  }
+  DatabaseBuilder builder(options);  // the options are final: a dump's header is read
+  const uint32_t max_key = max_key_length(options.page_size);
+  Tables tables = dump ? declare_dump_tables(input, builder, max_key)
+                       : declare_tables(std::move(specs), input, builder, max_key);
+  if (dump) rec = input.next_record();  // past the header
+  add_index_key_functions(tables);
   check(builder.status());
 
   progress.note(
       fmt::format("reading {}{}", source.name(),
                   source.total_bytes() ? " (" + human_bytes(*source.total_bytes()) + ")" : ""));
-
-  // ---- rows
-  // --------------------------------------------------------------------------------------
-  std::string err;
-  std::optional<std::string> ik;
-  for (; have_first; have_first = next_record(&rec)) {
+  uint64_t rows = 0;
+  for (; rec != nullptr; rec = input.next_record()) {
     progress.update(rows, source.bytes_read());
-    bool ok = true;
-    if (dump) {
-      const JsonDocument& d = json_record.doc;
-      const auto tm = d.member(0, "table");
-      auto it = tm && d.node(*tm).type == JsonType::string
-                    ? by_name.find(std::string(d.node(*tm).text))
-                    : by_name.end();
-      if (it == by_name.end()) {
-        bad_row("a dump record names no table of the header");
-        continue;
-      }
-      TableRuntime& t = *it->second;
-      // A key: a JSON number for int64, a string, or {"base64": ...} for other bytes.
-      auto dump_key = [&](std::string_view member_name, KeyEncoding enc, std::string* out) {
-        const auto m = d.member(0, member_name);
-        if (!m) return err = fmt::format("no '{}'", member_name), false;
-        const JsonNode& n = d.node(*m);
-        if (n.type == JsonType::object) {
-          const auto b = d.member(*m, "base64");
-          auto bytes = b && d.node(*b).type == JsonType::string ? from_base64(d.node(*b).text)
-                                                                : std::nullopt;
-          if (!bytes || enc.kind() != KeyKind::bytes)
-            return err = fmt::format("bad '{}'", member_name), false;
-          *out = std::move(*bytes);
-          return true;
-        }
-        return encode_key(scalar_of(n), enc, 10, out, &err);
-      };
-      if (!dump_key("key", t.encoding, &t.key_bytes)) {
-        bad_row(err);
-        continue;
-      }
-      if (const auto ixm = d.member(0, "index")) {
-        IndexRuntime* ix = nullptr;
-        for (auto& x : t.indexes)
-          if (d.node(*ixm).type == JsonType::string && x->spec.name == d.node(*ixm).text)
-            ix = x.get();
-        std::string ikey;
-        if (ix == nullptr) {
-          bad_row("a dump index entry names no index of its table");
-        } else if (!dump_key("index_key", ix->spec.encoding, &ikey)) {
-          bad_row(err);
-        } else if (!ix->dump_entries.emplace(t.key_bytes, std::move(ikey)).second) {
-          bad_row("a second entry of one row in an index");
-        }
-        continue;
-      }
-      const auto vm = d.member(0, "value");
-      t.value_bytes.clear();
-      if (!vm) {
-        bad_row("no 'value'");
-        continue;
-      }
-      const JsonNode& v = d.node(*vm);
-      if (v.type == JsonType::string) {
-        t.value_bytes.assign(v.text);
-      } else if (v.type == JsonType::object && d.member(*vm, "msgpack")) {
-        MsgpackWriter w(&t.value_bytes);
-        json_to_msgpack(d, *d.member(*vm, "msgpack"), w);
-      } else if (const auto b = v.type == JsonType::object ? d.member(*vm, "base64") : std::nullopt;
-                 b && d.node(*b).type == JsonType::string && from_base64(d.node(*b).text)) {
-        t.value_bytes = *from_base64(d.node(*b).text);
-      } else {
-        bad_row("'value' is not a string, {\"msgpack\": ...} or {\"base64\": ...}");
-        continue;
-      }
-      if (t.encoding.kind() == KeyKind::bytes &&
-          t.key_bytes.size() > max_key_length(options.page_size)) {
-        bad_row(fmt::format("key of {} bytes is over the limit", t.key_bytes.size()));
-        continue;
-      }
-      t.builder->append(make_key(t.encoding.kind(), t.key_bytes), t.value_bytes);
+    if (dump ? add_dump_row(input, tables, max_key)
+             : add_record_row(*rec, input, tables, max_key, f.page_size))
       ++rows;
-      continue;
-    }
-    for (auto& tp : tables) {
-      TableRuntime& t = *tp;
-      t.skip = false;
-      const Scalar ks = rec->field(t.key);
-      if (!encode_key(ks, t.encoding, t.spec.radix.value_or(10), &t.key_bytes, &err)) {
-        bad_row(fmt::format("table '{}', key column '{}': {}", t.spec.name, t.key.name, err));
-        ok = false;
-        break;
-      }
-      if (t.spec.skip_key) {
-        std::string buf;
-        std::string_view text;
-        if (scalar_text(ks, &buf, &text) && glob_match(*t.spec.skip_key, text)) {
-          t.skip = true;
-          continue;
-        }
-      }
-      if (t.key_bytes.size() > max_key) {
-        bad_row(
-            fmt::format("table '{}': key of {} bytes is over the limit of {} for page size {} "
-                        "(a larger --page-size allows longer keys)",
-                        t.spec.name, t.key_bytes.size(), max_key, f.page_size));
-        ok = false;
-        break;
-      }
-      t.value_bytes.clear();
-      if (t.value) {
-        if (!rec->raw(*t.value, &t.value_bytes)) {
-          bad_row(fmt::format("table '{}': no value column '{}'", t.spec.name, t.value->name));
-          ok = false;
-          break;
-        }
-      } else {
-        MsgpackWriter w(&t.value_bytes);
-        rec->to_msgpack(w, t.spec.omit_empty);
-      }
-      if (t.value_bytes.size() > kMaxValueLength) {
-        bad_row(fmt::format("table '{}': value of 4 GiB or more", t.spec.name));
-        ok = false;
-        break;
-      }
-      for (auto& ix : t.indexes) {
-        if (!index_key_of(*ix, t.encoding, t.key_bytes, t.value_bytes, &ik, &err)) {
-          bad_row(fmt::format("table '{}', {}", t.spec.name, err));
-          ok = false;
-          break;
-        }
-      }
-      if (!ok) break;
-    }
-    if (!ok) continue;
-    for (auto& tp : tables)
-      if (!tp->skip)
-        tp->builder->append(make_key(tp->encoding.kind(), tp->key_bytes), tp->value_bytes);
-    ++rows;
   }
-  check(builder.status());
-
-  const double read_secs = progress.elapsed();
-  uint64_t table_rows = 0;
-  for (auto& t : tables)
-    table_rows += t->builder->rows_appended();
-  progress.note(fmt::format(
-      "read {} rows ({}) in {:.1f} s{}; sorting and writing {}", group_digits(rows),
-      human_bytes(source.bytes_read()), read_secs,
-      bad_rows ? fmt::format(", skipped {} bad rows", group_digits(bad_rows)) : "", f.out));
-  // From here the builder writes a temp file beside OUT and renames it; an
-  // interrupt now ends the process (the target is never half-written).
-  catch_interrupts(false);
-  if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.out));
-  if (auto st = builder.build_to_file(f.out); !st)
-    fail(fmt::format("{} not written: {}", f.out, st.error().message));
-  const double secs = progress.elapsed();
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(f.out, ec);
-  progress.note(fmt::format(
-      "wrote {}: {} table{}, {} rows, {} in {:.1f} s ({} input rows/s)", f.out, tables.size(),
-      tables.size() == 1 ? "" : "s", group_digits(table_rows), human_bytes(ec ? 0 : size), secs,
-      group_digits(static_cast<uint64_t>(secs > 0 ? static_cast<double>(rows) / secs : 0))));
-  if (bad_rows > 0 && f.quiet)
-    fmt::print(stderr, "drydb build: skipped {} bad rows\n", group_digits(bad_rows));
+  write_database(builder, tables, input, rows, f, progress);
   return kExitOk;
 }
 

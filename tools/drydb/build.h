@@ -23,8 +23,9 @@ class BuildCommand {
   // Runs it after parsing; returns the exit status (CliErrors propagate).
   int run();
 
+  struct Flags;  // what the flags say (defined in build.cpp)
+
  private:
-  struct Flags;
   CLI::App* cmd_;
   std::unique_ptr<Flags> f_;
 };

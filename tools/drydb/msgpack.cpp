@@ -72,22 +72,10 @@ void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w) {
       w.str(n.text);
       return;
     case JsonType::number: {
-      const char* b = n.text.data();
-      const char* e = b + n.text.size();
-      if (n.integer) {
-        int64_t v;
-        if (auto r = std::from_chars(b, e, v); r.ec == std::errc() && r.ptr == e)
-          return w.integer(v);
-        uint64_t u;
-        if (auto r = std::from_chars(b, e, u); r.ec == std::errc() && r.ptr == e)
-          return w.uinteger(u);
-      }
-      double d = 0;
-      // The grammar was checked, so only range errors are possible: those give ±inf or 0,
-      // which is what strtod would give too.
-      if (auto r = std::from_chars(b, e, d); r.ec == std::errc::result_out_of_range)
-        d = n.text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
-      return w.float64(d);
+      const Scalar v = msgpack_number(n);
+      if (v.kind == Scalar::integer) return w.integer(v.i);
+      if (v.kind == Scalar::unsigned_integer) return w.uinteger(v.u);
+      return w.float64(v.d);
     }
     case JsonType::array:
     case JsonType::object: {

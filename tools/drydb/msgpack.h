@@ -10,6 +10,8 @@
 // string, array and map; a float is always written as a float 64.
 #pragma once
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,17 +35,25 @@ class MsgpackWriter {
   void map_header(uint32_t n);
 
   // What msgpack-cxx's packer writes to: a type with write(const char*, size_t).
+  // A one-byte write (a fixstr, fixmap or small integer's marker, nil, a
+  // boolean: most writes of a record) is a push_back, which costs less than
+  // an append.
   struct Sink {
     std::string* out;
-    void write(const char* p, size_t n) { out->append(p, n); }
+    void write(const char* p, size_t n) {
+      if (n == 1)
+        out->push_back(*p);
+      else
+        out->append(p, n);
+    }
   };
 
  private:
   Sink sink_;
 };
 
-// Appends node `i` of `doc` as MessagePack: integers that fit int64/uint64 as
-// integers, other numbers as float64, strings as str, arrays and maps in order.
+// Appends node `i` of `doc` as MessagePack: numbers as msgpack_number converts
+// them, strings as str, arrays and maps in order.
 void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w);
 
 // If `bytes` is exactly one MessagePack map or array (nothing before or after),
@@ -75,6 +85,34 @@ struct Scalar {
   double d = 0;
   std::string_view s;  // string; for a JSON number, its text
 };
+
+// A JSON number node as json_to_msgpack writes it (the one conversion of
+// both): an integer that fits int64 as `integer`, else one that fits uint64 as
+// `unsigned_integer`, any other number as `floating` (beyond the double range:
+// ±inf). The text is left empty, as MessagePack keeps none. Inline:
+// json_to_msgpack runs it for every number of every record.
+inline Scalar msgpack_number(const JsonNode& n) {
+  Scalar s;
+  const char* b = n.text.data();
+  const char* e = b + n.text.size();
+  if (n.integer) {
+    if (auto r = std::from_chars(b, e, s.i); r.ec == std::errc() && r.ptr == e) {
+      s.kind = Scalar::integer;
+      return s;
+    }
+    if (auto r = std::from_chars(b, e, s.u); r.ec == std::errc() && r.ptr == e) {
+      s.kind = Scalar::unsigned_integer;
+      return s;
+    }
+  }
+  s.kind = Scalar::floating;
+  // The grammar was checked, so only range errors are possible. Both give ±inf here: right
+  // for an overflow, which the parser refuses anyway; an underflow (1e-400), which it takes,
+  // would be ±0 from strtod.
+  if (auto r = std::from_chars(b, e, s.d); r.ec == std::errc::result_out_of_range)
+    s.d = n.text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+  return s;
+}
 
 // The value of member `name` of the MessagePack map `bytes` (missing when the
 // map has no such string key, or `bytes` is not a well-formed map). A nested

@@ -1,0 +1,128 @@
+#include "records.h"
+
+namespace drydb::cli {
+
+// ---- CSV/TSV ------------------------------------------------------------------------------------
+
+Scalar CsvRecord::field(const Column& c) const {
+  Scalar s;
+  s.kind = Scalar::string;
+  s.s = fields[c.position];
+  return s;
+}
+
+bool CsvRecord::raw(const Column& c, std::string* out) const {
+  out->assign(fields[c.position]);
+  return true;
+}
+
+void CsvRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
+  uint32_t n = 0;
+  for (auto f : fields)
+    n += !(omit_empty && f.empty());
+  w.map_header(n);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (omit_empty && fields[i].empty()) continue;
+    w.str((*header)[i]);
+    w.str(fields[i]);
+  }
+}
+
+Scalar CsvRecord::stored_field(const Column& c, bool omit_empty) const {
+  if (c.position >= fields.size() || (omit_empty && fields[c.position].empty())) return {};
+  return field(c);
+}
+
+// ---- JSON ---------------------------------------------------------------------------------------
+
+Scalar scalar_of(const JsonNode& n) {
+  Scalar s;
+  switch (n.type) {
+    case JsonType::null:
+      s.kind = Scalar::null;
+      break;
+    case JsonType::boolean:
+      s.kind = Scalar::boolean, s.b = n.boolean;
+      break;
+    case JsonType::string:
+      s.kind = Scalar::string, s.s = n.text;
+      break;
+    case JsonType::number:
+      s = msgpack_number(n);
+      s.s = n.text;  // the number as written
+      break;
+    default:
+      s.kind = Scalar::other;
+      break;
+  }
+  return s;
+}
+
+Scalar JsonRecord::field(const Column& c) const {
+  const auto m = doc.member(0, c.name);
+  if (!m) return {};
+  return scalar_of(doc.node(*m));
+}
+
+bool JsonRecord::raw(const Column& c, std::string* out) const {
+  const auto m = doc.member(0, c.name);
+  if (!m) return false;
+  const JsonNode& n = doc.node(*m);
+  out->clear();
+  switch (n.type) {
+    case JsonType::null:
+      break;
+    case JsonType::string:
+    case JsonType::number:
+      out->assign(n.text);
+      break;
+    case JsonType::boolean:
+      out->assign(n.boolean ? "true" : "false");
+      break;
+    default:
+      append_json(*out, doc, *m);
+      break;
+  }
+  return true;
+}
+
+namespace {
+
+// What --omit-empty leaves out of a JSON record: null and empty string members.
+bool empty_member(const JsonNode& n) {
+  return n.type == JsonType::null || (n.type == JsonType::string && n.text.empty());
+}
+
+}  // namespace
+
+void JsonRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
+  if (!omit_empty) return json_to_msgpack(doc, 0, w);
+  const JsonNode& root = doc.root();
+  auto empty = [&](uint32_t v) { return empty_member(doc.node(v)); };
+  uint32_t count = 0;
+  for (uint32_t c = 1, k = 0; k < root.size; ++k) {
+    const uint32_t v = doc.node(c).next;
+    count += !empty(v);
+    c = doc.node(v).next;
+  }
+  w.map_header(count);
+  for (uint32_t c = 1, k = 0; k < root.size; ++k) {
+    const uint32_t v = doc.node(c).next;
+    if (!empty(v)) {
+      w.str(doc.node(c).text);
+      json_to_msgpack(doc, v, w);
+    }
+    c = doc.node(v).next;
+  }
+}
+
+Scalar JsonRecord::stored_field(const Column& c, bool omit_empty) const {
+  const auto m = doc.member(0, c.name);
+  if (!m) return {};
+  const JsonNode& n = doc.node(*m);
+  if (omit_empty && empty_member(n)) return {};
+  // A number as json_to_msgpack writes it, without its text; any other value as it is.
+  return n.type == JsonType::number ? msgpack_number(n) : scalar_of(n);
+}
+
+}  // namespace drydb::cli
