@@ -507,6 +507,17 @@ TEST(Records, JsonStoredFieldValues) {
   EXPECT_EQ(r.stored_field(Column{"over"}, false).u, uint64_t{1} << 63);
   EXPECT_EQ(r.stored_field(Column{"tiny"}, false).d, 5e-324);
   EXPECT_TRUE(std::signbit(r.stored_field(Column{"negfloatzero"}, false).d));
+  // An underflow, which the parser takes, is stored as the nearest double: zero of its sign.
+  {
+    JsonRecord u;
+    ASSERT_TRUE(u.doc.parse(R"({"a":1e-400,"b":-2e-330,"c":2.5e-324})"));
+    EXPECT_EQ(u.stored_field(Column{"a"}, false).d, 0.0);
+    EXPECT_FALSE(std::signbit(u.stored_field(Column{"a"}, false).d));
+    EXPECT_EQ(u.stored_field(Column{"b"}, false).d, 0.0);
+    EXPECT_TRUE(std::signbit(u.stored_field(Column{"b"}, false).d));
+    EXPECT_GE(u.stored_field(Column{"c"}, false).d, 0.0);
+    EXPECT_LE(u.stored_field(Column{"c"}, false).d, 5e-324);
+  }
   // --omit-empty leaves out nulls and empty strings, nothing else.
   EXPECT_EQ(r.stored_field(Column{"n"}, true).kind, Scalar::missing);
   EXPECT_EQ(r.stored_field(Column{"e"}, true).kind, Scalar::missing);

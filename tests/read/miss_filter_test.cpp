@@ -155,14 +155,18 @@ TEST(MissFilter, TablesAnswerAsWithoutOne) {
             ASSERT_TRUE(v) << v.error().to_string();
             auto it = t.rows.find(k);
             ASSERT_EQ(v->has_value(), it != t.rows.end());
-            if (it != t.rows.end()) ASSERT_EQ(v->str(), it->second);
+            if (it != t.rows.end()) {
+              ASSERT_EQ(v->str(), it->second);
+            }
           }
           std::vector<Value> values(keys.size());
           ASSERT_TRUE(table->get_many(keys, values));
           for (size_t i = 0; i < keys.size(); ++i) {
             auto it = t.rows.find(probes[i]);
             ASSERT_EQ(values[i].has_value(), it != t.rows.end()) << i;
-            if (it != t.rows.end()) ASSERT_EQ(values[i].str(), it->second);
+            if (it != t.rows.end()) {
+              ASSERT_EQ(values[i].str(), it->second);
+            }
           }
           EXPECT_TRUE(db->verify());
         }

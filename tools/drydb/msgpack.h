@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,11 +107,11 @@ inline Scalar msgpack_number(const JsonNode& n) {
     }
   }
   s.kind = Scalar::floating;
-  // The grammar was checked, so only range errors are possible. Both give ±inf here: right
-  // for an overflow, which the parser refuses anyway; an underflow (1e-400), which it takes,
-  // would be ±0 from strtod.
+  // The grammar was checked, so only range errors are possible, which from_chars leaves to
+  // the caller: strtod then gives ±inf for an overflow (which the parser refuses anyway) and
+  // the nearest value, ±0 or a subnormal, for an underflow (1e-400, which it takes).
   if (auto r = std::from_chars(b, e, s.d); r.ec == std::errc::result_out_of_range)
-    s.d = n.text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+    s.d = std::strtod(std::string(n.text).c_str(), nullptr);
   return s;
 }
 
