@@ -60,7 +60,12 @@ drydb::BuildOptions build_options() {
   return o;
 }
 
-template <Filter F>
+// Bits per key of the miss filter the shape tables of the store "drydb_mf" carry
+// (TableBuilder::add_miss_filter); the size RocksDB's bloom filter is given.
+inline constexpr uint32_t kMissFilterBits = 10;
+
+// F: the page filters; kMissFilter: whether the key-shape tables have a miss filter.
+template <Filter F, bool kMissFilter = false>
 struct Drydb {
   static constexpr const char* kPrefix = F == Filter::none   ? "drydb-"
                                          : F == Filter::lz4  ? "drydb_lz4-"
@@ -166,7 +171,9 @@ struct Drydb {
         else
           items.append(shape.keys[r], value);
       }
-      f = &open_file(finish(builder, std::string(kPrefix) + "shape-" + shape.name));
+      if (kMissFilter) items.add_miss_filter(kMissFilterBits);
+      f = &open_file(finish(
+          builder, std::string(kPrefix) + (kMissFilter ? "mf-shape-" : "shape-") + shape.name));
     }
     return *f;
   }
@@ -278,6 +285,7 @@ void register_drydb() {
   register_open<Drydb<Filter::none>>("drydb");
   register_build<Drydb<Filter::none>>("drydb");
   register_shapes<Drydb<Filter::none>>("drydb", /*batched=*/true);
+  register_shapes<Drydb<Filter::none, true>>("drydb_mf", /*batched=*/true, /*point_only=*/true);
   register_open<OsFloor>("os_floor");
   register_filtered<Filter::lz4>("drydb_lz4");
   register_filtered<Filter::zstd>("drydb_zstd");

@@ -25,6 +25,7 @@ STORES = ["drydb", "vector", "std_map", "sqlite_fair", "sqlite_default", "sqlite
           "os_floor"]
 STORE_LABELS = {
     "drydb": "drydb",
+    "drydb_mf": "drydb, miss filter",
     "vector": "vector (lower_bound)",
     "std_map": "std::map",
     "sqlite_fair": "SQLite fair",
@@ -274,7 +275,9 @@ SHAPES = [("dense_1M", "dense ids 0..N-1"), ("random_1M", "uniform random int64"
           ("names", "Unicode character names"), ("dense_16M", "dense ids, 16M"),
           ("random_16M", "uniform random int64, 16M"), ("clustered_16M", "clustered timestamps, 16M")]
 SHAPE_WORKLOADS = ["Get", "GetMany", "Miss", "Scan", "Count"]
-SHAPE_STORES = ["drydb", "vector", "lmdb", "rocksdb", "sqlite_fair"]
+SHAPE_STORES = ["drydb", "drydb_mf", "vector", "lmdb", "rocksdb", "sqlite_fair"]
+# drydb_mf: the same tables with a miss filter of 10 bits per key, point lookups only.
+SHAPE_POINT_ONLY = {"drydb_mf"}
 
 
 def is_shape_workload(name):
@@ -303,17 +306,19 @@ def shape_section(runs, errors):
           "rows from a present key; Count: a range of 8,000 rows. ns per query, medians; SQLite in its",
           "fair setup.", ""]
     for w in SHAPE_WORKLOADS:
-        md += [f"### {w}", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in SHAPE_STORES) + " |",
-               "|---|" + "--:|" * len(SHAPE_STORES)]
+        stores = [s for s in SHAPE_STORES if w in ("Get", "GetMany", "Miss") or s not in SHAPE_POINT_ONLY]
+        md += [f"### {w}", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in stores) + " |",
+               "|---|" + "--:|" * len(stores)]
         for shape, title in present:
-            md.append(f"| {title} | " + " | ".join(fmt_ns(ns(w, shape, st)) for st in SHAPE_STORES) + " |")
+            md.append(f"| {title} | " + " | ".join(fmt_ns(ns(w, shape, st)) for st in stores) + " |")
         md.append("")
-    md += ["### File size", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in SHAPE_STORES if s != "vector") + " |",
-           "|---|" + "--:|" * (len(SHAPE_STORES) - 1)]
+    sized = [s for s in SHAPE_STORES if s != "vector"]
+    md += ["### File size", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in sized) + " |",
+           "|---|" + "--:|" * len(sized)]
     for shape, title in present:
         md.append(f"| {title} | " + " | ".join(
             f"{size(shape, st) / 1e6:.2f} MB" if size(shape, st) else "–"
-            for st in SHAPE_STORES if st != "vector") + " |")
+            for st in sized) + " |")
     md.append("")
 
     # The targets of the key-shape issue, per shape: (label, numerator, denominator, bound,
@@ -321,8 +326,8 @@ def shape_section(runs, errors):
     checks = [
         ("get ≥ 1.5× faster than lower_bound", ("Get", "vector"), ("Get", "drydb"), 1.5, False),
         ("get ≥ 3× faster than LMDB", ("Get", "lmdb"), ("Get", "drydb"), 3, False),
-        ("miss no slower than RocksDB* (bloom)", ("Miss", "rocksdb"), ("Miss", "drydb"), 1, False),
-        ("miss ≥ 2× faster than LMDB", ("Miss", "lmdb"), ("Miss", "drydb"), 2, False),
+        ("miss, with a filter, no slower than RocksDB* (bloom)", ("Miss", "rocksdb"), ("Miss", "drydb_mf"), 1, False),
+        ("miss, without one, ≥ 2× faster than LMDB", ("Miss", "lmdb"), ("Miss", "drydb"), 2, False),
         ("scan ≤ 2× the vector walk", ("Scan", "drydb"), ("Scan", "vector"), 2, True),
         ("scan ≥ 3× faster than LMDB", ("Scan", "lmdb"), ("Scan", "drydb"), 3, False),
         ("count ≤ 3× a get", ("Count", "drydb"), ("Get", "drydb"), 3, True),

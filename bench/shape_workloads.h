@@ -158,7 +158,9 @@ void bm_shape_count(benchmark::State& state, ShapeSize size) {
 }
 
 template <class S>
-void register_shapes(const std::string& store, bool batched = false) {
+// point_only: only the point lookups (Get, Miss, GetMany), for a variant of a store whose scans
+// and counts are the store's own.
+void register_shapes(const std::string& store, bool batched = false, bool point_only = false) {
   for (const ShapeSize size : suite_shapes()) {
     const std::string suffix = "_" + shape_name(size) + "/" + store;
     auto reg = [&](const char* workload, void (*fn)(benchmark::State&, ShapeSize)) {
@@ -166,8 +168,10 @@ void register_shapes(const std::string& store, bool batched = false) {
     };
     reg("Get", bm_shape_get<S>);
     reg("Miss", bm_shape_miss<S>);
-    reg("Scan", bm_shape_scan<S>);
-    reg("Count", bm_shape_count<S>);
+    if (!point_only) {
+      reg("Scan", bm_shape_scan<S>);
+      reg("Count", bm_shape_count<S>);
+    }
     if constexpr (requires(typename S::ShapeReader & r, const ShapeKey* k) { r.get_many(k, 1); })
       if (batched) reg("GetMany", bm_shape_get_many<S>);
   }

@@ -46,9 +46,10 @@ struct BuildCommand::Flags {
 
   // Table-scoped: each occurrence belongs to the --table before it (or the first table).
   std::vector<std::string> tables, keys, encodings, radixes, values, indexes, skip_keys;
+  std::vector<uint32_t> miss_filters;
   bool msgpack = false, omit_empty = false;
   CLI::Option *o_table, *o_key, *o_encoding, *o_radix, *o_value, *o_msgpack, *o_omit_empty,
-      *o_index, *o_skip_key;
+      *o_index, *o_skip_key, *o_miss_filter;
   // Given or not: a dump's header supplies what they would.
   CLI::Option *o_page_size, *o_compress;
 };
@@ -66,6 +67,7 @@ struct TableSpec {
   bool msgpack = false;
   bool omit_empty = false;
   std::optional<std::string> skip_key;
+  std::optional<uint32_t> miss_filter_bits;
   std::vector<IndexSpec> indexes;
 };
 
@@ -179,7 +181,7 @@ std::vector<TableSpec> gather_table_specs(const CLI::App& cmd, const Flags& f) {
       continue;
     }
     if (o != f.o_key && o != f.o_encoding && o != f.o_radix && o != f.o_value && o != f.o_msgpack &&
-        o != f.o_omit_empty && o != f.o_index && o != f.o_skip_key)
+        o != f.o_omit_empty && o != f.o_index && o != f.o_skip_key && o != f.o_miss_filter)
       continue;
     if (specs.empty()) specs.push_back(TableSpec{});
     TableSpec& t = specs.back();
@@ -202,6 +204,8 @@ std::vector<TableSpec> gather_table_specs(const CLI::App& cmd, const Flags& f) {
       once(t.value, f.values[k], "--value");
     else if (o == f.o_skip_key)
       once(t.skip_key, f.skip_keys[k], "--skip-key");
+    else if (o == f.o_miss_filter)
+      once(t.miss_filter_bits, f.miss_filters[k], "--miss-filter");
     else if (o == f.o_msgpack)
       t.msgpack = true;
     else if (o == f.o_omit_empty)
@@ -487,6 +491,15 @@ Tables declare_dump_tables(const InputReader& input, DatabaseBuilder& builder, u
     t->encoding =
         parse_encoding(std::string(d.node(member(c, "key_encoding", JsonType::string)).text));
     t->builder = &builder.create_table(t->spec.name, t->encoding);
+    if (const auto mf = d.member(c, "miss_filter_bits_per_key")) {
+      uint32_t bits = 0;
+      const auto text = d.node(*mf).text;
+      if (d.node(*mf).type != JsonType::number ||
+          std::from_chars(text.data(), text.data() + text.size(), bits).ptr !=
+              text.data() + text.size())
+        fail(fmt::format("{}: bad dump header: a bad 'miss_filter_bits_per_key'", input.where()));
+      t->builder->add_miss_filter(bits);
+    }
     if (const auto ixs = d.member(c, "indexes"); ixs && d.node(*ixs).type == JsonType::array) {
       for (uint32_t i = *ixs + 1, n = 0; n < d.node(*ixs).size; ++n, i = d.node(i).next) {
         auto ix = std::make_unique<IndexRuntime>();
@@ -543,6 +556,7 @@ Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
     t->key = column(*s.key);
     if (s.value) t->value = column(*s.value);
     t->builder = &builder.create_table(s.name, t->encoding);
+    if (s.miss_filter_bits) t->builder->add_miss_filter(*s.miss_filter_bits);
     for (const IndexSpec& is : s.indexes) {
       auto ix = std::make_unique<IndexRuntime>();
       ix->spec = is;
@@ -831,8 +845,14 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
   f.o_skip_key =
       cmd_->add_option("--skip-key", f.skip_keys, "Leave out rows whose key text matches this glob")
           ->group(group);
-  for (CLI::Option* o :
-       {f.o_table, f.o_key, f.o_encoding, f.o_radix, f.o_value, f.o_index, f.o_skip_key})
+  f.o_miss_filter =
+      cmd_->add_option("--miss-filter", f.miss_filters,
+                       "BITS: a miss filter of at most BITS bits per row (1 to 32; 10 answers "
+                       "about 99% of gets of absent keys without a tree descent)")
+          ->check(CLI::Range(1u, 32u))
+          ->group(group);
+  for (CLI::Option* o : {f.o_table, f.o_key, f.o_encoding, f.o_radix, f.o_value, f.o_index,
+                         f.o_skip_key, f.o_miss_filter})
     o->allow_extra_args(false);
 }
 

@@ -48,6 +48,8 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
     append_json_string(line, t.name());
     line += ",\"key_encoding\":";
     append_json_string(line, t.encoding().id());
+    if (const uint32_t bits = t.info().miss_filter_bits_per_key; bits != 0)
+      line += fmt::format(",\"miss_filter_bits_per_key\":{}", bits);
     line += ",\"indexes\":[";
     bool first_ix = true;
     for (const auto& ix : t.indexes()) {

@@ -475,9 +475,10 @@ void Session::stats(bool all_tables) {
     else
       out += "  compression  none (pages stored as they are; ratio 1.00)\n";
   }
-  // `index` empty: the table's own tree.
+  // `index` empty: the table's own tree, with the table's miss filter (`filter` is
+  // nullptr for an index).
   auto tree = [&](std::string_view table, std::string_view index, bool unique,
-                  std::string_view encoding_id) {
+                  std::string_view encoding_id, const TableInfo* filter) {
     const TreeStats d = check(tree_stats(db_, table, index));
     const std::string_view what = index.empty() ? "table" : "index";
     const std::string_view name = index.empty() ? table : index;
@@ -502,7 +503,7 @@ void Session::stats(bool all_tables) {
         out += fmt::format("{}{}", i ? "," : "", d.pages_per_level[i]);
       out += fmt::format(
           "],\"leaf_fill\":{:.4f},\"internal_fill\":{:.4f},\"stored_bytes\":{},"
-          "\"compression_ratio\":{:.4f}}}\n",
+          "\"compression_ratio\":{:.4f}",
           d.leaf_pages ? static_cast<double>(d.leaf_bytes_used) /
                              static_cast<double>(d.leaf_pages * l.page_size)
                        : 0.0,
@@ -512,6 +513,10 @@ void Session::stats(bool all_tables) {
           d.stored_bytes,
           d.stored_bytes ? static_cast<double>(page_bytes) / static_cast<double>(d.stored_bytes)
                          : 0.0);
+      if (filter != nullptr)
+        out += fmt::format(",\"miss_filter_bits_per_key\":{},\"miss_filter_pages\":{}",
+                           filter->miss_filter_bits_per_key, filter->miss_filter_pages);
+      out += "}\n";
       return;
     }
     out += '\n';
@@ -545,12 +550,18 @@ void Session::stats(bool all_tables) {
                     filtered ? fmt::format(" of {} unpacked (ratio {})", group_digits(page_bytes),
                                            ratio(page_bytes, d.stored_bytes))
                              : "");
+    if (filter != nullptr && filter->miss_filter_bits_per_key != 0)
+      out += fmt::format("  miss filter  {} pages ({} bytes), at most {} bits per row\n",
+                         group_digits(filter->miss_filter_pages),
+                         group_digits(filter->miss_filter_pages * l.page_size),
+                         filter->miss_filter_bits_per_key);
   };
   for (const ReadOnlyTable& t : db_.tables()) {
     if (!all_tables && (!table_ || t.name() != table_->name())) continue;
-    tree(t.name(), {}, false, t.encoding().id());
+    const TableInfo info = t.info();
+    tree(t.name(), {}, false, t.encoding().id(), &info);
     for (const auto& ix : t.indexes())
-      tree(t.name(), ix.name(), ix.unique(), ix.encoding().id());
+      tree(t.name(), ix.name(), ix.unique(), ix.encoding().id(), nullptr);
   }
   write_out(out_, out);
 }

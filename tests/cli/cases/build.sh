@@ -194,6 +194,29 @@ expect_stdout_has "(ratio "
 run drydb build l4.drydb -i n.jsonl -k id --key-encoding int64 --compress lz4 -q
 run drydb info l4.drydb
 expect_stdout_has "filters        lz4"
+# --miss-filter: a miss filter per table, shown by stats, checked by verify, kept by a dump.
+run drydb build mf.drydb -i n.jsonl -k id --key-encoding int64 --miss-filter 10 --page-size 512 -q
+expect_status 0
+run drydb stats mf.drydb
+expect_stdout_has "  miss filter  8 pages (4,096 bytes), at most 10 bits per row"
+run drydb stats mf.drydb --format jsonl
+expect_stdout_has '"miss_filter_bits_per_key":10,"miss_filter_pages":8}'
+run drydb verify mf.drydb
+expect_status 0
+run drydb get mf.drydb 2999
+expect_stdout_has '"name":"row 2999"'
+run drydb get mf.drydb 3001
+expect_status 1
+run drydb dump mf.drydb -o mf.dump
+run head -c 160 mf.dump
+expect_stdout_has '"key_encoding":"int64","miss_filter_bits_per_key":10,'
+run drydb build mf2.drydb -i mf.dump -q
+expect_status 0
+run cmp mf.drydb mf2.drydb
+expect_status 0
+run drydb build mf3.drydb -i n.jsonl -k id --miss-filter 33 -q
+expect_status 2
+expect_stderr_has "--miss-filter"
 run drydb scan small.drydb --offset 2990 --format jsonl
 expect_stdout <<'EOF'
 {"key":2991,"value":{"msgpack":{"id":2991,"name":"row 2991","even":false}}}
