@@ -12,7 +12,8 @@
 //        BuildOptions::filters: none, lz4, zstd, zstd with a trained dictionary (1 KiB at most),
 //        lz4 then zstd; zstd's level is (byte / 20) % 4 - 1, so -1 .. 2
 //   u8   tables: 1 + byte % 4; per table:
-//     u8   key encoding: byte % 7 of bytes, int64, uuid_v7, ulid, f3, f12, v (custom)
+//     u8   key encoding: byte % 7 of bytes, int64, uuid_v7, ulid, f3, f12, v (custom); the
+//          miss filter: (byte / 7) % 4 of none, 1, 10 or 32 bits per key
 //     u8   name: 0xFF reuses the previous table's name (errc::duplicate_name) and declares no
 //          index; else the table is "t<i>" with byte % 3 secondary indexes (defined below)
 //     u8   generated rows: (byte^2)/16 keys from a pattern of the encoding (deep trees cheaply;
@@ -52,6 +53,7 @@
 // the page cache.
 #pragma once
 
+#include <array>
 #include <map>
 
 #include "fuzz_support.h"
@@ -78,6 +80,7 @@ struct IndexDef {
 
 struct BuildTable {
   std::string name;
+  uint32_t miss_filter_bits = 0;  // 0 = none
   drydb::KeyEncoding enc = drydb::KeyEncoding::bytes();
   std::vector<Append> appended;  // in append order
   std::map<std::string, std::string> model;
@@ -262,7 +265,9 @@ inline void run_build(const uint8_t* data, size_t size) {
   uint64_t total_rows = 0;
   for (unsigned ti = 0; ti < table_count; ++ti) {
     BuildTable t;
-    t.enc = encoding_number(in.u8());
+    const uint8_t encoding_byte = in.u8();
+    t.enc = encoding_number(encoding_byte);
+    t.miss_filter_bits = std::array<uint32_t, 4>{0, 1, 10, 32}[(encoding_byte / 7) % 4];
     const uint8_t name_byte = in.u8();
     t.name = "t" + std::to_string(ti);
     unsigned index_count = name_byte % 3;
@@ -343,6 +348,7 @@ inline void run_build(const uint8_t* data, size_t size) {
     for (auto& t : tables) {
       auto& tb = b.create_table(t.name, t.enc);
       if (t.duplicate && !reversed) expect(errc::duplicate_name, "table name reused");
+      if (t.miss_filter_bits != 0) tb.add_miss_filter(t.miss_filter_bits);
       const size_t n = t.appended.size();
       for (size_t j = 0; j < n; ++j) {
         const auto& [k, v, wrong_kind] = t.appended[reversed ? n - 1 - j : j];

@@ -3,8 +3,8 @@
 // change of the file format or of a target's input layout, and commit the result.
 //
 //   open   small valid databases (every key encoding, leaves, uniform leaves, internal pages at
-//          two levels, overflow runs, an empty table, page sizes 512 to 4,096) and two
-//          not-quite files
+//          two levels, overflow runs, an empty table, miss filters, page sizes 512 to 4,096) and
+//          two not-quite files
 //   page   for each kind of page of the page target's base file (leaf, internal, root, overflow
 //          run start and continuation, per table) and for its catalog, the input that writes
 //          the page back unchanged
@@ -136,6 +136,18 @@ void open_seeds(const fs::path& dir) {
       t.append("k" + std::to_string(i), std::string(i == 7 ? 900 : 10, 'z'));
     write(dir, "lz4_overflow", build(c));
   }
+  {  // miss filters: int64 keys at 10 bits per key over two filter pages, bytes keys at 32
+    drydb::DatabaseBuilder b({.page_size = 512});
+    auto& n = b.create_table("n", drydb::KeyEncoding::int64());
+    for (int64_t i = 0; i < 800; ++i)
+      n.append(i * 7, "v");
+    n.add_miss_filter(10);
+    auto& t = b.create_table("b");
+    for (int i = 0; i < 60; ++i)
+      t.append("key" + std::to_string(i), "x");
+    t.add_miss_filter(32);
+    write(dir, "miss_filters", build(b));
+  }
   std::string not_quite = std::string("DRY\0", 4) + std::string(2, '\x02') + std::string(60, '\0');
   write(dir, "header_only", not_quite);
   write(dir, "empty_file", std::string());
@@ -150,7 +162,8 @@ void page_seeds(const fs::path& dir) {
   uint64_t page = 1;
   for (const auto& t : db.tables()) {
     const auto info = t.info();
-    const uint64_t end = page + info.leaf_pages + info.internal_pages + info.overflow_pages;
+    const uint64_t end =
+        page + info.leaf_pages + info.internal_pages + info.overflow_pages + info.miss_filter_pages;
     for (uint64_t p = page; p < end; ++p) {
       const std::byte* bytes = base.file.data() + p * base.page_size;
       std::string kind;
@@ -159,7 +172,7 @@ void page_seeds(const fs::path& dir) {
           kind = "leaf";
           break;
         case PageType::internal:
-          kind = p + 1 == end ? "root" : "internal";
+          kind = p + 1 + info.miss_filter_pages == end ? "root" : "internal";
           break;
         case PageType::overflow:
           kind = "overflow";
@@ -167,6 +180,7 @@ void page_seeds(const fs::path& dir) {
         default:
           kind = "overflow_continued";
       }
+      if (p >= end - info.miss_filter_pages) kind = "miss_filter";  // the filter follows the tree
       kind = std::string(t.name()) + "_" + kind;
       if (taken[kind]++ >= 2) continue;
       std::string input;
@@ -212,6 +226,9 @@ void build_seeds(const fs::path& dir) {
   r.u8(0).u8(0);
   r.u8(3).bytes("abd").u8(1).bytes("s/");
   write(dir, "bytes_spill_overflow", r.s);
+  // miss filters: int64 keys at 10 bits per key, bytes keys at 32, through a 16-page cache
+  write(dir, "miss_filters",
+        Request().u8(0).u8(7).u8(1).u8(1).u8(15).u8(0).u8(100).u8(0).u8(21).u8(0).u8(80).u8(0).s);
   // every encoding, four tables each, page sizes 1 KiB .. 64 KiB
   for (unsigned e = 0; e < drydb_fuzz::kEncodings; ++e) {
     Request q;

@@ -2,7 +2,7 @@
 //
 // A fixed database (page size 512; tables of bytes, int64, uuid_v7, ulid and custom fixed and
 // variable keys; leaves, uniform leaves, internal pages at two levels, overflow runs of one and
-// several pages, an empty table) is built once. Input:
+// several pages, an empty table, a miss filter on the int64 table) is built once. Input:
 //   byte 0   which page to replace: page 1 + byte % (pages - 1) ... or, for the last choice,
 //            the catalog
 //   byte 1   bit 0: keep the input's checksum (else every checksum is recomputed, so the
@@ -57,6 +57,7 @@ inline const PageBase& page_base() {
     auto& ints = b.create_table("i", drydb::KeyEncoding::int64());
     for (int64_t i = 0; i < 300; ++i)
       ints.append(i * 5 - 700, value(8));
+    ints.add_miss_filter(10);
     auto& uuids = b.create_table("u", drydb::KeyEncoding::uuid_v7());
     for (int i = 0; i < 60; ++i) {
       drydb::Uuid u{};
@@ -91,13 +92,15 @@ inline const PageBase& page_base() {
     p.page_size = fmt::load_u32(p.file.data() + fmt::header::kPageSizeOff);
     p.page_count = fmt::load_u64(p.file.data() + fmt::header::kPageCountOff);
     p.catalog_offset = p.page_count * p.page_size;
-    // The tables' pages, from their page counts: trees are contiguous, in table order.
+    // The tables' pages, from their page counts: each table's tree, then its miss filter, are
+    // contiguous, in table order.
     auto db = drydb::ReadOnlyDatabase::open_memory(p.file);
     if (!db) abort_with("page target: the base database does not open");
     uint64_t first = 1;
     for (const auto& t : db->tables()) {
       const auto info = t.info();
-      const uint64_t end = first + info.leaf_pages + info.internal_pages + info.overflow_pages;
+      const uint64_t end = first + info.leaf_pages + info.internal_pages + info.overflow_pages +
+                           info.miss_filter_pages;
       p.trees.push_back({std::string(t.name()), first, end});
       first = end;
     }

@@ -221,11 +221,7 @@ TEST(MissFilter, EveryFlippedBitOfAFilterPageIsDetected) {
   ASSERT_GE(f.filter.pages, 2u);
   const uint64_t page = f.filter.first_page + 1;
   // Under sanitizers a sample of the bits (every 7th), else all of them.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  constexpr uint32_t kStride = 7;
-#else
-  constexpr uint32_t kStride = 1;
-#endif
+  constexpr uint32_t kStride = DRYDB_TEST_SANITIZED ? 7 : 1;
   for (uint32_t bit = 0; bit < 512 * 8; bit += kStride) {
     std::vector<std::byte> copy = f.file;
     copy[page * 512 + bit / 8] ^= std::byte{static_cast<uint8_t>(1u << (bit % 8))};
