@@ -58,23 +58,12 @@ class ReadOnlyTable {
   result<Value> get(const Key& key) const {
     // The hot path: pages resident and verified, value inline. Anything else
     // (a cache miss, a first touch, an overflow value, an error) takes
-    // get_checked(), which loads, checks and explains.
-    if (key.kind() != tree_->kind) [[unlikely]]
-      return get_checked(key);
-    if (tree_->desc->rows == 0) return Value();
-    const auto k = key.bytes();
-    if (tree_->miss_filter != nullptr) {
-      switch (detail::test_miss_filter(detail::ResidentPages{*db_}, *tree_, k)) {
-        case detail::FilterSays::absent:
-          return Value();
-        case detail::FilterSays::unread:
-          return get_checked(key);
-        case detail::FilterSays::maybe:
-          break;
-      }
-    }
-    if (!tree_->layout.prefix_search(k.size())) return get_general(key);
-    return get_resident(key, detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())});
+    // get_checked(), which loads, checks and explains. One comparison sends
+    // a key of the wrong kind, an empty table and a table with a miss filter
+    // off the hot path (TreeRef::plain_get_kind).
+    if (key.kind() != tree_->plain_get_kind) [[unlikely]]
+      return get_off_the_hot_path(key);
+    return get_unfiltered(key);
   }
 
   // get() of many keys: values[i] is keys[i]'s Value, as get() gives it
@@ -247,6 +236,30 @@ class ReadOnlyTable {
       values[batch[b]] = std::move(*v);
     }
     return {};
+  }
+
+  // get() past the miss filter: the prefix-key search or get_general().
+  DRYDB_ALWAYS_INLINE result<Value> get_unfiltered(const Key& key) const {
+    const auto k = key.bytes();
+    if (!tree_->layout.prefix_search(k.size())) return get_general(key);
+    return get_resident(key, detail::PrefixKeySearch{detail::key_prefix(k.data(), k.size())});
+  }
+
+  // get() of a key of the wrong kind (get_checked() reports it), on an empty
+  // table, or on a table with a miss filter: the filter's test, then
+  // get_unfiltered().
+  [[gnu::noinline]] result<Value> get_off_the_hot_path(const Key& key) const {
+    if (key.kind() != tree_->kind) return get_checked(key);
+    if (tree_->desc->rows == 0) return Value();
+    switch (detail::test_miss_filter(detail::ResidentPages{*db_}, *tree_, key.bytes())) {
+      case detail::FilterSays::absent:
+        return Value();
+      case detail::FilterSays::unread:
+        return get_checked(key);
+      case detail::FilterSays::maybe:
+        break;
+    }
+    return get_unfiltered(key);
   }
 
   // get() over resident pages with the key's in-page search, falling back

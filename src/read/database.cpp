@@ -150,7 +150,8 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
                      " does not match encoding '" + t.primary.encoding_id + "'");
     const TreeRef& primary = s.primaries_.emplace_back(TreeRef{
         &t.primary, *enc, enc->kind(), KeyLayout{t.primary.key_width}, "table '" + t.name + "'",
-        nullptr, t.name, nullptr, t.miss_filter.present() ? &t.miss_filter : nullptr});
+        nullptr, t.name, nullptr, t.miss_filter.present() ? &t.miss_filter : nullptr,
+        t.primary.rows != 0 && !t.miss_filter.present() ? enc->kind() : kNoKeyKind});
     for (const IndexDesc& ix : t.indexes) {
       const std::string label = "index '" + ix.name + "' of table '" + t.name + "'";
       auto ienc = KeyEncoding::find(ix.tree.encoding_id);

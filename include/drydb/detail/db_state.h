@@ -57,6 +57,9 @@ struct RootHint {
 };
 
 // A tree resolved for reading.
+// A KeyKind value that no key has.
+inline constexpr KeyKind kNoKeyKind = static_cast<KeyKind>(0xFF);
+
 struct TreeRef {
   const TreeDesc* desc;
   KeyEncoding encoding;
@@ -72,6 +75,10 @@ struct TreeRef {
   RootHint* root_hint = nullptr;
   // A primary tree's miss filter (miss_filter.h), or nullptr.
   const MissFilterDesc* miss_filter = nullptr;
+  // `kind` when the tree has rows and no miss filter, so that get() may go
+  // straight to its descent for a key of this kind; else kNoKeyKind, which
+  // no key has.
+  KeyKind plain_get_kind = kNoKeyKind;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
