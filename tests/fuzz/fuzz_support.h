@@ -23,8 +23,6 @@
 // libFuzzer (so it keeps the input) and which the unit test redirects to a test failure.
 #pragma once
 
-#include <xxhash.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +37,7 @@
 #include <vector>
 
 #include "../support/checker.h"
+#include "../support/checksums.h"
 #include "../support/keys.h"
 #include "../support/model.h"
 #include "../support/random.h"
@@ -127,46 +126,11 @@ inline constexpr unsigned kEncodings = 7;
 
 // ---- checksums --------------------------------------------------------------------------------
 
-inline uint64_t xxh3(const std::byte* p, size_t n) {
-  return XXH3_64bits(p, n);
-}
-
-inline void fix_header_checksum(std::span<std::byte> f) {
-  if (f.size() < fmt::header::kSize) return;
-  fmt::store_u64(f.data() + fmt::header::kHeaderChecksumOff,
-                 xxh3(f.data(), fmt::header::kHeaderChecksumOff));
-}
-
-// Recomputes every checksum of a (possibly mutated) file as the builder would have: each page
-// that starts with a leaf or internal type gets its page checksum, each overflow run its run
-// checksum (over what of it the file holds), then the catalog's and the header's. Page sizes
-// and lengths are taken from the header as they are, so a nonsense header fixes nothing.
-inline void fix_all_checksums(std::span<std::byte> f) {
-  if (f.size() < fmt::header::kSize) return;
-  const uint64_t ps = fmt::load_u32(f.data() + fmt::header::kPageSizeOff);
-  if (!fmt::valid_page_size(ps)) return fix_header_checksum(f);
-  uint64_t pages = fmt::load_u64(f.data() + fmt::header::kPageCountOff);
-  pages = std::min<uint64_t>(pages, f.size() / ps);
-  for (uint64_t p = 1; p < pages;) {
-    std::byte* page = f.data() + p * ps;
-    const auto type = static_cast<fmt::PageType>(page[fmt::page::kTypeOff]);
-    if (type == fmt::PageType::overflow) {
-      const uint64_t len = fmt::load_u32(page + fmt::overflow::kLengthOff);
-      const uint64_t avail = f.size() - p * ps - 8;
-      fmt::store_u64(page, xxh3(page + 8, std::min<uint64_t>(8 + len, avail)));
-      p += std::max<uint64_t>(1, fmt::overflow::pages_for(len, static_cast<uint32_t>(ps)));
-    } else {
-      fmt::store_u64(page, xxh3(page + 8, ps - 8));
-      ++p;
-    }
-  }
-  const uint64_t cat_off = fmt::load_u64(f.data() + fmt::header::kPageCountOff) * ps;
-  const uint64_t cat_len = fmt::load_u64(f.data() + fmt::header::kCatalogLengthOff);
-  if (cat_off / ps == fmt::load_u64(f.data() + fmt::header::kPageCountOff) && cat_off <= f.size() &&
-      cat_len <= f.size() - cat_off)
-    fmt::store_u64(f.data() + fmt::header::kCatalogChecksumOff, xxh3(f.data() + cat_off, cat_len));
-  fix_header_checksum(f);
-}
+// One set of checksum fix-ups for the tests and the targets (support/checksums.h).
+using drydb_support::fix_all_checksums;
+using drydb_support::fix_catalog_checksum;
+using drydb_support::fix_header_checksum;
+using drydb_support::xxh3;
 
 // ---- storage ----------------------------------------------------------------------------------
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -25,6 +24,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/drydb.h"
+#include "checksums.h"
 #include "suite.h"
 
 #if defined(__has_feature)
@@ -217,24 +217,9 @@ inline FileMap map_file(std::span<const std::byte> f) {
   return m;
 }
 
-inline uint64_t xxh3(const std::byte* p, size_t n) {
-  return XXH3_64bits(p, n);
-}
-
-inline void fix_header_checksum(std::span<std::byte> f) {
-  using namespace drydb::detail;
-  store_u64(f.data() + header::kHeaderChecksumOff, xxh3(f.data(), header::kHeaderChecksumOff));
-}
-
-inline void fix_catalog_checksum(std::span<std::byte> f) {
-  using namespace drydb::detail;
-  const uint64_t ps = load_u32(f.data() + header::kPageSizeOff);
-  const uint64_t off = load_u64(f.data() + header::kPageCountOff) * ps;
-  const uint64_t len = load_u64(f.data() + header::kCatalogLengthOff);
-  if (off > f.size() || len > f.size() - off) return;
-  store_u64(f.data() + header::kCatalogChecksumOff, xxh3(f.data() + off, len));
-  fix_header_checksum(f);
-}
+using drydb_support::fix_catalog_checksum;
+using drydb_support::fix_header_checksum;
+using drydb_support::xxh3;
 
 // After bytes at `offset` were changed, recomputes the checksum that covers them (using the
 // original file's map `m`), so the change reaches the structural checks behind the checksum.
