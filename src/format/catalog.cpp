@@ -209,9 +209,11 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
     }
     c.tables.push_back(std::move(t));
   }
+  // The miss filter descriptors, when there are any, follow the page directory.
+  const uint64_t descriptors = miss_filters ? uint64_t{kMissFilterDescSize} * c.tables.size() : 0;
   if (!c.filters.empty()) {
-    if (r.remaining() % kPageLocationSize != 0 ||
-        r.remaining() / kPageLocationSize != page_count - 1)
+    if (r.remaining() < descriptors || (r.remaining() - descriptors) % kPageLocationSize != 0 ||
+        (r.remaining() - descriptors) / kPageLocationSize != page_count - 1)
       return bad("page directory does not match the page count");
     c.pages.resize(page_count - 1);
     for (auto& p : c.pages) {
@@ -225,7 +227,7 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
     }
   }
   if (miss_filters) {
-    if (r.remaining() != uint64_t{kMissFilterDescSize} * c.tables.size())
+    if (r.remaining() != descriptors)
       return bad("the miss filter descriptors do not match the table count");
     for (auto& t : c.tables) {
       auto f = decode_miss_filter(r, t.name, page_count);

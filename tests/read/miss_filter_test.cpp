@@ -2,9 +2,9 @@
 // key and lets about 1% of absent keys through at 10 bits per key; tables built with a filter
 // answer get and get_many exactly as without one (present, absent and repeated keys, every key
 // layout, mapped and through a tiny page cache); the file announces the filter (required
-// feature bit 1, the table's info) and verify() checks it; bad sizes are refused; a flipped bit
-// in a filter page is detected, never a wrong answer; a filter that leaves out a key (with a
-// valid checksum) fails verify(); bad descriptors fail open.
+// feature bit 1, the table's info; with page filters too) and verify() checks it; bad sizes are
+// refused; a flipped bit in a filter page is detected, never a wrong answer; a filter that leaves
+// out a key (with a valid checksum) fails verify(); bad descriptors fail open.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -55,8 +55,13 @@ struct Table {
   std::map<std::string, std::string> rows;
 };
 
-std::vector<std::byte> build(const Table& t, uint32_t page_size, uint32_t bits) {
-  drydb::DatabaseBuilder b({.page_size = page_size});
+// With `packed`, the pages are lz4-compressed (filtered pages, whose page directory the miss
+// filter descriptors follow in the catalog).
+std::vector<std::byte> build(const Table& t, uint32_t page_size, uint32_t bits,
+                             bool packed = false) {
+  drydb::BuildOptions options{.page_size = page_size};
+  if (packed) options.filters = {drydb::filters::lz4()};
+  drydb::DatabaseBuilder b(std::move(options));
   auto& tb = b.create_table("t", t.enc);
   for (const auto& [k, v] : t.rows)
     tb.append(key_of(t.enc, k), v);
@@ -134,8 +139,10 @@ TEST(MissFilter, TablesAnswerAsWithoutOne) {
           probes.push_back(k);
         for (int i = 0; i < 3000; ++i)
           probes.push_back(random_key(rng, enc));
-        const auto file = build(t, page_size, bits);
-        EXPECT_EQ(required_features(file), fmt::kFeatureMissFilters);
+        const bool packed = bits == 32;
+        const auto file = build(t, page_size, bits, packed);
+        EXPECT_EQ(required_features(file),
+                  fmt::kFeatureMissFilters | (packed ? fmt::kFeatureFilteredPages : 0));
         EXPECT_EQ(fmt::load_u16(file.data() + fmt::header::kMinorOff), 1);
 
         auto mapped = ReadOnlyDatabase::open_memory(file);
