@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "checksums.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/drydb.h"
-#include "checksums.h"
 #include "suite.h"
 
 #if defined(__has_feature)

@@ -56,10 +56,10 @@ struct RootHint {
   double scale = 0;
 };
 
-// A tree resolved for reading.
 // A KeyKind value that no key has.
 inline constexpr KeyKind kNoKeyKind = static_cast<KeyKind>(0xFF);
 
+// A tree resolved for reading.
 struct TreeRef {
   const TreeDesc* desc;
   KeyEncoding encoding;
