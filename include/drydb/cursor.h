@@ -5,7 +5,8 @@
 //   for (auto [key, value] : table.cursor()) ...   // every row, in key order
 //
 // Lifetimes: key() and value() views stay valid until the cursor moves or is
-// destroyed; the cursor must not outlive its database. A cursor belongs to one
+// destroyed (a key may be rebuilt in the cursor: pages of text keys store
+// their shared prefix once); the cursor must not outlive its database. A cursor belongs to one
 // thread at a time. A corrupt page or failed read ends the walk: the cursor
 // becomes invalid and status() holds the error.
 #pragma once
@@ -82,7 +83,7 @@ class Cursor {
   uint64_t rank() const noexcept { return rank_; }
   // The current row's key; empty when !valid().
   std::span<const std::byte> key() const noexcept {
-    return valid_ ? leaf_.key(index_) : std::span<const std::byte>();
+    return valid_ ? leaf_.key(index_, key_buf_) : std::span<const std::byte>();
   }
   // The current row's whole value, overflow values included; empty when
   // !valid(), or on a read error, which is then in status().
@@ -205,6 +206,9 @@ class Cursor {
   mutable const std::byte* value_data_ = nullptr;
   mutable size_t value_size_ = 0;
   mutable drydb::status status_;  // value() records read errors of overflow runs
+  // Where key() rebuilds a key its leaf stores after a shared prefix. Never
+  // copied: key() fills it on each call.
+  mutable detail::KeyBuffer key_buf_;
 };
 
 }  // namespace drydb

@@ -131,7 +131,7 @@ class IndexCursor {
 
   // The row's primary key; empty when !valid() or on a read error (then in status()).
   std::span<const std::byte> key() const {
-    return resolve() ? row_leaf_.key(row_slot_) : std::span<const std::byte>();
+    return resolve() ? row_leaf_.key(row_slot_, row_key_buf_) : std::span<const std::byte>();
   }
   // The row's whole value; empty when !valid() or on a read error.
   std::span<const std::byte> value() const;
@@ -152,7 +152,8 @@ class IndexCursor {
     // The Row takes its own references to the pages.
     if (row_pin_) row_pin_->refs.fetch_add(1, std::memory_order_relaxed);
     if (value_pin_) value_pin_->refs.fetch_add(1, std::memory_order_relaxed);
-    return Row::found(row_leaf_.key(row_slot_), v, row_pin_, value_pin_);
+    return Row::found(row_leaf_.key(row_slot_, row_key_buf_), row_leaf_.prefixed(), v, row_pin_,
+                      value_pin_);
   }
 
   // Internal: a cursor over an index tree.
@@ -186,6 +187,7 @@ class IndexCursor {
   // The primary leaf holding the current entry's row, kept across moves
   // while consecutive entries point into it.
   mutable detail::LeafView row_leaf_;
+  mutable detail::KeyBuffer row_key_buf_;  // key() of a prefixed row leaf, rebuilt on each call
   mutable uint64_t row_page_ = 0;
   mutable detail::PageSlot* row_pin_ = nullptr;
   mutable uint32_t row_slot_ = 0;

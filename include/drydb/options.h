@@ -29,6 +29,11 @@ struct BuildOptions {
   // Filtered pages are stored packed rather than page-aligned, and a reader
   // decodes each into its page cache. Empty: pages stored as they are.
   std::vector<std::shared_ptr<PageFilter>> filters{};
+  // Store the keys of each page of text/bytes keys after the prefix they
+  // share (format 2.2): smaller files and faster searches where keys share
+  // leading bytes (paths, URLs, names). A page holding a key longer than 256
+  // bytes stores its keys whole. False writes pages as format 2.0 did.
+  bool prefixed_keys = true;
 };
 
 // How a file's bytes are reached.

@@ -85,7 +85,7 @@ class BasicRange {
           const bool ascending = range_->order_ == SortOrder::ascending;
           const uint64_t in_leaf = ascending ? c.size_ - c.index_ : c.index_ + 1;
           run_len_ = static_cast<std::ptrdiff_t>(std::min<uint64_t>(in_leaf, rest_ + 1));
-          const auto k = leaf.key(c.index_);
+          const auto k = leaf.strided_key(c.index_);
           const auto v = leaf.value_field(c.index_);
           key_base_ = k.data();
           key_len_ = k.size();

@@ -3,17 +3,20 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <utility>
 
+#include "drydb/detail/format.h"
 #include "drydb/detail/page_cache.h"
 
 namespace drydb {
 
 // Either "not found" or a row. The key and value bytes live in pages (mapped
-// file or page cache) that the handle keeps resident: they stay valid as long
-// as this Row and its database. Move-only; belongs to one thread at a time.
+// file or page cache) that the handle keeps resident, or, for a key its page
+// stores after a shared prefix, in the Row itself: they stay valid as long as
+// this Row (not a moved-from one) and its database. Move-only; belongs to one thread at a time.
 class Row {
  public:
   Row() noexcept = default;
@@ -45,11 +48,14 @@ class Row {
     return {reinterpret_cast<const char*>(value_.data()), value_.size()};
   }
 
-  // Internal: built by the read path. Takes ownership of both pins.
-  static Row found(std::span<const std::byte> key, std::span<const std::byte> value,
+  // Internal: built by the read path. Takes ownership of both pins. A key
+  // that is not a view of its page (`copy_key`, at most
+  // kMaxPrefixedKeyLength bytes) is copied into the Row.
+  static Row found(std::span<const std::byte> key, bool copy_key, std::span<const std::byte> value,
                    detail::PageSlot* key_pin, detail::PageSlot* value_pin) noexcept {
     Row r;
     r.key_ = key;
+    if (copy_key) r.own_key();
     r.value_ = value;
     r.key_pin_ = key_pin;
     r.value_pin_ = value_pin;
@@ -62,8 +68,14 @@ class Row {
     detail::unpin(key_pin_);
     detail::unpin(value_pin_);
   }
+  void own_key() noexcept {
+    if (!key_.empty()) std::memcpy(key_buf_.bytes, key_.data(), key_.size());
+    key_ = {key_buf_.bytes, key_.size()};
+    key_owned_ = true;
+  }
   void take(Row& o) noexcept {
     key_ = std::exchange(o.key_, {});
+    if (std::exchange(o.key_owned_, false)) own_key();
     value_ = std::exchange(o.value_, {});
     key_pin_ = std::exchange(o.key_pin_, nullptr);
     value_pin_ = std::exchange(o.value_pin_, nullptr);
@@ -75,6 +87,8 @@ class Row {
   detail::PageSlot* key_pin_ = nullptr;    // the leaf holding the key (and an inline value)
   detail::PageSlot* value_pin_ = nullptr;  // an overflow run holding the value
   bool found_ = false;
+  bool key_owned_ = false;     // key_ views key_buf_
+  detail::KeyBuffer key_buf_;  // the key, when its page does not hold it whole
 };
 
 }  // namespace drydb

@@ -355,8 +355,9 @@ class ReadOnlyTable {
                  detail::ErrorOut* err) const {
     if (near != nullptr && near->valid()) {
       const detail::LeafView& leaf = near->leaf_;
-      if (detail::compare_bytes(leaf.key(0), key) <= 0 &&
-          detail::compare_bytes(key, leaf.key(leaf.size() - 1)) <= 0) {
+      detail::KeyBuffer first, last;
+      if (detail::compare_bytes(leaf.key(0, first), key) <= 0 &&
+          detail::compare_bytes(key, leaf.key(leaf.size() - 1, last)) <= 0) {
         *rank = near->rank() - near->index_ +
                 detail::with_key_search(*tree_, key,
                                         [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA {

@@ -40,7 +40,14 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
     return bad(tree, page, "uniform-value flag on a leaf that cannot have it", err);
   if (!uniform && load_u16(p + leaf::kUniformLenOff) != 0)
     return bad(tree, page, "value length set on a non-uniform leaf", err);
-  if (load_u16(p + 14) != 0) return bad(tree, page, "reserved bytes are not zero", err);
+  const bool prefixed = flags & leaf::kPrefixedKeys;
+  if (prefixed && layout.width != 0)
+    return bad(tree, page, "prefixed-keys flag on a leaf of fixed-width keys", err);
+  // With kPrefixedKeys, the shared prefix's length; else reserved, zero.
+  const uint32_t shared = load_u16(p + leaf::kPrefixLenOff);
+  if (!prefixed && shared != 0) return bad(tree, page, "reserved bytes are not zero", err);
+  if (shared > kMaxPrefixedKeyLength)
+    return bad(tree, page, "shared key prefix longer than the limit", err);
   for (size_t off : {leaf::kPrevOff, leaf::kNextOff}) {
     uint64_t sibling = load_u64(p + off);
     if (sibling != 0 && !in_tree(tree, sibling))
@@ -57,7 +64,8 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
       return bad(tree, page, "uniform records overrun the page", err);
   } else {
     const std::byte* offsets = p + leaf::offsets_off(n);
-    if (load_u16(offsets) != 0) return bad(tree, page, "first record offset is not 0", err);
+    if (load_u16(offsets) != shared)  // the shared prefix comes first
+      return bad(tree, page, "first record offset is not the shared prefix's length", err);
     if (records + load_u16(offsets + 2 * n) > page_size)
       return bad(tree, page, "records overrun the page", err);
     const std::byte* area = p + records;
@@ -68,8 +76,15 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
       uint32_t part;
       if (layout.width == 0) {
         if (len < 2) return bad(tree, page, "record too short for its key length", err);
-        part = 2 + load_u16(area + a);
-        if (part - 2 > max_key) return bad(tree, page, "key longer than the limit", err);
+        const uint32_t m = load_u16(area + a);
+        if (prefixed) {
+          if (shared + m > kMaxPrefixedKeyLength)
+            return bad(tree, page, "prefixed key longer than the limit", err);
+          part = 2 + leaf::tail_size(m);
+        } else {
+          part = 2 + m;
+        }
+        if (shared + m > max_key) return bad(tree, page, "key longer than the limit", err);
       } else {
         part = layout.part_size(nullptr);
       }
@@ -104,11 +119,14 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
       previous = prefix;
     }
   }
+  // On a prefixed page the 8-byte prefixes are of the keys past the shared
+  // prefix (whose padding a rebuilt key reveals).
+  KeyBuffer bufs[2];
   for (uint32_t i = 0; i < n && !layout.prefix_is_key(); ++i) {
-    ByteView key = view.key(i);
-    if (view.prefix(i) != key_prefix(key.data(), key.size()))
+    ByteView key = view.key(i, bufs[i % 2]);
+    if (view.prefix(i) != key_prefix(key.data() + shared, key.size() - shared))
       return bad(tree, page, "key prefix does not match its key", err);
-    if (i > 0 && compare_bytes(view.key(i - 1), key) >= 0)
+    if (i > 0 && compare_bytes(view.key(i - 1, bufs[(i - 1) % 2]), key) >= 0)
       return bad(tree, page, "keys out of order", err);
   }
   // An index entry's value is a row reference into its table's primary tree.
@@ -131,8 +149,15 @@ bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint
   const uint32_t n = load_u16(p + page::kCountOff);
   const uint32_t level = load_u16(p + internal::kLevelOff);
   if (n == 0) return bad(tree, page, "internal page with no children", err);
-  if (p[page::kFlagsOff] != std::byte{0} || load_u16(p + 14) != 0)
-    return bad(tree, page, "unknown flags or reserved bytes set", err);
+  const auto flags = static_cast<uint8_t>(p[page::kFlagsOff]);
+  const bool prefixed = flags == internal::kPrefixedKeys;
+  if ((flags != 0 && !prefixed) || (prefixed && layout.width != 0))
+    return bad(tree, page, "unknown flags set", err);
+  // With kPrefixedKeys, the shared prefix's length; else reserved, zero.
+  const uint32_t shared = load_u16(p + internal::kPrefixLenOff);
+  if (!prefixed && shared != 0) return bad(tree, page, "reserved bytes are not zero", err);
+  if (shared > kMaxPrefixedKeyLength)
+    return bad(tree, page, "shared separator prefix longer than the limit", err);
   if (level == 0 || level >= tree.desc->depth) return bad(tree, page, "level out of range", err);
   size_t end = internal::keys_off(n);
   if (layout.width == 0)
@@ -152,26 +177,28 @@ bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint
   if (previous > tree.desc->rows) return bad(tree, page, "more rows than the tree has", err);
   if (layout.width == 0) {
     const std::byte* keys = p + internal::keys_off(n);
-    if (load_u16(keys) != 0) return bad(tree, page, "first separator offset is not 0", err);
+    if (load_u16(keys) != shared)  // the shared prefix comes first
+      return bad(tree, page, "first separator offset is not the shared prefix's length", err);
+    const uint32_t limit = prefixed ? kMaxPrefixedKeyLength : max_key_length(page_size);
     for (uint32_t s = 0; s + 1 < n; ++s) {
       const uint32_t a = load_u16(keys + 2 * s), b = load_u16(keys + 2 * (s + 1));
-      if (b < a || b - a > max_key_length(page_size))
-        return bad(tree, page, "bad separator length", err);
+      if (b < a || shared + (b - a) > limit) return bad(tree, page, "bad separator length", err);
     }
     if (end + load_u16(keys + 2 * (n - 1)) > page_size)
       return bad(tree, page, "separators overrun the page", err);
   }
   InternalView view(p, layout);
+  KeyBuffer bufs[2];
   for (uint32_t s = 0; s + 1 < n; ++s) {
-    ByteView sep = view.separator(s);
+    ByteView sep = view.separator(s, bufs[s % 2]);
     const std::byte* prefix = p + internal::prefixes_off(n) + 8 * s;
     if (layout.prefix_is_key()) {
       if (!prefix_padding_ok(layout, prefix))
         return bad(tree, page, "separator prefix padding is not zero", err);
-    } else if (load_be64(prefix) != key_prefix(sep.data(), sep.size())) {
+    } else if (load_be64(prefix) != key_prefix(sep.data() + shared, sep.size() - shared)) {
       return bad(tree, page, "separator prefix does not match its key", err);
     }
-    if (s > 0 && compare_bytes(view.separator(s - 1), sep) >= 0)
+    if (s > 0 && compare_bytes(view.separator(s - 1, bufs[(s - 1) % 2]), sep) >= 0)
       return bad(tree, page, "separators out of order", err);
   }
   return true;

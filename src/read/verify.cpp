@@ -94,11 +94,13 @@ class TreeVerifier {
     if (level == 0) {
       detail::LeafView leaf(p, tree_.layout);
       const uint32_t n = leaf.size();
-      if (has_low && detail::compare_bytes(leaf.key(0), low) < 0)
+      detail::KeyBuffer first_buf, last_buf;
+      const ByteView first = leaf.key(0, first_buf), last = leaf.key(n - 1, last_buf);
+      if (has_low && detail::compare_bytes(first, low) < 0)
         return bad(page, "a key is below its separator");
-      if (has_high && detail::compare_bytes(leaf.key(n - 1), high) >= 0)
+      if (has_high && detail::compare_bytes(last, high) >= 0)
         return bad(page, "a key is not below the next separator");
-      if (have_last_key_ && detail::compare_bytes(last_key_, leaf.key(0)) >= 0)
+      if (have_last_key_ && detail::compare_bytes(last_key_, first) >= 0)
         return bad(page, "keys are out of order across leaves");
       const uint64_t prev = detail::load_u64(p + detail::leaf::kPrevOff);
       if (prev != last_leaf_) return bad(page, "its previous-sibling link is wrong");
@@ -106,8 +108,7 @@ class TreeVerifier {
         return bad(last_leaf_, "its next-sibling link is wrong");
       last_leaf_ = page;
       last_leaf_next_ = detail::load_u64(p + detail::leaf::kNextOff);
-      auto k = leaf.key(n - 1);
-      last_key_.assign(k.begin(), k.end());
+      last_key_.assign(last.begin(), last.end());
       have_last_key_ = true;
       ++leaves_;
       if (tree_.primary == nullptr)
@@ -140,11 +141,12 @@ class TreeVerifier {
     if (page == d_.root && n < 2) return bad(page, "an internal root with one child");
     // Copy the separators: the page may be released while children are visited.
     std::vector<std::string> seps;
+    detail::KeyBuffer buf;
     for (uint32_t s = 0; s + 1 < n; ++s) {
-      auto sep = node.separator(s);
+      auto sep = node.separator(s, buf);
       seps.emplace_back(reinterpret_cast<const char*>(sep.data()), sep.size());
     }
-    if (has_low && n > 1 && detail::compare_bytes(node.separator(0), low) <= 0)
+    if (has_low && n > 1 && detail::compare_bytes(std::as_bytes(std::span(seps[0])), low) <= 0)
       return bad(page, "a separator is not above its lower fence");
     std::vector<uint64_t> children, counts;
     for (uint32_t i = 0; i < n; ++i) {
@@ -170,12 +172,14 @@ class TreeVerifier {
   // checked as they are read).
   status check_miss_filter(uint64_t page, const detail::LeafView& leaf) const {
     detail::ErrorOut err;
+    detail::KeyBuffer buf;
     for (uint32_t i = 0; i < leaf.size(); ++i) {
-      switch (detail::test_miss_filter(detail::CheckedPages{db_, &err}, tree_, leaf.key(i))) {
+      const ByteView key = leaf.key(i, buf);
+      switch (detail::test_miss_filter(detail::CheckedPages{db_, &err}, tree_, key)) {
         case detail::FilterSays::maybe:
           break;
         case detail::FilterSays::absent:
-          return bad(page, "key '" + tree_.encoding.format(leaf.key(i)) +
+          return bad(page, "key '" + tree_.encoding.format(key) +
                                "' does not pass the table's miss filter");
         case detail::FilterSays::unread:
           return std::move(*err);
@@ -194,7 +198,8 @@ class TreeVerifier {
       if (it == leaves_map_->end() || slot >= it->second.rows)
         return bad(page, "entry " + std::to_string(i) + " refers to no row of its table");
       if (d_.kind == detail::TreeKind::multi_index) {
-        ByteView key = leaf.key(i);
+        detail::KeyBuffer buf;
+        ByteView key = leaf.key(i, buf);
         if (key.size() < detail::kRankSuffixSize ||
             detail::load_be64(key.data() + key.size() - detail::kRankSuffixSize) !=
                 it->second.first_rank + slot)

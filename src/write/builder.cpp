@@ -94,7 +94,8 @@ class BuilderState {
                      const std::vector<TreeWriter::LeafStart>& leaves, uint64_t& next_page,
                      IndexDesc& out);
   std::vector<std::byte> scratch_;
-  size_t index_buffered_ = 0;  // bytes buffered by the index sorters of the table being written
+  size_t index_buffered_ = 0;    // bytes buffered by the index sorters of the table being written
+  bool prefixed_pages_ = false;  // a tree has a page with kPrefixedKeys
 };
 
 result<std::filesystem::path> BuilderState::spill_dir() const {
@@ -157,7 +158,8 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
   store_u16(h + header::kMinorOff, kFormatMinor);
   store_u32(h + header::kRequiredFeaturesOff,
             (filtered ? kFeatureFilteredPages : 0) |
-                (catalog.has_miss_filters() ? kFeatureMissFilters : 0));
+                (catalog.has_miss_filters() ? kFeatureMissFilters : 0) |
+                (prefixed_pages_ ? kFeaturePrefixedKeys : 0));
   store_u32(h + header::kPageSizeOff, page_size);
   store_u64(h + header::kFileLengthOff, file_length);
   store_u64(h + header::kPageCountOff, page_count);
@@ -175,7 +177,7 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
     desc.primary.encoding_id = std::string(t.encoding.id());
     desc.primary.kind = TreeKind::primary;
     desc.primary.key_width = static_cast<uint16_t>(t.encoding.fixed_width());
-    TreeWriter writer(sink, page_size, desc.primary.key_width, next_page);
+    TreeWriter writer(sink, page_size, desc.primary.key_width, options.prefixed_keys, next_page);
     MissFilterBuilder filter(t.miss_filter_bits, t.sorter.rows(), page_size);
     uint64_t rank = 0;
     index_buffered_ = 0;
@@ -193,6 +195,7 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
                                                 t.encoding.format(key) + "' was appended twice");
         }));
     DRYDB_TRY(writer.finish(desc.primary));
+    prefixed_pages_ = prefixed_pages_ || writer.wrote_prefixed_pages();
     // The index trees follow their table's primary tree.
     for (IndexState& ix : t.indexes) {
       DRYDB_TRY(
@@ -339,7 +342,7 @@ status BuilderState::write_index(Sink& sink, const TableState& t, IndexState& ix
   d.encoding_id = std::string(ix.encoding.id());
   d.kind = ix.unique ? TreeKind::unique_index : TreeKind::multi_index;
   d.key_width = static_cast<uint16_t>(ix.unique || width == 0 ? width : width + kRankSuffixSize);
-  TreeWriter writer(sink, options.page_size, d.key_width, next_page);
+  TreeWriter writer(sink, options.page_size, d.key_width, options.prefixed_keys, next_page);
   std::string previous_group, previous_row;
   bool have_previous = false;
   std::vector<std::byte> unescaped;
@@ -379,7 +382,9 @@ status BuilderState::write_index(Sink& sink, const TableState& t, IndexState& ix
         return writer.add(tree_key, Bytes(ref, sizeof ref));
       },
       [&](Bytes) { return Error(errc::invalid_state, index_label(t, ix) + ": entries repeat"); }));
-  return writer.finish(d);
+  DRYDB_TRY(writer.finish(d));
+  prefixed_pages_ = prefixed_pages_ || writer.wrote_prefixed_pages();
+  return {};
 }
 
 }  // namespace detail

@@ -29,25 +29,68 @@ std::byte* put_key_part(std::byte* p, uint16_t key_width, Bytes key) {
   return p + key.size();
 }
 
+size_t common_prefix(Bytes a, Bytes b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i])
+    ++i;
+  return i;
+}
+size_t common_prefix(const std::string& a, const std::string& b) {
+  return common_prefix(Bytes(reinterpret_cast<const std::byte*>(a.data()), a.size()),
+                       Bytes(reinterpret_cast<const std::byte*>(b.data()), b.size()));
+}
+
 }  // namespace
 
-TreeWriter::TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, uint64_t& next_page)
+TreeWriter::TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, bool prefixed_keys,
+                       uint64_t& next_page)
     : sink_(sink),
       page_size_(page_size),
       key_width_(key_width),
+      prefixed_keys_(prefixed_keys),
       next_page_(next_page),
       first_page_(next_page) {}
 
+// A leaf's keys are stored after their shared prefix while every key is
+// variable-length and short enough; the prefix is the first key's common
+// part with the last (keys being sorted, with every key between).
+TreeWriter::LeafKeys TreeWriter::leaf_keys_with(Bytes key, size_t value_field) const {
+  if (!prefixed_keys_ || key_width_ != 0 || key.size() > kMaxPrefixedKeyLength ||
+      (!leaf_.empty() && !leaf_layout_.prefixed))
+    return {false, 0, 0};
+  size_t shared = key.size();
+  size_t bytes = 0;
+  if (!leaf_.empty()) {
+    shared = common_prefix(leaf_key(leaf_.front()), key);  // <= leaf_layout_.shared
+    bytes = shared == leaf_layout_.shared ? leaf_layout_.prefixed_record_bytes
+                                          : prefixed_record_bytes(shared);
+  }
+  bytes += 2 + leaf::tail_size(static_cast<uint32_t>(key.size() - shared)) + value_field;
+  return {true, shared, bytes};
+}
+
+size_t TreeWriter::prefixed_record_bytes(size_t shared) const {
+  size_t bytes = 0;
+  for (const LeafEntry& e : leaf_)
+    bytes += 2 + leaf::tail_size(static_cast<uint32_t>(e.key_len - shared)) +
+             (e.overflow ? leaf::kOverflowRefSize : e.value_len);
+  return bytes;
+}
+
 // Bytes the open leaf would take with one more entry, in the layout it would
-// then have (uniform when every value is inline and of one length).
-size_t TreeWriter::leaf_size_with(size_t key_len, size_t value_len, bool overflow) const {
+// then have (uniform when every value is inline and of one length; `keys`
+// from leaf_keys_with).
+size_t TreeWriter::leaf_size_with(Bytes key, size_t value_len, bool overflow,
+                                  const LeafKeys& keys) const {
   size_t n = leaf_.size() + 1;
   bool any_overflow = leaf_any_overflow_ || overflow;
   bool uniform = key_width_ != 0 && !any_overflow && leaf_same_length_ &&
                  (leaf_.empty() || leaf_.front().value_len == value_len);
   uint8_t flags = (uniform ? leaf::kUniformValues : 0) | (any_overflow ? leaf::kHasOverflow : 0);
+  if (keys.prefixed) return leaf::records_off(n, flags) + keys.shared + keys.prefixed_record_bytes;
   size_t record =
-      key_part_size(key_width_, key_len) + (overflow ? leaf::kOverflowRefSize : value_len);
+      key_part_size(key_width_, key.size()) + (overflow ? leaf::kOverflowRefSize : value_len);
   return leaf::records_off(n, flags) + leaf_record_bytes_ + record;
 }
 
@@ -76,8 +119,12 @@ status TreeWriter::write_overflow(Bytes value, uint64_t& first_page) {
 
 status TreeWriter::add(Bytes key, Bytes value) {
   bool overflow = value.size() > inline_value_limit(page_size_);
-  if (!leaf_.empty() && leaf_size_with(key.size(), value.size(), overflow) > page_size_)
+  const size_t value_field = overflow ? leaf::kOverflowRefSize : value.size();
+  LeafKeys keys = leaf_keys_with(key, value_field);
+  if (!leaf_.empty() && leaf_size_with(key, value.size(), overflow, keys) > page_size_) {
     DRYDB_TRY(close_leaf());
+    keys = leaf_keys_with(key, value_field);
+  }
   LeafEntry e{};
   e.key_off = static_cast<uint32_t>(leaf_keys_.size());
   e.key_len = static_cast<uint32_t>(key.size());
@@ -92,8 +139,8 @@ status TreeWriter::add(Bytes key, Bytes value) {
     leaf_values_.insert(leaf_values_.end(), value.begin(), value.end());
   }
   if (!leaf_.empty() && leaf_.front().value_len != value.size()) leaf_same_length_ = false;
-  leaf_record_bytes_ +=
-      key_part_size(key_width_, key.size()) + (overflow ? leaf::kOverflowRefSize : value.size());
+  leaf_record_bytes_ += key_part_size(key_width_, key.size()) + value_field;
+  leaf_layout_ = keys;
   leaf_.push_back(e);
   ++rows_;
   max_key_length_ = std::max<uint32_t>(max_key_length_, static_cast<uint32_t>(key.size()));
@@ -115,8 +162,15 @@ std::string TreeWriter::separator_between(Bytes left_last, Bytes right_first) co
 status TreeWriter::close_leaf() {
   const size_t n = leaf_.size();
   bool uniform = key_width_ != 0 && !leaf_any_overflow_ && leaf_same_length_;
-  uint8_t flags =
-      (uniform ? leaf::kUniformValues : 0) | (leaf_any_overflow_ ? leaf::kHasOverflow : 0);
+  // Prefixed where that saves bytes (a leaf of one key, say, saves none).
+  const bool prefixed =
+      leaf_layout_.prefixed &&
+      leaf_layout_.shared + leaf_layout_.prefixed_record_bytes < leaf_record_bytes_;
+  const size_t shared = prefixed ? leaf_layout_.shared : 0;
+  uint8_t flags = (uniform ? leaf::kUniformValues : 0) |
+                  (leaf_any_overflow_ ? leaf::kHasOverflow : 0) |
+                  (prefixed ? leaf::kPrefixedKeys : 0);
+  wrote_prefixed_ = wrote_prefixed_ || prefixed;
   uint64_t page = allocate(1);
   leaf_starts_.push_back(LeafStart{rows_ - n, page});
 
@@ -128,18 +182,30 @@ status TreeWriter::close_leaf() {
   store_u16(p + leaf::kUniformLenOff,
             uniform ? static_cast<uint16_t>(leaf_.front().value_len) : uint16_t{0});
   store_u64(p + leaf::kPrevOff, previous_leaf_page_);
+  store_u16(p + leaf::kPrefixLenOff, static_cast<uint16_t>(shared));
   const size_t records = leaf::records_off(n, flags);
   std::byte* rec = p + records;
+  if (shared) {  // the shared prefix, once, before the records
+    std::memcpy(rec, leaf_keys_.data() + leaf_.front().key_off, shared);
+    rec += shared;
+  }
   for (size_t i = 0; i < n; ++i) {
     const LeafEntry& e = leaf_[i];
     Bytes key(leaf_keys_.data() + e.key_off, e.key_len);
-    store_be64(p + leaf::kHeaderSize + 8 * i, key_prefix(key.data(), key.size()));
+    store_be64(p + leaf::kHeaderSize + 8 * i, key_prefix(key.data() + shared, key.size() - shared));
     if (!uniform)
       store_u16(p + leaf::offsets_off(n) + 2 * i, static_cast<uint16_t>(rec - (p + records)));
     if (e.overflow) {
       p[leaf::bitmap_off(n, flags) + i / 8] |= std::byte{static_cast<uint8_t>(1u << (i % 8))};
     }
-    rec = put_key_part(rec, key_width_, key);
+    if (prefixed) {  // u16 length after the prefix, then the bytes after the head
+      const auto m = static_cast<uint32_t>(key.size() - shared);
+      store_u16(rec, static_cast<uint16_t>(m));
+      if (m > 8) std::memcpy(rec + 2, key.data() + shared + 8, m - 8);
+      rec += 2 + leaf::tail_size(m);
+    } else {
+      rec = put_key_part(rec, key_width_, key);
+    }
     if (e.overflow) {
       store_u64(rec, e.overflow_page);
       store_u32(rec + 8, e.value_len);
@@ -170,6 +236,7 @@ status TreeWriter::close_leaf() {
   leaf_keys_.clear();
   leaf_values_.clear();
   leaf_record_bytes_ = 0;
+  leaf_layout_ = {false, 0, 0};
   leaf_any_overflow_ = false;
   leaf_same_length_ = true;
   return push_child(0, ChildRef{page, n, std::move(separator)});
@@ -187,31 +254,50 @@ status TreeWriter::write_page(uint64_t page, std::vector<std::byte>& bytes) {
   return sink_.write_at(page * page_size_, bytes);
 }
 
-size_t TreeWriter::internal_size(const Level& level, size_t extra_entries, size_t extra_sep) const {
-  size_t n = level.children.size() + extra_entries;
+TreeWriter::NodeKeys TreeWriter::node_keys_with(const Level& level,
+                                                const std::string& separator) const {
+  NodeKeys k = level.keys;
+  if (k.children++ == 0) return k;  // the first child's separator is not stored here
+  k.separator_bytes += separator.size();
+  k.prefixable = k.prefixable && separator.size() <= kMaxPrefixedKeyLength;
+  // Separators are sorted: the first one's common part with the last is
+  // common to all.
+  k.shared =
+      k.children == 2 ? separator.size() : common_prefix(level.children[1].separator, separator);
+  return k;
+}
+
+size_t TreeWriter::internal_size(const NodeKeys& k) const {
+  const size_t n = k.children;
   size_t size = internal::keys_off(n);
-  if (key_width_ == 0)
-    size += 2 * n + level.separator_bytes + extra_sep;
-  else if (key_width_ > 8)
+  if (key_width_ == 0) {
+    size += 2 * n + k.separator_bytes;
+    if (prefix_separators(k)) size = size + k.shared - (n - 1) * k.shared;
+  } else if (key_width_ > 8) {
     size += (n - 1) * key_width_;
+  }
   return size;
 }
 
 status TreeWriter::push_child(size_t level, ChildRef child) {
   if (levels_.size() <= level) levels_.resize(level + 1);
   if (!levels_[level].children.empty() &&
-      internal_size(levels_[level], 1, child.separator.size()) > page_size_)
+      internal_size(node_keys_with(levels_[level], child.separator)) > page_size_)
     DRYDB_TRY(close_internal(level));
   Level& lv = levels_[level];
-  if (!lv.children.empty()) lv.separator_bytes += child.separator.size();
+  lv.keys = node_keys_with(lv, child.separator);
   lv.children.push_back(std::move(child));
   return {};
 }
 
 status TreeWriter::close_internal(size_t level) {
   std::vector<ChildRef> children = std::move(levels_[level].children);
+  const NodeKeys node_keys = levels_[level].keys;
+  const bool prefixed = prefix_separators(node_keys);
+  const size_t shared = prefixed ? node_keys.shared : 0;
+  wrote_prefixed_ = wrote_prefixed_ || prefixed;
   levels_[level].children.clear();
-  levels_[level].separator_bytes = 0;
+  levels_[level].keys = {};
   ++levels_[level].closed;
   const size_t n = children.size();
   uint64_t page = allocate(1);
@@ -220,18 +306,25 @@ status TreeWriter::close_internal(size_t level) {
   std::vector<std::byte> bytes(page_size_);
   std::byte* p = bytes.data();
   p[page::kTypeOff] = std::byte{static_cast<uint8_t>(PageType::internal)};
+  p[page::kFlagsOff] = std::byte{prefixed ? internal::kPrefixedKeys : uint8_t{0}};
   store_u16(p + page::kCountOff, static_cast<uint16_t>(n));
   store_u16(p + internal::kLevelOff, static_cast<uint16_t>(level + 1));
+  store_u16(p + internal::kPrefixLenOff, static_cast<uint16_t>(shared));
   uint64_t total = 0;
   std::byte* keys = p + internal::keys_off(n);
   std::byte* heap = keys + 2 * n;  // variable-width separators only
+  if (shared) {                    // the shared prefix, once, at the start of the heap
+    std::memcpy(heap, children[1].separator.data(), shared);
+    heap += shared;
+  }
   for (size_t i = 0; i < n; ++i) {
     total += children[i].rows;
     store_u64(p + internal::children_off() + 8 * i, children[i].page);
     store_u64(p + internal::counts_off(n) + 8 * i, total);
     if (i == 0) continue;
-    Bytes sep(reinterpret_cast<const std::byte*>(children[i].separator.data()),
-              children[i].separator.size());
+    // The separator as stored: after the shared prefix, if any.
+    Bytes sep(reinterpret_cast<const std::byte*>(children[i].separator.data()) + shared,
+              children[i].separator.size() - shared);
     store_be64(p + internal::prefixes_off(n) + 8 * (i - 1), key_prefix(sep.data(), sep.size()));
     if (key_width_ == 0) {
       store_u16(keys + 2 * (i - 1), static_cast<uint16_t>(heap - (keys + 2 * n)));

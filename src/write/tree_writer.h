@@ -1,7 +1,10 @@
 // Writes one B+tree from rows given in strictly increasing key order.
 //
 // Leaves are filled greedily to the page size and written as they close (one
-// leaf late, so its next-sibling link is known). Values over the inline limit
+// leaf late, so its next-sibling link is known). With `prefixed_keys`, a page
+// of variable-length keys (or separators) no longer than
+// kMaxPrefixedKeyLength stores the prefix they share once (format 2.2), and
+// the fill counts the bytes so saved. Values over the inline limit
 // go to an overflow run written when the row arrives. Each closed node hands
 // (page, subtree rows, separator) to its parent level; internal levels are
 // built bottom-up the same way and closed at finish(). Pages are numbered in
@@ -22,7 +25,8 @@ namespace drydb::detail {
 class TreeWriter {
  public:
   // `next_page` is the page allocator shared by every tree of the file.
-  TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, uint64_t& next_page);
+  TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, bool prefixed_keys,
+             uint64_t& next_page);
 
   // Requires: keys strictly increasing, key length within max_key_length (and
   // equal to key_width when fixed), value length <= kMaxValueLength.
@@ -37,6 +41,9 @@ class TreeWriter {
     uint64_t page;
   };
   const std::vector<LeafStart>& leaf_starts() const noexcept { return leaf_starts_; }
+  // Whether a page was written with kPrefixedKeys (the file then requires
+  // kFeaturePrefixedKeys).
+  bool wrote_prefixed_pages() const noexcept { return wrote_prefixed_; }
 
  private:
   struct LeafEntry {
@@ -50,14 +57,45 @@ class TreeWriter {
     uint64_t rows;
     std::string separator;  // separates this child from its left neighbour; empty for the first
   };
+  // What sizes an internal node: its children and its separators (those
+  // of children[1..]; the first child's goes to the parent).
+  struct NodeKeys {
+    size_t children = 0;
+    size_t separator_bytes = 0;  // the separators, whole
+    size_t shared = 0;           // bytes every separator starts with
+    bool prefixable = true;      // no separator is too long to store after a shared prefix
+  };
   struct Level {
     std::vector<ChildRef> children;
-    size_t separator_bytes = 0;
+    NodeKeys keys;        // of the open node
     uint64_t closed = 0;  // nodes of this level already written
   };
+  // The open leaf's layout once a key is added: whether its keys would be
+  // stored after a shared prefix, that prefix's length, and then its record
+  // bytes.
+  struct LeafKeys {
+    bool prefixed;
+    size_t shared;
+    size_t prefixed_record_bytes;
+  };
 
-  size_t leaf_size_with(size_t key_len, size_t value_len, bool overflow) const;
-  size_t internal_size(const Level& level, size_t extra_entries, size_t extra_sep) const;
+  LeafKeys leaf_keys_with(Bytes key, size_t value_field) const;
+  size_t leaf_size_with(Bytes key, size_t value_len, bool overflow, const LeafKeys& keys) const;
+  // Record bytes of the open leaf's entries with their keys after a shared
+  // prefix of `shared` bytes.
+  size_t prefixed_record_bytes(size_t shared) const;
+  Bytes leaf_key(const LeafEntry& e) const {
+    return Bytes(leaf_keys_.data() + e.key_off, e.key_len);
+  }
+  // The open node of `level` with one more child.
+  NodeKeys node_keys_with(const Level& level, const std::string& separator) const;
+  // Whether a node is written with kPrefixedKeys: when that saves bytes (a
+  // shared prefix, and two separators or more to share it).
+  bool prefix_separators(const NodeKeys& keys) const {
+    return prefixed_keys_ && key_width_ == 0 && keys.prefixable && keys.shared > 0 &&
+           keys.children > 2;
+  }
+  size_t internal_size(const NodeKeys& keys) const;
   status close_leaf();
   status write_pending_leaf(uint64_t next_leaf);
   status push_child(size_t level, ChildRef child);
@@ -74,13 +112,16 @@ class TreeWriter {
   Sink& sink_;
   const uint32_t page_size_;
   const uint16_t key_width_;
+  const bool prefixed_keys_;
   uint64_t& next_page_;
+  bool wrote_prefixed_ = false;
 
   // The open leaf.
   std::vector<LeafEntry> leaf_;
   std::vector<std::byte> leaf_keys_;
   std::vector<std::byte> leaf_values_;
-  size_t leaf_record_bytes_ = 0;  // record bytes in the non-uniform layout
+  size_t leaf_record_bytes_ = 0;       // record bytes in the non-uniform layout, keys whole
+  LeafKeys leaf_layout_{false, 0, 0};  // with kPrefixedKeys
   bool leaf_any_overflow_ = false;
   bool leaf_same_length_ = true;  // every inline value of the open leaf has one length
 

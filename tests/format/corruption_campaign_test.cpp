@@ -83,8 +83,10 @@ std::string first_key_under(const std::vector<std::byte>& f, uint32_t ps, uint64
                             fmt::KeyLayout layout) {
   for (;;) {
     const std::byte* p = f.data() + page * ps;
-    if (static_cast<fmt::PageType>(p[fmt::page::kTypeOff]) == fmt::PageType::leaf)
-      return to_string(fmt::LeafView(p, layout).key(0));
+    if (static_cast<fmt::PageType>(p[fmt::page::kTypeOff]) == fmt::PageType::leaf) {
+      fmt::KeyBuffer buf;
+      return to_string(fmt::LeafView(p, layout).key(0, buf));
+    }
     page = fmt::InternalView(p, layout).child(0);
   }
 }
@@ -103,9 +105,11 @@ void sample_table(Fixture& x, size_t ti, uint64_t first, uint64_t end, fmt::KeyL
       case fmt::PageType::leaf: {
         leaves.push_back(p);
         fmt::LeafView leaf(b, layout);
+        fmt::KeyBuffer buf;
         for (uint32_t i = 0; i < leaf.size(); ++i)
           if (leaf.is_overflow(i))
-            runs.emplace_back(fmt::load_u64(leaf.value_field(i).data()), to_string(leaf.key(i)));
+            runs.emplace_back(fmt::load_u64(leaf.value_field(i).data()),
+                              to_string(leaf.key(i, buf)));
         break;
       }
       case fmt::PageType::internal: {

@@ -3,12 +3,11 @@
 // a silently wrong answer.
 //
 // The database under test (page size 512, so it has leaf, internal and overflow pages):
-//   items  bytes keys, 150 rows, depth 3, values 0..60 bytes and every 11th an overflow value
-//   nums   int64 keys, 160 rows, depth 2, 8-byte values (uniform leaves) and two overflow values
-//   ids    uuid_v7 keys (16 bytes, stored whole), 50 rows
-//   codes  a custom encoding of 3-byte keys (stored in the 8-byte prefix), 40 rows
-//   empty  bytes keys, no rows
-//   one    int64 keys, one row whose value is an overflow run
+//   items  bytes keys, 240 rows (pages store their shared prefixes), depth 3, values 0..60 bytes
+//   and every 11th an overflow value nums   int64 keys, 160 rows, depth 2, 8-byte values (uniform
+//   leaves) and two overflow values ids    uuid_v7 keys (16 bytes, stored whole), 50 rows codes  a
+//   custom encoding of 3-byte keys (stored in the 8-byte prefix), 40 rows empty  bytes keys, no
+//   rows one    int64 keys, one row whose value is an overflow run
 //
 // What the byte-flip tests assert, exactly:
 //   * No flip ever yields a wrong answer: every query either returns what the model holds or
@@ -48,7 +47,7 @@ DbModel make_model() {
   DbModel m;
   m.page_size = 512;
   TableModel items = make_table("items", drydb::KeyEncoding::bytes());
-  for (uint32_t i = 0; i < 150; ++i) {
+  for (uint32_t i = 0; i < 240; ++i) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "item/%05u", i * 7);
     std::string key = buf;
@@ -516,7 +515,8 @@ TEST(FileHeader, HigherMinorVersionOpens) {
 
 TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
   // Bits 0 (filtered pages) and 1 (miss filters) are known: on a file without
-  // filters they are corrupt.
+  // filters they are corrupt. Bit 2 (prefixed keys) is known too; it only says
+  // which readers may read the file (PrefixedKeys tests cover it).
   for (uint32_t bit : {fmt::kFeatureFilteredPages, fmt::kFeatureMissFilters}) {
     std::vector<std::byte> copy = fixture().file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, bit);
@@ -524,7 +524,7 @@ TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), errc::corruption) << db.error().to_string();
   }
-  for (int bit : {2, 7, 16, 31}) {
+  for (int bit : {3, 7, 16, 31}) {
     std::vector<std::byte> copy = fixture().file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, uint32_t{1} << bit);
     auto db = open_with_header(copy);

@@ -3,7 +3,8 @@
 // against std::map models of the rows and of each index's entries.
 //
 // Input, read front to back (missing bytes read as zero):
-//   u8   page size: 512 << (byte % 8), so 512 .. 65,536
+//   u8   page size: 512 << (byte % 8), so 512 .. 65,536; (byte / 8) % 4 == 3 builds without
+//        prefixed keys (BuildOptions::prefixed_keys = false, pages as format 2.0 wrote them)
 //   u8   memory budget: one of 0, 256, 1 KiB, 4 KiB, 16 KiB, 64 KiB, 1 MiB, 256 MiB (small
 //        budgets spill sorted runs to temp files and merge them)
 //   u8   how to read and the page filters: byte % 4 reads in place (as mmap does), or through a
@@ -238,7 +239,9 @@ inline std::string generated_value(uint64_t seed, size_t len) {
 inline void run_build(const uint8_t* data, size_t size) {
   register_encodings();
   Input in(data, size);
-  const uint32_t page_size = 512u << (in.u8() % 8);
+  const uint8_t page_byte = in.u8();
+  const uint32_t page_size = 512u << (page_byte % 8);
+  const bool prefixed_keys = (page_byte / 8) % 4 != 3;
   static constexpr size_t kBudgets[] = {0, 256, 1024, 4096, 16384, 65536, 1 << 20, 256u << 20};
   const size_t budget = kBudgets[in.u8() % 8];
   const uint8_t read_byte = in.u8();
@@ -344,7 +347,8 @@ inline void run_build(const uint8_t* data, size_t size) {
   auto build = [&](bool reversed) -> drydb::result<std::vector<std::byte>> {
     drydb::DatabaseBuilder b({.page_size = page_size,
                               .memory_budget = budget,
-                              .filters = make_filters(filter_choice, zstd_level)});
+                              .filters = make_filters(filter_choice, zstd_level),
+                              .prefixed_keys = prefixed_keys});
     for (auto& t : tables) {
       auto& tb = b.create_table(t.name, t.enc);
       if (t.duplicate && !reversed) expect(errc::duplicate_name, "table name reused");

@@ -3,8 +3,8 @@
 // change of the file format or of a target's input layout, and commit the result.
 //
 //   open   small valid databases (every key encoding, leaves, uniform leaves, internal pages at
-//          two levels, overflow runs, an empty table, miss filters, page sizes 512 to 4,096) and
-//          two not-quite files
+//          two levels, overflow runs, an empty table, miss filters, pages with and without
+//          prefixed keys, page sizes 512 to 4,096) and two not-quite files
 //   page   for each kind of page of the page target's base file (leaf, internal, root, overflow
 //          run start and continuation, per table) and for its catalog, the input that writes
 //          the page back unchanged
@@ -79,6 +79,18 @@ void open_seeds(const fs::path& dir) {
       t.append(k, v);
     }
     write(dir, "bytes_depth3_overflow", build(b));
+  }
+  // URL-like keys sharing a long prefix: leaves and internal pages storing it once (format
+  // 2.2), and the same rows with whole keys.
+  for (bool prefixed : {true, false}) {
+    drydb::DatabaseBuilder b({.page_size = 512, .prefixed_keys = prefixed});
+    auto& t = b.create_table("urls");
+    for (uint32_t i = 0; i < 200; ++i) {
+      char k[48];
+      std::snprintf(k, sizeof k, "https://example.com/a/%08x", i * 2654435761u);
+      t.append(k, std::string(i % 7, 'u'));
+    }
+    write(dir, prefixed ? "urls_prefixed" : "urls_whole_keys", build(b));
   }
   {  // every encoding, an empty table, a one-row table
     drydb::DatabaseBuilder b({.page_size = 1024});

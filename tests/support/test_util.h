@@ -311,11 +311,12 @@ inline TreeShape scan_tree(Bytes file, size_t key_width) {
   const d::KeyLayout layout{static_cast<uint16_t>(key_width)};
   for (uint64_t page = 1; page < page_count;) {
     const std::byte* p = file.data() + page * page_size;
+    d::KeyBuffer buf;
     switch (static_cast<d::PageType>(p[d::page::kTypeOff])) {
       case d::PageType::leaf: {
         d::LeafView leaf(p, layout);
-        shape.leaf_first.push_back(to_string(leaf.key(0)));
-        shape.leaf_last.push_back(to_string(leaf.key(leaf.size() - 1)));
+        shape.leaf_first.push_back(to_string(leaf.key(0, buf)));
+        shape.leaf_last.push_back(to_string(leaf.key(leaf.size() - 1, buf)));
         ++shape.leaves;
         ++page;
         break;
@@ -323,7 +324,7 @@ inline TreeShape scan_tree(Bytes file, size_t key_width) {
       case d::PageType::internal: {
         d::InternalView node(p, layout);
         for (uint32_t s = 0; s + 1 < node.size(); ++s)
-          shape.separators.push_back(to_string(node.separator(s)));
+          shape.separators.push_back(to_string(node.separator(s, buf)));
         ++shape.internals;
         ++page;
         break;

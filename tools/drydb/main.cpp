@@ -17,6 +17,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "drydb/detail/format.h"
+
 #include "build.h"
 #include "common.h"
 #include "dump.h"
@@ -89,7 +91,9 @@ QueryArgs query_args(const QueryFlags& q) {
 
 int run(int argc, char** argv) {
   CLI::App app("drydb: query, build and check drydb read-only databases", "drydb");
-  app.set_version_flag("--version", std::string("drydb " DRYDB_VERSION " (file format 2.1)"));
+  app.set_version_flag("--version",
+                       fmt::format("drydb {} (file format {}.{})", DRYDB_VERSION,
+                                   drydb::detail::kFormatMajor, drydb::detail::kFormatMinor));
   app.require_subcommand(1);
   app.footer(
       "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "

@@ -1,4 +1,4 @@
-// The constants and layout arithmetic of drydb file format 2 (2.1).
+// The constants and layout arithmetic of drydb file format 2 (2.2).
 //
 // docs/format.md specifies every byte; this header is its code twin. A change
 // to one is a change to the other (tests/format/format_doc_test.cpp rebuilds the
@@ -28,11 +28,14 @@ namespace drydb::detail {
 inline constexpr std::byte kMagic[4] = {std::byte{'D'}, std::byte{'R'}, std::byte{'Y'},
                                         std::byte{0}};
 inline constexpr uint16_t kFormatMajor = 2;
-inline constexpr uint16_t kFormatMinor = 1;
+inline constexpr uint16_t kFormatMinor = 2;
 // Required-feature bits a reader must understand.
 inline constexpr uint32_t kFeatureFilteredPages = 1;  // pages encoded by a filter chain, packed
 inline constexpr uint32_t kFeatureMissFilters = 2;    // (2.1) tables with miss filters
-inline constexpr uint32_t kKnownRequiredFeatures = kFeatureFilteredPages | kFeatureMissFilters;
+inline constexpr uint32_t kFeaturePrefixedKeys =
+    4;  // (2.2) pages storing keys after a shared prefix
+inline constexpr uint32_t kKnownRequiredFeatures =
+    kFeatureFilteredPages | kFeatureMissFilters | kFeaturePrefixedKeys;
 
 inline constexpr uint32_t kMinPageSize = 512;
 inline constexpr uint32_t kMaxPageSize = 65536;
@@ -50,6 +53,18 @@ inline constexpr uint64_t kMaxValueLength = 0xFFFF'FFFFull;
 constexpr uint32_t max_key_length(uint32_t page_size) {
   return page_size / 4 - 64;
 }
+
+// Longest key of a page that stores its keys after their shared prefix
+// (flag kPrefixedKeys, variable-length keys only): a reader rebuilds such a
+// key in a buffer of this size (KeyBuffer, node.h), so a page holding a longer
+// key stores its keys whole.
+inline constexpr uint32_t kMaxPrefixedKeyLength = 256;
+
+// Room for a key of a prefixed page rebuilt whole, with 8 bytes of slack: the
+// key's head is copied as one 8-byte word even where the key ends inside it.
+struct KeyBuffer {
+  std::byte bytes[kMaxPrefixedKeyLength + 8];
+};
 
 // Values longer than this go to an overflow run; every shorter value is stored
 // in its leaf. The rule depends on the value's length only, so no small value
@@ -95,7 +110,7 @@ inline constexpr size_t kCountOff = 10;
 
 // Leaf page:
 //   12 u16 uniform value length (flag kUniformValues), else 0
-//   14 u16 zero
+//   14 u16 with kPrefixedKeys: the length L of the keys' shared prefix; else 0
 //   16 u64 previous leaf of the tree (0 = none)
 //   24 u64 next leaf of the tree (0 = none)
 //   32 n x 8-byte big-endian key prefixes (first 8 key bytes, zero-padded)
@@ -105,6 +120,13 @@ inline constexpr size_t kCountOff = 10;
 //        key part: key width 8 -> nothing (the prefix is the key); 16 -> the 16 key bytes;
 //                  variable -> u16 key length + key bytes
 //        overflow ref: u64 first page of the run, u32 value length
+//
+// With kPrefixedKeys (2.2; variable-length keys, none longer than
+// kMaxPrefixedKeyLength) every key is P + head + tail: P, the L bytes all keys
+// of the page share, is stored once, as the first L bytes of the records area
+// (so record 0 starts at offset L); the 8-byte prefixes are the heads, key
+// bytes L .. L+7; a record's key part is u16 m = key length - L, then the
+// tail, key bytes L+8 .. L+m-1 (none when m <= 8).
 namespace leaf {
 inline constexpr size_t kUniformLenOff = 12;
 inline constexpr size_t kPrevOff = 16;
@@ -112,9 +134,16 @@ inline constexpr size_t kNextOff = 24;
 inline constexpr size_t kHeaderSize = 32;
 inline constexpr uint8_t kUniformValues = 1;  // every value inline and of one length
 inline constexpr uint8_t kHasOverflow = 2;    // an overflow bitmap follows the offsets
-inline constexpr uint8_t kKnownFlags = kUniformValues | kHasOverflow;
+inline constexpr uint8_t kPrefixedKeys = 4;   // (2.2) keys stored after their shared prefix
+inline constexpr uint8_t kKnownFlags = kUniformValues | kHasOverflow | kPrefixedKeys;
+inline constexpr size_t kPrefixLenOff = 14;
 inline constexpr size_t kOverflowRefSize = 12;
 
+// With kPrefixedKeys: the key bytes a record holds for a key of m bytes
+// after the page's shared prefix (the first 8 are its head, in the prefix array).
+constexpr uint32_t tail_size(uint32_t m) {
+  return m > 8 ? m - 8 : 0;
+}
 constexpr size_t offsets_off(size_t n) {
   return kHeaderSize + 8 * n;
 }
@@ -128,7 +157,7 @@ constexpr size_t records_off(size_t n, uint8_t flags) {
 
 // Internal page:
 //   12 u16 level: 1 when the children are leaves, depth-1 at the root
-//   14 u16 zero
+//   14 u16 with kPrefixedKeys: the length L of the separators' shared prefix; else 0
 //   16 n x u64 child page numbers
 //      n x u64 cumulative row counts: entry i = rows in children 0..i
 //      (n-1) x 8-byte big-endian separator prefixes
@@ -136,8 +165,15 @@ constexpr size_t records_off(size_t n, uint8_t flags) {
 //      variable -> n x u16 offsets relative to the separator heap (separator i spans
 //      off[i]..off[i+1]), then the heap
 //   Separator i is > every key of child i and <= every key of child i+1.
+//
+// With kPrefixedKeys (2.2; variable-length separators, none longer than
+// kMaxPrefixedKeyLength) the heap starts with P, the L bytes every separator
+// of the page shares (so off[0] = L); separator i is P + heap[off[i]..off[i+1]),
+// and its 8-byte prefix is that stored part's first 8 bytes.
 namespace internal {
 inline constexpr size_t kLevelOff = 12;
+inline constexpr size_t kPrefixLenOff = 14;
+inline constexpr uint8_t kPrefixedKeys = 1;  // (2.2) separators stored after their shared prefix
 inline constexpr size_t kHeaderSize = 16;
 constexpr size_t children_off() {
   return kHeaderSize;

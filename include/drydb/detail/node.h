@@ -136,6 +136,17 @@ DRYDB_ALWAYS_INLINE int compare_bytes(ByteView a, ByteView b) noexcept {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
+// Where `key` falls against `shared`, the `len` bytes every key (or
+// separator) of a prefixed page starts with: -1 below all of them, 1 above
+// all of them, 0 when it starts with those bytes too.
+DRYDB_ALWAYS_INLINE int compare_to_shared_prefix(ByteView key, const std::byte* shared,
+                                                 size_t len) noexcept {
+  const size_t common = key.size() < len ? key.size() : len;
+  const int c = common ? std::memcmp(key.data(), shared, common) : 0;
+  if (c != 0) return c < 0 ? -1 : 1;
+  return key.size() < len ? -1 : 0;
+}
+
 // How a tree stores keys besides their prefixes (see format.h).
 struct KeyLayout {
   uint16_t width;  // 0 = variable
@@ -193,7 +204,11 @@ DRYDB_ALWAYS_INLINE std::span<const std::byte> value_field(const std::byte* page
   const std::byte* offsets = page + offsets_off(n);
   const std::byte* rec = records + load_u16(offsets + 2 * size_t{i});
   const std::byte* end = records + load_u16(offsets + 2 * size_t{i} + 2);
-  const uint32_t part = variable ? 2u + load_u16(rec) : fixed_part;
+  uint32_t part = fixed_part;
+  if (variable) {
+    const uint32_t m = load_u16(rec);
+    part = 2u + ((flags & kPrefixedKeys) ? tail_size(m) : m);
+  }
   return {rec + part, static_cast<size_t>(end - rec - part)};
 }
 }  // namespace leaf
@@ -210,6 +225,7 @@ class LeafView {
         fixed_part_(layout.fixed_part()) {
     if (flags_ & leaf::kUniformValues)
       record_size_ = fixed_part_ + load_u16(page + leaf::kUniformLenOff);
+    if (flags_ & leaf::kPrefixedKeys) shared_len_ = load_u16(page + leaf::kPrefixLenOff);
     // Where key i is when it sits at a fixed stride: in the prefix array
     // (fixed width <= 8), or in uniform records (wider fixed keys).
     if (layout.prefix_is_key()) {
@@ -227,11 +243,22 @@ class LeafView {
     return load_be64(page_ + leaf::kHeaderSize + 8 * i);
   }
 
-  ByteView key(uint32_t i) const noexcept {
-    if (key_base_ != nullptr) return {key_base_ + size_t{key_stride_} * i, layout_.width};
+  // Whether the page stores its keys after their shared prefix (format.h):
+  // key() then rebuilds each key in the caller's buffer.
+  bool prefixed() const noexcept { return flags_ & leaf::kPrefixedKeys; }
+  // The bytes every key of a prefixed page starts with (empty otherwise).
+  ByteView shared_prefix() const noexcept { return {records_, shared_len_}; }
+
+  // Key i: a view of the page, or, on a prefixed page, of `buf`, where the
+  // key is rebuilt (valid until buf is reused).
+  ByteView key(uint32_t i, KeyBuffer& buf) const noexcept {
+    if (!prefixed()) return whole_key(i);
     const std::byte* rec = record(i);
-    if (layout_.width == 0) return {rec + 2, load_u16(rec)};
-    return {rec, layout_.width};
+    const uint32_t m = load_u16(rec);
+    if (shared_len_) std::memcpy(buf.bytes, records_, shared_len_);
+    store_be64(buf.bytes + shared_len_, prefix(i));
+    if (m > 8) std::memcpy(buf.bytes + shared_len_ + 8, rec + 2, m - 8);
+    return {buf.bytes, size_t{shared_len_} + m};
   }
 
   // Whether keys and values both sit at fixed strides (fixed-width keys,
@@ -239,6 +266,10 @@ class LeafView {
   // record_size()) instead of decoding each entry.
   bool strided() const noexcept { return key_base_ != nullptr && (flags_ & leaf::kUniformValues); }
   uint32_t key_stride() const noexcept { return key_stride_; }
+  // Key i of a strided leaf (in the page, at key_base + i * key_stride).
+  ByteView strided_key(uint32_t i) const noexcept {
+    return {key_base_ + size_t{key_stride_} * i, layout_.width};
+  }
   uint32_t record_size() const noexcept { return record_size_; }
 
   bool is_overflow(uint32_t i) const noexcept { return leaf::is_overflow(page_, n_, flags_, i); }
@@ -262,6 +293,7 @@ class LeafView {
   // of the keys sharing the prefix.
   DRYDB_ALWAYS_INLINE uint32_t search_bytes(ByteView key, uint64_t key_prefix,
                                             bool* found) const noexcept {
+    if (prefixed()) return search_prefixed(key, found);
     uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
     uint32_t hi = n_;
     if (i < n_ && prefix(i) == key_prefix) {
@@ -271,14 +303,14 @@ class LeafView {
       uint32_t lo = i;
       while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (compare_bytes(this->key(mid), key) < 0)
+        if (compare_bytes(whole_key(mid), key) < 0)
           lo = mid + 1;
         else
           hi = mid;
       }
       i = lo;
     }
-    *found = i < n_ && compare_bytes(this->key(i), key) == 0;
+    *found = i < n_ && compare_bytes(whole_key(i), key) == 0;
     return i;
   }
 
@@ -286,6 +318,50 @@ class LeafView {
   const std::byte* record(uint32_t i) const noexcept {
     if (flags_ & leaf::kUniformValues) return records_ + size_t{record_size_} * i;
     return records_ + load_u16(page_ + leaf::offsets_off(n_) + 2 * i);
+  }
+  // Key i of a page that is not prefixed.
+  ByteView whole_key(uint32_t i) const noexcept {
+    if (key_base_ != nullptr) return strided_key(i);
+    const std::byte* rec = record(i);
+    if (layout_.width != 0) return {rec, layout_.width};
+    return {rec + 2, load_u16(rec)};
+  }
+
+  // search_bytes on a prefixed page: past the shared prefix, the heads in
+  // the prefix array discriminate; entries of equal heads are ordered by
+  // their tails, then (the heads being zero-padded) their lengths.
+  DRYDB_ALWAYS_INLINE uint32_t search_prefixed(ByteView key, bool* found) const noexcept {
+    *found = false;
+    const int side = compare_to_shared_prefix(key, records_, shared_len_);
+    if (side != 0) return side < 0 ? 0 : n_;
+    const std::byte* rest = key.data() + shared_len_;
+    const uint32_t m = static_cast<uint32_t>(key.size() - shared_len_);
+    const uint64_t head = key_prefix(rest, m);
+    const std::byte* heads = page_ + leaf::kHeaderSize;
+    uint32_t i = prefix_lower_bound(heads, n_, head);
+    if (i == n_ || prefix(i) != head) return i;
+    uint32_t hi = head == ~uint64_t{0} ? n_ : prefix_lower_bound(heads, n_, head + 1);
+    const ByteView tail(rest + 8, leaf::tail_size(m));
+    uint32_t lo = i;
+    const uint32_t end = hi;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (compare_tail(mid, tail, m) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    *found = lo < end && compare_tail(lo, tail, m) == 0;
+    return lo;
+  }
+  // Entry i of a prefixed page against a key of the same head whose length
+  // past the shared prefix is m and whose tail is `tail`.
+  DRYDB_ALWAYS_INLINE int compare_tail(uint32_t i, ByteView tail, uint32_t m) const noexcept {
+    const std::byte* rec = record(i);
+    const uint32_t mi = load_u16(rec);
+    const int c = compare_bytes(ByteView(rec + 2, leaf::tail_size(mi)), tail);
+    if (c != 0) return c;
+    return mi < m ? -1 : (mi > m ? 1 : 0);
   }
 
   const std::byte* page_ = nullptr;
@@ -295,6 +371,7 @@ class LeafView {
   const std::byte* records_ = nullptr;
   uint32_t fixed_part_ = 0;              // key part bytes of fixed-width keys (0 when variable)
   uint32_t record_size_ = 0;             // with kUniformValues
+  uint32_t shared_len_ = 0;              // with kPrefixedKeys: the shared prefix's length
   const std::byte* key_base_ = nullptr;  // keys at a fixed stride from here, or nullptr
   uint32_t key_stride_ = 0;
 };
@@ -316,13 +393,22 @@ class InternalView {
   // Rows in children before i.
   uint64_t rows_before(uint32_t i) const noexcept { return i == 0 ? 0 : cumulative(i - 1); }
 
-  ByteView separator(uint32_t s) const noexcept {
-    if (layout_.prefix_is_key()) return {page_ + internal::prefixes_off(n_) + 8 * s, layout_.width};
-    const std::byte* keys = page_ + internal::keys_off(n_);
-    if (layout_.width != 0) return {keys + size_t{layout_.width} * s, layout_.width};
-    const std::byte* heap = keys + 2 * n_;
-    uint16_t a = load_u16(keys + 2 * s), b = load_u16(keys + 2 * (s + 1));
-    return {heap + a, static_cast<size_t>(b - a)};
+  // Whether the page stores its separators after their shared prefix.
+  bool prefixed() const noexcept {
+    return static_cast<uint8_t>(page_[page::kFlagsOff]) & internal::kPrefixedKeys;
+  }
+  // The bytes every separator of a prefixed page starts with (empty otherwise).
+  ByteView shared_prefix() const noexcept { return {heap(), shared_len()}; }
+
+  // Separator s: a view of the page, or, on a prefixed page, of `buf`,
+  // where it is rebuilt.
+  ByteView separator(uint32_t s, KeyBuffer& buf) const noexcept {
+    const ByteView part = stored_separator(s);
+    if (!prefixed()) return part;
+    const uint32_t shared = shared_len();
+    std::memcpy(buf.bytes, heap(), shared);
+    if (!part.empty()) std::memcpy(buf.bytes + shared, part.data(), part.size());
+    return {buf.bytes, shared + part.size()};
   }
 
   // The in-page searches: the child whose subtree holds the key, the number
@@ -337,17 +423,25 @@ class InternalView {
   }
 
   // For any key: the prefix search, then a binary search by full comparison
-  // of the separators sharing the prefix.
+  // of the separators sharing the prefix. On a prefixed page, past the
+  // shared prefix, both are of the key's rest and the separators' stored parts.
   DRYDB_ALWAYS_INLINE uint32_t search_bytes(ByteView key, uint64_t key_prefix) const noexcept {
-    const std::byte* prefixes = page_ + internal::prefixes_off(n_);
     const uint32_t seps = n_ - 1;
+    if (prefixed()) {
+      const uint32_t shared = shared_len();
+      const int side = compare_to_shared_prefix(key, heap(), shared);
+      if (side != 0) return side < 0 ? 0 : seps;
+      key = key.subspan(shared);
+      key_prefix = detail::key_prefix(key.data(), key.size());
+    }
+    const std::byte* prefixes = page_ + internal::prefixes_off(n_);
     uint32_t lo = prefix_lower_bound(prefixes, seps, key_prefix);
     uint32_t hi = seps;
     if (lo < seps && load_be64(prefixes + 8 * lo) == key_prefix) {
       if (key_prefix != ~uint64_t{0}) hi = prefix_lower_bound(prefixes, seps, key_prefix + 1);
       while (lo < hi) {  // first separator > key among those sharing the prefix
         uint32_t mid = lo + (hi - lo) / 2;
-        if (compare_bytes(separator(mid), key) <= 0)
+        if (compare_bytes(stored_separator(mid), key) <= 0)
           lo = mid + 1;
         else
           hi = mid;
@@ -371,6 +465,20 @@ class InternalView {
   }
 
  private:
+  uint32_t shared_len() const noexcept {
+    return prefixed() ? load_u16(page_ + internal::kPrefixLenOff) : 0;
+  }
+  // The separator heap of variable-length separators.
+  const std::byte* heap() const noexcept { return page_ + internal::keys_off(n_) + 2 * n_; }
+  // Separator s as the page stores it: whole, or after the shared prefix.
+  ByteView stored_separator(uint32_t s) const noexcept {
+    if (layout_.prefix_is_key()) return {page_ + internal::prefixes_off(n_) + 8 * s, layout_.width};
+    const std::byte* keys = page_ + internal::keys_off(n_);
+    if (layout_.width != 0) return {keys + size_t{layout_.width} * s, layout_.width};
+    uint16_t a = load_u16(keys + 2 * s), b = load_u16(keys + 2 * (s + 1));
+    return {heap() + a, static_cast<size_t>(b - a)};
+  }
+
   const std::byte* page_;
   uint32_t n_;
   KeyLayout layout_;
