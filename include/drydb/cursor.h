@@ -83,7 +83,10 @@ class Cursor {
   uint64_t rank() const noexcept { return rank_; }
   // The current row's key; empty when !valid().
   std::span<const std::byte> key() const noexcept {
-    return valid_ ? leaf_.key(index_, key_buf_) : std::span<const std::byte>();
+    if (!valid_) return {};
+    const auto k = leaf_.key(index_, key_buf_, key_buf_shared_);
+    key_buf_shared_ = true;  // (read only on a prefixed leaf)
+    return k;
   }
   // The current row's whole value, overflow values included; empty when
   // !valid(), or on a read error, which is then in status().
@@ -162,6 +165,7 @@ class Cursor {
     status_ = o.status_;
     if (valid_) copy_path(o);
     leaf_ = o.leaf_;
+    key_buf_shared_ = false;
     index_ = o.index_;
     size_ = o.size_;
     leaf_pin_ = o.leaf_pin_;
@@ -181,6 +185,7 @@ class Cursor {
     status_ = std::move(o.status_);
     if (valid_) copy_path(o);
     leaf_ = o.leaf_;
+    key_buf_shared_ = false;
     index_ = o.index_;
     size_ = o.size_;
     leaf_pin_ = std::exchange(o.leaf_pin_, nullptr);
@@ -207,8 +212,11 @@ class Cursor {
   mutable size_t value_size_ = 0;
   mutable drydb::status status_;  // value() records read errors of overflow runs
   // Where key() rebuilds a key its leaf stores after a shared prefix. Never
-  // copied: key() fills it on each call.
+  // copied: key() fills it on each call, but for the leaf's shared prefix,
+  // which stays there from the last call while the cursor keeps its leaf
+  // (key_buf_shared_, cleared whenever leaf_ changes).
   mutable detail::KeyBuffer key_buf_;
+  mutable bool key_buf_shared_ = false;
 };
 
 }  // namespace drydb

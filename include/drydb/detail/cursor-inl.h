@@ -74,6 +74,7 @@ inline bool Cursor::descend(uint32_t from, bool leftmost) {
       detail::unpin(leaf_pin_);
       leaf_pin_ = pin;
       leaf_ = detail::LeafView(p, tree_->layout);
+      key_buf_shared_ = false;
       index_ = leftmost ? 0 : n - 1;
       size_ = n;
     } else {
@@ -87,6 +88,7 @@ inline void Cursor::enter_leaf(const std::byte* p, detail::PageSlot* pin, uint32
                                uint64_t rank) noexcept {
   leaf_pin_ = pin;
   leaf_ = detail::LeafView(p, tree_->layout);
+  key_buf_shared_ = false;
   index_ = i;
   size_ = leaf_.size();
   rank_ = rank;

@@ -147,6 +147,29 @@ DRYDB_ALWAYS_INLINE int compare_to_shared_prefix(ByteView key, const std::byte* 
   return key.size() < len ? -1 : 0;
 }
 
+// memcpy for the few bytes of a key's parts, without a library call for the
+// short lengths that are the common case.
+DRYDB_ALWAYS_INLINE void copy_key_bytes(std::byte* dst, const std::byte* src, size_t n) noexcept {
+  if (n > 16) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 8) {  // two 8-byte copies that overlap
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = src[i];
+  }
+}
+
 // How a tree stores keys besides their prefixes (see format.h).
 struct KeyLayout {
   uint16_t width;  // 0 = variable
@@ -222,10 +245,10 @@ class LeafView {
         flags_(leaf::flags(page)),
         layout_(layout),
         records_(leaf::records(page, n_, flags_)),
-        fixed_part_(layout.fixed_part()) {
+        fixed_part_(layout.fixed_part()),
+        shared_len_(load_u16(page + leaf::kPrefixLenOff)) {  // 0 unless prefixed (checked)
     if (flags_ & leaf::kUniformValues)
       record_size_ = fixed_part_ + load_u16(page + leaf::kUniformLenOff);
-    if (flags_ & leaf::kPrefixedKeys) shared_len_ = load_u16(page + leaf::kPrefixLenOff);
     // Where key i is when it sits at a fixed stride: in the prefix array
     // (fixed width <= 8), or in uniform records (wider fixed keys).
     if (layout.prefix_is_key()) {
@@ -250,14 +273,17 @@ class LeafView {
   ByteView shared_prefix() const noexcept { return {records_, shared_len_}; }
 
   // Key i: a view of the page, or, on a prefixed page, of `buf`, where the
-  // key is rebuilt (valid until buf is reused).
-  ByteView key(uint32_t i, KeyBuffer& buf) const noexcept {
+  // key is rebuilt (valid until buf is reused). `buf_has_shared`: buf holds
+  // this page's shared prefix already (from an earlier call), which a walk
+  // along the page then does not copy again.
+  ByteView key(uint32_t i, KeyBuffer& buf, bool buf_has_shared = false) const noexcept {
+    if (key_base_ != nullptr) return strided_key(i);
     if (!prefixed()) return whole_key(i);
     const std::byte* rec = record(i);
     const uint32_t m = load_u16(rec);
-    if (shared_len_) std::memcpy(buf.bytes, records_, shared_len_);
+    if (!buf_has_shared) copy_key_bytes(buf.bytes, records_, shared_len_);
     store_be64(buf.bytes + shared_len_, prefix(i));
-    if (m > 8) std::memcpy(buf.bytes + shared_len_ + 8, rec + 2, m - 8);
+    if (m > 8) copy_key_bytes(buf.bytes + shared_len_ + 8, rec + 2, m - 8);
     return {buf.bytes, size_t{shared_len_} + m};
   }
 
