@@ -5,7 +5,8 @@
 //   for (auto [key, value] : *by_category.get_all("weapon")) ...  // primary-key order
 //
 // Every query answers with the table's rows (primary key and value, zero-copy
-// views), in index-key order; a non-unique index orders the rows of one index
+// views but for a primary key rebuilt from its page's shared prefix), in
+// index-key order; a non-unique index orders the rows of one index
 // key by primary key. Index keys are given as the index's encoding takes them
 // (text or bytes, int64_t, Uuid, Ulid). The handle is cheap (two pointers);
 // it and everything it returns must not outlive the database. Queries are

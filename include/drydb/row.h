@@ -1,5 +1,6 @@
-// drydb::Row: a zero-copy view of one row (its primary key and value),
-// holding the pages they live in. What a secondary index lookup returns.
+// drydb::Row: one row (its primary key and value) as views of the pages they
+// live in, which it holds, or, for a key its page stores after a shared
+// prefix, of its own copy. What a secondary index lookup returns.
 #pragma once
 
 #include <cstddef>
@@ -75,6 +76,7 @@ class Row {
   }
   void take(Row& o) noexcept {
     key_ = std::exchange(o.key_, {});
+    key_owned_ = false;  // this Row may have owned its former key
     if (std::exchange(o.key_owned_, false)) own_key();
     value_ = std::exchange(o.value_, {});
     key_pin_ = std::exchange(o.key_pin_, nullptr);

@@ -1,5 +1,6 @@
 #include "format/page_check.h"
 
+#include <algorithm>
 #include <string>
 
 #include "drydb/detail/catalog.h"
@@ -156,6 +157,7 @@ bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint
   // With kPrefixedKeys, the shared prefix's length; else reserved, zero.
   const uint32_t shared = load_u16(p + internal::kPrefixLenOff);
   if (!prefixed && shared != 0) return bad(tree, page, "reserved bytes are not zero", err);
+  if (prefixed && shared == 0) return bad(tree, page, "prefixed separators share no prefix", err);
   if (shared > kMaxPrefixedKeyLength)
     return bad(tree, page, "shared separator prefix longer than the limit", err);
   if (level == 0 || level >= tree.desc->depth) return bad(tree, page, "level out of range", err);
@@ -179,7 +181,8 @@ bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint
     const std::byte* keys = p + internal::keys_off(n);
     if (load_u16(keys) != shared)  // the shared prefix comes first
       return bad(tree, page, "first separator offset is not the shared prefix's length", err);
-    const uint32_t limit = prefixed ? kMaxPrefixedKeyLength : max_key_length(page_size);
+    const uint32_t limit = prefixed ? std::min(kMaxPrefixedKeyLength, max_key_length(page_size))
+                                    : max_key_length(page_size);
     for (uint32_t s = 0; s + 1 < n; ++s) {
       const uint32_t a = load_u16(keys + 2 * s), b = load_u16(keys + 2 * (s + 1));
       if (b < a || shared + (b - a) > limit) return bad(tree, page, "bad separator length", err);

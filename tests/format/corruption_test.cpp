@@ -3,11 +3,13 @@
 // a silently wrong answer.
 //
 // The database under test (page size 512, so it has leaf, internal and overflow pages):
-//   items  bytes keys, 240 rows (pages store their shared prefixes), depth 3, values 0..60 bytes
-//   and every 11th an overflow value nums   int64 keys, 160 rows, depth 2, 8-byte values (uniform
-//   leaves) and two overflow values ids    uuid_v7 keys (16 bytes, stored whole), 50 rows codes  a
-//   custom encoding of 3-byte keys (stored in the 8-byte prefix), 40 rows empty  bytes keys, no
-//   rows one    int64 keys, one row whose value is an overflow run
+//   items  bytes keys, 240 rows, depth 3, values 0..60 bytes and every 11th an overflow value
+//          (its pages store the prefix their keys share once)
+//   nums   int64 keys, 160 rows, depth 2, 8-byte values (uniform leaves) and two overflow values
+//   ids    uuid_v7 keys (16 bytes, stored whole), 50 rows
+//   codes  a custom encoding of 3-byte keys (stored in the 8-byte prefix), 40 rows
+//   empty  bytes keys, no rows
+//   one    int64 keys, one row whose value is an overflow run
 //
 // What the byte-flip tests assert, exactly:
 //   * No flip ever yields a wrong answer: every query either returns what the model holds or

@@ -5,7 +5,7 @@
 // prefix is shorter or longer than its 8-byte head, keys too long to prefix beside short ones,
 // and the index trees of text indexes; the file announces the layout (required feature bit 2)
 // only when a page uses it; a key view of a cursor lives until it moves, a Row's key as long as
-// the Row, moved or not; structural damage to a prefixed page behind a valid checksum is
+// the Row, moved or assigned over; structural damage to a prefixed page behind a valid checksum is
 // reported, never a wrong answer or a crash.
 #include <gtest/gtest.h>
 
@@ -265,6 +265,51 @@ TEST(PrefixedKeys, KeyViewsLiveUntilTheCursorMovesAndRowsKeepTheirKeys) {
     held.emplace_back();  // reallocations move the first Row
   EXPECT_EQ(held[0].key_str(), pk);
   EXPECT_EQ(held[0].value_str(), *t.find(pk));
+}
+
+// Rows assigned over one another, whose keys come from prefixed pages (copied into the Row) and
+// from pages of whole keys (views of the page, up to 960 bytes): each keeps its own key.
+TEST(PrefixedKeys, RowsAssignedOverOneAnotherKeepTheirKeys) {
+  DbModel m;
+  m.page_size = 4096;
+  Rng rng(5);
+  TableModel t = long_keys(rng, m.page_size);
+  t.indexes.push_back(make_index(
+      "by_value", true, KeyEncoding::bytes(),
+      [](const std::string&, const std::string& v) -> std::optional<std::string> { return v; }));
+  m.tables = {t};
+  m.finish();
+  const TableModel& model = m.tables[0];
+  const auto file = build(m, true);
+  auto db = ReadOnlyDatabase::open_memory(file);
+  ASSERT_TRUE(db);
+  auto index = db->table("long_keys")->index("by_value");
+  ASSERT_TRUE(index);
+  auto row_of = [&](size_t i) {
+    auto r = index->get(drydb::Key(*model.find(model.key(i))));
+    EXPECT_TRUE(r && r->has_value());
+    return std::move(*r);
+  };
+  // Row 0 is on a prefixed page, row 120 (over 256 bytes) on a page of whole keys.
+  ASSERT_LE(model.key(0).size(), fmt::kMaxPrefixedKeyLength);
+  ASSERT_GT(model.key(120).size(), fmt::kMaxPrefixedKeyLength);
+  drydb::Row r = row_of(0);
+  EXPECT_EQ(r.key_str(), model.key(0));
+  r = row_of(120);
+  EXPECT_EQ(r.key_str(), model.key(120));
+  drydb::Row s = std::move(r);
+  EXPECT_EQ(s.key_str(), model.key(120));
+  s = row_of(1);
+  r = std::move(s);
+  EXPECT_EQ(r.key_str(), model.key(1));
+  std::vector<drydb::Row> rows;
+  for (size_t i : {0u, 120u, 1u, 130u, 299u})
+    rows.push_back(row_of(i));
+  rows.erase(rows.begin());  // move-assigns each later Row over the one before it
+  EXPECT_EQ(rows[0].key_str(), model.key(120));
+  EXPECT_EQ(rows[1].key_str(), model.key(1));
+  EXPECT_EQ(rows[2].key_str(), model.key(130));
+  EXPECT_EQ(rows[3].key_str(), model.key(299));
 }
 
 // Damage to a prefixed page behind a recomputed checksum: open, verify() or the query that

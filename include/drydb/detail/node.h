@@ -367,7 +367,7 @@ class LeafView {
     uint32_t i = prefix_lower_bound(heads, n_, head);
     if (i == n_ || prefix(i) != head) return i;
     uint32_t hi = head == ~uint64_t{0} ? n_ : prefix_lower_bound(heads, n_, head + 1);
-    const ByteView tail(rest + 8, leaf::tail_size(m));
+    const ByteView tail = m > 8 ? ByteView(rest + 8, m - 8) : ByteView();
     uint32_t lo = i;
     const uint32_t end = hi;
     while (lo < hi) {
