@@ -91,7 +91,15 @@ class Cursor {
   // The current row's whole value, overflow values included; empty when
   // !valid(), or on a read error, which is then in status().
   std::span<const std::byte> value() const;
-  Entry entry() const { return {key(), value()}; }
+  Entry entry() const {
+    if (valid_ && leaf_.prefixed() && !leaf_.is_overflow(index_)) {  // one reading of the record
+      Entry e;
+      e.key = leaf_.prefixed_entry(index_, key_buf_, key_buf_shared_, &e.value);
+      key_buf_shared_ = true;
+      return e;
+    }
+    return {key(), value()};
+  }
   // Why the cursor last became invalid or failed to read a value, if an
   // error did; cleared by each positioning call (first, last, seek...).
   const drydb::status& status() const noexcept { return status_; }

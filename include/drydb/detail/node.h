@@ -287,6 +287,22 @@ class LeafView {
     return {buf.bytes, size_t{shared_len_} + m};
   }
 
+  // Key i of a prefixed page (rebuilt as key() does) and its value field,
+  // from one reading of its record.
+  ByteView prefixed_entry(uint32_t i, KeyBuffer& buf, bool buf_has_shared,
+                          ByteView* value_field) const noexcept {
+    const std::byte* offsets = page_ + leaf::offsets_off(n_);
+    const std::byte* rec = records_ + load_u16(offsets + 2 * size_t{i});
+    const std::byte* end = records_ + load_u16(offsets + 2 * size_t{i} + 2);
+    const uint32_t m = load_u16(rec);
+    const uint32_t tail = leaf::tail_size(m);
+    if (!buf_has_shared) copy_key_bytes(buf.bytes, records_, shared_len_);
+    store_be64(buf.bytes + shared_len_, prefix(i));
+    copy_key_bytes(buf.bytes + shared_len_ + 8, rec + 2, tail);
+    *value_field = {rec + 2 + tail, static_cast<size_t>(end - rec - 2 - tail)};
+    return {buf.bytes, size_t{shared_len_} + m};
+  }
+
   // Whether keys and values both sit at fixed strides (fixed-width keys,
   // uniform inline values): a walk then steps pointers (key_stride(),
   // record_size()) instead of decoding each entry.
