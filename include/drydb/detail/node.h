@@ -276,15 +276,11 @@ class LeafView {
   // key is rebuilt (valid until buf is reused). `buf_has_shared`: buf holds
   // this page's shared prefix already (from an earlier call), which a walk
   // along the page then does not copy again.
-  ByteView key(uint32_t i, KeyBuffer& buf, bool buf_has_shared = false) const noexcept {
+  DRYDB_ALWAYS_INLINE ByteView key(uint32_t i, KeyBuffer& buf,
+                                   bool buf_has_shared = false) const noexcept {
     if (key_base_ != nullptr) return strided_key(i);
     if (!prefixed()) return whole_key(i);
-    const std::byte* rec = record(i);
-    const uint32_t m = load_u16(rec);
-    if (!buf_has_shared) copy_key_bytes(buf.bytes, records_, shared_len_);
-    store_be64(buf.bytes + shared_len_, prefix(i));
-    if (m > 8) copy_key_bytes(buf.bytes + shared_len_ + 8, rec + 2, m - 8);
-    return {buf.bytes, size_t{shared_len_} + m};
+    return rebuilt_key(i, buf, buf_has_shared);
   }
 
   // Key i of a prefixed page (rebuilt as key() does) and its value field,
@@ -367,6 +363,17 @@ class LeafView {
     const std::byte* rec = record(i);
     if (layout_.width != 0) return {rec, layout_.width};
     return {rec + 2, load_u16(rec)};
+  }
+
+  // key() on a prefixed page, apart: its copies stay out of the callers of
+  // the other layouts.
+  ByteView rebuilt_key(uint32_t i, KeyBuffer& buf, bool buf_has_shared) const noexcept {
+    const std::byte* rec = record(i);
+    const uint32_t m = load_u16(rec);
+    if (!buf_has_shared) copy_key_bytes(buf.bytes, records_, shared_len_);
+    store_be64(buf.bytes + shared_len_, prefix(i));
+    if (m > 8) copy_key_bytes(buf.bytes + shared_len_ + 8, rec + 2, m - 8);
+    return {buf.bytes, size_t{shared_len_} + m};
   }
 
   // search_bytes on a prefixed page: past the shared prefix, the heads in
