@@ -290,13 +290,10 @@ class LeafView {
     const std::byte* offsets = page_ + leaf::offsets_off(n_);
     const std::byte* rec = records_ + load_u16(offsets + 2 * size_t{i});
     const std::byte* end = records_ + load_u16(offsets + 2 * size_t{i} + 2);
-    const uint32_t m = load_u16(rec);
-    const uint32_t tail = leaf::tail_size(m);
-    if (!buf_has_shared) copy_key_bytes(buf.bytes, records_, shared_len_);
-    store_be64(buf.bytes + shared_len_, prefix(i));
-    copy_key_bytes(buf.bytes + shared_len_ + 8, rec + 2, tail);
-    *value_field = {rec + 2 + tail, static_cast<size_t>(end - rec - 2 - tail)};
-    return {buf.bytes, size_t{shared_len_} + m};
+    const ByteView key = rebuild_key(i, rec, buf, buf_has_shared);
+    const uint32_t part = 2 + leaf::tail_size(load_u16(rec));
+    *value_field = {rec + part, static_cast<size_t>(end - rec - part)};
+    return key;
   }
 
   // Whether keys and values both sit at fixed strides (fixed-width keys,
@@ -368,7 +365,11 @@ class LeafView {
   // key() on a prefixed page, apart: its copies stay out of the callers of
   // the other layouts.
   ByteView rebuilt_key(uint32_t i, KeyBuffer& buf, bool buf_has_shared) const noexcept {
-    const std::byte* rec = record(i);
+    return rebuild_key(i, record(i), buf, buf_has_shared);
+  }
+  // Key i of a prefixed page, whose record is `rec`, rebuilt in buf.
+  DRYDB_ALWAYS_INLINE ByteView rebuild_key(uint32_t i, const std::byte* rec, KeyBuffer& buf,
+                                           bool buf_has_shared) const noexcept {
     const uint32_t m = load_u16(rec);
     if (!buf_has_shared) copy_key_bytes(buf.bytes, records_, shared_len_);
     store_be64(buf.bytes + shared_len_, prefix(i));
