@@ -15,7 +15,8 @@
 //
 // Workloads, each op a fixed number of queries, answers folded into a checksum that must match:
 //   Get    1,000 gets of present keys, walking a random permutation of the rows (no repeats
-//          until every key was asked), carried from op to op; counter file_bytes
+//          until every key was asked), carried from op to op; counter file_bytes. Gets and
+//          misses read their keys in query order (shapes.h QueryKeys)
 //   Miss   1,000 gets of absent keys (between present ones; dense ids: outside the range)
 //   Scan   100 scans of 100 rows, each from a present key
 //   Count  100 counts of ranges of 8,000 rows between present keys
@@ -61,7 +62,7 @@ void bm_shape_get(benchmark::State& state, ShapeSize size) {
   for (auto _ : state) {
     uint64_t sum = 0;
     for (int i = 0; i < kGetsPerOp; ++i) {
-      sum += r.get(s.key(s.get_ranks[pos]));
+      sum += r.get(s.get_keys[pos]);
       pos = pos + 1 == n ? 0 : pos + 1;
     }
     total += sum;
@@ -88,7 +89,7 @@ void bm_shape_get_many(benchmark::State& state, ShapeSize size) {
     for (int done = 0; done < kGetsPerOp;) {
       const size_t m = std::min<size_t>(kShapeBatch, static_cast<size_t>(kGetsPerOp - done));
       for (size_t j = 0; j < m; ++j) {
-        batch[j] = s.key(s.get_ranks[pos]);
+        batch[j] = s.get_keys[pos];
         pos = pos + 1 == n ? 0 : pos + 1;
       }
       sum += r.get_many(batch, m);

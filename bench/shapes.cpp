@@ -130,13 +130,15 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
   s->get_ranks.resize(n);
   std::iota(s->get_ranks.begin(), s->get_ranks.end(), 0u);
   std::shuffle(s->get_ranks.begin(), s->get_ranks.end(), std::mt19937_64(rng.next()));
+  s->get_keys.assign(n, [&](size_t q) { return s->key(s->get_ranks[q]); });
 
   // Misses, each checked absent.
   auto absent = [&](const std::string& k) {
     return !std::binary_search(s->keys.begin(), s->keys.end(), k);
   };
   std::vector<int64_t> miss_ints;
-  while (s->miss_bytes.size() < kMisses) {
+  std::vector<std::string> miss_bytes;
+  while (miss_bytes.size() < kMisses) {
     std::string k;
     int64_t x = 0;
     const uint32_t r = static_cast<uint32_t>(rng.below(n));
@@ -163,11 +165,11 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
     }
     if (s->int_keys) k = ordered_int64_bytes(x);
     if (!absent(k)) continue;
-    s->miss_bytes.push_back(std::move(k));
+    miss_bytes.push_back(std::move(k));
     miss_ints.push_back(x);
   }
-  for (size_t i = 0; i < s->miss_bytes.size(); ++i)
-    s->miss_keys.push_back({miss_ints[i], s->miss_bytes[i]});
+  s->miss_keys.assign(miss_bytes.size(),
+                      [&](size_t q) { return ShapeKey{miss_ints[q], miss_bytes[q]}; });
 
   const uint32_t scan_span = n > kShapeScanRows ? n - kShapeScanRows : 1;
   for (size_t i = 0; i < kScans; ++i) {
