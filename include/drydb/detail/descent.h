@@ -245,7 +245,9 @@ struct PathFrame {
 // Adds to *rank the rows of every subtree left of the path and records the
 // internal levels in path[0 .. depth-2] (root first), each when given.
 // Returns the leaf (pinned into *pin), or nullptr: with CheckedPages *err
-// then says why. Requires: the tree is not empty.
+// then says why. The lines the leaf's search reads first are prefetched from
+// what its parent knows (Search::prefetch_child), so that their cache misses
+// overlap instead of following one another. Requires: the tree is not empty.
 template <class Pages, class Search>
 DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& tree,
                                              const Search& search, uint64_t* rank, PathFrame* path,
@@ -263,6 +265,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
         if (path != nullptr) *path++ = PathFrame{h.page, c, h.separators + 1};
         page = load_u64(h.children + 8 * size_t{c});
         --level;
+        if (level == 0) search.prefetch_child(pages.db, h.page, c, page, true);
       } else if (state == RootHint::kEmpty) [[unlikely]] {
         PageSlot* root_pin;
         const std::byte* p = pages.page(tree, page, PageType::internal, level, &root_pin);
@@ -282,6 +285,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
       *rank += load_u64(p + internal::counts_off(n) + 8 * size_t{c - 1});
     if (path != nullptr) *path++ = PathFrame{p, c, n};
     page = load_u64(p + internal::children_off() + 8 * size_t{c});
+    if (level == 1) search.prefetch_child(pages.db, p, c, page, true);
     unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
   }
   return pages.page(tree, page, PageType::leaf, 0, pin);
