@@ -54,7 +54,17 @@ struct RootHint {
   uint64_t first = 0, last = 0;       // the first and last separator
   uint32_t separators = 0;            // at least 2 when ready
   double scale = 0;
+  // The record size (key part and value) of the uniform leaf a point lookup
+  // last found its key in, or 0 before one did: where a descent guesses the
+  // value of its next leaf lies, to prefetch it with the leaf's first lines.
+  // Any tree's, whatever `state`; written only when it changes, so a steady
+  // stream of reads leaves the line shared.
+  std::atomic<uint32_t> leaf_record_size{0};
 };
+
+// The size of a tree from which on its descents prefetch leaf lines
+// (TreeRef::prefetch_leaves): about a core's L2 cache.
+inline constexpr uint64_t kPrefetchTreeBytes = uint64_t{2} << 20;
 
 // A KeyKind value that no key has.
 inline constexpr KeyKind kNoKeyKind = static_cast<KeyKind>(0xFF);
@@ -69,9 +79,10 @@ struct TreeRef {
   // Index trees: the tree of the table whose rows the entries refer to.
   const TreeRef* primary = nullptr;
   std::string_view name;  // the table's or the index's name
-  // Prefix-key trees of depth 2 or more: what every descent reads first in
-  // the root page, kept once the root is resident (see RootHint). Owned by
-  // the DatabaseState.
+  // What descents keep of the tree as they go (see RootHint): for prefix-key
+  // trees of depth 2 or more what every descent reads first in the root page,
+  // once the root is resident; for every tree the record size guess. Owned
+  // by the DatabaseState.
   RootHint* root_hint = nullptr;
   // A primary tree's miss filter (miss_filter.h), or nullptr.
   const MissFilterDesc* miss_filter = nullptr;
@@ -79,6 +90,12 @@ struct TreeRef {
   // straight to its descent for a key of this kind; else kNoKeyKind, which
   // no key has.
   KeyKind plain_get_kind = kNoKeyKind;
+  // Whether a descent prefetches the lines a leaf's search will read from
+  // what the leaf's parent knows (Search::prefetch_child): set when the tree
+  // spans more than kPrefetchTreeBytes, whose leaves a core's caches do not
+  // keep. In a smaller tree the prefetches would cost instructions and save
+  // no cache miss.
+  bool prefetch_leaves = false;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
@@ -137,15 +154,19 @@ class DatabaseState {
     return p;
   }
 
-  // Asks the processor to bring the cache line at `offset` of `page` closer,
-  // without reading it: the page need not be verified, or even resident (then
-  // nothing happens). For batched lookups, which overlap the misses of
-  // independent descents.
-  DRYDB_ALWAYS_INLINE void prefetch(uint64_t page, size_t offset) const noexcept {
-    if (page >= page_count_ || offset >= page_size_) return;
-    const std::byte* p = base_ != nullptr ? base_ + page * page_size_
-                                          : slots_[page].data.load(std::memory_order_relaxed);
-    if (p != nullptr) __builtin_prefetch(p + offset);
+  // Prefetching: prefetch_line(prefetch_address(page), offset) asks the
+  // processor to bring the cache line at `offset` of `page` closer, without
+  // reading it. The page need not be verified, or even resident (then
+  // prefetch_address is nullptr and nothing happens); an offset past the page
+  // is ignored. For descents, which overlap the misses of a leaf's lines
+  // (and get_many, of independent descents).
+  DRYDB_ALWAYS_INLINE const std::byte* prefetch_address(uint64_t page) const noexcept {
+    if (page >= page_count_) return nullptr;
+    return base_ != nullptr ? base_ + page * page_size_
+                            : slots_[page].data.load(std::memory_order_relaxed);
+  }
+  DRYDB_ALWAYS_INLINE void prefetch_line(const std::byte* p, size_t offset) const noexcept {
+    if (p != nullptr && offset < page_size_) __builtin_prefetch(p + offset);
   }
 
   uint32_t page_size() const noexcept { return page_size_; }

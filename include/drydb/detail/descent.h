@@ -139,12 +139,16 @@ struct PrefixKeySearch {
   // Prefetches what the search of child c of internal page `parent` will
   // read first: its header line and, for a leaf, the prefix-array line where
   // interpolation between the separators around c puts x (the child's entry
-  // count is its row count there).
+  // count is its row count there) with a line on either side (a guess on
+  // merely random keys is a few slots off), the array's last line, and, when
+  // the leaf's records are `record_size` bytes each (a guess: 0 for none),
+  // the lines around that slot's record, whose value a get reads next.
   DRYDB_ALWAYS_INLINE void prefetch_child(const DatabaseState& db, const std::byte* parent,
-                                          uint32_t c, uint64_t child,
-                                          bool child_is_leaf) const noexcept {
-    db.prefetch(child, 0);
-    if (!child_is_leaf) return;
+                                          uint32_t c, uint64_t child, bool child_is_leaf,
+                                          uint32_t record_size) const noexcept {
+    const std::byte* p = db.prefetch_address(child);
+    db.prefetch_line(p, 0);
+    if (!child_is_leaf || p == nullptr) return;
     const uint32_t n = load_u16(parent + page::kCountOff);
     if (c == 0 || c + 1 >= n) return;  // a bound of the child's keys is not in this page
     const std::byte* seps = parent + internal::prefixes_off(n);
@@ -153,9 +157,18 @@ struct PrefixKeySearch {
     const uint64_t rows = load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1});
     if (hi <= lo || rows == 0) return;
     const double t = static_cast<double>(x - lo) / static_cast<double>(hi - lo);
-    const auto guess = static_cast<uint64_t>(t * static_cast<double>(rows));
-    db.prefetch(child, leaf::kHeaderSize + 8 * std::min(guess, rows - 1));
-    db.prefetch(child, leaf::kHeaderSize + 8 * (rows - 1));
+    const uint64_t guess = std::min(static_cast<uint64_t>(t * static_cast<double>(rows)), rows - 1);
+    const uint64_t at = leaf::kHeaderSize + 8 * guess;
+    db.prefetch_line(p, at - 64);  // at >= 32: a wrapped offset is past the page
+    db.prefetch_line(p, at);
+    db.prefetch_line(p, at + 64);
+    db.prefetch_line(p, leaf::kHeaderSize + 8 * (rows - 1));
+    if (record_size != 0) {
+      const uint64_t rec = leaf::kHeaderSize + 8 * rows + guess * record_size;
+      db.prefetch_line(p, rec - 64);
+      db.prefetch_line(p, rec);
+      db.prefetch_line(p, rec + 64);
+    }
   }
 };
 
@@ -193,20 +206,21 @@ struct BytesSearch {
   // kPrefetchLines lines), and for variable-length keys the start of its
   // records area, where a prefixed page keeps its shared prefix.
   DRYDB_ALWAYS_INLINE void prefetch_child(const DatabaseState& db, const std::byte* parent,
-                                          uint32_t c, uint64_t child,
-                                          bool child_is_leaf) const noexcept {
-    db.prefetch(child, 0);
-    if (!child_is_leaf) return;
+                                          uint32_t c, uint64_t child, bool child_is_leaf,
+                                          uint32_t /*record_size*/) const noexcept {
+    const std::byte* p = db.prefetch_address(child);
+    db.prefetch_line(p, 0);
+    if (!child_is_leaf || p == nullptr) return;
     const InternalView node(parent, layout);
     const uint64_t rows = node.cumulative(c) - node.rows_before(c);
     const uint64_t end = leaf::kHeaderSize + 8 * rows;
     if (end <= kPrefetchLines * 64) {
       for (uint64_t at = 64; at < end; at += 64)
-        db.prefetch(child, at);
+        db.prefetch_line(p, at);
     } else {
-      db.prefetch(child, leaf::kHeaderSize + 8 * (rows / 2));
+      db.prefetch_line(p, leaf::kHeaderSize + 8 * (rows / 2));
     }
-    if (layout.width == 0) db.prefetch(child, end + 2 * (rows + 1));
+    if (layout.width == 0) db.prefetch_line(p, end + 2 * (rows + 1));
   }
 };
 
@@ -219,6 +233,25 @@ DRYDB_ALWAYS_INLINE decltype(auto) with_key_search(const TreeRef& tree, ByteView
 }
 
 // ---- descents ------------------------------------------------------------------------
+
+// The record size a descent of `tree` guesses for the leaf it reaches
+// (RootHint::leaf_record_size; 0: no guess).
+DRYDB_ALWAYS_INLINE uint32_t leaf_record_size_hint(const TreeRef& tree) noexcept {
+  return tree.root_hint->leaf_record_size.load(std::memory_order_relaxed);
+}
+
+// Keeps the record size of `leaf_page`, where a lookup found its key, as the
+// guess for the next descent of `tree`, when its records are uniform. A leaf
+// of values of varied lengths leaves the guess as it was: threads reading a
+// table of mixed leaves then do not take the line from one another. Only
+// for trees whose descents prefetch.
+DRYDB_ALWAYS_INLINE void note_leaf_record_size(const TreeRef& tree, const std::byte* leaf_page,
+                                               uint8_t flags, uint32_t fixed_part) noexcept {
+  if (!tree.prefetch_leaves || !(flags & leaf::kUniformValues)) return;
+  const uint32_t size = fixed_part + load_u16(leaf_page + leaf::kUniformLenOff);
+  std::atomic<uint32_t>& hint = tree.root_hint->leaf_record_size;
+  if (hint.load(std::memory_order_relaxed) != size) hint.store(size, std::memory_order_relaxed);
+}
 
 // One internal level of a descent's path: the page, the child taken, and the
 // page's child count. Internal pages are permanent, so a path holds no pins.
@@ -262,12 +295,15 @@ struct PathFrame {
 // internal levels in path[0 .. depth-2] (root first), each when given.
 // Returns the leaf (pinned into *pin), or nullptr: with CheckedPages *err
 // then says why. The lines the leaf's search reads first are prefetched from
-// what its parent knows (Search::prefetch_child), so that their cache misses
-// overlap instead of following one another. Requires: the tree is not empty.
+// what its parent knows (Search::prefetch_child) in a tree too large for the
+// caches to keep (TreeRef::prefetch_leaves), so that their cache misses
+// overlap instead of following one another; with `reads_value` (the caller
+// goes on to the value of the key's slot, as a get or a seek does, not a
+// count) the lines of its guessed record too. Requires: the tree is not empty.
 template <class Pages, class Search>
 DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& tree,
                                              const Search& search, uint64_t* rank, PathFrame* path,
-                                             PageSlot** pin) {
+                                             PageSlot** pin, bool reads_value = true) {
   const TreeDesc& d = *tree.desc;
   uint64_t page = d.root;
   uint32_t level = d.depth - 1;
@@ -281,7 +317,9 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
         if (path != nullptr) *path++ = PathFrame{h.page, c, h.separators + 1};
         page = load_u64(h.children + 8 * size_t{c});
         --level;
-        if (level == 0) search.prefetch_child(pages.db, h.page, c, page, true);
+        if (level == 0 && tree.prefetch_leaves)
+          search.prefetch_child(pages.db, h.page, c, page, true,
+                                reads_value ? leaf_record_size_hint(tree) : 0);
       } else if (state == RootHint::kEmpty) [[unlikely]] {
         PageSlot* root_pin;
         const std::byte* p = pages.page(tree, page, PageType::internal, level, &root_pin);
@@ -301,7 +339,9 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
       *rank += load_u64(p + internal::counts_off(n) + 8 * size_t{c - 1});
     if (path != nullptr) *path++ = PathFrame{p, c, n};
     page = load_u64(p + internal::children_off() + 8 * size_t{c});
-    if (level == 1) search.prefetch_child(pages.db, p, c, page, true);
+    if (level == 1 && tree.prefetch_leaves)
+      search.prefetch_child(pages.db, p, c, page, true,
+                            reads_value ? leaf_record_size_hint(tree) : 0);
     unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
   }
   return pages.page(tree, page, PageType::leaf, 0, pin);
@@ -401,6 +441,7 @@ DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, co
   }
   const uint32_t n = leaf::count(p);
   const uint8_t flags = leaf::flags(p);
+  note_leaf_record_size(tree, p, flags, search.fixed_part());
   if (leaf::is_overflow(p, n, flags, i)) [[unlikely]] {
     unpin(*pin);
     *pin = nullptr;
@@ -428,6 +469,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
                                      ByteView* values, PageSlot** pins) noexcept {
   assert(n <= kProbeBatch);
   const TreeDesc& d = *tree.desc;
+  const uint32_t record_size = leaf_record_size_hint(tree);
   uint64_t page[kProbeBatch];
   uint32_t level = d.depth - 1;
   for (uint32_t j = 0; j < n; ++j) {
@@ -441,7 +483,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       for (uint32_t j = 0; j < n; ++j) {
         const uint32_t c = searches[j].child(h);
         page[j] = load_u64(h.children + 8 * size_t{c});
-        searches[j].prefetch_child(db, h.page, c, page[j], level == 1);
+        searches[j].prefetch_child(db, h.page, c, page[j], level == 1, record_size);
       }
       --level;
     }
@@ -457,7 +499,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       }
       const uint32_t c = searches[j].child(p);
       page[j] = load_u64(p + internal::children_off() + 8 * size_t{c});
-      searches[j].prefetch_child(db, p, c, page[j], level == 1);
+      searches[j].prefetch_child(db, p, c, page[j], level == 1, record_size);
       unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
     }
   }
@@ -472,6 +514,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
     const uint32_t i = searches[j].slot(p, &found);
     const uint32_t count = leaf::count(p);
     const uint8_t flags = leaf::flags(p);
+    if (found && j == 0) note_leaf_record_size(tree, p, flags, searches[j].fixed_part());
     if (!found || leaf::is_overflow(p, count, flags, i)) {
       unpin(pins[j]);
       pins[j] = nullptr;
@@ -492,7 +535,8 @@ inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, 
   if (tree.desc->rows == 0) return true;
   return with_key_search(tree, key, [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA {
     PageSlot* pin;
-    const std::byte* p = descend(CheckedPages{db, err}, tree, search, rank, nullptr, &pin);
+    const std::byte* p = descend(CheckedPages{db, err}, tree, search, rank, nullptr, &pin,
+                                 /*reads_value=*/false);
     if (p == nullptr) return false;
     *rank += search.slot(p, found);
     unpin(pin);
