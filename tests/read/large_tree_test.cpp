@@ -1,0 +1,219 @@
+// Trees larger than kPrefetchTreeBytes, whose descents prefetch a leaf's lines from what its
+// parent knows (TreeRef::prefetch_leaves, Search::prefetch_child): gets, get_many, misses,
+// counts and seeks answer as a model does, on int64 keys with one value length (uniform
+// leaves, where the record-size guess holds) and with varied lengths (where it does not), and
+// on URL-like byte keys (prefixed leaves); through the mapping, caller memory and a page cache
+// too small for the tree, where a child may not be resident when its parent prefetches it.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iterator>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "drydb/detail/db_state.h"
+#include "drydb/drydb.h"
+
+namespace {
+
+using drydb::Key;
+using drydb::KeyEncoding;
+
+struct Model {
+  bool ints = true;
+  std::map<int64_t, std::string> int_rows;
+  std::map<std::string, std::string> text_rows;
+};
+
+// n rows: random int64 keys (dense runs and gaps) or URL-like keys, values of one length or not.
+Model make_model(bool ints, bool uniform_values, size_t n, uint64_t seed) {
+  Model m;
+  m.ints = ints;
+  std::mt19937_64 rng(seed);
+  int64_t next = -1'000'000;
+  while ((ints ? m.int_rows.size() : m.text_rows.size()) < n) {
+    const uint64_t r = rng();
+    const size_t len = uniform_values ? 13 : r % 40;
+    std::string v(len, static_cast<char>('a' + r % 26));
+    if (ints) {
+      next += r % 4 == 0 ? static_cast<int64_t>(r % 100'000) : 1 + static_cast<int64_t>(r % 3);
+      m.int_rows[next] = std::move(v);
+    } else {
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
+      m.text_rows["https://example.com/items/" + std::string(hex)] = std::move(v);
+    }
+  }
+  return m;
+}
+
+std::vector<std::byte> build(const Model& m, uint32_t page_size) {
+  drydb::DatabaseBuilder b({.page_size = page_size});
+  auto& t = b.create_table("t", m.ints ? KeyEncoding::int64() : KeyEncoding::bytes());
+  for (const auto& [k, v] : m.int_rows)
+    t.append(k, v);
+  for (const auto& [k, v] : m.text_rows)
+    t.append(k, v);
+  auto bytes = b.build_to_memory();
+  EXPECT_TRUE(bytes) << bytes.error().to_string();
+  return bytes ? std::move(*bytes) : std::vector<std::byte>{};
+}
+
+// Every key of the model, absent keys beside them, counts and seeks, in a shuffled order.
+void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
+  std::vector<std::pair<std::string, const std::string*>> keys;  // encoded key, value or null
+  std::vector<Key> lookups;
+  std::vector<std::string> text_keys;  // keeps the bytes the Keys view
+  if (m.ints) {
+    for (const auto& [k, v] : m.int_rows) {
+      lookups.push_back(Key(k));
+      keys.push_back({std::to_string(k), &v});
+      if (!m.int_rows.count(k + 1)) {
+        lookups.push_back(Key(k + 1));
+        keys.push_back({std::to_string(k + 1), nullptr});
+      }
+    }
+  } else {
+    text_keys.reserve(2 * m.text_rows.size());
+    for (const auto& [k, v] : m.text_rows) {
+      text_keys.push_back(k);
+      keys.push_back({k, &v});
+      std::string absent = k;
+      absent.back() = 'z';  // past every hex digit: never a key
+      text_keys.push_back(absent);
+      keys.push_back({absent, nullptr});
+    }
+    for (const auto& k : text_keys)
+      lookups.push_back(Key(std::as_bytes(std::span(k.data(), k.size()))));
+  }
+  std::vector<size_t> order(lookups.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(order.size()));
+
+  size_t found = 0;
+  for (size_t i : order) {
+    auto v = t.get(lookups[i]);
+    ASSERT_TRUE(v) << v.error().to_string();
+    ASSERT_EQ(v->has_value(), keys[i].second != nullptr) << keys[i].first;
+    if (keys[i].second == nullptr) continue;
+    ASSERT_EQ(v->str(), *keys[i].second) << keys[i].first;
+    ++found;
+  }
+  EXPECT_EQ(found, m.ints ? m.int_rows.size() : m.text_rows.size());
+
+  // get_many over the same shuffled lookups, in calls of 64.
+  std::vector<Key> batch;
+  std::vector<drydb::Value> values(64);
+  for (size_t at = 0; at < order.size(); at += 64) {
+    batch.clear();
+    for (size_t j = at; j < order.size() && j < at + 64; ++j)
+      batch.push_back(lookups[order[j]]);
+    auto st = t.get_many(batch, std::span(values).first(batch.size()));
+    ASSERT_TRUE(st) << st.error().to_string();
+    for (size_t j = 0; j < batch.size(); ++j) {
+      const auto& want = keys[order[at + j]];
+      ASSERT_EQ(values[j].has_value(), want.second != nullptr) << want.first;
+      if (want.second != nullptr) {
+        ASSERT_EQ(values[j].str(), *want.second) << want.first;
+      }
+    }
+  }
+
+  // Counts between present keys and seeks from absent ones, at scattered places.
+  std::mt19937_64 rng(7);
+  for (int q = 0; q < 300; ++q) {
+    const size_t a0 = rng() % lookups.size();
+    size_t a = a0, b = std::min(lookups.size() - 1, a0 + rng() % 20'000);
+    while (a < lookups.size() && keys[a].second == nullptr)
+      ++a;
+    while (b > a && keys[b].second == nullptr)
+      --b;
+    if (a >= b) continue;
+    size_t want = 0;
+    for (size_t i = a; i <= b; ++i)
+      want += keys[i].second != nullptr;
+    auto n = t.count_range(lookups[a], lookups[b]);
+    ASSERT_TRUE(n) << n.error().to_string();
+    EXPECT_EQ(*n, want) << keys[a].first << " .. " << keys[b].first;
+
+    const size_t from = rng() % lookups.size();
+    auto range = t.get_range(lookups[from], drydb::unbounded);
+    ASSERT_TRUE(range) << range.error().to_string();
+    size_t i = from;
+    int rows = 0;
+    for (auto e : *range) {
+      while (keys[i].second == nullptr)
+        ++i;
+      ASSERT_EQ(std::string(reinterpret_cast<const char*>(e.value.data()), e.value.size()),
+                *keys[i].second)
+          << "seek from " << keys[from].first << ", row " << rows;
+      ++i;
+      if (++rows == 5) break;
+    }
+  }
+}
+
+struct Case {
+  const char* name;
+  bool ints;
+  bool uniform_values;
+  uint32_t page_size;
+  size_t rows;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class LargeTree : public ::testing::TestWithParam<Case> {};
+
+TEST_P(LargeTree, AnswersAsTheModelOnEveryStorage) {
+  const Case c = GetParam();
+  const Model m = make_model(c.ints, c.uniform_values, c.rows, c.rows);
+  const auto file = build(m, c.page_size);
+  ASSERT_FALSE(file.empty());
+  // The tree is over the threshold (the catalog and header are a few hundred bytes of the
+  // file): its descents prefetch.
+  ASSERT_GT(file.size(), drydb::detail::kPrefetchTreeBytes * 5 / 4);
+  {
+    SCOPED_TRACE("memory");
+    auto db = drydb::ReadOnlyDatabase::open_memory(file);
+    ASSERT_TRUE(db) << db.error().to_string();
+    check_table(*db->table("t"), m);
+  }
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("drydb_large_tree_" + std::string(c.name) + "_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "t.drydb";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), f), file.size());
+    ASSERT_EQ(std::fclose(f), 0);
+  }
+  for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+    SCOPED_TRACE(storage == drydb::StorageKind::mmap ? "mmap" : "pread, a cache of 1/8 the file");
+    auto db = drydb::ReadOnlyDatabase::open(
+        path, {.storage = storage, .page_cache_bytes = file.size() / 8});
+    ASSERT_TRUE(db) << db.error().to_string();
+    check_table(*db->table("t"), m);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, LargeTree,
+    ::testing::Values(Case{"int64_uniform_4096", true, true, 4096, 130'000},
+                      Case{"int64_varied_4096", true, false, 4096, 100'000},
+                      Case{"int64_uniform_512", true, true, 512, 130'000},
+                      Case{"url_4096", false, false, 4096, 80'000}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
