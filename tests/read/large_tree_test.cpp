@@ -3,7 +3,8 @@
 // counts and seeks answer as a model does, on int64 keys with one value length (uniform
 // leaves, where the record-size guess holds) and with varied lengths (where it does not), and
 // on URL-like byte keys (prefixed leaves); through the mapping, caller memory and a page cache
-// too small for the tree, where a child may not be resident when its parent prefetches it.
+// too small for the tree, where a child may not be resident when its parent prefetches it; and a
+// tree of depth 2, whose leaves the root hint reaches.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -31,6 +32,16 @@ struct Model {
   std::map<std::string, std::string> text_rows;
 };
 
+// A value of `len` bytes that names its row: `id` repeated (cut at len), so that a lookup or
+// seek that lands on a neighbouring row reads another value.
+std::string value_for(const std::string& id, size_t len) {
+  std::string v;
+  while (v.size() < len)
+    v += id + '|';
+  v.resize(len);
+  return v;
+}
+
 // n rows: random int64 keys (dense runs and gaps) or URL-like keys, values of one length or not.
 Model make_model(bool ints, bool uniform_values, size_t n, uint64_t seed) {
   Model m;
@@ -39,15 +50,14 @@ Model make_model(bool ints, bool uniform_values, size_t n, uint64_t seed) {
   int64_t next = -1'000'000;
   while ((ints ? m.int_rows.size() : m.text_rows.size()) < n) {
     const uint64_t r = rng();
-    const size_t len = uniform_values ? 13 : r % 40;
-    std::string v(len, static_cast<char>('a' + r % 26));
+    const size_t len = uniform_values ? 13 : 8 + r % 40;
     if (ints) {
       next += r % 4 == 0 ? static_cast<int64_t>(r % 100'000) : 1 + static_cast<int64_t>(r % 3);
-      m.int_rows[next] = std::move(v);
+      m.int_rows[next] = value_for(std::to_string(next), len);
     } else {
       char hex[17];
       std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
-      m.text_rows["https://example.com/items/" + std::string(hex)] = std::move(v);
+      m.text_rows["https://example.com/items/" + std::string(hex)] = value_for(hex, len);
     }
   }
   return m;
@@ -65,9 +75,11 @@ std::vector<std::byte> build(const Model& m, uint32_t page_size) {
   return bytes ? std::move(*bytes) : std::vector<std::byte>{};
 }
 
-// Every key of the model, absent keys beside them, counts and seeks, in a shuffled order.
+// Every key of the model and an absent key after each, in a shuffled order; counts between
+// present keys and seeks from any of them.
 void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
-  std::vector<std::pair<std::string, const std::string*>> keys;  // encoded key, value or null
+  // In key order: the key as text (for messages), its value or null when absent.
+  std::vector<std::pair<std::string, const std::string*>> keys;
   std::vector<Key> lookups;
   std::vector<std::string> text_keys;  // keeps the bytes the Keys view
   if (m.ints) {
@@ -84,8 +96,8 @@ void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
     for (const auto& [k, v] : m.text_rows) {
       text_keys.push_back(k);
       keys.push_back({k, &v});
-      std::string absent = k;
-      absent.back() = 'z';  // past every hex digit: never a key
+      // Longer than every key (all are of one length), and before the next: k's successor.
+      const std::string absent = k + '-';
       text_keys.push_back(absent);
       keys.push_back({absent, nullptr});
     }
@@ -126,7 +138,7 @@ void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
     }
   }
 
-  // Counts between present keys and seeks from absent ones, at scattered places.
+  // Counts between present keys and seeks, at scattered places.
   std::mt19937_64 rng(7);
   for (int q = 0; q < 300; ++q) {
     const size_t a0 = rng() % lookups.size();
@@ -149,8 +161,9 @@ void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
     size_t i = from;
     int rows = 0;
     for (auto e : *range) {
-      while (keys[i].second == nullptr)
+      while (i < keys.size() && keys[i].second == nullptr)
         ++i;
+      ASSERT_LT(i, keys.size()) << "seek from " << keys[from].first << ": rows past the end";
       ASSERT_EQ(std::string(reinterpret_cast<const char*>(e.value.data()), e.value.size()),
                 *keys[i].second)
           << "seek from " << keys[from].first << ", row " << rows;
@@ -166,6 +179,7 @@ struct Case {
   bool uniform_values;
   uint32_t page_size;
   size_t rows;
+  uint32_t depth;  // the tree's, as built
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -186,11 +200,16 @@ TEST_P(LargeTree, AnswersAsTheModelOnEveryStorage) {
     SCOPED_TRACE("memory");
     auto db = drydb::ReadOnlyDatabase::open_memory(file);
     ASSERT_TRUE(db) << db.error().to_string();
+    ASSERT_EQ(db->table("t")->info().depth, c.depth);
     check_table(*db->table("t"), m);
   }
   const auto dir = std::filesystem::temp_directory_path() /
                    ("drydb_large_tree_" + std::string(c.name) + "_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
+  struct RemoveDir {  // also when an assertion ends the test early
+    std::filesystem::path dir;
+    ~RemoveDir() { std::filesystem::remove_all(dir); }
+  } remove_dir{dir};
   const auto path = dir / "t.drydb";
   {
     std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -205,15 +224,16 @@ TEST_P(LargeTree, AnswersAsTheModelOnEveryStorage) {
     ASSERT_TRUE(db) << db.error().to_string();
     check_table(*db->table("t"), m);
   }
-  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, LargeTree,
-    ::testing::Values(Case{"int64_uniform_4096", true, true, 4096, 130'000},
-                      Case{"int64_varied_4096", true, false, 4096, 100'000},
-                      Case{"int64_uniform_512", true, true, 512, 130'000},
-                      Case{"url_4096", false, false, 4096, 80'000}),
+    ::testing::Values(Case{"int64_uniform_4096", true, true, 4096, 130'000, 3},
+                      Case{"int64_varied_4096", true, false, 4096, 100'000, 3},
+                      Case{"int64_uniform_512", true, true, 512, 130'000, 4},
+                      // A root over the leaves: the descent through the root hint prefetches.
+                      Case{"int64_uniform_16384_depth2", true, true, 16384, 130'000, 2},
+                      Case{"url_4096", false, false, 4096, 80'000, 3}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

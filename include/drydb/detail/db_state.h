@@ -44,7 +44,9 @@ class AsyncHub;
 // its address holds for the database's life). Of racing first descents, the
 // one that claims the hint (kEmpty -> kFilling) fills it and publishes it
 // with a release store (kReady); the others go on without it meanwhile.
-struct RootHint {
+// Line-aligned: leaf_record_size, which gets may write, shares no line with
+// another tree's hint.
+struct alignas(64) RootHint {
   static constexpr int kEmpty = 0, kFilling = 1, kReady = 2, kUnused = 3;
   std::atomic<int> state{kEmpty};
   const std::byte* page = nullptr;      // the root page
@@ -91,9 +93,9 @@ struct TreeRef {
   // no key has.
   KeyKind plain_get_kind = kNoKeyKind;
   // Whether a descent prefetches the lines a leaf's search will read from
-  // what the leaf's parent knows (Search::prefetch_child): set when the tree
-  // spans more than kPrefetchTreeBytes, whose leaves a core's caches do not
-  // keep. In a smaller tree the prefetches would cost instructions and save
+  // what the leaf's parent knows (Search::prefetch_child): set when the
+  // tree's leaf and internal pages take more than kPrefetchTreeBytes, which a
+  // core's caches do not keep. In a smaller tree the prefetches would cost instructions and save
   // no cache miss.
   bool prefetch_leaves = false;
 };

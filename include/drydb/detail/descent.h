@@ -117,6 +117,8 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const RootHint& h, uint64_t x) noe
 struct PrefixKeySearch {
   uint64_t x;
   static constexpr bool kUsesRootHint = true;
+  // prefetch_child places the guessed slot's record by a record size.
+  static constexpr bool kUsesRecordSize = true;
   // The key part of a record: nothing (the prefix is the key).
   static constexpr uint32_t kFixedPart = 0;
   static constexpr bool kVariable = false;
@@ -154,7 +156,11 @@ struct PrefixKeySearch {
     const std::byte* seps = parent + internal::prefixes_off(n);
     const uint64_t lo = load_be64(seps + 8 * size_t{c - 1}), hi = load_be64(seps + 8 * size_t{c});
     const std::byte* counts = parent + internal::counts_off(n);
-    const uint64_t rows = load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1});
+    // The counts of a verified page increase; bounded by what a leaf can hold, the guess and
+    // every offset below stay small whatever they say.
+    const uint64_t rows = std::min<uint64_t>(
+        load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1}),
+        db.page_size() / 8);
     if (hi <= lo || rows == 0) return;
     const double t = static_cast<double>(x - lo) / static_cast<double>(hi - lo);
     const uint64_t guess = std::min(static_cast<uint64_t>(t * static_cast<double>(rows)), rows - 1);
@@ -179,6 +185,7 @@ struct BytesSearch {
   uint64_t prefix;
   KeyLayout layout;
   static constexpr bool kUsesRootHint = false;
+  static constexpr bool kUsesRecordSize = false;
 
   DRYDB_ALWAYS_INLINE uint32_t child(const std::byte* internal_page) const noexcept {
     return InternalView(internal_page, layout).search_bytes(key, prefix);
@@ -203,8 +210,9 @@ struct BytesSearch {
   // Prefetches the child's header line; for a leaf (whose entry count is its
   // row count in the parent) also its prefix array, which the binary search
   // reads at scattered places (the middle first; all of it up to
-  // kPrefetchLines lines), and for variable-length keys the start of its
-  // records area, where a prefixed page keeps its shared prefix.
+  // kPrefetchLines lines), and for variable-length keys about the start of
+  // its records area (exactly, when the leaf has no overflow bitmap), where a
+  // prefixed page keeps its shared prefix.
   DRYDB_ALWAYS_INLINE void prefetch_child(const DatabaseState& db, const std::byte* parent,
                                           uint32_t c, uint64_t child, bool child_is_leaf,
                                           uint32_t /*record_size*/) const noexcept {
@@ -212,7 +220,8 @@ struct BytesSearch {
     db.prefetch_line(p, 0);
     if (!child_is_leaf || p == nullptr) return;
     const InternalView node(parent, layout);
-    const uint64_t rows = node.cumulative(c) - node.rows_before(c);
+    const uint64_t rows =
+        std::min<uint64_t>(node.cumulative(c) - node.rows_before(c), db.page_size() / 8);
     const uint64_t end = leaf::kHeaderSize + 8 * rows;
     if (end <= kPrefetchLines * 64) {
       for (uint64_t at = 64; at < end; at += 64)
@@ -234,9 +243,11 @@ DRYDB_ALWAYS_INLINE decltype(auto) with_key_search(const TreeRef& tree, ByteView
 
 // ---- descents ------------------------------------------------------------------------
 
-// The record size a descent of `tree` guesses for the leaf it reaches
-// (RootHint::leaf_record_size; 0: no guess).
+// The record size a descent of `tree` with `Search` guesses for the leaf it
+// reaches (RootHint::leaf_record_size; 0: no guess, or none needed).
+template <class Search>
 DRYDB_ALWAYS_INLINE uint32_t leaf_record_size_hint(const TreeRef& tree) noexcept {
+  if constexpr (!Search::kUsesRecordSize) return 0;
   return tree.root_hint->leaf_record_size.load(std::memory_order_relaxed);
 }
 
@@ -244,9 +255,11 @@ DRYDB_ALWAYS_INLINE uint32_t leaf_record_size_hint(const TreeRef& tree) noexcept
 // guess for the next descent of `tree`, when its records are uniform. A leaf
 // of values of varied lengths leaves the guess as it was: threads reading a
 // table of mixed leaves then do not take the line from one another. Only
-// for trees whose descents prefetch.
+// for trees whose descents prefetch, with a search that uses the guess.
+template <class Search>
 DRYDB_ALWAYS_INLINE void note_leaf_record_size(const TreeRef& tree, const std::byte* leaf_page,
                                                uint8_t flags, uint32_t fixed_part) noexcept {
+  if constexpr (!Search::kUsesRecordSize) return;
   if (!tree.prefetch_leaves || !(flags & leaf::kUniformValues)) return;
   const uint32_t size = fixed_part + load_u16(leaf_page + leaf::kUniformLenOff);
   std::atomic<uint32_t>& hint = tree.root_hint->leaf_record_size;
@@ -311,7 +324,8 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
     if (level > 0) {
       const RootHint& h = *tree.root_hint;
       const int state = h.state.load(std::memory_order_acquire);
-      if (state == RootHint::kReady) {  // the root, without reading its header
+      if (state == RootHint::kReady) {  // the root, without reading its header (but for
+                                        // a leaf's prefetch below, in a tree of depth 2)
         const uint32_t c = search.child(h);
         if (rank != nullptr && c > 0) *rank += load_u64(h.counts + 8 * size_t{c - 1});
         if (path != nullptr) *path++ = PathFrame{h.page, c, h.separators + 1};
@@ -319,7 +333,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
         --level;
         if (level == 0 && tree.prefetch_leaves)
           search.prefetch_child(pages.db, h.page, c, page, true,
-                                reads_value ? leaf_record_size_hint(tree) : 0);
+                                reads_value ? leaf_record_size_hint<Search>(tree) : 0);
       } else if (state == RootHint::kEmpty) [[unlikely]] {
         PageSlot* root_pin;
         const std::byte* p = pages.page(tree, page, PageType::internal, level, &root_pin);
@@ -341,7 +355,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
     page = load_u64(p + internal::children_off() + 8 * size_t{c});
     if (level == 1 && tree.prefetch_leaves)
       search.prefetch_child(pages.db, p, c, page, true,
-                            reads_value ? leaf_record_size_hint(tree) : 0);
+                            reads_value ? leaf_record_size_hint<Search>(tree) : 0);
     unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
   }
   return pages.page(tree, page, PageType::leaf, 0, pin);
@@ -441,7 +455,7 @@ DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, co
   }
   const uint32_t n = leaf::count(p);
   const uint8_t flags = leaf::flags(p);
-  note_leaf_record_size(tree, p, flags, search.fixed_part());
+  note_leaf_record_size<Search>(tree, p, flags, search.fixed_part());
   if (leaf::is_overflow(p, n, flags, i)) [[unlikely]] {
     unpin(*pin);
     *pin = nullptr;
@@ -458,8 +472,9 @@ inline constexpr uint32_t kProbeBatch = 8;
 
 // probe() of n <= kProbeBatch keys at once (the root hint is used once
 // filled; probe() and the checked path fill it): the descents advance level by
-// level across the batch, and each key's next page (the lines its search
-// reads first, then its value) is prefetched before the other keys are
+// level across the batch, and each key's next page (its header; in a tree
+// whose descents prefetch, TreeRef::prefetch_leaves, the lines a leaf's
+// search reads first, then its value) is prefetched before the other keys are
 // searched, so their cache misses overlap instead of following each other.
 // probes[j], values[j] and pins[j] are probe()'s answers for searches[j].
 // Requires: the tree is not empty.
@@ -469,7 +484,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
                                      ByteView* values, PageSlot** pins) noexcept {
   assert(n <= kProbeBatch);
   const TreeDesc& d = *tree.desc;
-  const uint32_t record_size = leaf_record_size_hint(tree);
+  const uint32_t record_size = leaf_record_size_hint<Search>(tree);
   uint64_t page[kProbeBatch];
   uint32_t level = d.depth - 1;
   for (uint32_t j = 0; j < n; ++j) {
@@ -483,7 +498,8 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       for (uint32_t j = 0; j < n; ++j) {
         const uint32_t c = searches[j].child(h);
         page[j] = load_u64(h.children + 8 * size_t{c});
-        searches[j].prefetch_child(db, h.page, c, page[j], level == 1, record_size);
+        searches[j].prefetch_child(db, h.page, c, page[j], level == 1 && tree.prefetch_leaves,
+                                   record_size);
       }
       --level;
     }
@@ -499,7 +515,8 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       }
       const uint32_t c = searches[j].child(p);
       page[j] = load_u64(p + internal::children_off() + 8 * size_t{c});
-      searches[j].prefetch_child(db, p, c, page[j], level == 1, record_size);
+      searches[j].prefetch_child(db, p, c, page[j], level == 1 && tree.prefetch_leaves,
+                                 record_size);
       unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
     }
   }
@@ -514,7 +531,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
     const uint32_t i = searches[j].slot(p, &found);
     const uint32_t count = leaf::count(p);
     const uint8_t flags = leaf::flags(p);
-    if (found && j == 0) note_leaf_record_size(tree, p, flags, searches[j].fixed_part());
+    if (found && j == 0) note_leaf_record_size<Search>(tree, p, flags, searches[j].fixed_part());
     if (!found || leaf::is_overflow(p, count, flags, i)) {
       unpin(pins[j]);
       pins[j] = nullptr;
