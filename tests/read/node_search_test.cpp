@@ -2,7 +2,9 @@
 // compare_bytes orders as memcmp then length (bytes above 0x7f included), and unique_prefix_find,
 // unique_prefix_lower_bound and prefix_lower_bound give std::lower_bound's answer on dense,
 // gapped, evenly spaced, uniformly random and clustered prefix arrays, for keys below, inside
-// and above them.
+// and above them; prefix_run_end finds the end of every run of equal prefixes (runs of every
+// length, the largest prefix included) as std::upper_bound does, and stays in bounds on
+// unordered bytes.
 
 #include <gtest/gtest.h>
 
@@ -79,6 +81,47 @@ TEST(SearchPrimitives, UniquePrefixSearchesMatchLowerBound) {
         EXPECT_EQ(drydb::detail::prefix_lower_bound(bytes.data(), n, x), want);
       }
     }
+  }
+}
+
+TEST(SearchPrimitives, PrefixRunEndMatchesUpperBound) {
+  Rng rng(5);
+  for (int trial = 0; trial < 400; ++trial) {
+    // Runs of 1 .. 70 equal prefixes (heads of keys sharing their first bytes), the last run
+    // sometimes at the largest prefix.
+    std::vector<uint64_t> values;
+    uint64_t v = rng.between(0, 1000);
+    const uint32_t runs = static_cast<uint32_t>(rng.between(1, 12));
+    for (uint32_t r = 0; r < runs; ++r) {
+      const uint64_t length = rng.between(0, 3) == 0 ? rng.between(1, 70) : rng.between(1, 4);
+      if (r + 1 == runs && trial % 4 == 0) v = ~uint64_t{0};
+      for (uint64_t j = 0; j < length; ++j)
+        values.push_back(v);
+      v += 1 + rng.between(0, 5);
+    }
+    const auto n = static_cast<uint32_t>(values.size());
+    std::vector<std::byte> bytes(8 * n);
+    for (uint32_t i = 0; i < n; ++i)
+      drydb::detail::store_be64(bytes.data() + 8 * i, values[i]);
+    for (uint32_t i = 0; i < n; ++i) {  // from every entry of a run, not only its first
+      const auto want = static_cast<uint32_t>(
+          std::upper_bound(values.begin(), values.end(), values[i]) - values.begin());
+      ASSERT_EQ(drydb::detail::prefix_run_end(bytes.data(), n, i, values[i]), want)
+          << "trial " << trial << ", entry " << i << " of " << n;
+    }
+  }
+  // Unordered bytes (a corrupt page): any answer, but in [i + 1, n].
+  for (int trial = 0; trial < 2000; ++trial) {
+    const auto n = static_cast<uint32_t>(rng.between(1, 80));
+    std::vector<std::byte> bytes(8 * n);
+    for (uint32_t i = 0; i < n; ++i)
+      drydb::detail::store_be64(bytes.data() + 8 * i, rng.between(0, 3));
+    const auto i = static_cast<uint32_t>(rng.below(n));
+    const uint32_t end =
+        drydb::detail::prefix_run_end(bytes.data(), n, i, drydb::detail::load_be64(
+                                                             bytes.data() + 8 * size_t{i}));
+    ASSERT_GT(end, i);
+    ASSERT_LE(end, n);
   }
 }
 

@@ -72,6 +72,14 @@ inline uint64_t load_be64(const std::byte* p) noexcept {
   return v;
 }
 
+// Big-endian 4 bytes -> integer, in memcmp order as load_be64.
+inline uint32_t load_be32(const std::byte* p) noexcept {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
+  return v;
+}
+
 inline void store_be64(std::byte* p, uint64_t v) noexcept {
   if constexpr (std::endian::native == std::endian::little) v = bswap64(v);
   std::memcpy(p, &v, 8);

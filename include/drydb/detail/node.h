@@ -93,6 +93,25 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
   return lo + prefix_lower_bound(prefixes + 8 * size_t{lo}, hi - lo + 1, x);
 }
 
+// The end of the run of prefixes equal to x that starts at i, where
+// prefixes[i] == x: the first index after i whose prefix is greater, or n.
+// Galloping from i (windows of 1, 2, 4, ... entries, then a binary search in
+// the last), so a run of r entries costs about 2 log2(r) loads, and the
+// usual run of one entry a single load. Always returns an index in
+// [i + 1, n], whatever the bytes hold. Requires: i < n.
+DRYDB_ALWAYS_INLINE uint32_t prefix_run_end(const std::byte* prefixes, uint32_t n, uint32_t i,
+                                            uint64_t x) noexcept {
+  if (x == ~uint64_t{0}) return n;  // nothing sorts above it
+  uint32_t done = i + 1;  // prefixes[i .. done) are x
+  for (uint32_t step = 1; done < n; step *= 2) {
+    const uint32_t last = step <= n - done ? done + step - 1 : n - 1;  // of this window
+    if (load_be64(prefixes + 8 * size_t{last}) != x)
+      return done + prefix_lower_bound(prefixes + 8 * size_t{done}, last - done + 1, x + 1);
+    done = last + 1;
+  }
+  return n;
+}
+
 // The number of prefixes <= x (of distinct increasing ones): the child to
 // follow in an internal page whose separators are these prefixes.
 DRYDB_ALWAYS_INLINE uint32_t unique_prefix_upper_bound(const std::byte* prefixes, uint32_t n,
@@ -121,8 +140,9 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_find(const std::byte* prefixes, uint3
 
 // Byte-wise (memcmp) order, shorter first on a tie. Keys are short and often
 // share leading bytes (the 8-byte prefixes a search has already matched), so
-// whole 8-byte words are compared first, as big-endian numbers, without a
-// library call; memcmp takes only a tail shorter than 8 bytes.
+// whole 8-byte words are compared first, as big-endian numbers, then a
+// 4-byte word and single bytes: no library call for the short tails of
+// prefixed keys.
 DRYDB_ALWAYS_INLINE int compare_bytes(ByteView a, ByteView b) noexcept {
   const std::byte* x = a.data();
   const std::byte* y = b.data();
@@ -131,8 +151,13 @@ DRYDB_ALWAYS_INLINE int compare_bytes(ByteView a, ByteView b) noexcept {
     const uint64_t u = load_be64(x), v = load_be64(y);
     if (u != v) return u < v ? -1 : 1;
   }
-  const int c = n ? std::memcmp(x, y, n) : 0;
-  if (c != 0) return c;
+  if (n >= 4) {
+    const uint32_t u = load_be32(x), v = load_be32(y);
+    if (u != v) return u < v ? -1 : 1;
+    n -= 4, x += 4, y += 4;
+  }
+  for (; n > 0; --n, ++x, ++y)
+    if (*x != *y) return *x < *y ? -1 : 1;
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
@@ -329,28 +354,29 @@ class LeafView {
   DRYDB_ALWAYS_INLINE uint32_t search_bytes(ByteView key, uint64_t key_prefix,
                                             bool* found) const noexcept {
     if (prefixed()) return search_prefixed(key, found);
-    uint32_t i = prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix);
-    uint32_t hi = n_;
-    if (i < n_ && prefix(i) == key_prefix) {
-      hi = key_prefix == ~uint64_t{0}
-               ? n_
-               : prefix_lower_bound(page_ + leaf::kHeaderSize, n_, key_prefix + 1);
-      uint32_t lo = i;
-      while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (compare_bytes(whole_key(mid), key) < 0)
-          lo = mid + 1;
-        else
-          hi = mid;
+    const std::byte* prefixes = page_ + leaf::kHeaderSize;
+    const uint32_t i = prefix_lower_bound(prefixes, n_, key_prefix);
+    *found = false;
+    if (i == n_ || prefix(i) != key_prefix) return i;
+    // Keys are distinct, so the first equal one is the answer.
+    uint32_t lo = i, hi = prefix_run_end(prefixes, n_, i, key_prefix);
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      const int c = compare_bytes(whole_key(mid), key);
+      if (c == 0) {
+        *found = true;
+        return mid;
       }
-      i = lo;
+      if (c < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-    *found = i < n_ && compare_bytes(whole_key(i), key) == 0;
-    return i;
+    return lo;
   }
 
  private:
-  const std::byte* record(uint32_t i) const noexcept {
+  DRYDB_ALWAYS_INLINE const std::byte* record(uint32_t i) const noexcept {
     if (flags_ & leaf::kUniformValues) return records_ + size_t{record_size_} * i;
     return records_ + load_u16(page_ + leaf::offsets_off(n_) + 2 * i);
   }
@@ -388,20 +414,23 @@ class LeafView {
     const uint32_t m = static_cast<uint32_t>(key.size() - shared_len_);
     const uint64_t head = key_prefix(rest, m);
     const std::byte* heads = page_ + leaf::kHeaderSize;
-    uint32_t i = prefix_lower_bound(heads, n_, head);
+    const uint32_t i = prefix_lower_bound(heads, n_, head);
     if (i == n_ || prefix(i) != head) return i;
-    uint32_t hi = head == ~uint64_t{0} ? n_ : prefix_lower_bound(heads, n_, head + 1);
     const ByteView tail = m > 8 ? ByteView(rest + 8, m - 8) : ByteView();
-    uint32_t lo = i;
-    const uint32_t end = hi;
+    // Keys are distinct, so the first equal one is the answer.
+    uint32_t lo = i, hi = prefix_run_end(heads, n_, i, head);
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo) / 2;
-      if (compare_tail(mid, tail, m) < 0)
+      const int c = compare_tail(mid, tail, m);
+      if (c == 0) {
+        *found = true;
+        return mid;
+      }
+      if (c < 0)
         lo = mid + 1;
       else
         hi = mid;
     }
-    *found = lo < end && compare_tail(lo, tail, m) == 0;
     return lo;
   }
   // Entry i of a prefixed page against a key of the same head whose length
@@ -486,12 +515,13 @@ class InternalView {
     }
     const std::byte* prefixes = page_ + internal::prefixes_off(n_);
     uint32_t lo = prefix_lower_bound(prefixes, seps, key_prefix);
-    uint32_t hi = seps;
     if (lo < seps && load_be64(prefixes + 8 * lo) == key_prefix) {
-      if (key_prefix != ~uint64_t{0}) hi = prefix_lower_bound(prefixes, seps, key_prefix + 1);
+      uint32_t hi = prefix_run_end(prefixes, seps, lo, key_prefix);
       while (lo < hi) {  // first separator > key among those sharing the prefix
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (compare_bytes(stored_separator(mid), key) <= 0)
+        const uint32_t mid = lo + (hi - lo) / 2;
+        const int c = compare_bytes(stored_separator(mid), key);
+        if (c == 0) return mid + 1;  // separators are distinct
+        if (c < 0)
           lo = mid + 1;
         else
           hi = mid;
