@@ -168,8 +168,9 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
     miss_bytes.push_back(std::move(k));
     miss_ints.push_back(x);
   }
-  s->miss_keys.assign(miss_bytes.size(),
-                      [&](size_t q) { return ShapeKey{miss_ints[q], miss_bytes[q]}; });
+  s->miss_keys.assign(miss_bytes.size(), [&](size_t q) {
+    return ShapeKey{miss_ints[q], miss_bytes[q]};
+  });
 
   const uint32_t scan_span = n > kShapeScanRows ? n - kShapeScanRows : 1;
   for (size_t i = 0; i < kScans; ++i) {

@@ -104,13 +104,13 @@ struct Shape {
   ShapeKind kind;
   std::string name;  // shape_name()
   bool int_keys;
-  std::vector<int64_t> ints;        // integer shapes: the keys, ascending
-  std::vector<std::string> keys;    // every shape: the encoded keys, ascending
-  std::vector<uint64_t> folds;      // shape_fold of each row's value
-  uint64_t all_rows_sum = 0;        // their sum: a full scan's checksum
-  std::vector<uint32_t> get_ranks;  // a permutation of the rows
-  QueryKeys get_keys;               // their keys, in that order
-  QueryKeys miss_keys;              // absent keys
+  std::vector<int64_t> ints;          // integer shapes: the keys, ascending
+  std::vector<std::string> keys;      // every shape: the encoded keys, ascending
+  std::vector<uint64_t> folds;        // shape_fold of each row's value
+  uint64_t all_rows_sum = 0;          // their sum: a full scan's checksum
+  std::vector<uint32_t> get_ranks;    // a permutation of the rows
+  QueryKeys get_keys;                 // their keys, in that order
+  QueryKeys miss_keys;                // absent keys
   std::vector<uint32_t> scan_ranks;   // first row of each scan
   std::vector<uint64_t> scan_sums;    // its checksum
   std::vector<uint32_t> count_ranks;  // first row of each count's range

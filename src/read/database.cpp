@@ -175,8 +175,8 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     tree.root_hint = &s.root_hints_[hint++];
   for (auto* trees : {&s.primaries_, &s.indexes_})
     for (TreeRef& tree : *trees)
-      tree.prefetch_leaves = (tree.desc->leaf_pages + tree.desc->internal_pages) * page_size >
-                             kPrefetchTreeBytes;
+      tree.prefetch_leaves =
+          (tree.desc->leaf_pages + tree.desc->internal_pages) * page_size > kPrefetchTreeBytes;
 
   auto mapped = storage->mapped();
   if (!mapped.empty() && !filtered) {

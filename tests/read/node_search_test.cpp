@@ -117,9 +117,8 @@ TEST(SearchPrimitives, PrefixRunEndMatchesUpperBound) {
     for (uint32_t i = 0; i < n; ++i)
       drydb::detail::store_be64(bytes.data() + 8 * i, rng.between(0, 3));
     const auto i = static_cast<uint32_t>(rng.below(n));
-    const uint32_t end =
-        drydb::detail::prefix_run_end(bytes.data(), n, i, drydb::detail::load_be64(
-                                                             bytes.data() + 8 * size_t{i}));
+    const uint32_t end = drydb::detail::prefix_run_end(
+        bytes.data(), n, i, drydb::detail::load_be64(bytes.data() + 8 * size_t{i}));
     ASSERT_GT(end, i);
     ASSERT_LE(end, n);
   }

@@ -158,9 +158,9 @@ struct PrefixKeySearch {
     const std::byte* counts = parent + internal::counts_off(n);
     // The counts of a verified page increase; bounded by what a leaf can hold, the guess and
     // every offset below stay small whatever they say.
-    const uint64_t rows = std::min<uint64_t>(
-        load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1}),
-        db.page_size() / 8);
+    const uint64_t rows =
+        std::min<uint64_t>(load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1}),
+                           db.page_size() / 8);
     if (hi <= lo || rows == 0) return;
     const double t = static_cast<double>(x - lo) / static_cast<double>(hi - lo);
     const uint64_t guess = std::min(static_cast<uint64_t>(t * static_cast<double>(rows)), rows - 1);

@@ -102,7 +102,7 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
 DRYDB_ALWAYS_INLINE uint32_t prefix_run_end(const std::byte* prefixes, uint32_t n, uint32_t i,
                                             uint64_t x) noexcept {
   if (x == ~uint64_t{0}) return n;  // nothing sorts above it
-  uint32_t done = i + 1;  // prefixes[i .. done) are x
+  uint32_t done = i + 1;            // prefixes[i .. done) are x
   for (uint32_t step = 1; done < n; step *= 2) {
     const uint32_t last = step <= n - done ? done + step - 1 : n - 1;  // of this window
     if (load_be64(prefixes + 8 * size_t{last}) != x)
@@ -110,6 +110,28 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_run_end(const std::byte* prefixes, uint32_t 
     done = last + 1;
   }
   return n;
+}
+
+// The slot of a key among a leaf's entries [lo, hi), which share its prefix,
+// by a binary search with compare(i) (entry i against the key: < 0, 0, > 0):
+// the equal entry, with *found set, else where the key would go. A leaf's
+// keys are distinct, so the first equal entry is the answer.
+template <class Compare>
+DRYDB_ALWAYS_INLINE uint32_t search_run(uint32_t lo, uint32_t hi, Compare compare,
+                                        bool* found) noexcept {
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    const int c = compare(mid);
+    if (c == 0) {
+      *found = true;
+      return mid;
+    }
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 // The number of prefixes <= x (of distinct increasing ones): the child to
@@ -358,21 +380,10 @@ class LeafView {
     const uint32_t i = prefix_lower_bound(prefixes, n_, key_prefix);
     *found = false;
     if (i == n_ || prefix(i) != key_prefix) return i;
-    // Keys are distinct, so the first equal one is the answer.
-    uint32_t lo = i, hi = prefix_run_end(prefixes, n_, i, key_prefix);
-    while (lo < hi) {
-      const uint32_t mid = lo + (hi - lo) / 2;
-      const int c = compare_bytes(whole_key(mid), key);
-      if (c == 0) {
-        *found = true;
-        return mid;
-      }
-      if (c < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
+    return search_run(
+        i, prefix_run_end(prefixes, n_, i, key_prefix),
+        [&](uint32_t j) DRYDB_ALWAYS_INLINE_LAMBDA { return compare_bytes(whole_key(j), key); },
+        found);
   }
 
  private:
@@ -417,21 +428,9 @@ class LeafView {
     const uint32_t i = prefix_lower_bound(heads, n_, head);
     if (i == n_ || prefix(i) != head) return i;
     const ByteView tail = m > 8 ? ByteView(rest + 8, m - 8) : ByteView();
-    // Keys are distinct, so the first equal one is the answer.
-    uint32_t lo = i, hi = prefix_run_end(heads, n_, i, head);
-    while (lo < hi) {
-      const uint32_t mid = lo + (hi - lo) / 2;
-      const int c = compare_tail(mid, tail, m);
-      if (c == 0) {
-        *found = true;
-        return mid;
-      }
-      if (c < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
+    return search_run(
+        i, prefix_run_end(heads, n_, i, head),
+        [&](uint32_t j) DRYDB_ALWAYS_INLINE_LAMBDA { return compare_tail(j, tail, m); }, found);
   }
   // Entry i of a prefixed page against a key of the same head whose length
   // past the shared prefix is m and whose tail is `tail`.
