@@ -67,12 +67,13 @@ bool check_leaf(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t
     const std::byte* offsets = p + leaf::offsets_off(n);
     if (load_u16(offsets) != shared)  // the shared prefix comes first
       return bad(tree, page, "first record offset is not the shared prefix's length", err);
-    if (records + load_u16(offsets + 2 * n) > page_size)
-      return bad(tree, page, "records overrun the page", err);
+    const uint32_t end = load_u16(offsets + 2 * n);
+    if (records + end > page_size) return bad(tree, page, "records overrun the page", err);
     const std::byte* area = p + records;
     for (uint32_t i = 0; i < n; ++i) {
+      // Offsets that rise but pass the last one would let a record start past the page.
       const uint32_t a = load_u16(offsets + 2 * i), b = load_u16(offsets + 2 * (i + 1));
-      if (b < a) return bad(tree, page, "record offsets go backwards", err);
+      if (b < a || b > end) return bad(tree, page, "record offsets out of order", err);
       const uint32_t len = b - a;
       uint32_t part;
       if (layout.width == 0) {

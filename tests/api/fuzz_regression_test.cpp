@@ -8,6 +8,9 @@
 // A finding goes into regressions/<target>/ with its fix. Findings so far:
 //   page/empty-catalog-read-memcpy-null: a header whose catalog length is 0 made open read an
 //   empty catalog into a null pointer (memcpy, UB); now corruption before any read.
+//   open/leaf-record-offset-past-last: a leaf's record offsets rose past its last offset, and
+//   the page check read a key length past the page before it failed the record; now an offset
+//   past the last one is corruption before the record is read.
 #include <gtest/gtest.h>
 
 #include <algorithm>
