@@ -77,8 +77,31 @@ class TableBuilder {
   // for a size outside 1 .. 32. An empty table gets no filter.
   TableBuilder& add_miss_filter(uint32_t bits_per_key = 10);
 
+  // Declares the table's values rows of these columns, their names stored
+  // once in the file (format 2.3) instead of in every row. Each value must
+  // then be a MessagePack array whose element i is column i's value, nil
+  // when the row has no such column; an array shorter than the list leaves
+  // out the last columns. `key_column`, when given, is the key's position
+  // among the columns: a row may store nil there, which stands for the key's
+  // text (KeyEncoding::column_text), so the key need not be stored twice.
+  //
+  // append() checks each row's shape (errc::invalid_argument: not one
+  // well-formed array, or more fields than columns) and verify() each stored
+  // row. ReadOnlyTable::columns() gives the list back; drydb/msgpack.h's
+  // typed tables and the drydb tool read such rows as maps (a typed builder
+  // stores the maps it packs as such rows). Must come before the table's
+  // first row. Records errc::invalid_argument for no names or more than
+  // 65,534, a name empty or over 255 bytes, a key column outside the list,
+  // or rows already appended; errc::duplicate_name for a name given twice.
+  TableBuilder& set_columns(std::vector<std::string> names,
+                            std::optional<uint32_t> key_column = std::nullopt);
+
   std::string_view name() const noexcept;
   KeyEncoding encoding() const noexcept;
+  // The column list given to set_columns (empty without one) and the key's
+  // position in it.
+  std::span<const std::string> columns() const noexcept;
+  std::optional<uint32_t> key_column() const noexcept;
   uint64_t rows_appended() const noexcept;
   // The builder's first error so far, if any.
   const drydb::status& status() const noexcept;

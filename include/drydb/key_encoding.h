@@ -62,6 +62,11 @@ class KeyEncoding {
   // Human-readable form of an encoded key: decimal for int64, UUID/ULID text,
   // text with \xNN escapes for bytes.
   std::string format(std::span<const std::byte> key) const;
+  // A key as a column of its row holds it (TableBuilder::set_columns): the
+  // text format() gives for int64, UUID, ULID and custom encodings with a
+  // display form; the key's bytes as they are for bytes (and custom encodings
+  // without one), so that any bytes key survives.
+  std::string column_text(std::span<const std::byte> key) const;
   // Parses the human-readable form back to encoded key bytes.
   result<std::string> parse(std::string_view text) const;
 

@@ -46,6 +46,13 @@
 // the value are checked against its size before anything is allocated, and
 // containers may nest at most kMsgpackMaxDepth levels. Running out of memory
 // while decoding is errc::out_of_memory.
+//
+// Column lists. A table with a column list (TableBuilder::set_columns) stores
+// its rows as MessagePack arrays; a typed table reads each as the map it
+// stands for (column names to the row's fields, the key column's nil as the
+// key's text), so T is map-shaped: MSGPACK_DEFINE_MAP, a std::map. A typed
+// builder over such a table stores each packed map as its row (a nil field
+// as an absent column); a field that is not a column fails the build.
 #pragma once
 
 #if !defined(__cpp_exceptions)
@@ -54,9 +61,11 @@
 
 #include <msgpack.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <iterator>
@@ -67,6 +76,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "drydb/builder.h"
 #include "drydb/cursor.h"
@@ -132,13 +142,65 @@ inline bool msgpack_reference_all(::msgpack::type::object_type, size_t, void*) {
   return true;
 }
 
+// A table's column list (TableBuilder::set_columns), for reading its rows,
+// MessagePack arrays, as the maps they stand for. No names: values are read
+// as they are.
+struct MsgpackColumns {
+  std::span<const std::string> names;
+  std::optional<uint32_t> key_column;
+  KeyEncoding encoding = KeyEncoding::bytes();
+  bool present() const noexcept { return !names.empty(); }
+};
+
+inline ::msgpack::object msgpack_str(std::string_view s) {
+  ::msgpack::object o;
+  o.type = ::msgpack::type::STR;
+  o.via.str.ptr = s.data();
+  o.via.str.size = static_cast<uint32_t>(s.size());
+  return o;
+}
+
+// The map `row` (an array of at most c.names.size() elements) stands for,
+// built in `zone`: column i's name to element i where that is not nil, and
+// at the key column a nil becomes the key's text. Its strings point into the
+// column list, the row and the zone.
+inline ::msgpack::object column_row_map(const ::msgpack::object& row, const MsgpackColumns& c,
+                                        std::span<const std::byte> key, ::msgpack::zone& zone) {
+  const uint32_t n = row.via.array.size;
+  auto* kv = static_cast<::msgpack::object_kv*>(zone.allocate_align(
+      sizeof(::msgpack::object_kv) * (n == 0 ? 1 : n), MSGPACK_ZONE_ALIGNOF(::msgpack::object_kv)));
+  uint32_t used = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const ::msgpack::object& field = row.via.array.ptr[i];
+    if (field.type == ::msgpack::type::NIL) {
+      if (c.key_column != i) continue;
+      const std::string text = c.encoding.column_text(key);
+      char* copy = static_cast<char*>(zone.allocate_no_align(text.size() == 0 ? 1 : text.size()));
+      std::memcpy(copy, text.data(), text.size());
+      kv[used].key = msgpack_str(c.names[i]);
+      kv[used++].val = msgpack_str(std::string_view(copy, text.size()));
+      continue;
+    }
+    kv[used].key = msgpack_str(c.names[i]);
+    kv[used++].val = field;
+  }
+  ::msgpack::object map;
+  map.type = ::msgpack::type::MAP;
+  map.via.map.size = used;
+  map.via.map.ptr = kv;
+  return map;
+}
+
 // Decodes `bytes`, which must hold exactly one MessagePack object, into `out`
-// (replacing what it held), using `zone` for the unpacked object. On failure
-// `out` is unchanged and the Error's message ends a sentence begun with "the
-// value of key 'k' ".
+// (replacing what it held), using `zone` for the unpacked object; with a
+// column list, the object must be a row of its columns (an array of at most
+// as many fields), which decodes as the map it stands for (column_row_map;
+// `key` is the row's key). On failure `out` is unchanged and the Error's
+// message ends a sentence begun with "the value of key 'k' ".
 template <class T>
 std::optional<Error> decode_msgpack(std::span<const std::byte> bytes, ::msgpack::zone& zone,
-                                    std::optional<T>& out) {
+                                    std::optional<T>& out, const MsgpackColumns& columns = {},
+                                    std::span<const std::byte> key = {}) {
   const size_t n = bytes.size();
   const std::string_view type = msgpack_type_name<T>();
   const auto bad = [](std::string what) { return Error(errc::corruption, std::move(what)); };
@@ -149,12 +211,21 @@ std::optional<Error> decode_msgpack(std::span<const std::byte> bytes, ::msgpack:
     // limits is refused before memory is allocated for it.
     const ::msgpack::unpack_limit limit(n, n / 2, n, n, n, kMsgpackMaxDepth);
     size_t off = 0;
-    const ::msgpack::object obj =
-        ::msgpack::unpack(zone, reinterpret_cast<const char*>(bytes.data()), n, off,
-                          &msgpack_reference_all, nullptr, limit);
+    ::msgpack::object obj = ::msgpack::unpack(zone, reinterpret_cast<const char*>(bytes.data()), n,
+                                              off, &msgpack_reference_all, nullptr, limit);
     if (off != n)
       return bad("has " + std::to_string(n - off) + " bytes after its MessagePack object (of " +
                  std::to_string(n) + ")");
+    if (columns.present()) {
+      if (obj.type != ::msgpack::type::ARRAY || obj.via.array.size > columns.names.size())
+        return bad("is a MessagePack " + std::string(msgpack_kind_name(obj.type)) +
+                   (obj.type == ::msgpack::type::ARRAY
+                        ? " of " + std::to_string(obj.via.array.size) + " fields"
+                        : std::string()) +
+                   ", not a row of its table's " + std::to_string(columns.names.size()) +
+                   " columns");
+      obj = column_row_map(obj, columns, key, zone);
+    }
     try {
       out.emplace(obj.as<T>());
     } catch (const ::msgpack::type_error&) {
@@ -187,6 +258,8 @@ struct MsgpackSource {
   ReadOnlyTable table;
   std::string_view index;  // empty for the table itself
 
+  MsgpackColumns columns() const { return {table.columns(), table.key_column(), table.encoding()}; }
+
   // `why` (from decode_msgpack) with the table, index and row key in front.
   Error locate(std::span<const std::byte> key, Error why) const {
     std::string where = "table '" + std::string(table.name()) + "'";
@@ -216,7 +289,8 @@ class MsgpackRowDecoder {
     } catch (const std::bad_alloc&) {
       return source_.locate(key, Error(errc::out_of_memory, "could not be decoded: out of memory"));
     }
-    if (auto why = decode_msgpack(value, *zone_, out)) return source_.locate(key, std::move(*why));
+    if (auto why = decode_msgpack(value, *zone_, out, source_.columns(), key))
+      return source_.locate(key, std::move(*why));
     return std::nullopt;
   }
 
@@ -234,7 +308,8 @@ result<std::optional<T>> decode_msgpack_row(const MsgpackSource& source, bool fo
   std::optional<T> out;
   try {
     ::msgpack::zone zone(512);  // grows if the value needs more
-    if (auto why = decode_msgpack(value, zone, out)) return source.locate(key, std::move(*why));
+    if (auto why = decode_msgpack(value, zone, out, source.columns(), key))
+      return source.locate(key, std::move(*why));
   } catch (const std::bad_alloc&) {
     return source.locate(key, Error(errc::out_of_memory, "could not be decoded: out of memory"));
   }
@@ -607,9 +682,64 @@ struct MsgpackBuildState {
     if (first_error) first_error = std::move(e);
   }
 
+  // For a table with a column list: when `packed` holds a map, replaces it
+  // with the row of the table's columns it stands for (the map's fields in
+  // column order, nil for a column it lacks, the key column nil when it holds
+  // the key's text, the trailing nils left out; a nil field is an absent
+  // column). Anything else stays as it
+  // is, for the table's own check. False, with row_error set, when the map
+  // has a field that is not a column or a key that is not a string.
+  bool packed_as_row(const TableBuilder& table, std::span<const std::byte> key) {
+    const std::span<const std::string> names = table.columns();
+    ::msgpack::zone row_zone;
+    const ::msgpack::object obj = ::msgpack::unpack(row_zone, packed.data(), packed.size());
+    if (obj.type != ::msgpack::type::MAP) return true;
+    std::vector<const ::msgpack::object*> fields(names.size(), nullptr);
+    for (uint32_t i = 0; i < obj.via.map.size; ++i) {
+      const ::msgpack::object_kv& kv = obj.via.map.ptr[i];
+      const auto at = kv.key.type == ::msgpack::type::STR
+                          ? std::find(names.begin(), names.end(),
+                                      std::string_view(kv.key.via.str.ptr, kv.key.via.str.size))
+                          : names.end();
+      if (at == names.end()) {
+        row_error = "table '" + std::string(table.name()) + "': the value of key '" +
+                    table.encoding().format(key) + "' has a field " +
+                    (kv.key.type == ::msgpack::type::STR
+                         ? "'" + std::string(kv.key.via.str.ptr, kv.key.via.str.size) + "'"
+                         : std::string("with a key that is not a string")) +
+                    " that is not a column of the table";
+        return false;
+      }
+      // A nil field is an absent column, as a nil in a row is.
+      fields[static_cast<size_t>(at - names.begin())] =
+          kv.val.type == ::msgpack::type::NIL ? nullptr : &kv.val;
+    }
+    if (const auto k = table.key_column();
+        k && fields[*k] != nullptr && fields[*k]->type == ::msgpack::type::STR) {
+      const std::string text = table.encoding().column_text(key);
+      if (std::string_view(fields[*k]->via.str.ptr, fields[*k]->via.str.size) == text)
+        fields[*k] = nullptr;
+    }
+    size_t count = fields.size();
+    while (count > 0 && fields[count - 1] == nullptr)
+      --count;
+    ::msgpack::sbuffer row;
+    ::msgpack::packer<::msgpack::sbuffer> pk(row);
+    pk.pack_array(static_cast<uint32_t>(count));
+    for (size_t i = 0; i < count; ++i)
+      if (fields[i] == nullptr)
+        pk.pack_nil();
+      else
+        pk.pack(*fields[i]);
+    packed = std::move(row);
+    return true;
+  }
+  std::string row_error;  // why packed_as_row failed
+
   // The row (key, value) decoded as T, or nullptr after recording why.
-  const T* decode(std::string_view table, KeyEncoding encoding, std::string_view index,
+  const T* decode(std::string_view table, const MsgpackColumns& columns, std::string_view index,
                   std::span<const std::byte> key, std::span<const std::byte> value) {
+    const KeyEncoding encoding = columns.encoding;
     const std::string_view k(reinterpret_cast<const char*>(key.data()), key.size());
     if (row && row_value == value.data() && row_size == value.size() && row_key == k) return &*row;
     row.reset();
@@ -619,7 +749,7 @@ struct MsgpackBuildState {
         zone = std::make_unique<::msgpack::zone>();
       else
         zone->clear();
-      why = decode_msgpack(value, *zone, row);
+      why = decode_msgpack(value, *zone, row, columns, key);
       if (!why) {
         row_key.assign(k);
         row_value = value.data();
@@ -670,6 +800,8 @@ class MsgpackTableBuilder {
     try {
       s.packed.clear();
       ::msgpack::pack(s.packed, value);
+      if (!table_->columns().empty() && !s.packed_as_row(*table_, key.bytes()))
+        return poison(std::move(s.row_error));
     } catch (const std::exception& e) {
       return poison("table '" + std::string(table_->name()) + "': the value of key '" +
                     table_->encoding().format(key.bytes()) +
@@ -705,11 +837,15 @@ class MsgpackTableBuilder {
                                            F index_key) {
     table_->add_secondary_index(
         name, unique, encoding,
-        [state = state_, fn = std::move(index_key), table = std::string(table_->name()),
-         table_encoding = table_->encoding(), index = std::string(name),
+        [state = state_, fn = std::move(index_key), builder = table_,
+         table = std::string(table_->name()), table_encoding = table_->encoding(),
+         index = std::string(name),
          encoding](std::span<const std::byte> key,
                    std::span<const std::byte> value) mutable -> std::optional<IndexKey> {
-          const T* row = state->decode(table, table_encoding, index, key, value);
+          const T* row = state->decode(
+              table,
+              detail::MsgpackColumns{builder->columns(), builder->key_column(), table_encoding},
+              index, key, value);
           if (row == nullptr) return IndexKey(detail::msgpack_poison_key(encoding));
           try {
             if constexpr (std::invocable<F&, std::span<const std::byte>, const T&>)

@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -52,6 +54,20 @@ class ReadOnlyTable {
   TableInfo info() const noexcept;
   // Rows in the table, O(1).
   uint64_t count() const noexcept { return tree_->desc->rows; }
+  // The column list the table was built with (TableBuilder::set_columns),
+  // which says how to read its values as rows; empty when it has none. Valid
+  // while the database is open.
+  std::span<const std::string> columns() const noexcept {
+    if (tree_->columns == nullptr) return {};
+    return tree_->columns->names;
+  }
+  // The key's position among columns(), when the rows hold the key: there a
+  // nil stands for the key's text (see set_columns).
+  std::optional<uint32_t> key_column() const noexcept {
+    if (tree_->columns == nullptr || tree_->columns->key_column == detail::kNoKeyColumn)
+      return std::nullopt;
+    return tree_->columns->key_column;
+  }
 
   // The value of `key`: has_value() is false when absent. The Value keeps its
   // page resident until destroyed.

@@ -114,11 +114,58 @@ result<MissFilterDesc> decode_miss_filter(ByteReader& r, const std::string& tabl
   return f;
 }
 
+// u16 column count C (0: no list); with C > 0, u16 key column (< C, or
+// 0xFFFF), then C names of u16 length and bytes.
+void encode_columns(ByteWriter& w, const ColumnList& c) {
+  w.u16(static_cast<uint16_t>(c.names.size()));
+  if (!c.present()) return;
+  w.u16(static_cast<uint16_t>(c.key_column));
+  for (const auto& name : c.names) {
+    w.u16(static_cast<uint16_t>(name.size()));
+    w.bytes(name);
+  }
+}
+
+result<ColumnList> decode_columns(ByteReader& r, const std::string& table) {
+  ColumnList c;
+  const uint32_t count = r.u16();
+  const std::string where = "the column list of '" + table + "'";
+  if (!r.ok()) return bad(where + " is cut short");
+  if (count == 0) return c;
+  c.key_column = r.u16();
+  // Each name takes at least 3 bytes, which bounds a hostile count.
+  if (!r.ok() || count > r.remaining() / 3) return bad(where + " is cut short");
+  if (c.key_column >= count && c.key_column != kNoKeyColumn)
+    return bad(where + " has its key column outside the list");
+  std::set<std::string> seen;
+  c.names.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string name = r.bytes(r.u16());
+    if (!r.ok()) return bad(where + " is cut short");
+    if (name.empty() || name.size() > 255)
+      return bad(where + " has a column with no name or one over 255 bytes");
+    if (!seen.insert(name).second) return bad(where + " names column '" + name + "' twice");
+    c.names.push_back(std::move(name));
+  }
+  return c;
+}
+
 }  // namespace
 
 bool Catalog::has_miss_filters() const noexcept {
   return std::any_of(tables.begin(), tables.end(),
                      [](const TableDesc& t) { return t.miss_filter.present(); });
+}
+
+bool Catalog::has_column_lists() const noexcept {
+  return std::any_of(tables.begin(), tables.end(),
+                     [](const TableDesc& t) { return t.columns.present(); });
+}
+
+uint32_t Catalog::required_features() const noexcept {
+  return (filters.empty() ? 0 : kFeatureFilteredPages) |
+         (has_miss_filters() ? kFeatureMissFilters : 0) |
+         (has_column_lists() ? kFeatureColumnLists : 0);
 }
 
 std::vector<std::byte> encode_catalog(const Catalog& c) {
@@ -152,12 +199,16 @@ std::vector<std::byte> encode_catalog(const Catalog& c) {
   if (c.has_miss_filters())
     for (const auto& t : c.tables)
       encode_miss_filter(w, t.miss_filter);
+  if (c.has_column_lists())
+    for (const auto& t : c.tables)
+      encode_columns(w, t.columns);
   return std::move(w.out());
 }
 
 result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
                                uint64_t page_count, uint64_t data_begin, uint64_t data_end,
-                               bool miss_filters) {
+                               uint32_t features) {
+  const bool miss_filters = (features & kFeatureMissFilters) != 0;
   ByteReader r(bytes);
   Catalog c;
   uint32_t filters = r.u32();
@@ -209,11 +260,12 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
     }
     c.tables.push_back(std::move(t));
   }
-  // The miss filter descriptors, when there are any, follow the page directory.
+  // The miss filter descriptors and the column lists, when there are any,
+  // follow the page directory, whose size the page count gives.
+  const uint64_t directory = c.filters.empty() ? 0 : uint64_t{kPageLocationSize} * (page_count - 1);
   const uint64_t descriptors = miss_filters ? uint64_t{kMissFilterDescSize} * c.tables.size() : 0;
   if (!c.filters.empty()) {
-    if (r.remaining() < descriptors || (r.remaining() - descriptors) % kPageLocationSize != 0 ||
-        (r.remaining() - descriptors) / kPageLocationSize != page_count - 1)
+    if (r.remaining() < directory + descriptors)
       return bad("page directory does not match the page count");
     c.pages.resize(page_count - 1);
     for (auto& p : c.pages) {
@@ -227,7 +279,7 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
     }
   }
   if (miss_filters) {
-    if (r.remaining() != descriptors)
+    if (r.remaining() < descriptors)
       return bad("the miss filter descriptors do not match the table count");
     for (auto& t : c.tables) {
       auto f = decode_miss_filter(r, t.name, page_count);
@@ -237,6 +289,14 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
       t.miss_filter = *f;
     }
     if (!c.has_miss_filters()) return bad("announces miss filters but has none");
+  }
+  if (features & kFeatureColumnLists) {
+    for (auto& t : c.tables) {
+      auto columns = decode_columns(r, t.name);
+      if (!columns) return std::move(columns).error();
+      t.columns = std::move(*columns);
+    }
+    if (!c.has_column_lists()) return bad("announces column lists but has none");
   }
   if (r.remaining() != 0) return bad("has trailing bytes");
   // Page ranges [first, end) must be disjoint, so each page belongs to at

@@ -168,6 +168,11 @@ std::string KeyEncoding::format(std::span<const std::byte> key) const {
   return def_->format ? def_->format(key) : escape_bytes(key);
 }
 
+std::string KeyEncoding::column_text(std::span<const std::byte> key) const {
+  if (def_ != &kBytes && def_->format) return def_->format(key);
+  return std::string(reinterpret_cast<const char*>(key.data()), key.size());
+}
+
 result<std::string> KeyEncoding::parse(std::string_view text) const {
   if (!def_->parse) return unescape(text);
   auto parsed = def_->parse(text);

@@ -115,8 +115,8 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   DRYDB_TRY(storage->read_at(catalog_offset, cat));
   if (load_u64(head + header::kCatalogChecksumOff) != checksum(cat))
     return corrupt("catalog checksum mismatch");
-  auto catalog = decode_catalog(cat, page_size, page_count, header::kSize, catalog_offset,
-                                (features & kFeatureMissFilters) != 0);
+  auto catalog =
+      decode_catalog(cat, page_size, page_count, header::kSize, catalog_offset, features);
   if (!catalog) return std::move(catalog).error();
   if (filtered == catalog->filters.empty())
     return corrupt("the header and the filter table disagree on whether pages are filtered");
@@ -148,10 +148,11 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     if (enc->fixed_width() != t.primary.key_width)
       return corrupt("table '" + t.name + "': key width " + std::to_string(t.primary.key_width) +
                      " does not match encoding '" + t.primary.encoding_id + "'");
-    const TreeRef& primary = s.primaries_.emplace_back(TreeRef{
+    TreeRef& primary = s.primaries_.emplace_back(TreeRef{
         &t.primary, *enc, enc->kind(), KeyLayout{t.primary.key_width}, "table '" + t.name + "'",
         nullptr, t.name, nullptr, t.miss_filter.present() ? &t.miss_filter : nullptr,
         t.primary.rows != 0 && !t.miss_filter.present() ? enc->kind() : kNoKeyKind});
+    if (t.columns.present()) primary.columns = &t.columns;
     for (const IndexDesc& ix : t.indexes) {
       const std::string label = "index '" + ix.name + "' of table '" + t.name + "'";
       auto ienc = KeyEncoding::find(ix.tree.encoding_id);

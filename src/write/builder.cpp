@@ -10,6 +10,7 @@
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
 #include "format/checksum.h"
+#include "format/column_row.h"
 #include "write/miss_filter_writer.h"
 #include "write/page_spool.h"
 #include "write/sink.h"
@@ -38,6 +39,7 @@ struct TableState {
   Sorter sorter;
   std::vector<IndexState> indexes;
   uint32_t miss_filter_bits = 0;  // per key; 0 = no miss filter
+  ColumnList columns;             // set_columns; no list: empty
   TableBuilder handle;
 };
 
@@ -157,9 +159,7 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
   store_u16(h + header::kMajorOff, kFormatMajor);
   store_u16(h + header::kMinorOff, kFormatMinor);
   store_u32(h + header::kRequiredFeaturesOff,
-            (filtered ? kFeatureFilteredPages : 0) |
-                (catalog.has_miss_filters() ? kFeatureMissFilters : 0) |
-                (prefixed_pages_ ? kFeaturePrefixedKeys : 0));
+            catalog.required_features() | (prefixed_pages_ ? kFeaturePrefixedKeys : 0));
   store_u32(h + header::kPageSizeOff, page_size);
   store_u64(h + header::kFileLengthOff, file_length);
   store_u64(h + header::kPageCountOff, page_count);
@@ -204,6 +204,7 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
     }
     // Then its miss filter.
     DRYDB_TRY(filter.write(sink, next_page, &desc.miss_filter));
+    desc.columns = t.columns;
     catalog.tables.push_back(std::move(desc));
   }
   return {};
@@ -421,6 +422,16 @@ TableBuilder& TableBuilder::append(const Key& key, std::span<const std::byte> va
                                             enc.format(k) + "' is 4 GiB or more"));
     return *this;
   }
+  if (state_->columns.present()) {
+    if (std::string why =
+            detail::column_row_problem(value, static_cast<uint32_t>(state_->columns.names.size()));
+        !why.empty()) {
+      b.fail(Error(errc::invalid_argument, "table '" + state_->name + "': the row of key '" +
+                                               enc.format(k) +
+                                               "' does not fit the table's column list: " + why));
+      return *this;
+    }
+  }
   const size_t before = state_->sorter.memory_bytes();
   state_->sorter.add(k, value);
   b.buffered += state_->sorter.memory_bytes() - before;
@@ -458,11 +469,46 @@ TableBuilder& TableBuilder::add_miss_filter(uint32_t bits_per_key) {
   return *this;
 }
 
+TableBuilder& TableBuilder::set_columns(std::vector<std::string> names,
+                                        std::optional<uint32_t> key_column) {
+  detail::BuilderState& b = *state_->builder;
+  const std::string label = "table '" + state_->name + "'";
+  if (b.built) b.fail(Error(errc::invalid_state, label + ": columns declared after build"));
+  if (state_->sorter.rows() != 0)
+    b.fail(Error(errc::invalid_argument, label + ": columns declared after its first row"));
+  if (names.empty() || names.size() >= detail::kMaxColumns)
+    b.fail(Error(errc::invalid_argument, label + ": a column list has 1 to " +
+                                             std::to_string(detail::kMaxColumns - 1) +
+                                             " columns, not " + std::to_string(names.size())));
+  if (key_column && *key_column >= names.size())
+    b.fail(Error(errc::invalid_argument, label + ": key column " + std::to_string(*key_column) +
+                                             " is outside the " + std::to_string(names.size()) +
+                                             " columns"));
+  std::set<std::string_view> seen;
+  for (const std::string& name : names) {
+    if (name.empty() || name.size() > 255)
+      b.fail(Error(errc::invalid_argument, label + ": a column name must be 1 to 255 bytes"));
+    else if (!seen.insert(name).second)
+      b.fail(Error(errc::duplicate_name, label + ": column '" + name + "' is named twice"));
+  }
+  if (!b.first_error) return *this;
+  state_->columns.names = std::move(names);
+  state_->columns.key_column = key_column ? *key_column : detail::kNoKeyColumn;
+  return *this;
+}
+
 std::string_view TableBuilder::name() const noexcept {
   return state_->name;
 }
 KeyEncoding TableBuilder::encoding() const noexcept {
   return state_->encoding;
+}
+std::span<const std::string> TableBuilder::columns() const noexcept {
+  return state_->columns.names;
+}
+std::optional<uint32_t> TableBuilder::key_column() const noexcept {
+  if (state_->columns.key_column == detail::kNoKeyColumn) return std::nullopt;
+  return state_->columns.key_column;
 }
 uint64_t TableBuilder::rows_appended() const noexcept {
   return state_->sorter.rows();

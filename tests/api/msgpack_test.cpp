@@ -822,3 +822,105 @@ TEST(MsgpackBuild, KeyErrorsAreTheTableBuilders) {
 }
 
 }  // namespace
+
+// ---- tables with a column list (TableBuilder::set_columns) ------------------------------------
+
+struct Player {
+  std::string id;  // the key column
+  std::string name;
+  std::optional<int64_t> score;  // nil when absent: the row leaves the column out
+  MSGPACK_DEFINE_MAP(id, name, score)
+  bool operator==(const Player&) const = default;
+};
+
+// A typed builder over a table with a column list stores each packed map as the row of the
+// columns (the key column nil when it holds the key's text, trailing absent columns left out);
+// typed reads, index functions at build time and index reads see the maps again.
+TEST(MsgpackColumns, TypedRowsRoundTripThroughTheColumnList) {
+  drydb::DatabaseBuilder b;
+  auto& untyped = b.create_table("players");
+  untyped.set_columns({"id", "name", "score"}, 0);
+  auto players = drydb::as_msgpack<Player>(untyped);
+  const std::vector<Player> rows = {
+      {"p1", "Ada", 10}, {"p2", "Bob", std::nullopt}, {"p3", "Cy", -3}};
+  for (const Player& p : rows)
+    players.append(p.id, p);
+  // The key column holding something else than the key's text is stored as it is.
+  players.append("p4", Player{"P-4", "Dee", 7});
+  players.add_secondary_index("name", true, KeyEncoding::bytes(),
+                              [](const Player& p) { return p.name; });
+  ASSERT_TRUE(players.status()) << describe(players.status().error());
+  Db db = Db::open(b);
+  ASSERT_TRUE(db.db.verify()) << describe(db.db.verify().error());
+
+  auto raw = db.db.table("players").value();
+  EXPECT_EQ(raw.columns().size(), 3u);
+  // The rows as stored: arrays, the key column nil, no trailing nil for p2's score.
+  EXPECT_EQ(str(raw.get("p1")->bytes()),
+            packed(std::make_tuple(msgpack::type::nil_t(), std::string("Ada"), 10)));
+  EXPECT_EQ(str(raw.get("p2")->bytes()),
+            packed(std::make_tuple(msgpack::type::nil_t(), std::string("Bob"))));
+  EXPECT_EQ(str(raw.get("p4")->bytes()),
+            packed(std::make_tuple(std::string("P-4"), std::string("Dee"), 7)));
+
+  auto typed = db.table<Player>("players");
+  for (const Player& p : rows) {
+    auto got = typed.get(p.id);
+    ASSERT_TRUE(got) << describe(got.error());
+    EXPECT_EQ(*got, p);
+  }
+  EXPECT_EQ(typed.get("p4").value(), (Player{"P-4", "Dee", 7}));
+  auto by_name = typed.index("name");
+  ASSERT_TRUE(by_name);
+  EXPECT_EQ(by_name->get("Cy").value(), rows[2]);
+  std::vector<std::string> ids;
+  for (auto [key, p] : *typed.get_range(unbounded, unbounded))
+    ids.push_back(p.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"p1", "p2", "p3", "P-4"}));
+  // As a generic map, a row holds just its present columns.
+  auto as_map = drydb::as_msgpack<std::map<std::string, std::string>>(raw).get("p2");
+  ASSERT_TRUE(as_map) << describe(as_map.error());
+  EXPECT_EQ(as_map->value(), (std::map<std::string, std::string>{{"id", "p2"}, {"name", "Bob"}}));
+}
+
+// int64 keys: the key column's nil stands for the key's decimal text.
+TEST(MsgpackColumns, AnInt64KeyColumnReadsAsItsDecimalText) {
+  drydb::DatabaseBuilder b;
+  auto& t = b.create_table("scores", KeyEncoding::int64());
+  t.set_columns({"when", "id"}, 1);
+  t.append(int64_t{-12}, packed(std::make_tuple(std::string("today"), msgpack::type::nil_t())));
+  Db db = Db::open(b);
+  auto row = db.table<std::map<std::string, std::string>>("scores").get(int64_t{-12});
+  ASSERT_TRUE(row) << describe(row.error());
+  EXPECT_EQ(row->value(), (std::map<std::string, std::string>{{"id", "-12"}, {"when", "today"}}));
+}
+
+TEST(MsgpackColumns, AFieldThatIsNotAColumnFailsTheBuild) {
+  drydb::DatabaseBuilder b;
+  auto& t = b.create_table("players");
+  t.set_columns({"id", "name"}, 0);
+  auto players = drydb::as_msgpack<Player>(t);
+  players.append("p1", Player{"p1", "Ada", 10});  // `score` is not a column
+  EXPECT_FALSE(players.status());
+  EXPECT_NE(players.status().error().message.find("'score' that is not a column"),
+            std::string::npos)
+      << describe(players.status().error());
+  EXPECT_TRUE(is(players.status().code(), errc::invalid_argument));
+  EXPECT_FALSE(b.build_to_memory());
+}
+
+// A type that is not map-shaped does not convert from a row's map: a clear error, as for any
+// other shape.
+TEST(MsgpackColumns, AnArrayShapedTypeGetsAShapeError) {
+  drydb::DatabaseBuilder b;
+  auto& t = b.create_table("people");
+  t.set_columns({"name", "age"});
+  t.append("k", packed(std::make_tuple(std::string("Bob"), 22)));
+  Db db = Db::open(b);
+  auto got = db.table<Person>("people").get("k");
+  ASSERT_FALSE(got);
+  EXPECT_TRUE(is(got.code(), errc::corruption));
+  EXPECT_NE(got.error().message.find("is a MessagePack map whose shape does not convert"),
+            std::string::npos)
+      << describe(got.error());
+}

@@ -516,17 +516,19 @@ TEST(FileHeader, HigherMinorVersionOpens) {
 }
 
 TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
-  // Bits 0 (filtered pages) and 1 (miss filters) are known: on a file without
-  // filters they are corrupt. Bit 2 (prefixed keys) is known too; it only says
-  // which readers may read the file (PrefixedKeys tests cover it).
-  for (uint32_t bit : {fmt::kFeatureFilteredPages, fmt::kFeatureMissFilters}) {
+  // Bits 0 (filtered pages), 1 (miss filters) and 3 (column lists) are known:
+  // on a file without filters or column lists they are corrupt. Bit 2
+  // (prefixed keys) is known too; it only says which readers may read the
+  // file (PrefixedKeys tests cover it).
+  for (uint32_t bit :
+       {fmt::kFeatureFilteredPages, fmt::kFeatureMissFilters, fmt::kFeatureColumnLists}) {
     std::vector<std::byte> copy = fixture().file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, bit);
     auto db = open_with_header(copy);
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), errc::corruption) << db.error().to_string();
   }
-  for (int bit : {3, 7, 16, 31}) {
+  for (int bit : {4, 7, 16, 31}) {
     std::vector<std::byte> copy = fixture().file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, uint32_t{1} << bit);
     auto db = open_with_header(copy);

@@ -221,7 +221,7 @@ struct Filtered {
     const uint64_t page_count = fmt::load_u64(file.data() + fmt::header::kPageCountOff);
     const auto catalog =
         fmt::decode_catalog(std::span(file).subspan(page_count * 512), 512, page_count,
-                            fmt::header::kSize, page_count * 512, true);
+                            fmt::header::kSize, page_count * 512, fmt::kFeatureMissFilters);
     EXPECT_TRUE(catalog);
     filter = catalog->tables.at(0).miss_filter;
   }

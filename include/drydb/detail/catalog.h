@@ -46,11 +46,23 @@ struct MissFilterDesc {
 inline constexpr size_t kMissFilterDescSize = 24;
 inline constexpr uint32_t kMaxMissFilterBitsPerKey = 32;
 
+// A table's column list (format 2.3, TableBuilder::set_columns): its values
+// are MessagePack arrays of these columns. No list: `names` empty.
+struct ColumnList {
+  std::vector<std::string> names;  // 1 .. 255 bytes each, unique
+  // The key's position among the columns, or kNoKeyColumn.
+  uint32_t key_column = 0xFFFF;
+  bool present() const noexcept { return !names.empty(); }
+};
+inline constexpr uint32_t kNoKeyColumn = 0xFFFF;
+inline constexpr uint32_t kMaxColumns = 0xFFFF;
+
 struct TableDesc {
   std::string name;
   TreeDesc primary;
   std::vector<IndexDesc> indexes;
   MissFilterDesc miss_filter;
+  ColumnList columns;
 };
 
 struct FilterDesc {
@@ -75,6 +87,12 @@ struct Catalog {
   // Whether any table has a miss filter: the file then has required feature
   // kFeatureMissFilters and the catalog ends with a descriptor per table.
   bool has_miss_filters() const noexcept;
+  // Whether any table has a column list: the file then has required feature
+  // kFeatureColumnLists and the catalog ends with a column list per table.
+  bool has_column_lists() const noexcept;
+  // The required-feature bits the catalog's content calls for (filtered
+  // pages, miss filters, column lists; not prefixed keys, a page property).
+  uint32_t required_features() const noexcept;
 };
 
 std::vector<std::byte> encode_catalog(const Catalog& catalog);
@@ -83,11 +101,13 @@ std::vector<std::byte> encode_catalog(const Catalog& catalog);
 // inside [1, page_count) and disjoint, page counts adding up, a root inside its
 // tree's range exactly when the tree has rows; for a filtered file, a page
 // directory whose pages lie in [data_begin, data_end) and decode to at most a
-// page; with `miss_filters` (the header's kFeatureMissFilters), a miss filter
+// page; with the header's kFeatureMissFilters in `features`, a miss filter
 // descriptor per table, its pages in the file and disjoint from every other
-// tree's and filter's. Errors are errc::corruption.
+// tree's and filter's; with kFeatureColumnLists, a column list per table (names
+// not empty, at most 255 bytes, unique; the key column among them). Errors are
+// errc::corruption.
 result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_size,
                                uint64_t page_count, uint64_t data_begin, uint64_t data_end,
-                               bool miss_filters);
+                               uint32_t features);
 
 }  // namespace drydb::detail

@@ -98,6 +98,8 @@ struct TreeRef {
   // core's caches do not keep. In a smaller tree the prefetches would cost instructions and save
   // no cache miss.
   bool prefetch_leaves = false;
+  // A primary tree's column list (TableBuilder::set_columns), or nullptr.
+  const ColumnList* columns = nullptr;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.

@@ -28,14 +28,15 @@ namespace drydb::detail {
 inline constexpr std::byte kMagic[4] = {std::byte{'D'}, std::byte{'R'}, std::byte{'Y'},
                                         std::byte{0}};
 inline constexpr uint16_t kFormatMajor = 2;
-inline constexpr uint16_t kFormatMinor = 2;
+inline constexpr uint16_t kFormatMinor = 3;
 // Required-feature bits a reader must understand.
 inline constexpr uint32_t kFeatureFilteredPages = 1;  // pages encoded by a filter chain, packed
 inline constexpr uint32_t kFeatureMissFilters = 2;    // (2.1) tables with miss filters
 inline constexpr uint32_t kFeaturePrefixedKeys =
     4;  // (2.2) pages storing keys after a shared prefix
+inline constexpr uint32_t kFeatureColumnLists = 8;  // (2.3) tables of rows as column arrays
 inline constexpr uint32_t kKnownRequiredFeatures =
-    kFeatureFilteredPages | kFeatureMissFilters | kFeaturePrefixedKeys;
+    kFeatureFilteredPages | kFeatureMissFilters | kFeaturePrefixedKeys | kFeatureColumnLists;
 
 inline constexpr uint32_t kMinPageSize = 512;
 inline constexpr uint32_t kMaxPageSize = 65536;

@@ -125,7 +125,7 @@ Displayed 3 of 3 entries
 (integer) 2
 file           items.drydb
 size           24,998 bytes
-format         2.2
+format         2.3
 page size      4,096 bytes
 pages          6
 filters        none
@@ -134,7 +134,7 @@ current table  prices
 key encoding   int64
 rows           7
 indexes        none
-file items.drydb: 24,998 bytes, format 2.2, page size 4,096
+file items.drydb: 24,998 bytes, format 2.3, page size 4,096
   pages        6 (page 0 is the header), catalog 422 bytes
   compression  none (pages stored as they are; ratio 1.00)
 
