@@ -6,7 +6,7 @@ interleaved repetitions of the run, in ns per query (the counter sec_per_query: 
 all threads' queries). Ratios are peer / drydb: above 1, drydb is that many times faster.
 
   python3 bench/report.py RESULTS.json --out docs --command "scripts/bench.sh ..."
-      [--compiler "g++ 12.2"] [--callgrind FILE]
+      [--compiler "g++ 12.2"] [--callgrind FILE] [--csv-size FILE]
 """
 
 import argparse
@@ -416,6 +416,7 @@ def main():
     ap.add_argument("--command", required=True, help="the command that produced the results")
     ap.add_argument("--compiler", default="")
     ap.add_argument("--callgrind", default="", help="file of 'store workload instructions' lines")
+    ap.add_argument("--csv-size", default="", help="the Markdown table scripts/csv_size.sh printed")
     args = ap.parse_args()
 
     context, runs, errors = load(args.results)
@@ -501,6 +502,18 @@ def main():
         md.append("")
 
     md += shape_section(runs, errors)
+
+    if args.csv_size and os.path.exists(args.csv_size):
+        md += ["## File size of a table built from CSV", "",
+               "`scripts/csv_size.sh`: one generated CSV built by `drydb build` and imported by "
+               "`sqlite3 .import` into a `WITHOUT ROWID` table, then vacuumed. drydb's rows of a "
+               "column list take the field bytes, a one-byte array header, one byte per string "
+               "field's header and a nil for the key column; what remains above SQLite is each "
+               "row's 8-byte key head and 2-byte record offset, which the in-page search reads, "
+               "where SQLite keeps an integer key as a varint of 1 to 4 bytes.", ""]
+        with open(args.csv_size) as f:
+            md += [line.rstrip("\n") for line in f if line.strip()]
+        md.append("")
 
     md += ["## Results", ""]
     keys = []

@@ -51,6 +51,7 @@ BUILD=build/bench
 JOBS=2
 results=$BUILD/results.json
 callgrind_out=$BUILD/callgrind.txt
+csv_size_out=$BUILD/csv_size.md
 
 if ! command -v python3 >/dev/null; then
   echo "bench.sh: python3 is needed to write the report (Debian: python3)" >&2
@@ -76,6 +77,16 @@ if [ -z "$report_only" ]; then
   "${bench[@]}"
   echo "bench.sh: the suite ran in $((SECONDS - start)) s"
   printf '%s\n' "scripts/bench.sh${args[*]:+ ${args[*]}}, which ran: ${bench[*]}" >"$results.command"
+
+  # The file size of a CSV table against SQLite's, on the whole suite only (it builds the tool).
+  rm -f "$csv_size_out"
+  if [ -z "$filter" ]; then
+    cmake -S . -B "$BUILD/cli" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_CLI=ON \
+      -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF \
+      -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+    cmake --build "$BUILD/cli" -j"$JOBS" --target drydb_cli
+    DRYDB="$BUILD/cli/tools/drydb/drydb" scripts/csv_size.sh | tee "$csv_size_out"
+  fi
 
   rm -f "$callgrind_out"
   if [ "$callgrind" -eq 1 ]; then
@@ -111,5 +122,6 @@ command="scripts/bench.sh${args[*]:+ ${args[*]}}"
 [ ! -f "$results.command" ] || command=$(cat "$results.command")
 report=(python3 bench/report.py "$results" --out "$out" --command "$command" --compiler "$compiler")
 [ ! -f "$callgrind_out" ] || report+=(--callgrind "$callgrind_out")
+[ ! -f "$csv_size_out" ] || report+=(--csv-size "$csv_size_out")
 "${report[@]}"
 echo "bench.sh: wrote $out/benchmarks.md and $out/bench/*.svg"

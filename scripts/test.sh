@@ -9,10 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Every Debian package any drydb script needs: the one list to extend.
+# Every Debian package any drydb script needs: the one list to extend (sqlite3, the shell, for
+# scripts/csv_size.sh).
 PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libzstd-dev liblz4-dev libgtest-dev
   libgmock-dev libbenchmark-dev libsodium-dev libmsgpack-cxx-dev pkg-config libsqlite3-dev
-  librocksdb-dev liblmdb-dev python3 libcli11-dev libfmt-dev libedit-dev libsimdjson-dev unicode-data)
+  librocksdb-dev liblmdb-dev python3 libcli11-dev libfmt-dev libedit-dev libsimdjson-dev unicode-data
+  sqlite3)
 JOBS=2
 
 install_missing_packages() {

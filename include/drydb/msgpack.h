@@ -191,6 +191,52 @@ inline ::msgpack::object column_row_map(const ::msgpack::object& row, const Msgp
   return map;
 }
 
+// Packs with `pk` the row of `c` that `map` (a MessagePack map) stands for:
+// its fields in column order, nil for a column it lacks or holds as nil, nil
+// at the key column when that holds the key's text (kept, as it stands for
+// the key), the absent columns after the last present one left out (an
+// absent key column before a present column becomes a nil, which reads back
+// as the key). False, with *why ("field 'x' that is not a column of the
+// table"), when a field is not a column; then nothing was packed.
+template <class Stream>
+bool pack_map_as_row(const ::msgpack::object& map, const MsgpackColumns& c,
+                     std::span<const std::byte> key, ::msgpack::packer<Stream>& pk,
+                     std::string* why) {
+  std::vector<const ::msgpack::object*> fields(c.names.size(), nullptr);
+  for (uint32_t i = 0; i < map.via.map.size; ++i) {
+    const ::msgpack::object_kv& kv = map.via.map.ptr[i];
+    const bool named = kv.key.type == ::msgpack::type::STR;
+    const std::string_view name =
+        named ? std::string_view(kv.key.via.str.ptr, kv.key.via.str.size) : std::string_view();
+    const auto at = named ? std::find(c.names.begin(), c.names.end(), name) : c.names.end();
+    if (at == c.names.end()) {
+      *why = named ? "field '" + std::string(name) + "' that is not a column of the table"
+                   : std::string("field whose name is not a string");
+      return false;
+    }
+    // A nil field is an absent column, as a nil in a row is.
+    fields[static_cast<size_t>(at - c.names.begin())] =
+        kv.val.type == ::msgpack::type::NIL ? nullptr : &kv.val;
+  }
+  const auto k = c.key_column;
+  bool key_nil = false;
+  if (k && fields[*k] != nullptr && fields[*k]->type == ::msgpack::type::STR) {
+    const std::string text = c.encoding.column_text(key);
+    key_nil = std::string_view(fields[*k]->via.str.ptr, fields[*k]->via.str.size) == text;
+    if (key_nil) fields[*k] = nullptr;
+  }
+  size_t count = fields.size();
+  while (count > 0 && fields[count - 1] == nullptr && !(key_nil && *k == count - 1))
+    --count;
+  pk.pack_array(static_cast<uint32_t>(count));
+  for (size_t i = 0; i < count; ++i)
+    if (fields[i] == nullptr)
+      pk.pack_nil();
+    else
+      pk.pack(*fields[i]);
+  return true;
+}
+
 // Decodes `bytes`, which must hold exactly one MessagePack object, into `out`
 // (replacing what it held), using `zone` for the unpacked object; with a
 // column list, the object must be a row of its columns (an array of at most
@@ -685,52 +731,24 @@ struct MsgpackBuildState {
   // For a table with a column list: when `packed` holds a map, replaces it
   // with the row of the table's columns it stands for (the map's fields in
   // column order, nil for a column it lacks, the key column nil when it holds
-  // the key's text, the trailing nils left out; a nil field is an absent
-  // column). Anything else stays as it
+  // the key's text, the absent columns after the last present one left
+  // out; a nil field is an absent column). An absent key column with a
+  // present column after it becomes a nil, which reads back as the key. Anything else stays as it
   // is, for the table's own check. False, with row_error set, when the map
   // has a field that is not a column or a key that is not a string.
   bool packed_as_row(const TableBuilder& table, std::span<const std::byte> key) {
-    const std::span<const std::string> names = table.columns();
     ::msgpack::zone row_zone;
     const ::msgpack::object obj = ::msgpack::unpack(row_zone, packed.data(), packed.size());
     if (obj.type != ::msgpack::type::MAP) return true;
-    std::vector<const ::msgpack::object*> fields(names.size(), nullptr);
-    for (uint32_t i = 0; i < obj.via.map.size; ++i) {
-      const ::msgpack::object_kv& kv = obj.via.map.ptr[i];
-      const auto at = kv.key.type == ::msgpack::type::STR
-                          ? std::find(names.begin(), names.end(),
-                                      std::string_view(kv.key.via.str.ptr, kv.key.via.str.size))
-                          : names.end();
-      if (at == names.end()) {
-        row_error = "table '" + std::string(table.name()) + "': the value of key '" +
-                    table.encoding().format(key) + "' has a field " +
-                    (kv.key.type == ::msgpack::type::STR
-                         ? "'" + std::string(kv.key.via.str.ptr, kv.key.via.str.size) + "'"
-                         : std::string("with a key that is not a string")) +
-                    " that is not a column of the table";
-        return false;
-      }
-      // A nil field is an absent column, as a nil in a row is.
-      fields[static_cast<size_t>(at - names.begin())] =
-          kv.val.type == ::msgpack::type::NIL ? nullptr : &kv.val;
-    }
-    if (const auto k = table.key_column();
-        k && fields[*k] != nullptr && fields[*k]->type == ::msgpack::type::STR) {
-      const std::string text = table.encoding().column_text(key);
-      if (std::string_view(fields[*k]->via.str.ptr, fields[*k]->via.str.size) == text)
-        fields[*k] = nullptr;
-    }
-    size_t count = fields.size();
-    while (count > 0 && fields[count - 1] == nullptr)
-      --count;
     ::msgpack::sbuffer row;
     ::msgpack::packer<::msgpack::sbuffer> pk(row);
-    pk.pack_array(static_cast<uint32_t>(count));
-    for (size_t i = 0; i < count; ++i)
-      if (fields[i] == nullptr)
-        pk.pack_nil();
-      else
-        pk.pack(*fields[i]);
+    std::string why;
+    if (!pack_map_as_row(obj, MsgpackColumns{table.columns(), table.key_column(), table.encoding()},
+                         key, pk, &why)) {
+      row_error = "table '" + std::string(table.name()) + "': the value of key '" +
+                  table.encoding().format(key) + "' has a " + why;
+      return false;
+    }
     packed = std::move(row);
     return true;
   }

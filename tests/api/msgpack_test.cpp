@@ -924,3 +924,25 @@ TEST(MsgpackColumns, AnArrayShapedTypeGetsAShapeError) {
             std::string::npos)
       << describe(got.error());
 }
+
+// The key column last: its nil, which stands for the key, is kept when the trailing absent
+// columns are left out; an absent key column is left out with them.
+TEST(MsgpackColumns, AKeyColumnLastKeepsItsNil) {
+  using Fields = std::map<std::string, std::string>;
+  drydb::DatabaseBuilder b;
+  auto& t = b.create_table("t");
+  t.set_columns({"name", "note", "id"}, 2);
+  auto typed = drydb::as_msgpack<Fields>(t);
+  typed.append("k1", Fields{{"name", "a"}, {"id", "k1"}});
+  typed.append("k2", Fields{{"name", "b"}});  // no key column: the row does not hold it
+  ASSERT_TRUE(typed.status()) << describe(typed.status().error());
+  Db db = Db::open(b);
+  auto raw = db.db.table("t").value();
+  EXPECT_EQ(
+      str(raw.get("k1")->bytes()),
+      packed(std::make_tuple(std::string("a"), msgpack::type::nil_t(), msgpack::type::nil_t())));
+  EXPECT_EQ(str(raw.get("k2")->bytes()), packed(std::make_tuple(std::string("b"))));
+  auto rows = db.table<Fields>("t");
+  EXPECT_EQ(rows.get("k1").value(), (Fields{{"name", "a"}, {"id", "k1"}}));
+  EXPECT_EQ(rows.get("k2").value(), (Fields{{"name", "b"}}));
+}

@@ -569,6 +569,89 @@ TEST(Records, CsvStoredFieldIsWhatMsgpackFieldReadsBack) {
   EXPECT_EQ(kinds, (std::set<Scalar::Kind>{Scalar::missing, Scalar::string}));
 }
 
+// A CSV record as a row of its columns (a table with a column list): stored_field is what
+// msgpack_row_field reads back of to_row for every column but the key's (an index on the key
+// column reads the key), row_to_map gives the map to_msgpack writes (minus what omit_empty
+// leaves out), and map_to_row turns that map back into the same row.
+TEST(Records, CsvRowsReadBackAsTheirFieldsAndMaps) {
+  const std::vector<std::string> header = {"code", "name", "empty", "num"};
+  const RowColumns bytes_key{header, 0, KeyEncoding::bytes()};
+  int compared = 0;
+  for (const std::vector<std::string_view>& fields :
+       std::vector<std::vector<std::string_view>>{{"0041", "LATIN A", "", "1.50"},
+                                                  {"", "", "", ""},
+                                                  {"x", " ", "", "-0"},
+                                                  {"<*>", "a,b \"q\"", "", ""}}) {
+    CsvRecord r;
+    r.header = &header;
+    r.fields = fields;
+    const std::string key(fields[0]);
+    for (bool omit_empty : {false, true}) {
+      const std::string what = key + (omit_empty ? " (omit empty)" : "");
+      std::string row, map, again, err, want_map;
+      MsgpackWriter w(&row);
+      r.to_row(w, omit_empty, 0, key);
+      for (size_t i = 1; i < header.size(); ++i) {
+        expect_same_field(r.stored_field(Column{header[i], i}, omit_empty),
+                          msgpack_row_field(row, static_cast<uint32_t>(i)), what + " " + header[i]);
+        ++compared;
+      }
+      EXPECT_EQ(msgpack_row_field(row, 0).kind, Scalar::missing) << what;  // the key's nil
+      ASSERT_TRUE(row_to_map(row, bytes_key, as_bytes(key), &map)) << what;
+      MsgpackWriter mw(&want_map);
+      if (omit_empty && key.empty()) {
+        // An empty key is still the row's key: the row keeps its column, which omit_empty
+        // leaves out of a map of the record (here every other field is empty too).
+        mw.map_header(1);
+        mw.str("code");
+        mw.str("");
+      } else {
+        r.to_msgpack(mw, omit_empty);
+      }
+      EXPECT_EQ(map, want_map) << what;
+      ASSERT_TRUE(map_to_row(map, bytes_key, as_bytes(key), &again, &err)) << what << ": " << err;
+      // A map can not tell a missing trailing empty field from one left out: without
+      // omit_empty the row keeps its empty strings, which the map keeps too.
+      EXPECT_EQ(again, row) << what;
+    }
+  }
+  EXPECT_EQ(compared, 4 * 2 * 3);
+}
+
+// The key column: nil when the field is the key's column text, else the field as it is; a row
+// that does not fit, and a map with a field that is no column, are refused.
+TEST(Records, RowKeyColumnAndMisfits) {
+  const std::vector<std::string> header = {"id", "v"};
+  const RowColumns int_key{header, 0, KeyEncoding::int64()};
+  std::byte k65[8];
+  encode_int64_key(65, k65);
+  CsvRecord r;
+  r.header = &header;
+  for (auto [field, nil] :
+       std::vector<std::pair<std::string_view, bool>>{{"65", true}, {"0041", false}}) {
+    r.fields = {field, "x"};
+    std::string row, map;
+    MsgpackWriter w(&row);
+    r.to_row(w, false, 0, "65");
+    EXPECT_EQ(static_cast<uint8_t>(row[1]) == 0xc0, nil) << field;
+    ASSERT_TRUE(row_to_map(row, int_key, k65, &map));
+    std::string json;
+    ASSERT_TRUE(msgpack_to_json(map, &json));
+    EXPECT_EQ(json, R"({"id":")" + std::string(field) + R"(","v":"x"})");
+  }
+  std::string map, err, out;
+  EXPECT_FALSE(row_to_map("\x81\xa1k\x01", int_key, k65, &out));     // a map
+  EXPECT_FALSE(row_to_map("\x93\x01\x02\x03", int_key, k65, &out));  // 3 fields, 2 columns
+  EXPECT_FALSE(row_to_map("\x92\x01", int_key, k65, &out));          // truncated
+  MsgpackWriter w(&map);
+  w.map_header(1);
+  w.str("other");
+  w.integer(1);
+  EXPECT_FALSE(map_to_row(map, int_key, k65, &out, &err));
+  EXPECT_NE(err.find("the map has a field 'other' that is not a column"), std::string::npos) << err;
+  EXPECT_FALSE(map_to_row("\x91\x01", int_key, k65, &out, &err));  // not a map
+}
+
 // ---- text, keys, rendering, session words -------------------------------------------------------
 
 TEST(Text, EscapesForDisplayAndParsesBack) {

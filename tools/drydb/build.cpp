@@ -47,9 +47,9 @@ struct BuildCommand::Flags {
   // Table-scoped: each occurrence belongs to the --table before it (or the first table).
   std::vector<std::string> tables, keys, encodings, radixes, values, indexes, skip_keys;
   std::vector<uint32_t> miss_filters;
-  bool msgpack = false, omit_empty = false;
+  bool msgpack = false, omit_empty = false, row_maps = false;
   CLI::Option *o_table, *o_key, *o_encoding, *o_radix, *o_value, *o_msgpack, *o_omit_empty,
-      *o_index, *o_skip_key, *o_miss_filter;
+      *o_row_maps, *o_index, *o_skip_key, *o_miss_filter;
   // Given or not: a dump's header supplies what they would.
   CLI::Option *o_page_size, *o_compress;
 };
@@ -66,6 +66,7 @@ struct TableSpec {
   std::optional<std::string> value;  // a column stored as it is; else the record as MessagePack
   bool msgpack = false;
   bool omit_empty = false;
+  bool row_maps = false;  // CSV/TSV: each record a map of its own, not a row of a column list
   std::optional<std::string> skip_key;
   std::optional<uint32_t> miss_filter_bits;
   std::vector<IndexSpec> indexes;
@@ -134,6 +135,8 @@ struct TableRuntime {
   TableBuilder* builder = nullptr;
   Column key;
   std::optional<Column> value;
+  // The column list of a table of CSV/TSV records stored whole, whose values are rows.
+  std::optional<RowColumns> columns;
   std::vector<std::unique_ptr<IndexRuntime>> indexes;  // stable: the index functions point here
   // Per row:
   std::string key_bytes, value_bytes;
@@ -181,7 +184,8 @@ std::vector<TableSpec> gather_table_specs(const CLI::App& cmd, const Flags& f) {
       continue;
     }
     if (o != f.o_key && o != f.o_encoding && o != f.o_radix && o != f.o_value && o != f.o_msgpack &&
-        o != f.o_omit_empty && o != f.o_index && o != f.o_skip_key && o != f.o_miss_filter)
+        o != f.o_omit_empty && o != f.o_row_maps && o != f.o_index && o != f.o_skip_key &&
+        o != f.o_miss_filter)
       continue;
     if (specs.empty()) specs.push_back(TableSpec{});
     TableSpec& t = specs.back();
@@ -210,6 +214,8 @@ std::vector<TableSpec> gather_table_specs(const CLI::App& cmd, const Flags& f) {
       t.msgpack = true;
     else if (o == f.o_omit_empty)
       t.omit_empty = true;
+    else if (o == f.o_row_maps)
+      t.row_maps = true;
     else if (o == f.o_index)
       t.indexes.push_back(parse_index_spec(f.indexes[k]));
   }
@@ -500,6 +506,29 @@ Tables declare_dump_tables(const InputReader& input, DatabaseBuilder& builder, u
         fail(fmt::format("{}: bad dump header: a bad 'miss_filter_bits_per_key'", input.where()));
       t->builder->add_miss_filter(bits);
     }
+    if (const auto cols = d.member(c, "columns")) {
+      std::vector<std::string> names;
+      if (d.node(*cols).type != JsonType::array)
+        fail(fmt::format("{}: bad dump header: 'columns' is not an array", input.where()));
+      for (uint32_t i = *cols + 1, n = 0; n < d.node(*cols).size; ++n, i = d.node(i).next) {
+        if (d.node(i).type != JsonType::string)
+          fail(fmt::format("{}: bad dump header: a column name is not a string", input.where()));
+        names.emplace_back(d.node(i).text);
+      }
+      std::optional<uint32_t> key_column;
+      if (const auto kc = d.member(c, "key_column")) {
+        uint32_t position = 0;
+        const auto text = d.node(*kc).text;
+        if (d.node(*kc).type != JsonType::number ||
+            std::from_chars(text.data(), text.data() + text.size(), position).ptr !=
+                text.data() + text.size())
+          fail(fmt::format("{}: bad dump header: a bad 'key_column'", input.where()));
+        key_column = position;
+      }
+      t->builder->set_columns(std::move(names), key_column);
+      check(builder.status());
+      t->columns = RowColumns{t->builder->columns(), t->builder->key_column(), t->encoding};
+    }
     if (const auto ixs = d.member(c, "indexes"); ixs && d.node(*ixs).type == JsonType::array) {
       for (uint32_t i = *ixs + 1, n = 0; n < d.node(*ixs).size; ++n, i = d.node(i).next) {
         auto ix = std::make_unique<IndexRuntime>();
@@ -517,6 +546,14 @@ Tables declare_dump_tables(const InputReader& input, DatabaseBuilder& builder, u
   return tables;
 }
 
+// Whether a CSV/TSV header's names can be a table's column list (TableBuilder::set_columns:
+// at most 255 bytes each, fewer than 65,535; the header's names are already known unique and
+// not empty).
+bool fits_column_list(const std::vector<std::string>& header) {
+  return header.size() < 0xFFFF &&
+         std::all_of(header.begin(), header.end(), [](const auto& n) { return n.size() <= 255; });
+}
+
 // The tables and indexes the flags declare, their columns found in the input's header.
 Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
                       DatabaseBuilder& builder, uint32_t max_key) {
@@ -527,10 +564,10 @@ Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
     if (tables.by_name.count(s.name))
       fail_usage(fmt::format("table '{}' is declared twice", s.name));
     if (!s.key) fail_usage(fmt::format("table '{}': no key column (--key COLUMN)", s.name));
-    if (s.value && (s.msgpack || s.omit_empty))
+    if (s.value && (s.msgpack || s.omit_empty || s.row_maps))
       fail_usage(
-          fmt::format("table '{}': --value stores one column; --msgpack and --omit-empty "
-                      "are for the whole record",
+          fmt::format("table '{}': --value stores one column; --msgpack, --omit-empty and "
+                      "--row-maps are for the whole record",
                       s.name));
     auto t = std::make_unique<TableRuntime>();
     t->spec = s;
@@ -557,6 +594,13 @@ Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
     if (s.value) t->value = column(*s.value);
     t->builder = &builder.create_table(s.name, t->encoding);
     if (s.miss_filter_bits) t->builder->add_miss_filter(*s.miss_filter_bits);
+    // CSV/TSV records stored whole: rows of the input's columns, the names once in the file;
+    // maps when the header's names cannot be a column list.
+    if (input.delimited() && !s.value && !s.row_maps && fits_column_list(input.header())) {
+      t->builder->set_columns(input.header(), static_cast<uint32_t>(t->key.position));
+      t->columns =
+          RowColumns{t->builder->columns(), t->builder->key_column(), t->builder->encoding()};
+    }
     for (const IndexSpec& is : s.indexes) {
       auto ix = std::make_unique<IndexRuntime>();
       ix->spec = is;
@@ -564,7 +608,7 @@ Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
       if (is.column == *s.key)
         ix->source = IndexSource::key;
       else if (!s.value)
-        ix->source = IndexSource::record;
+        ix->source = t->columns ? IndexSource::row : IndexSource::record;
       else if (is.column == *s.value)
         ix->source = IndexSource::raw_value;
       else
@@ -669,6 +713,15 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
   } else if (v.type == JsonType::object && d.member(*vm, "msgpack")) {
     MsgpackWriter w(&t.value_bytes);
     json_to_msgpack(d, *d.member(*vm, "msgpack"), w);
+    // A table with a column list: the dump shows its rows as maps.
+    if (t.columns && d.node(*d.member(*vm, "msgpack")).type == JsonType::object) {
+      std::string row;
+      if (!map_to_row(t.value_bytes, *t.columns, as_bytes(t.key_bytes), &row, &err)) {
+        input.bad_row(err);
+        return false;
+      }
+      t.value_bytes = std::move(row);
+    }
   } else if (const auto b = v.type == JsonType::object ? d.member(*vm, "base64") : std::nullopt;
              b && d.node(*b).type == JsonType::string && from_base64(d.node(*b).text)) {
     t.value_bytes = *from_base64(d.node(*b).text);
@@ -720,6 +773,11 @@ bool add_record_row(const Record& rec, InputReader& input, Tables& tables, uint3
         input.bad_row(fmt::format("table '{}': no value column '{}'", t.spec.name, t.value->name));
         return false;
       }
+    } else if (t.columns) {
+      // Only CSV/TSV input gives a table a column list (declare_tables).
+      MsgpackWriter w(&t.value_bytes);
+      static_cast<const CsvRecord&>(rec).to_row(w, t.spec.omit_empty, t.key.position,
+                                                t.encoding.column_text(as_bytes(t.key_bytes)));
     } else {
       MsgpackWriter w(&t.value_bytes);
       rec.to_msgpack(w, t.spec.omit_empty);
@@ -731,7 +789,7 @@ bool add_record_row(const Record& rec, InputReader& input, Tables& tables, uint3
     for (auto& ix : t.indexes) {
       // A record field from the record, not parsed back from value_bytes.
       const bool valid =
-          ix->source == IndexSource::record
+          ix->source == IndexSource::record || ix->source == IndexSource::row
               ? index_key_of_field(*ix, rec.stored_field(ix->column, t.spec.omit_empty), &ik, &err)
               : index_key_of(*ix, t.encoding, t.key_bytes, t.value_bytes, &ik, &err);
       if (!valid) {
@@ -837,6 +895,11 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
   f.o_omit_empty = cmd_->add_flag("--omit-empty", f.omit_empty,
                                   "With --msgpack: leave out empty and null fields")
                        ->group(group);
+  f.o_row_maps = cmd_->add_flag("--row-maps", f.row_maps,
+                                "With --msgpack, for CSV/TSV: store each record as a map of its "
+                                "own rather than a row of the table's column list (readable by "
+                                "format 2.2 readers)")
+                     ->group(group);
   f.o_index = cmd_->add_option("--index", f.indexes,
                                "NAME=COLUMN[,unique][,encoding=ENC][,radix=16][,skip=GLOB]: a "
                                "secondary index; rows with an empty or missing column are left "

@@ -123,6 +123,9 @@ bool index_key_of(const IndexRuntime& ix, KeyEncoding table_encoding, std::strin
     case IndexSource::record:
       s = msgpack_field(value, ix.spec.column);
       break;
+    case IndexSource::row:
+      s = msgpack_row_field(value, static_cast<uint32_t>(ix.column.position));
+      break;
     case IndexSource::raw_value:
       s.kind = Scalar::string, s.s = value;
       break;

@@ -25,10 +25,11 @@ struct IndexSpec {
   std::optional<std::string> skip;  // glob on the value's text: rows left out
 };
 
-// Where an index's column comes from: a field of the record stored as
-// MessagePack, the value stored as it is (--value), the table's key, or the
-// entries a dump lists.
-enum class IndexSource { record, raw_value, key, dump };
+// Where an index's column comes from: a field of the record stored as a
+// MessagePack map, a field of the record stored as a row of the table's
+// column list (at the column's position), the value stored as it is
+// (--value), the table's key, or the entries a dump lists.
+enum class IndexSource { record, row, raw_value, key, dump };
 
 struct IndexRuntime {
   IndexSpec spec;

@@ -7,6 +7,7 @@
 #include "inspect.h"
 #include "json.h"
 #include "keys.h"
+#include "msgpack.h"
 #include "render.h"
 #include "session.h"
 #include "text.h"
@@ -50,6 +51,15 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
     append_json_string(line, t.encoding().id());
     if (const uint32_t bits = t.info().miss_filter_bits_per_key; bits != 0)
       line += fmt::format(",\"miss_filter_bits_per_key\":{}", bits);
+    if (!t.columns().empty()) {
+      line += ",\"columns\":[";
+      for (size_t i = 0; i < t.columns().size(); ++i) {
+        if (i > 0) line += ',';
+        append_json_string(line, t.columns()[i]);
+      }
+      line += ']';
+      if (t.key_column()) line += fmt::format(",\"key_column\":{}", *t.key_column());
+    }
     line += ",\"indexes\":[";
     bool first_ix = true;
     for (const auto& ix : t.indexes()) {
@@ -69,6 +79,9 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
   for (const auto& t : tables) {
     std::string prefix = "{\"table\":";
     append_json_string(prefix, t.name());
+    std::optional<RowColumns> columns;
+    if (!t.columns().empty()) columns = RowColumns{t.columns(), t.key_column(), t.encoding()};
+    std::string map, again, err;
     Cursor c = t.cursor();
     for (bool ok = c.first(); ok; ok = c.next()) {
       const auto value = c.value();
@@ -77,7 +90,13 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
       line += ",\"key\":";
       append_json_key(line, t.encoding(), c.key());
       line += ",\"value\":";
-      append_json_value(line, as_text(value));
+      // A row as the map it stands for, when build turns that map back into the same row.
+      const std::string_view row = as_text(value);
+      if (columns && row_to_map(row, *columns, c.key(), &map) &&
+          map_to_row(map, *columns, c.key(), &again, &err) && again == row)
+        append_json_value(line, map);
+      else
+        append_json_value(line, row);
       line += "}\n";
       write_out(out, line);
     }

@@ -1,8 +1,10 @@
 #include "msgpack.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 #include <msgpack.hpp>
@@ -333,6 +335,78 @@ Scalar msgpack_field(std::string_view bytes, std::string_view name) {
     return {};
   }
   return finder.done ? finder.found : Scalar{};
+}
+
+}  // namespace drydb::cli
+
+namespace drydb::cli {
+
+// ---- rows of a column list ----------------------------------------------------------------------
+
+bool row_to_map(std::string_view row, const RowColumns& c, std::span<const std::byte> key,
+                std::string* map) {
+  msgpack::zone zone;
+  msgpack::object o;
+  if (!unpack_one(row, zone, &o) || o.type != msgpack::type::ARRAY ||
+      o.via.array.size > c.names.size())
+    return false;
+  map->clear();
+  MsgpackWriter::Sink sink{map};
+  Packer pk(sink);
+  pk.pack(drydb::detail::column_row_map(o, c, key, zone));
+  return true;
+}
+
+bool map_to_row(std::string_view map, const RowColumns& c, std::span<const std::byte> key,
+                std::string* row, std::string* err) {
+  msgpack::zone zone;
+  msgpack::object o;
+  if (!unpack_one(map, zone, &o) || o.type != msgpack::type::MAP)
+    return *err = "the value is not a MessagePack map", false;
+  std::string packed;
+  MsgpackWriter::Sink sink{&packed};
+  Packer pk(sink);
+  if (!drydb::detail::pack_map_as_row(o, c, key, pk, err)) {
+    *err = "the map has a " + *err;
+    return false;
+  }
+  *row = std::move(packed);
+  return true;
+}
+
+Scalar msgpack_row_field(std::string_view row, uint32_t position) {
+  msgpack::zone zone;
+  msgpack::object o;
+  if (!unpack_one(row, zone, &o) || o.type != msgpack::type::ARRAY ||
+      position >= o.via.array.size || o.via.array.ptr[position].type == msgpack::type::NIL)
+    return {};
+  Scalar s;
+  const msgpack::object& f = o.via.array.ptr[position];
+  switch (f.type) {
+    case msgpack::type::BOOLEAN:
+      s.kind = Scalar::boolean, s.b = f.via.boolean;
+      break;
+    case msgpack::type::POSITIVE_INTEGER:
+      if (f.via.u64 > static_cast<uint64_t>(INT64_MAX))
+        s.kind = Scalar::unsigned_integer, s.u = f.via.u64;
+      else
+        s.kind = Scalar::integer, s.i = static_cast<int64_t>(f.via.u64);
+      break;
+    case msgpack::type::NEGATIVE_INTEGER:
+      s.kind = Scalar::integer, s.i = f.via.i64;
+      break;
+    case msgpack::type::FLOAT32:
+    case msgpack::type::FLOAT64:
+      s.kind = Scalar::floating, s.d = f.via.f64;
+      break;
+    case msgpack::type::STR:
+      s.kind = Scalar::string, s.s = str_of(f);  // points into `row`
+      break;
+    default:
+      s.kind = Scalar::other;
+      break;
+  }
+  return s;
 }
 
 }  // namespace drydb::cli

@@ -15,9 +15,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "drydb/key_encoding.h"
+#include "drydb/msgpack.h"
 #include "json.h"
 
 namespace drydb::cli {
@@ -119,5 +122,31 @@ inline Scalar msgpack_number(const JsonNode& n) {
 // map has no such string key, or `bytes` is not a well-formed map). A nested
 // array or map gives kind `other`.
 Scalar msgpack_field(std::string_view bytes, std::string_view name);
+
+// A table's column list (TableBuilder::set_columns, format 2.3): its rows are
+// MessagePack arrays of these columns, nil for an absent one; at the key
+// column a nil stands for the key's text (KeyEncoding::column_text). The
+// names belong to the table (or the dump header) and must outlive it. The
+// rows are read and written by drydb/msgpack.h's own functions, which typed
+// tables use, so the tool and typed tables agree on every row.
+using RowColumns = drydb::detail::MsgpackColumns;
+
+// The MessagePack map `row` (a row of `c`, of the row with key `key`) stands
+// for, into *map: each present column's name and value in column order, the
+// key column's nil as the key's text. False when `row` is not a row of `c`.
+bool row_to_map(std::string_view row, const RowColumns& c, std::span<const std::byte> key,
+                std::string* map);
+// The row of `c` the MessagePack map `map` stands for, into *row (the inverse
+// of row_to_map): fields in column order, nil for a column the map lacks or
+// holds as nil, nil at the key column when it holds the key's text, the
+// absent columns after the last present one left out (an absent key column
+// before a present one is a nil, which reads back as the key). False, with *err, when `map` is not
+// a map or has a field that is not a column.
+bool map_to_row(std::string_view map, const RowColumns& c, std::span<const std::byte> key,
+                std::string* row, std::string* err);
+// Field `position` of a row as msgpack_field reads one of a map: missing
+// when the row leaves it out (nil or past its end; a nil at the key column,
+// which stands for the key, too: the key is the caller's to read).
+Scalar msgpack_row_field(std::string_view row, uint32_t position);
 
 }  // namespace drydb::cli

@@ -28,6 +28,20 @@ void CsvRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
   }
 }
 
+void CsvRecord::to_row(MsgpackWriter& w, bool omit_empty, size_t key_position,
+                       std::string_view key_text) const {
+  size_t n = fields.size();
+  while (n > 0 && omit_empty && fields[n - 1].empty() && n - 1 != key_position)
+    --n;
+  w.array_header(static_cast<uint32_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    if (i == key_position ? fields[i] == key_text : omit_empty && fields[i].empty())
+      w.nil();
+    else
+      w.str(fields[i]);
+  }
+}
+
 Scalar CsvRecord::stored_field(const Column& c, bool omit_empty) const {
   if (c.position >= fields.size() || (omit_empty && fields[c.position].empty())) return {};
   return field(c);

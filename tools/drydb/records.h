@@ -45,6 +45,14 @@ class CsvRecord : public Record {
   bool raw(const Column& c, std::string* out) const override;
   void to_msgpack(MsgpackWriter& w, bool omit_empty) const override;
   Scalar stored_field(const Column& c, bool omit_empty) const override;
+  // The record as a row of the header's columns (a table with a column list,
+  // TableBuilder::set_columns): each field as a string in column order; nil
+  // for an empty one with omit_empty (the trailing ones left out), and at
+  // `key_position` when the field is `key_text`, the key's column text
+  // (KeyEncoding::column_text), which the nil stands for. stored_field
+  // gives what msgpack_row_field reads back of it.
+  void to_row(MsgpackWriter& w, bool omit_empty, size_t key_position,
+              std::string_view key_text) const;
 };
 
 // A JSON Lines record: a JSON object.

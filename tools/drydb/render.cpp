@@ -86,10 +86,16 @@ void RowPrinter::header() {
   write_out(out_, line_);
 }
 
+std::string_view shown_value(std::string_view value, const std::optional<RowColumns>& columns,
+                             std::span<const std::byte> key, bool hex, std::string* buf) {
+  if (columns && !hex && row_to_map(value, *columns, key, buf)) return *buf;
+  return value;
+}
+
 void RowPrinter::row(uint64_t number, std::span<const std::byte> index_key,
                      std::span<const std::byte> key, std::span<const std::byte> value) {
   line_.clear();
-  const std::string_view v = as_text(value);
+  const std::string_view v = shown_value(as_text(value), style_.columns, key, style_.hex, &map_);
   if (style_.format == Format::jsonl) {
     line_ += '{';
     if (style_.index_key) {

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "drydb/key_encoding.h"
+#include "msgpack.h"
 
 namespace drydb::cli {
 
@@ -41,7 +43,15 @@ struct RowStyle {
   bool index_key = false;  // rows come from an index: show its key first
   KeyEncoding key_encoding = KeyEncoding::bytes();
   KeyEncoding index_encoding = KeyEncoding::bytes();
+  // The table's column list, if it has one: its rows are shown as the maps
+  // they stand for (but with `hex`, which shows the bytes stored).
+  std::optional<RowColumns> columns;
 };
+
+// The value to show of a row with key `key`: with a column list (and not
+// `hex`), the map a row stands for, in *buf; else the value as stored.
+std::string_view shown_value(std::string_view value, const std::optional<RowColumns>& columns,
+                             std::span<const std::byte> key, bool hex, std::string* buf);
 
 // Prints rows to a stdio stream in one style.
 class RowPrinter {
@@ -57,6 +67,7 @@ class RowPrinter {
   std::FILE* out_;
   RowStyle style_;
   std::string line_;
+  std::string map_;  // a row's map (shown_value)
 };
 
 // Writes `s` to `out` (fwrite; write errors surface at exit through ferror).

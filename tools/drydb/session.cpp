@@ -165,6 +165,8 @@ RowStyle Session::style(const Target& t, const QueryArgs& a) const {
   s.index_key = t.index.has_value();
   s.key_encoding = t.table.encoding();
   if (t.index) s.index_encoding = t.index->encoding();
+  if (!t.table.columns().empty())
+    s.columns = RowColumns{t.table.columns(), t.table.key_column(), t.table.encoding()};
   return s;
 }
 
@@ -239,7 +241,10 @@ bool Session::get(const QueryArgs& a) {
   if (shell_ || format_ == Format::text) {
     if (t.index && shell_)
       write_out(out_, fmt::format("key: {}\n", display_key(t.table.encoding(), row_key, a.hex)));
-    write_out(out_, value_block(text, a.hex, shell_ ? kShellDumpBytes : 0) + "\n");
+    std::string map;
+    write_out(out_, value_block(shown_value(text, s.columns, row_key, a.hex, &map), a.hex,
+                                shell_ ? kShellDumpBytes : 0) +
+                        "\n");
     return true;
   }
   RowPrinter printer(out_, s);
@@ -419,6 +424,15 @@ void Session::info() {
     if (table_) {
       line += ",\"current_table\":";
       append_json_string(line, table_->name());
+      if (!table_->columns().empty()) {
+        line += ",\"columns\":[";
+        for (size_t i = 0; i < table_->columns().size(); ++i) {
+          if (i) line += ',';
+          append_json_string(line, table_->columns()[i]);
+        }
+        line += ']';
+        if (table_->key_column()) line += fmt::format(",\"key_column\":{}", *table_->key_column());
+      }
     }
     write_out(out_, line + "}\n");
     return;
@@ -441,6 +455,16 @@ void Session::info() {
     rows.push_back({"key encoding", std::string(table_->encoding().id())});
     rows.push_back({"rows", group_digits(table_->count())});
     rows.push_back({"indexes", idx.empty() ? "none" : idx});
+    if (const uint32_t bits = table_->info().miss_filter_bits_per_key; bits != 0)
+      rows.push_back({"miss filter", fmt::format("at most {} bits per row", bits)});
+    if (!table_->columns().empty()) {
+      std::string cols;
+      for (const auto& c : table_->columns())
+        cols += (cols.empty() ? "" : ", ") + escape_display(c);
+      if (const auto k = table_->key_column())
+        cols += fmt::format(" (key: {})", escape_display(table_->columns()[*k]));
+      rows.push_back({"columns", cols});
+    }
   }
   write_out(out_, aligned(rows));
 }
