@@ -160,6 +160,20 @@ void open_seeds(const fs::path& dir) {
     t.add_miss_filter(32);
     write(dir, "miss_filters", build(b));
   }
+  {  // a column list (format 2.3): rows as arrays, the key column nil, one row in an overflow run
+    drydb::DatabaseBuilder b({.page_size = 512});
+    auto& t = b.create_table("rows");
+    t.set_columns({"id", "name", "note"}, 0);
+    for (int i = 0; i < 50; ++i) {
+      const std::string name = "n" + std::to_string(i);
+      std::string row = "\x93\xc0";
+      row += static_cast<char>(0xa0 | name.size());
+      row += name;
+      row += i == 9 ? std::string("\xda\x02\x58") + std::string(600, 'w') : std::string("\xc0");
+      t.append("id" + std::to_string(i), row);
+    }
+    write(dir, "column_lists", build(b));
+  }
   std::string not_quite = std::string("DRY\0", 4) + std::string(2, '\x02') + std::string(60, '\0');
   write(dir, "header_only", not_quite);
   write(dir, "empty_file", std::string());
