@@ -84,6 +84,7 @@ class TableBuilder {
   // out the last columns. `key_column`, when given, is the key's position
   // among the columns: a row may store nil there, which stands for the key's
   // text (KeyEncoding::column_text), so the key need not be stored twice.
+  // (A row shorter than the key column's position does not hold the key.)
   //
   // append() checks each row's shape (errc::invalid_argument: not one
   // well-formed array, or more fields than columns) and verify() each stored

@@ -52,7 +52,8 @@
 // stands for (column names to the row's fields, the key column's nil as the
 // key's text), so T is map-shaped: MSGPACK_DEFINE_MAP, a std::map. A typed
 // builder over such a table stores each packed map as its row (a nil field
-// as an absent column); a field that is not a column fails the build.
+// as an absent column; the key column always, so a map without it reads back
+// with the key's text there); a field that is not a column fails the build.
 #pragma once
 
 #if !defined(__cpp_exceptions)
@@ -192,12 +193,12 @@ inline ::msgpack::object column_row_map(const ::msgpack::object& row, const Msgp
 }
 
 // Packs with `pk` the row of `c` that `map` (a MessagePack map) stands for:
-// its fields in column order, nil for a column it lacks or holds as nil, nil
-// at the key column when that holds the key's text (kept, as it stands for
-// the key), the absent columns after the last present one left out (an
-// absent key column before a present column becomes a nil, which reads back
-// as the key). False, with *why ("field 'x' that is not a column of the
-// table"), when a field is not a column; then nothing was packed.
+// its fields in column order, nil for a column it lacks or holds as nil, the
+// absent columns after the last present one left out. The key column is
+// always kept: nil when the map holds the key's text there or nothing (so a
+// map without its key column reads back with it), else what it holds. False,
+// with *why ("field 'x' that is not a column of the table"), when a field is
+// not a column; then nothing was packed.
 template <class Stream>
 bool pack_map_as_row(const ::msgpack::object& map, const MsgpackColumns& c,
                      std::span<const std::byte> key, ::msgpack::packer<Stream>& pk,
@@ -219,14 +220,12 @@ bool pack_map_as_row(const ::msgpack::object& map, const MsgpackColumns& c,
         kv.val.type == ::msgpack::type::NIL ? nullptr : &kv.val;
   }
   const auto k = c.key_column;
-  bool key_nil = false;
-  if (k && fields[*k] != nullptr && fields[*k]->type == ::msgpack::type::STR) {
-    const std::string text = c.encoding.column_text(key);
-    key_nil = std::string_view(fields[*k]->via.str.ptr, fields[*k]->via.str.size) == text;
-    if (key_nil) fields[*k] = nullptr;
-  }
+  if (k && fields[*k] != nullptr && fields[*k]->type == ::msgpack::type::STR &&
+      std::string_view(fields[*k]->via.str.ptr, fields[*k]->via.str.size) ==
+          c.encoding.column_text(key))
+    fields[*k] = nullptr;
   size_t count = fields.size();
-  while (count > 0 && fields[count - 1] == nullptr && !(key_nil && *k == count - 1))
+  while (count > 0 && fields[count - 1] == nullptr && k != count - 1)
     --count;
   pk.pack_array(static_cast<uint32_t>(count));
   for (size_t i = 0; i < count; ++i)
@@ -729,13 +728,9 @@ struct MsgpackBuildState {
   }
 
   // For a table with a column list: when `packed` holds a map, replaces it
-  // with the row of the table's columns it stands for (the map's fields in
-  // column order, nil for a column it lacks, the key column nil when it holds
-  // the key's text, the absent columns after the last present one left
-  // out; a nil field is an absent column). An absent key column with a
-  // present column after it becomes a nil, which reads back as the key. Anything else stays as it
-  // is, for the table's own check. False, with row_error set, when the map
-  // has a field that is not a column or a key that is not a string.
+  // with the row of the table's columns it stands for (pack_map_as_row).
+  // Anything else stays as it is, for the table's own check. False, with
+  // row_error set, when the map has a field that is not a column.
   bool packed_as_row(const TableBuilder& table, std::span<const std::byte> key) {
     ::msgpack::zone row_zone;
     const ::msgpack::object obj = ::msgpack::unpack(row_zone, packed.data(), packed.size());

@@ -132,6 +132,7 @@ result<ColumnList> decode_columns(ByteReader& r, const std::string& table) {
   const std::string where = "the column list of '" + table + "'";
   if (!r.ok()) return bad(where + " is cut short");
   if (count == 0) return c;
+  if (count >= kMaxColumns) return bad(where + " has 65,535 columns (65,534 at most)");
   c.key_column = r.u16();
   // Each name takes at least 3 bytes, which bounds a hostile count.
   if (!r.ok() || count > r.remaining() / 3) return bad(where + " is cut short");

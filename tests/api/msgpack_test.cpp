@@ -925,24 +925,30 @@ TEST(MsgpackColumns, AnArrayShapedTypeGetsAShapeError) {
       << describe(got.error());
 }
 
-// The key column last: its nil, which stands for the key, is kept when the trailing absent
-// columns are left out; an absent key column is left out with them.
-TEST(MsgpackColumns, AKeyColumnLastKeepsItsNil) {
+// The key column is always stored: its nil, which stands for the key, is kept when the trailing
+// absent columns are left out, and a map without the key column reads back with it.
+TEST(MsgpackColumns, TheKeyColumnIsAlwaysStored) {
   using Fields = std::map<std::string, std::string>;
   drydb::DatabaseBuilder b;
   auto& t = b.create_table("t");
-  t.set_columns({"name", "note", "id"}, 2);
+  t.set_columns({"name", "note", "id", "extra"}, 2);
   auto typed = drydb::as_msgpack<Fields>(t);
   typed.append("k1", Fields{{"name", "a"}, {"id", "k1"}});
-  typed.append("k2", Fields{{"name", "b"}});  // no key column: the row does not hold it
+  typed.append("k2", Fields{{"name", "b"}});                   // no key column
+  typed.append("k3", Fields{{"extra", "e"}});                  // none, and a later column
+  typed.append("k4", Fields{{"name", "d"}, {"id", "other"}});  // something else than the key
   ASSERT_TRUE(typed.status()) << describe(typed.status().error());
   Db db = Db::open(b);
   auto raw = db.db.table("t").value();
-  EXPECT_EQ(
-      str(raw.get("k1")->bytes()),
-      packed(std::make_tuple(std::string("a"), msgpack::type::nil_t(), msgpack::type::nil_t())));
-  EXPECT_EQ(str(raw.get("k2")->bytes()), packed(std::make_tuple(std::string("b"))));
+  const auto nil = msgpack::type::nil_t();
+  EXPECT_EQ(str(raw.get("k1")->bytes()), packed(std::make_tuple(std::string("a"), nil, nil)));
+  EXPECT_EQ(str(raw.get("k2")->bytes()), packed(std::make_tuple(std::string("b"), nil, nil)));
+  EXPECT_EQ(str(raw.get("k3")->bytes()), packed(std::make_tuple(nil, nil, nil, std::string("e"))));
+  EXPECT_EQ(str(raw.get("k4")->bytes()),
+            packed(std::make_tuple(std::string("d"), nil, std::string("other"))));
   auto rows = db.table<Fields>("t");
   EXPECT_EQ(rows.get("k1").value(), (Fields{{"name", "a"}, {"id", "k1"}}));
-  EXPECT_EQ(rows.get("k2").value(), (Fields{{"name", "b"}}));
+  EXPECT_EQ(rows.get("k2").value(), (Fields{{"name", "b"}, {"id", "k2"}}));
+  EXPECT_EQ(rows.get("k3").value(), (Fields{{"extra", "e"}, {"id", "k3"}}));
+  EXPECT_EQ(rows.get("k4").value(), (Fields{{"name", "d"}, {"id", "other"}}));
 }

@@ -267,7 +267,8 @@ TEST(ColumnList, AppendRefusesValuesThatAreNotRowsOfTheColumns) {
       {"bytes after the array", array({str("a")}) + "\x00"s},
       {"two arrays", array({}) + array({})},
   };
-  for (const auto& [what, value] : bad) {
+  for (const auto& [what, bytes] : bad) {
+    const std::string& value = bytes;  // (a lambda may not capture a structured binding in C++20)
     auto err = build_error([&](drydb::TableBuilder& t) {
       t.set_columns({"a", "b", "c"}, 0);
       t.append("k", value);
@@ -399,6 +400,15 @@ TEST(ColumnList, MalformedListsInTheCatalogFailOpen) {
     ASSERT_FALSE(db) << c.what;
     EXPECT_EQ(db.code(), errc::corruption) << c.what << ": " << db.error().to_string();
   }
+  {  // 65,535 columns: one more than a list may have (0xFFFF is "no key column").
+    fmt::Catalog changed = good;
+    changed.tables[0].columns.names.resize(fmt::kMaxColumns);
+    for (size_t i = 3; i < changed.tables[0].columns.names.size(); ++i)
+      changed.tables[0].columns.names[i] = "c" + std::to_string(i);
+    auto db = ReadOnlyDatabase::open_memory(with_catalog(file, changed, features));
+    ASSERT_FALSE(db);
+    EXPECT_EQ(db.code(), errc::corruption) << db.error().to_string();
+  }
   // Every cut of the list's bytes: the catalog's checksum fixed, open fails cleanly.
   const std::vector<std::byte> whole = with_catalog(file, good, features);
   const uint64_t cat_len = fmt::load_u64(whole.data() + fmt::header::kCatalogLengthOff);
@@ -411,6 +421,31 @@ TEST(ColumnList, MalformedListsInTheCatalogFailOpen) {
     ASSERT_FALSE(db) << cut;
     EXPECT_EQ(db.code(), errc::corruption) << cut << ": " << db.error().to_string();
   }
+}
+
+// Column lists after the page directory of a filtered file and the miss filter descriptors: the
+// catalog's last parts, each sized by what comes before it.
+TEST(ColumnList, FollowTheDirectoryAndTheMissFilters) {
+  drydb::DatabaseBuilder b(
+      drydb::BuildOptions{.page_size = 512, .filters = {drydb::filters::lz4()}});
+  auto& t = b.create_table("t", KeyEncoding::int64());
+  t.set_columns({"id", "v"}, 0);
+  for (int64_t i = 0; i < 300; ++i)
+    t.append(i, array({kNil, str("v" + std::to_string(i % 10))}));
+  t.add_miss_filter(10);
+  b.create_table("plain").append("k", "v");
+  auto file = b.build_to_memory();
+  ASSERT_TRUE(file) << file.error().to_string();
+  EXPECT_EQ(required_features(*file),
+            fmt::kFeatureFilteredPages | fmt::kFeatureMissFilters | fmt::kFeatureColumnLists);
+  auto db = ReadOnlyDatabase::open_memory(*file);
+  ASSERT_TRUE(db) << db.error().to_string();
+  EXPECT_TRUE(db->verify()) << db->verify().error().to_string();
+  EXPECT_EQ(db->table("t")->columns().size(), 2u);
+  EXPECT_EQ(db->table("t")->info().miss_filter_bits_per_key, 10u);
+  EXPECT_TRUE(db->table("plain")->columns().empty());
+  EXPECT_EQ(db->table("t")->get(int64_t{17})->str(), array({kNil, str("v7")}));
+  EXPECT_FALSE(db->table("t")->get(int64_t{1000})->has_value());
 }
 
 }  // namespace

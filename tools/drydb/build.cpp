@@ -548,10 +548,11 @@ Tables declare_dump_tables(const InputReader& input, DatabaseBuilder& builder, u
 
 // Whether a CSV/TSV header's names can be a table's column list (TableBuilder::set_columns:
 // at most 255 bytes each, fewer than 65,535; the header's names are already known unique and
-// not empty).
+// not empty) that a dump's JSON header can name (UTF-8).
 bool fits_column_list(const std::vector<std::string>& header) {
-  return header.size() < 0xFFFF &&
-         std::all_of(header.begin(), header.end(), [](const auto& n) { return n.size() <= 255; });
+  return header.size() < 0xFFFF && std::all_of(header.begin(), header.end(), [](const auto& n) {
+           return n.size() <= 255 && valid_utf8(n);
+         });
 }
 
 // The tables and indexes the flags declare, their columns found in the input's header.

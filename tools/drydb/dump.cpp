@@ -81,7 +81,7 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
     append_json_string(prefix, t.name());
     std::optional<RowColumns> columns;
     if (!t.columns().empty()) columns = RowColumns{t.columns(), t.key_column(), t.encoding()};
-    std::string map, again, err;
+    std::string map, again, err, json;
     Cursor c = t.cursor();
     for (bool ok = c.first(); ok; ok = c.next()) {
       const auto value = c.value();
@@ -90,13 +90,19 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
       line += ",\"key\":";
       append_json_key(line, t.encoding(), c.key());
       line += ",\"value\":";
-      // A row as the map it stands for, when build turns that map back into the same row.
+      // A row as the map it stands for, when JSON holds the map exactly and build turns it
+      // back into the same row; else the row itself, which build stores as it is.
       const std::string_view row = as_text(value);
+      json.clear();
       if (columns && row_to_map(row, *columns, c.key(), &map) &&
-          map_to_row(map, *columns, c.key(), &again, &err) && again == row)
-        append_json_value(line, map);
-      else
+          map_to_row(map, *columns, c.key(), &again, &err) && again == row &&
+          msgpack_to_exact_json(map, &json)) {
+        line += "{\"msgpack\":";
+        line += json;
+        line += '}';
+      } else {
         append_json_value(line, row);
+      }
       line += "}\n";
       write_out(out, line);
     }

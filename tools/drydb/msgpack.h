@@ -138,10 +138,9 @@ bool row_to_map(std::string_view row, const RowColumns& c, std::span<const std::
                 std::string* map);
 // The row of `c` the MessagePack map `map` stands for, into *row (the inverse
 // of row_to_map): fields in column order, nil for a column the map lacks or
-// holds as nil, nil at the key column when it holds the key's text, the
-// absent columns after the last present one left out (an absent key column
-// before a present one is a nil, which reads back as the key). False, with *err, when `map` is not
-// a map or has a field that is not a column.
+// holds as nil, the absent columns after the last present one left out, and
+// the key column always: nil when it holds the key's text or nothing. False, with *err, when `map`
+// is not a map or has a field that is not a column.
 bool map_to_row(std::string_view map, const RowColumns& c, std::span<const std::byte> key,
                 std::string* row, std::string* err);
 // Field `position` of a row as msgpack_field reads one of a map: missing

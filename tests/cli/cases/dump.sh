@@ -188,3 +188,22 @@ run drydb info long.drydb --format jsonl
 expect_true "no column list for a name over 255 bytes" bash -c "! grep -q columns '$OUT'"
 run drydb get long.drydb 1
 expect_stdout_has '"id":"1"'
+# Rows whose map JSON cannot hold exactly (text that is not UTF-8, in a field and in the key) are
+# dumped as the rows themselves and build back the same bytes; a column name that is not UTF-8,
+# which a dump's header could not carry, keeps a map per record.
+printf 'id,name\n1,caf\xe9\nk\xff,plain\n' > latin1.csv
+run drydb build latin1.drydb -i latin1.csv -k id -q
+expect_status 0
+run drydb info latin1.drydb
+expect_stdout_has 'columns        id, name (key: id)'
+run drydb build latin1back.drydb -q < <(drydb dump latin1.drydb)
+expect_status 0
+expect_true "rows that JSON cannot hold round trip" cmp latin1.drydb latin1back.drydb
+printf 'id,n\xe9\n1,a\n' > latin1_header.csv
+run drydb build latin1_header.drydb -i latin1_header.csv -k id -q
+expect_status 0
+run drydb info latin1_header.drydb --format jsonl
+expect_true "no column list for a name that is not UTF-8" bash -c "! grep -q columns '$OUT'"
+run drydb build latin1_headerback.drydb -q < <(drydb dump latin1_header.drydb)
+expect_status 0
+expect_true "and it round trips" cmp latin1_header.drydb latin1_headerback.drydb
