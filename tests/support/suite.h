@@ -11,11 +11,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -108,6 +110,25 @@ inline std::vector<std::byte> build_memory(const DbModel& m) {
   return built_bytes(build_database(m));
 }
 
+// Removes `dir` and what it holds when the process exits normally, for folders whose files must
+// outlive every static (a TempDir that is never destroyed would be left behind in the temp folder
+// by every run).
+inline void remove_at_exit(std::filesystem::path dir) {
+  static std::mutex mu;
+  static std::vector<std::filesystem::path> dirs;
+  // Registered after `dirs` was made, so it runs before `dirs` is destroyed.
+  static const bool registered = std::atexit([] {
+                                   std::lock_guard lock(mu);
+                                   for (const auto& d : dirs) {
+                                     std::error_code ec;
+                                     std::filesystem::remove_all(d, ec);
+                                   }
+                                 }) == 0;
+  if (!registered) ADD_FAILURE() << "cannot register the removal of " << dir << " at exit";
+  std::lock_guard lock(mu);
+  dirs.push_back(std::move(dir));
+}
+
 // A model with its file, built in memory and written to a temp folder, for suites whose tests
 // share one file.
 struct ModelFile {
@@ -126,6 +147,7 @@ inline const ModelFile& model_file_for_process(DbModel m, std::string_view name 
   x->dir = std::make_unique<TempDir>();
   x->path = *x->dir / name;
   if (!write_file(x->path, x->file)) ADD_FAILURE() << "cannot write " << x->path;
+  remove_at_exit(x->dir->path());
   return *x;
 }
 
