@@ -66,22 +66,27 @@ class BasicRange {
     friend class BasicRange;
     explicit iterator(BasicRange* r) : range_(r) {}
 
-    // The rows are yielded in runs. On a leaf whose rows sit at fixed
-    // strides, a run is the rows left in it (up to the range's end), walked
-    // by position while the cursor stays on the run's first row; elsewhere a
-    // run is the cursor's one row (with steps of 0).
+    // The rows are yielded in runs, walked by position while the cursor
+    // stays on the run's first row. On a leaf whose rows sit at fixed
+    // strides, a run is the rows left in it (up to the range's end), stepped
+    // by pointer; elsewhere a run is one row (with steps of 0): the cursor's,
+    // and on a leaf without overflow values, each of the rows left in it (up
+    // to the range's end), decoded from the page by next_run (the walk).
     DRYDB_ALWAYS_INLINE void start_run() {
       const CursorT& c = range_->cursor_;
       pos_ = 0;
       run_len_ = 1;
       key_step_ = value_step_ = 0;
+      walk_len_ = walked_ = 0;
       bool strided = false;
       if constexpr (std::is_same_v<CursorT, Cursor>) {
         const detail::LeafView& leaf = c.leaf_;
-        if (leaf.strided()) {
+        const bool ascending = range_->order_ == SortOrder::ascending;
+        const uint64_t in_leaf = ascending ? c.size_ - c.index_ : c.index_ + 1;
+        if (!leaf.strided() && leaf.all_inline()) {
+          walk_len_ = static_cast<uint32_t>(std::min<uint64_t>(in_leaf, rest_ + 1) - 1);
+        } else if (leaf.strided()) {
           strided = true;
-          const bool ascending = range_->order_ == SortOrder::ascending;
-          const uint64_t in_leaf = ascending ? c.size_ - c.index_ : c.index_ + 1;
           run_len_ = static_cast<std::ptrdiff_t>(std::min<uint64_t>(in_leaf, rest_ + 1));
           const auto k = leaf.strided_key(c.index_);
           const auto v = leaf.value_field(c.index_);
@@ -101,22 +106,52 @@ class BasicRange {
         key_len_ = e.key.size();
         value_base_ = e.value.data();
         value_len_ = e.value.size();
-        if (!c.status()) run_len_ = 0;  // it failed: the iteration ends here, status() says why
+        if (!c.status()) {  // it failed: the iteration ends here, status() says why
+          run_len_ = 0;
+          walk_len_ = 0;
+        }
       }
       rest_ -= static_cast<uint64_t>(run_len_ - 1);
     }
 
-    // After a run's last row: catches the cursor up with the rows the run
-    // walked without it, moves it one row and starts the next run, or ends
-    // the iteration (run_len_ == 0). A member working on `this`: taking and
-    // returning the iterator by value sent its ten fields through the stack
-    // on every call, once per row where each row is a run (text keys), and
-    // scans took 1.3-1.7x their time.
+    // The row walked_ rows past the cursor's, from its leaf: its key
+    // (rebuilt in the cursor's buffer on a prefixed leaf, whose shared prefix
+    // the walk's first row left there) and value.
+    DRYDB_ALWAYS_INLINE void load_walked_row() {
+      if constexpr (std::is_same_v<CursorT, Cursor>) {
+        const CursorT& c = range_->cursor_;
+        const uint32_t i =
+            range_->order_ == SortOrder::ascending ? c.index_ + walked_ : c.index_ - walked_;
+        detail::ByteView v;
+        const detail::ByteView k = c.leaf_.inline_entry(i, c.key_buf_, &v);
+        key_base_ = k.data();
+        key_len_ = k.size();
+        value_base_ = v.data();
+        value_len_ = v.size();
+      }
+    }
+
+    // After a run's last row: the walk's next row, or catches the cursor up
+    // with the rows the run or walk passed without it, moves it one row and
+    // starts the next run, or ends the iteration (run_len_ == 0). A member
+    // working on `this`: taking and returning the iterator by value sent its
+    // ten fields through the stack on every call, once per row where each
+    // row is a run (text keys), and scans took 1.3-1.7x their time. Not
+    // inlined, and the walk's rows decoded here rather than in operator++:
+    // a walked row's byte stores (a rebuilt key) could alias the iterator,
+    // whose fields a strided walk then kept in memory instead of registers.
     [[gnu::noinline]] void next_run() {
+      if (walked_ != walk_len_) {
+        ++walked_;
+        --rest_;
+        pos_ = 0;
+        load_walked_row();
+        return;
+      }
       CursorT& c = range_->cursor_;
       const bool ascending = range_->order_ == SortOrder::ascending;
       if constexpr (std::is_same_v<CursorT, Cursor>) {
-        const auto taken = static_cast<uint32_t>(run_len_ - 1);
+        const auto taken = static_cast<uint32_t>(run_len_ - 1) + walked_;
         c.index_ = ascending ? c.index_ + taken : c.index_ - taken;
         c.rank_ = ascending ? c.rank_ + taken : c.rank_ - taken;
       }
@@ -143,6 +178,9 @@ class BasicRange {
     const std::byte* value_base_ = nullptr;
     size_t key_len_ = 0, value_len_ = 0;
     std::ptrdiff_t key_step_ = 0, value_step_ = 0;
+    // On a leaf walked row by row (one-row runs, each decoded by next_run):
+    // the rows after the cursor's to walk, and those walked so far.
+    uint32_t walk_len_ = 0, walked_ = 0;
   };
 
   iterator begin() {

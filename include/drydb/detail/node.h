@@ -332,8 +332,8 @@ class LeafView {
 
   // Key i of a prefixed page (rebuilt as key() does) and its value field,
   // from one reading of its record.
-  ByteView prefixed_entry(uint32_t i, KeyBuffer& buf, bool buf_has_shared,
-                          ByteView* value_field) const noexcept {
+  DRYDB_ALWAYS_INLINE ByteView prefixed_entry(uint32_t i, KeyBuffer& buf, bool buf_has_shared,
+                                              ByteView* value_field) const noexcept {
     const std::byte* offsets = page_ + leaf::offsets_off(n_);
     const std::byte* rec = records_ + load_u16(offsets + 2 * size_t{i});
     const std::byte* end = records_ + load_u16(offsets + 2 * size_t{i} + 2);
@@ -341,6 +341,21 @@ class LeafView {
     const uint32_t part = 2 + leaf::tail_size(load_u16(rec));
     *value_field = {rec + part, static_cast<size_t>(end - rec - part)};
     return key;
+  }
+
+  // Whether no value of the page is an overflow run: every entry() is then
+  // read from the page alone.
+  bool all_inline() const noexcept { return !(flags_ & leaf::kHasOverflow); }
+
+  // Key i and its value field from the page, for a page that is all_inline()
+  // (a walk along it). On a prefixed page the key is rebuilt in buf, which
+  // must hold the page's shared prefix already (buf_has_shared, as key()
+  // leaves it).
+  DRYDB_ALWAYS_INLINE ByteView inline_entry(uint32_t i, KeyBuffer& buf,
+                                            ByteView* value_field) const noexcept {
+    if (prefixed()) return prefixed_entry(i, buf, true, value_field);
+    *value_field = this->value_field(i);
+    return whole_key(i);
   }
 
   // Whether keys and values both sit at fixed strides (fixed-width keys,
