@@ -14,7 +14,9 @@ namespace drydb {
 namespace {
 
 result<int> open_readonly(const std::filesystem::path& path, uint64_t* size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: opening a FIFO would otherwise wait for a writer before its
+  // type could be checked. Reads of a regular file ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return detail::io_error("cannot open '" + path.string() + "'", errno);
   struct stat st;
   if (::fstat(fd, &st) != 0) {

@@ -3,6 +3,7 @@
 // page sizes, edge cases, cursors, and every storage back end.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -1632,6 +1633,24 @@ TEST(StorageTest, OpenMissingFileFails) {
     ASSERT_FALSE(db);
     EXPECT_NE(db.error().message.find("missing.drydb"), std::string::npos) << db.error().message;
   }
+}
+
+// A FIFO (or a device) is refused at once, before any read: opening a FIFO waits for a writer
+// unless told not to, and a test that hangs here fails by its timeout.
+TEST(StorageTest, OpenRefusesAFifoWithoutWaiting) {
+  TempDir dir;
+  const auto fifo = dir / "db.drydb";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+    auto db = ReadOnlyDatabase::open(fifo, {.storage = kind});
+    ASSERT_FALSE(db);
+    EXPECT_EQ(db.code(), errc::invalid_argument);
+    EXPECT_NE(db.error().message.find("not a regular file"), std::string::npos)
+        << db.error().message;
+  }
+  auto null = ReadOnlyDatabase::open("/dev/null");
+  ASSERT_FALSE(null);
+  EXPECT_EQ(null.code(), errc::invalid_argument);
 }
 
 }  // namespace
