@@ -131,6 +131,9 @@ class DatabaseBuilder {
   // error before the rename `path` is untouched and the temp file removed; a
   // failed fsync of the folder after it is reported, with `path` complete.
   // The new file takes the old one's permissions, else 0666 less the umask.
+  // A symlink at `path` stays: its final target is the file replaced. A
+  // `path` that is a device, FIFO, socket or folder is refused
+  // (errc::invalid_argument), never replaced.
   drydb::status build_to_file(const std::filesystem::path& path);
   // The database's bytes.
   result<std::vector<std::byte>> build_to_memory();

@@ -57,8 +57,42 @@ void AtomicFileSink::remove_stale_temp_files(const std::filesystem::path& dir,
   }
 }
 
-result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(
-    const std::filesystem::path& target) {
+namespace {
+
+// The file a build to `path` replaces: `path`, or the final target of a
+// symlink (the link stays and its target is replaced, as writing through it
+// would). Fails when that is something other than a regular file or nothing:
+// a device, FIFO, socket or folder is not replaced by a database.
+result<std::filesystem::path> replaced_file(const std::filesystem::path& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (errno == ENOENT) return p;
+      return io_error("cannot stat '" + p.string() + "'", errno);
+    }
+    if (S_ISREG(st.st_mode)) return p;
+    if (!S_ISLNK(st.st_mode))
+      return Error(errc::invalid_argument,
+                   "'" + path.string() +
+                       "' is not a regular file: a database replaces only a "
+                       "regular file (or is a new one)");
+    if (hops == 40)
+      return Error(errc::invalid_argument, "too many symlinks at '" + path.string() + "'");
+    char buf[4096];
+    const ssize_t n = ::readlink(p.c_str(), buf, sizeof buf);
+    if (n < 0) return io_error("cannot read symlink '" + p.string() + "'", errno);
+    const std::filesystem::path link(std::string(buf, static_cast<size_t>(n)));
+    p = link.is_absolute() ? link : p.parent_path() / link;
+  }
+}
+
+}  // namespace
+
+result<std::unique_ptr<AtomicFileSink>> AtomicFileSink::create(const std::filesystem::path& path) {
+  auto resolved = replaced_file(path);
+  if (!resolved) return std::move(resolved.error());
+  const std::filesystem::path& target = *resolved;
   std::filesystem::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
   // The temp name starts with the target's name so an operator (and the next

@@ -31,7 +31,9 @@ class MemorySink final : public Sink {
 
 // A temp file beside the target; commit() makes it the target atomically
 // (fsync, rename, fsync of the folder). Destroying an uncommitted sink removes
-// the temp file, so a failed build leaves the target as it was.
+// the temp file, so a failed build leaves the target as it was. The target is
+// the path given or, through symlinks, the file they name; one that exists
+// and is not a regular file (a device, FIFO, socket, folder) is refused.
 //
 // Stale temp files: a build that is killed (SIGKILL, power loss) cannot remove
 // its temp file, `.<name>.tmp-XXXXXX` beside the target. The sink holds an
@@ -44,7 +46,7 @@ class MemorySink final : public Sink {
 // noticed by that build, which then makes a new one.
 class AtomicFileSink final : public Sink {
  public:
-  static result<std::unique_ptr<AtomicFileSink>> create(const std::filesystem::path& target);
+  static result<std::unique_ptr<AtomicFileSink>> create(const std::filesystem::path& path);
   ~AtomicFileSink() override;
   status write_at(uint64_t offset, std::span<const std::byte> bytes) override;
   status commit();

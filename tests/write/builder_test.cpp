@@ -2,6 +2,8 @@
 // page sizes, spilling past the memory budget, determinism, atomic files.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -565,6 +567,52 @@ TEST(BuilderTest, FailedBuildLeavesTheTargetUntouched) {
   auto db = ReadOnlyDatabase::open(path);
   ASSERT_TRUE(db) << describe(db.error());
   EXPECT_EQ(db->table("t")->get("old")->str(), "database");
+}
+
+// A symlink target stays a symlink: the file it names is the one replaced (a dangling link's
+// target is made). A FIFO, a folder or a device node at the target is refused, never replaced.
+TEST(BuilderTest, BuildThroughSymlinksAndRefusingOtherFiles) {
+  TempDir dir;
+  const Model rows = {{"k", "v"}};
+  auto build_to = [&](const std::filesystem::path& p) {
+    DatabaseBuilder builder({.page_size = 512});
+    append_all(builder, {{"t", Enc::bytes, &rows}}, 1);
+    return builder.build_to_file(p);
+  };
+  const auto expected = build_one(rows, Enc::bytes, 512);
+  ASSERT_TRUE(write_file(dir / "real.drydb", std::vector<std::byte>(3)));
+  std::filesystem::create_symlink("real.drydb", dir / "link.drydb");
+  std::filesystem::create_symlink("link.drydb", dir / "link2.drydb");
+  ASSERT_TRUE(build_to(dir / "link2.drydb")) << "through two links";
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.drydb"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link2.drydb"));
+  EXPECT_TRUE(read_file(dir / "real.drydb") == expected);
+  std::filesystem::create_symlink("new.drydb", dir / "dangling.drydb");
+  ASSERT_TRUE(build_to(dir / "dangling.drydb"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "dangling.drydb"));
+  EXPECT_TRUE(read_file(dir / "new.drydb") == expected);
+
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  std::filesystem::create_directory(dir / "folder");
+  std::filesystem::create_symlink("fifo", dir / "to-fifo");
+  for (const char* name : {"fifo", "folder", "to-fifo"}) {
+    auto st = build_to(dir / name);
+    ASSERT_FALSE(st) << name;
+    EXPECT_TRUE(is(st.code(), errc::invalid_argument)) << name << ": " << describe(st.error());
+    EXPECT_TRUE(contains(st.error().message, "not a regular file")) << st.error().message;
+  }
+  EXPECT_EQ(std::filesystem::status(dir / "fifo").type(), std::filesystem::file_type::fifo);
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "folder"));
+  EXPECT_EQ(dir.entries(),
+            (std::vector<std::string>{"dangling.drydb", "fifo", "folder", "link.drydb",
+                                      "link2.drydb", "new.drydb", "real.drydb", "to-fifo"}))
+      << "a temp file was left";
+  // A device node: /dev/null, when this process could replace it (as root).
+  if (::access("/dev", W_OK) == 0) {
+    auto st = build_to("/dev/null");
+    EXPECT_TRUE(is(st.code(), errc::invalid_argument));
+    EXPECT_EQ(std::filesystem::status("/dev/null").type(), std::filesystem::file_type::character);
+  }
 }
 
 TEST(BuilderTest, BuildIntoMissingFolderFailsWithIoError) {
