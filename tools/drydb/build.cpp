@@ -20,6 +20,7 @@
 #include "json.h"
 #include "keys.h"
 #include "msgpack.h"
+#include "output_file.h"
 #include "progress.h"
 #include "records.h"
 #include "text.h"
@@ -926,6 +927,8 @@ BuildCommand::~BuildCommand() = default;
 // a dump's header), the rows, the file.
 int BuildCommand::run() {
   const Flags& f = *f_;
+  if (!f.input.empty() && same_file(f.input, f.out))
+    fail_usage(fmt::format("the output '{}' is the input: it would replace what it reads", f.out));
   std::vector<TableSpec> specs = gather_table_specs(*cmd_, f);
   BuildOptions options = build_options(f);
   const InputFormat format = input_format(f);

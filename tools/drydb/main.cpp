@@ -22,6 +22,7 @@
 #include "build.h"
 #include "common.h"
 #include "dump.h"
+#include "output_file.h"
 #include "render.h"
 #include "session.h"
 #include "shell.h"
@@ -200,15 +201,16 @@ int run(int argc, char** argv) {
     return kExitOk;
   }
   if (dump->parsed()) {
-    std::FILE* out = stdout;
-    if (!q.output.empty()) {
-      out = std::fopen(q.output.c_str(), "wb");
-      if (out == nullptr)
-        fail(fmt::format("cannot write '{}': {}", q.output, std::strerror(errno)));
+    if (q.output.empty()) {
+      run_dump(q.file, q.dump_tables, stdout);
+      return kExitOk;
     }
-    run_dump(q.file, q.dump_tables, out);
-    if (out != stdout && (std::fclose(out) != 0))
-      fail(fmt::format("cannot write '{}': {}", q.output, std::strerror(errno)));
+    if (same_file(q.file, q.output))
+      fail_usage(fmt::format("the output '{}' is the database being dumped", q.output));
+    // Replaced only by a complete dump: a failed one leaves the file as it was.
+    OutputFile out(q.output);
+    run_dump(q.file, q.dump_tables, out.stream());
+    out.commit();
     return kExitOk;
   }
 
