@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shape_readers.h"
 #include "shape_workloads.h"
 #include "workloads.h"
 
@@ -106,55 +107,10 @@ struct Vector {
   };
 
   // The key shapes: the shape's own sorted keys (int64_t or std::string) and their values.
-  class ShapeReader {
+  class ShapeReader : public VectorShapeQueries {
    public:
-    explicit ShapeReader(const Shape& shape) : shape_(shape), values_(values_of(shape)) {}
-    uint64_t get(const ShapeKey& k) const {
-      const size_t i = lower(k);
-      if (i == values_.size() || !equal(i, k)) return 0;
-      return shape_fold(values_[i].data(), values_[i].size());
-    }
-    uint64_t scan(const ShapeKey& from, int64_t n) const {
-      uint64_t sum = 0;
-      for (size_t i = lower(from); i < values_.size() && n > 0; ++i, --n)
-        sum += shape_fold(values_[i].data(), values_[i].size());
-      return sum;
-    }
-    uint64_t count(const ShapeKey& lo, const ShapeKey& hi) const {
-      if (shape_.int_keys) {
-        const auto& v = shape_.ints;
-        auto a = std::lower_bound(v.begin(), v.end(), lo.i);
-        return static_cast<uint64_t>(std::upper_bound(a, v.end(), hi.i) - a);
-      }
-      const auto& v = shape_.keys;
-      auto a = std::lower_bound(v.begin(), v.end(), lo.bytes);
-      return static_cast<uint64_t>(std::upper_bound(a, v.end(), hi.bytes) - a);
-    }
+    explicit ShapeReader(const Shape& shape) : VectorShapeQueries(shape) {}
     uint64_t file_bytes() const { return 0; }
-
-   private:
-    size_t lower(const ShapeKey& k) const {
-      if (shape_.int_keys)
-        return static_cast<size_t>(std::lower_bound(shape_.ints.begin(), shape_.ints.end(), k.i) -
-                                   shape_.ints.begin());
-      return static_cast<size_t>(std::lower_bound(shape_.keys.begin(), shape_.keys.end(), k.bytes) -
-                                 shape_.keys.begin());
-    }
-    bool equal(size_t i, const ShapeKey& k) const {
-      return shape_.int_keys ? shape_.ints[i] == k.i : shape_.keys[i] == k.bytes;
-    }
-    static const std::vector<std::string>& values_of(const Shape& shape) {
-      static std::mutex mu;
-      static std::map<std::string, std::vector<std::string>> made;
-      std::lock_guard lock(mu);
-      auto& v = made[shape.name];
-      if (v.empty())
-        for (int64_t r = 0; r < shape.rows(); ++r)
-          v.push_back(value_of(r));
-      return v;
-    }
-    const Shape& shape_;
-    const std::vector<std::string>& values_;
   };
 };
 

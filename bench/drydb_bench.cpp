@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "drydb/drydb.h"
+#include "shape_readers.h"
 #include "shape_workloads.h"
 #include "workloads.h"
 
@@ -162,15 +163,8 @@ struct Drydb {
     DrydbFile*& f = files[shape.name];
     if (f == nullptr) {
       drydb::DatabaseBuilder builder(build_options<F>());
-      auto& items = builder.create_table(
-          "items", shape.int_keys ? drydb::KeyEncoding::int64() : drydb::KeyEncoding::bytes());
-      for (int64_t r = 0; r < shape.rows(); ++r) {
-        const std::string value = value_of(r);
-        if (shape.int_keys)
-          items.append(shape.ints[r], value);
-        else
-          items.append(shape.keys[r], value);
-      }
+      auto& items = builder.create_table("items", shape_key_encoding(shape));
+      append_shape_rows(items, shape);
       if (kMissFilter) items.add_miss_filter(kMissFilterBits);
       f = &open_file(finish(
           builder, std::string(kPrefix) + (kMissFilter ? "mf-shape-" : "shape-") + shape.name));
@@ -178,51 +172,14 @@ struct Drydb {
     return *f;
   }
 
-  class ShapeReader {
+  class ShapeReader : public DrydbShapeQueries {
    public:
     explicit ShapeReader(const Shape& shape)
-        : int_keys_(shape.int_keys), file_(shape_file(shape)), table_(file_.table) {}
-    uint64_t get(const ShapeKey& k) {
-      auto v = table_.get(key(k));
-      if (!v) return kShapeFailed;
-      return v->has_value() ? shape_fold(v->bytes()) : 0;
-    }
-    // Sum of fold() over the values of keys[0, n), n <= kShapeBatch, by one get_many.
-    uint64_t get_many(const ShapeKey* keys, size_t n) {
-      keys_.clear();  // keeps its capacity: no allocation after the first call
-      for (size_t j = 0; j < n; ++j)
-        keys_.push_back(key(keys[j]));
-      if (!table_.get_many(keys_, std::span(values_).first(n))) return kShapeFailed;
-      uint64_t sum = 0;
-      for (size_t j = 0; j < n; ++j)
-        sum += values_[j].has_value() ? shape_fold(values_[j].bytes()) : 0;
-      return sum;
-    }
-    uint64_t scan(const ShapeKey& from, int64_t n) {
-      auto r = table_.get_range(key(from), drydb::unbounded);
-      if (!r) return kShapeFailed;
-      uint64_t sum = 0;
-      for (auto e : *r) {
-        sum += shape_fold(e.value);
-        if (--n == 0) break;
-      }
-      return sum;
-    }
-    uint64_t count(const ShapeKey& lo, const ShapeKey& hi) {
-      auto n = table_.count_range(key(lo), key(hi));
-      return n ? *n : kShapeFailed;
-    }
+        : DrydbShapeQueries(shape, shape_file(shape).table), file_(shape_file(shape)) {}
     uint64_t file_bytes() const { return size_on_disk(file_.path); }
 
    private:
-    drydb::Key key(const ShapeKey& k) const {
-      return int_keys_ ? drydb::Key(k.i) : drydb::Key(k.bytes);
-    }
-    bool int_keys_;
     DrydbFile& file_;
-    drydb::ReadOnlyTable table_;
-    std::vector<drydb::Key> keys_;
-    std::vector<drydb::Value> values_ = std::vector<drydb::Value>(kShapeBatch);
   };
 
   static uint64_t open_and_first_read() {

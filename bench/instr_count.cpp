@@ -15,6 +15,13 @@
 // The LCG and the checksum run inside the measured function for both stores alike; get_bytes'
 // 1,000 text keys per op are made before counting starts. scripts/bench.sh --callgrind runs
 // every pair.
+//
+// Key shapes (shapes.h), as WORKLOAD@SHAPE: get, miss, scan or count of drydb_bench's key-shape
+// workloads (shape_workloads.h) over the same queries, on shape random_1M, clustered_1M, url_1M,
+// names, dense_1M or a 16M one (ROWS is ignored):
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_queries*'
+//     build/bench/bench/drydb_instr_count drydb get@names 20
+// With --cache-sim=yes, callgrind also counts the first-level data cache misses per query.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +35,8 @@
 
 #include "bench_common.h"
 #include "drydb/drydb.h"
+#include "shape_readers.h"
+#include "shapes.h"
 
 namespace drydb_bench {
 namespace {
@@ -178,6 +187,81 @@ template <class T>
   return queries(t, w, ops);
 }
 
+// `ops` ops of a key-shape workload over the shape's queries, as drydb_bench asks them; returns
+// {checksum, queries}.
+template <class Q>
+std::pair<uint64_t, uint64_t> shape_queries(const Q& q, const Shape& s, std::string_view w,
+                                            int ops) {
+  uint64_t sum = 0, queries = 0;
+  size_t pos = 0;
+  for (int op = 0; op < ops; ++op) {
+    if (w == "get" || w == "miss") {
+      const QueryKeys& keys = w == "get" ? s.get_keys : s.miss_keys;
+      for (int i = 0; i < kGetsPerOp; ++i, pos = pos + 1 == keys.size() ? 0 : pos + 1)
+        sum += q.get(keys[pos]);
+      queries += kGetsPerOp;
+    } else if (w == "scan") {
+      for (int i = 0; i < kRangesPerOp; ++i, pos = pos + 1 == s.scan_ranks.size() ? 0 : pos + 1)
+        sum += q.scan(s.key(s.scan_ranks[pos]), kShapeScanRows);
+      queries += kRangesPerOp;
+    } else if (w == "count") {
+      const auto span = static_cast<uint32_t>(std::min<int64_t>(kShapeCountRows, s.rows()));
+      for (int i = 0; i < kCountsPerOp; ++i, pos = pos + 1 == s.count_ranks.size() ? 0 : pos + 1) {
+        const uint32_t lo = s.count_ranks[pos];
+        sum += q.count(s.key(lo), s.key(lo + span - 1));
+      }
+      queries += kCountsPerOp;
+    } else {
+      die("unknown key-shape workload", w);
+    }
+  }
+  return {sum, queries};
+}
+
+template <class Q>
+[[gnu::noinline]] std::pair<uint64_t, uint64_t> measured_queries(const Q& q, const Shape& s,
+                                                                 std::string_view w, int ops) {
+  return shape_queries(q, s, w, ops);
+}
+
+// WORKLOAD@SHAPE on `store`.
+int run_shape(std::string_view store, std::string_view spec, int ops) {
+  const size_t at = spec.find('@');
+  const std::string_view workload = spec.substr(0, at), name = spec.substr(at + 1);
+  const Shape* s = nullptr;
+  for (const ShapeSize size : suite_shapes())
+    if (shape_name(size) == name) s = &shape(size.kind, size.rows);
+  if (s == nullptr) die("unknown shape", name);
+  auto run_on = [&](const auto& q) {
+    // Uncounted, as drydb_bench touches every row before timing: every page faulted in and
+    // verified (drydb checks a page on its first visit), the caches warm.
+    (void)q.scan(s->key(0), s->rows());
+    (void)shape_queries(q, *s, workload, 1);
+    auto [sum, n] = measured_queries(q, *s, workload, ops);
+    std::printf("queries %llu checksum %llu\n", static_cast<unsigned long long>(n),
+                static_cast<unsigned long long>(sum));
+  };
+  if (store == "vector") {
+    run_on(VectorShapeQueries(*s));
+    return 0;
+  }
+  if (store != "drydb") die("unknown store", store);
+  const auto path = scratch_dir() / "shape.drydb";
+  {
+    drydb::DatabaseBuilder builder({.page_size = kPageSize});
+    append_shape_rows(builder.create_table("items", shape_key_encoding(*s)), *s);
+    auto st = builder.build_to_file(path);
+    require(st.has_value(), "drydb build", st ? "" : st.error().message);
+  }
+  {
+    auto db = drydb::ReadOnlyDatabase::open(path);
+    require(db.has_value(), "drydb open", db ? "" : db.error().message);
+    run_on(DrydbShapeQueries(*s, db->table("items").value()));
+  }
+  cleanup();
+  return 0;
+}
+
 template <class T>
 int run(const T& t, std::string_view workload, int ops) {
   // One uncounted op first: the pages are faulted in and the cache is warm when counting starts.
@@ -192,12 +276,14 @@ int main_impl(int argc, char** argv) {
   if (argc != 4 && argc != 5) {
     std::fprintf(stderr,
                  "usage: %s drydb|vector get_random|get_same|range|count|get_bytes|seek_key|"
-                 "seek_rank|index_get OPS [ROWS]\n",
-                 argv[0]);
+                 "seek_rank|index_get OPS [ROWS]\n"
+                 "       %s drydb|vector get|miss|scan|count@SHAPE OPS\n",
+                 argv[0], argv[0]);
     return 2;
   }
   const std::string_view store = argv[1], workload = argv[2];
   const int ops = std::atoi(argv[3]);
+  if (workload.find('@') != std::string_view::npos) return run_shape(store, workload, ops);
   if (argc == 5) g_rows = std::atoll(argv[4]);
   if (g_rows <= kCountLast) die("ROWS must exceed the count range's last key");
   {

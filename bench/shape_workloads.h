@@ -99,9 +99,6 @@ void bm_shape_get(benchmark::State& state, ShapeSize size) {
   state.counters["file_bytes"] = benchmark::Counter(static_cast<double>(r.file_bytes()));
 }
 
-// Keys per get_many call of the GetMany workload.
-inline constexpr size_t kShapeBatch = 64;
-
 template <class S>
 void bm_shape_get_many(benchmark::State& state, ShapeSize size) {
   const Shape& s = shape(size.kind, size.rows);

@@ -30,6 +30,8 @@ namespace drydb_bench {
 enum class ShapeKind { dense, random, clustered, url, names };
 
 inline constexpr int kShapeScanRows = 100;
+// Keys per get_many call of the GetMany workload.
+inline constexpr size_t kShapeBatch = 64;
 inline constexpr int64_t kShapeCountRows = 8'000;
 inline constexpr int64_t kRows16M = 16'000'000;
 
