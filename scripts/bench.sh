@@ -3,10 +3,10 @@
 # LMDB, RocksDB and in-memory baselines. Writes docs/benchmarks.md and one SVG chart per workload
 # in docs/bench/ from the run's JSON. Installs missing Debian packages first.
 #
-#   scripts/bench.sh                     the whole suite, 5 interleaved repetitions (about 10
-#                                        min on a 2-core machine before the key shapes, whose
-#                                        16M-row stores make it considerably longer; the 1M-row
-#                                        shapes alone: --filter '_(dense|random|clustered|url)_1M/|_names/'
+#   scripts/bench.sh                     the whole suite, 5 interleaved repetitions (on a 2-core
+#                                        machine, 25 minutes with --min-time 0.3, then a few
+#                                        for the CSV sizes; the 1M-row key shapes alone:
+#                                        --filter '_(dense|random|clustered|url)_1M/|_names/'
 #                                        ran in 146 s with 3 repetitions of 0.2 s)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
 #                                        <workload>/<store>/...); the report then goes to
@@ -76,6 +76,8 @@ if [ -z "$report_only" ]; then
   start=$SECONDS
   "${bench[@]}"
   echo "bench.sh: the suite ran in $((SECONDS - start)) s"
+  echo "$((SECONDS - start))" >"$results.seconds"
+  git describe --always --dirty >"$results.commit" 2>/dev/null || rm -f "$results.commit"
   printf '%s\n' "scripts/bench.sh${args[*]:+ ${args[*]}}, which ran: ${bench[*]}" >"$results.command"
 
   # The file size of a CSV table against SQLite's, on the whole suite only (it builds the tool).
@@ -123,5 +125,8 @@ command="scripts/bench.sh${args[*]:+ ${args[*]}}"
 report=(python3 bench/report.py "$results" --out "$out" --command "$command" --compiler "$compiler")
 [ ! -f "$callgrind_out" ] || report+=(--callgrind "$callgrind_out")
 [ ! -f "$csv_size_out" ] || report+=(--csv-size "$csv_size_out")
+[ ! -f "$results.seconds" ] || report+=(--seconds "$(cat "$results.seconds")")
+[ ! -f "$results.commit" ] || report+=(--commit "$(cat "$results.commit")")
+report+=(--notes bench/key_shape_notes.md)
 "${report[@]}"
 echo "bench.sh: wrote $out/benchmarks.md and $out/bench/*.svg"
