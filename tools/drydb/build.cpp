@@ -865,10 +865,13 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
           ->check(CLI::Range(512u, 65536u));
   f.o_compress =
       cmd_->add_option("--compress", f.compress, "Page compression: none, lz4, zstd or zstd:LEVEL");
+  // NonNegativeNumber: an unsigned option would take -1 as 2^64-1.
   cmd_->add_option("--zstd-dictionary", f.zstd_dictionary,
-                   "With zstd: train a dictionary of at most this many bytes from the pages");
+                   "With zstd: train a dictionary of at most this many bytes from the pages")
+      ->check(CLI::NonNegativeNumber);
   cmd_->add_option("--memory", f.memory_mb,
-                   "MB of rows the builder keeps in memory before spilling sorted runs");
+                   "MB of rows the builder keeps in memory before spilling sorted runs")
+      ->check(CLI::NonNegativeNumber);
   cmd_->add_option("--temp-dir", f.temp_dir, "Folder for spilled runs (default: the system's)");
   cmd_->add_flag("--skip-bad", f.skip_bad,
                  "Skip malformed rows (and count them) instead of stopping");

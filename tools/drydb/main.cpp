@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,6 +34,24 @@
 
 namespace drydb::cli {
 namespace {
+
+// Edits (insertions, deletions, substitutions, swaps of neighbours) from a to b: how far a
+// mistyped command is from a real one.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
 
 struct QueryFlags {
   std::string file;
@@ -65,8 +84,10 @@ void add_query(CLI::App* c, QueryFlags& q, bool rows) {
   add_format(c, q);
   c->add_flag("--hex", q.hex, "Keys typed, and keys and values shown, as hex digits");
   if (rows) {
-    c->add_option("-n,--limit", q.limit, "Print at most this many rows");
-    c->add_option("--offset", q.offset, "Skip this many rows first");
+    // NonNegativeNumber: an unsigned option would take -1 as 2^64-1.
+    c->add_option("-n,--limit", q.limit, "Print at most this many rows")
+        ->check(CLI::NonNegativeNumber);
+    c->add_option("--offset", q.offset, "Skip this many rows first")->check(CLI::NonNegativeNumber);
     c->add_flag("--desc", q.desc, "Descending order");
   }
 }
@@ -170,7 +191,16 @@ int run(int argc, char** argv) {
     std::set<std::string> names;
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
       names.insert(sub->get_name());
-    if (!names.count(args[0])) args.insert(args.begin(), "shell");
+    if (!names.count(args[0])) {
+      // A word that names no file but is a command's near miss is a mistyped command, not a
+      // database to open a session on.
+      std::error_code ec;
+      if (!std::filesystem::exists(args[0], ec))
+        for (const std::string& name : names)
+          if (edit_distance(args[0], name) <= std::min<size_t>(2, name.size() / 2))
+            fail_usage(fmt::format("unknown command '{}'; did you mean '{}'?", args[0], name));
+      args.insert(args.begin(), "shell");
+    }
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes them reversed
   try {

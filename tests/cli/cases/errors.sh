@@ -112,3 +112,19 @@ expect_stdout_has "drydb 0."
 run drydb build --help
 expect_status 0
 expect_stdout_has "--index"
+
+# A mistyped command is named as one, with the closest; negative counts are bad usage.
+run drydb sacn items.drydb
+expect_status 2
+expect_no_stdout
+expect_stderr_has "unknown command 'sacn'; did you mean 'scan'?"
+run drydb scna items.drydb
+expect_stderr_has "did you mean 'scan'?"
+run drydb scan items.drydb -n -1
+expect_status 2
+expect_no_stdout
+run drydb scan items.drydb --offset -1
+expect_status 2
+expect_no_stdout
+run drydb build x.drydb -i "$DATA/items.jsonl" -k id --memory -1
+expect_status 2
