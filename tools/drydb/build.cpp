@@ -566,6 +566,11 @@ Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
     if (tables.by_name.count(s.name))
       fail_usage(fmt::format("table '{}' is declared twice", s.name));
     if (!s.key) fail_usage(fmt::format("table '{}': no key column (--key COLUMN)", s.name));
+    for (size_t i = 0; i < s.indexes.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (s.indexes[i].name == s.indexes[j].name)
+          fail_usage(
+              fmt::format("table '{}', index '{}' is declared twice", s.name, s.indexes[i].name));
     if (s.value && (s.msgpack || s.omit_empty || s.row_maps))
       fail_usage(
           fmt::format("table '{}': --value stores one column; --msgpack, --omit-empty and "

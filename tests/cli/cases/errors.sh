@@ -128,3 +128,10 @@ expect_status 2
 expect_no_stdout
 run drydb build x.drydb -i "$DATA/items.jsonl" -k id --memory -1
 expect_status 2
+# A table or index declared twice is bad usage alike.
+run drydb build x.drydb -i "$DATA/items.jsonl" -k id --index kind=kind --index kind=color
+expect_status 2
+expect_stderr_has "table 'data', index 'kind' is declared twice"
+run drydb build x.drydb -i "$DATA/items.jsonl" -t a -k id -t a -k id
+expect_status 2
+expect_stderr_has "table 'a' is declared twice"
