@@ -28,6 +28,14 @@ result<int> open_readonly(const std::filesystem::path& path, uint64_t* size) {
     ::close(fd);
     return Error(errc::invalid_argument, "'" + path.string() + "' is not a regular file");
   }
+  // Blocking again for the reads (a file under a lease or lock could otherwise fail them with
+  // EAGAIN).
+  if (const int flags = ::fcntl(fd, F_GETFL);
+      flags == -1 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1) {
+    const int err = errno;
+    ::close(fd);
+    return detail::io_error("cannot set up '" + path.string() + "'", err);
+  }
   *size = static_cast<uint64_t>(st.st_size);
   return fd;
 }
