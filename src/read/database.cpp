@@ -357,7 +357,8 @@ void DatabaseState::wrong_page(const TreeRef& tree, uint64_t page, PageType type
     want += " page of level " + std::to_string(level);
   else
     want += " page";
-  *err = corrupt(tree.label + ", page " + std::to_string(page) + ": expected a " + want);
+  const char* article = want[0] == 'i' || want[0] == 'o' ? "an " : "a ";
+  *err = corrupt(tree.label + ", page " + std::to_string(page) + ": expected " + article + want);
 }
 
 Error corruption_at(const TreeRef& tree, uint64_t page, const char* what) {
