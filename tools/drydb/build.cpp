@@ -144,21 +144,6 @@ struct TableRuntime {
   bool skip = false;
 };
 
-// ---- interruption -------------------------------------------------------------------------------
-
-extern "C" void on_interrupt(int) {
-  g_interrupted = 1;
-}
-
-// Without SA_RESTART, so that a read blocked on a pipe returns and sees the flag.
-void catch_interrupts(bool on) {
-  struct sigaction sa {};
-  sa.sa_handler = on ? on_interrupt : SIG_DFL;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
 // The steps of `drydb build`, which BuildCommand::run takes in order.
 using Flags = BuildCommand::Flags;
 
@@ -935,7 +920,7 @@ BuildCommand::~BuildCommand() = default;
 // a dump's header), the rows, the file.
 int BuildCommand::run() {
   const Flags& f = *f_;
-  if (!f.input.empty() && same_file(f.input, f.out))
+  if (f.input.empty() ? is_stdin(f.out) : same_file(f.input, f.out))
     fail_usage(fmt::format("the output '{}' is the input: it would replace what it reads", f.out));
   std::vector<TableSpec> specs = gather_table_specs(*cmd_, f);
   BuildOptions options = build_options(f);

@@ -17,8 +17,14 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 
 // Set by SIGINT/SIGTERM while `drydb build` reads its input, which then stops
-// at the next record (or blocked read) without writing anything.
+// at the next record (or blocked read) without writing anything, and while
+// `drydb dump -o` writes, which then stops at the next line and removes its
+// temp file.
 inline volatile std::sig_atomic_t g_interrupted = 0;
+
+// on: SIGINT and SIGTERM set g_interrupted (without SA_RESTART, so that a read
+// blocked on a pipe returns and sees the flag); off: their default action.
+void catch_interrupts(bool on);
 
 // A failure that ends a command: its message goes to stderr and `code` is the
 // exit status. The tool uses exceptions (CLI11 does); the library does not.

@@ -14,6 +14,16 @@
 
 namespace drydb::cli {
 
+namespace {
+
+// One line of the dump; stops it (a CliError) once SIGINT or SIGTERM was caught.
+void write_line(std::FILE* out, std::string_view line) {
+  if (g_interrupted) fail("interrupted; the dump is incomplete");
+  write_out(out, line);
+}
+
+}  // namespace
+
 void run_dump(const std::string& path, const std::vector<std::string>& names, std::FILE* out) {
   const ReadOnlyDatabase db = open_database(path);
   const FileInfo layout = read_layout(path);
@@ -74,7 +84,7 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
     line += "]}";
   }
   line += "]}\n";
-  write_out(out, line);
+  write_line(out, line);
 
   for (const auto& t : tables) {
     std::string prefix = "{\"table\":";
@@ -104,7 +114,7 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
         append_json_value(line, row);
       }
       line += "}\n";
-      write_out(out, line);
+      write_line(out, line);
     }
     check(c.status());
     for (const auto& ix : t.indexes()) {
@@ -120,7 +130,7 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
         line += ",\"index_key\":";
         append_json_key(line, ix.encoding(), ic.index_key());
         line += "}\n";
-        write_out(out, line);
+        write_line(out, line);
       }
       check(ic.status());
     }

@@ -237,9 +237,11 @@ int run(int argc, char** argv) {
     }
     if (same_file(q.file, q.output))
       fail_usage(fmt::format("the output '{}' is the database being dumped", q.output));
-    // Replaced only by a complete dump: a failed one leaves the file as it was.
+    // Replaced only by a complete dump: a failed or interrupted one leaves the file as it was.
     OutputFile out(q.output);
+    catch_interrupts(true);
     run_dump(q.file, q.dump_tables, out.stream());
+    catch_interrupts(false);
     out.commit();
     return kExitOk;
   }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -18,6 +19,24 @@ namespace drydb::cli {
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+bool is_stdin(const std::string& path) {
+  struct stat in, named;
+  return ::fstat(0, &in) == 0 && ::stat(path.c_str(), &named) == 0 && S_ISREG(in.st_mode) &&
+         in.st_dev == named.st_dev && in.st_ino == named.st_ino;
+}
+
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+}
+
+void catch_interrupts(bool on) {
+  struct sigaction sa {};
+  sa.sa_handler = on ? on_interrupt : SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 namespace {
@@ -39,17 +58,26 @@ OutputFile::OutputFile(const std::string& path) : path_(path), target_(path) {
                                 path.starts_with("/dev/fd/") ||
                                 (path.starts_with("/proc/") && path.find("/fd/") != path.npos);
   if ((exists && !S_ISREG(st.st_mode)) || named_descriptor) {
-    // Appending: a file the shell opened with >> keeps what it holds.
-    stream_ = std::fopen(path.c_str(), "ab");  // a FIFO or device, written in place
+    // In place. A descriptor's regular file appended to: one the shell opened with >> keeps
+    // what it holds.
+    stream_ = std::fopen(path.c_str(), exists && S_ISREG(st.st_mode) ? "ab" : "wb");
     if (stream_ == nullptr) fail_errno("write", path, errno);
     return;
   }
-  // Through symlinks to the file they name (which may not exist yet).
+  // Through symlinks, one at a time, to the file they name (which a dangling link's target
+  // makes).
+  std::filesystem::path p = path;
   std::error_code ec;
-  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
-    target_ = std::filesystem::weakly_canonical(path, ec).string();
+  for (int hops = 0; std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec)); ++hops) {
+    if (hops == 40) fail(fmt::format("cannot write '{}': too many symlinks", path));
+    const std::filesystem::path link = std::filesystem::read_symlink(p, ec);
     if (ec) fail(fmt::format("cannot resolve '{}': {}", path, ec.message()));
+    p = link.is_absolute() ? link : p.parent_path() / link;
   }
+  target_ = p.string();
+  // A file the user may not write is not replaced behind their back.
+  if (::access(target_.c_str(), F_OK) == 0 && ::access(target_.c_str(), W_OK) != 0)
+    fail_errno("write", path, errno);
   std::filesystem::path dir = std::filesystem::path(target_).parent_path();
   if (dir.empty()) dir = ".";
   std::string pattern =
@@ -88,8 +116,9 @@ void OutputFile::commit() {
     ::umask(mask);
     mode = 0666 & ~mask;
   }
-  const bool written = std::fflush(f) == 0 && !std::ferror(f);
-  const int write_err = errno;
+  const bool flushed = std::fflush(f) == 0;
+  const int write_err = flushed ? EIO : errno;  // an earlier failed write left only ferror
+  const bool written = flushed && !std::ferror(f);
   const int fd = ::fileno(f);
   const bool synced = written && ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
   const int sync_err = errno;

@@ -14,6 +14,8 @@ namespace drydb::cli {
 
 // Whether paths `a` and `b` name the same existing file (through links).
 bool same_file(const std::string& a, const std::string& b);
+// Whether `path` names the file this process reads as stdin.
+bool is_stdin(const std::string& path);
 
 class OutputFile {
  public:

@@ -49,6 +49,11 @@ expect_stdout <<'OUT'
 OUT
 run drydb dump items.drydb -o /dev/null
 expect_status 0
+ln -s made.jsonl dangling.jsonl
+run drydb dump items.drydb -o dangling.jsonl
+expect_status 0
+expect_true "a dangling link stays a link" test -L dangling.jsonl
+expect_true "and its target is made" cmp made.jsonl prev.jsonl
 run ls -a
 expect_stdout_has "prev.jsonl"
 run sh -c "ls -a | grep -c tmp-"
@@ -63,6 +68,10 @@ run drydb build in.jsonl -i in.jsonl -k id -q
 expect_status 2
 expect_stderr_has "the output 'in.jsonl' is the input"
 expect_true "the input is unchanged" cmp in.jsonl in.copy
+run sh -c '"$0" build in.jsonl -k id -q < in.jsonl' "$DRYDB"
+expect_status 2
+expect_stderr_has "the output 'in.jsonl' is the input"
+expect_true "stdin's file is unchanged" cmp in.jsonl in.copy
 run timeout 10 "$DRYDB" build pipe.drydb -i in.jsonl -k id -q
 expect_status 1
 expect_stderr_has "is not a regular file"
