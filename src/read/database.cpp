@@ -282,6 +282,17 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
   return buf;
 }
 
+status DatabaseState::check_header_padding() const {
+  if (!filters_.empty()) return {};  // a filtered file's page 0 is the 64-byte header alone
+  std::vector<std::byte> padding(page_size_ - header::kSize);
+  DRYDB_TRY(storage_->read_at(header::kSize, padding));
+  for (size_t i = 0; i < padding.size(); ++i)
+    if (padding[i] != std::byte{0})
+      return Error(errc::corruption, "file header: byte " + std::to_string(header::kSize + i) +
+                                         " of its padding is not zero");
+  return {};
+}
+
 status DatabaseState::read_pages(uint64_t first, uint64_t count, std::byte* dst) const {
   if (filters_.empty())
     return storage_->read_at(first * page_size_, std::span(dst, count * page_size_));

@@ -1,4 +1,5 @@
 // ReadOnlyDatabase::verify: every page and every tree invariant.
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -127,10 +128,16 @@ class TreeVerifier {
         const std::byte* r = db_.fetch(tree_, run, PageType::overflow, 0, &run_pin, &err);
         if (r == nullptr) return std::move(*err);
         const uint32_t length = detail::load_u32(r + detail::overflow::kLengthOff);
+        const uint64_t pages = detail::overflow::pages_for(length, db_.page_size());
+        // The padding after the value to the end of the run's last page, which no checksum
+        // covers: zero, as the format says.
+        const bool zeros =
+            std::all_of(r + detail::overflow::kHeaderSize + length, r + pages * db_.page_size(),
+                        [](std::byte b) { return b == std::byte{0}; });
         detail::unpin(run_pin);
         if (length != detail::load_u32(field.data() + 8))
           return bad(run, "overflow run length differs from its reference");
-        const uint64_t pages = detail::overflow::pages_for(length, db_.page_size());
+        if (!zeros) return bad(run, "overflow run padding is not zero");
         DRYDB_TRY(mark(run, pages));
         overflow_pages_ += pages;
       }
@@ -241,6 +248,7 @@ status check_column_rows(const detail::DatabaseState& db, const detail::TreeRef&
 }  // namespace
 
 status ReadOnlyDatabase::verify() const {
+  DRYDB_TRY(state_->check_header_padding());
   const auto& primaries = state_->primaries();
   for (size_t t = 0; t < primaries.size(); ++t) {
     LeafMap leaves;

@@ -19,10 +19,11 @@
 //     page). The used bytes are the header (bytes 0..63), every byte of every leaf and internal
 //     page, each overflow run's 16-byte header and value, and the catalog. The only bytes the
 //     format leaves unused are page 0 after the 64-byte header and the zero padding after an
-//     overflow value in its last page; flips there may go unnoticed but, like every flip, must
-//     leave every answer correct or reported.
+//     overflow value in its last page; queries may not notice flips there but, like every flip,
+//     they must leave every answer correct or reported (verify() reports them:
+//     VerifyReportsNonzeroUnusedBytes).
 //   The detection rate per byte class is printed (and recorded as test properties); measured:
-//   100% of used bytes, 0% of unused bytes (nothing reads them).
+//   100% of used bytes, 0% of unused bytes (no query reads them).
 // Every byte is flipped (xor 0xFF) through open_memory; single-bit flips, the page-cache path,
 // real files (pread with a 3-page cache, and mmap) and flips behind recomputed checksums take
 // every k-th byte to keep the run short (k doubles under sanitizers; under TSan, which checks
@@ -405,6 +406,43 @@ TEST(Corruption, CyclicAndMisdirectedChildReferences) {
       }
   }
   EXPECT_GT(cases, 20);
+}
+
+// The bytes the format says are zero and no checksum covers (page 0 after the header, the
+// padding after an overflow run's value): a nonzero one leaves every query's answer right
+// (nothing reads it) and fails verify(), which names it.
+TEST(Corruption, VerifyReportsNonzeroUnusedBytes) {
+  const Fixture& f = fixture();
+  std::vector<uint64_t> offsets = {fmt::header::kSize, f.map.page_size - 1};
+  for (uint64_t p = 1; p < f.map.page_count; ++p) {
+    if (f.map.run_start[p] != p || f.map.page_type[p] != uint8_t(fmt::PageType::overflow)) continue;
+    const uint64_t at = p * f.map.page_size;
+    const uint32_t length = fmt::load_u32(f.file.data() + at + fmt::overflow::kLengthOff);
+    const uint64_t end = at + fmt::overflow::pages_for(length, f.map.page_size) * f.map.page_size;
+    if (at + fmt::overflow::kHeaderSize + length < end) {
+      offsets.push_back(at + fmt::overflow::kHeaderSize + length);
+      offsets.push_back(end - 1);
+    }
+  }
+  ASSERT_GT(offsets.size(), 6u) << "the fixture has overflow runs with padding";
+  for (const uint64_t o : offsets) {
+    SCOPED_TRACE(where(o, 0x01, f.map));
+    std::vector<std::byte> copy = f.file;
+    copy[o] ^= std::byte{0x01};
+    auto db = ReadOnlyDatabase::open_memory(copy);
+    ASSERT_TRUE(db) << describe(db.error());
+    auto st = db->verify();
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.code(), errc::corruption);
+    EXPECT_NE(st.error().message.find("padding is not zero"), std::string::npos)
+        << st.error().message;
+    Outcome out = check_bytes(copy, f.model);
+    EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
+    EXPECT_EQ(out.errors, 0u) << out.first_error;
+  }
+  auto db = ReadOnlyDatabase::open_memory(f.file);
+  ASSERT_TRUE(db);
+  EXPECT_TRUE(db->verify()) << "the file as built verifies";
 }
 
 // Truncation at every length: open fails with errc::truncated (the header records the file's

@@ -187,6 +187,10 @@ class DatabaseState {
   std::shared_ptr<AsyncHub> async_hub() const;
   void close_async() const;
 
+  // verify(): the file header's padding (bytes 64 to the end of page 0, in an
+  // unfiltered file) is zero, as the format says; no reader needs it to be.
+  status check_header_padding() const;
+
   // Opening: validates the header and catalog and resolves every tree.
   static result<std::unique_ptr<DatabaseState>> open(std::unique_ptr<Storage> storage,
                                                      const OpenOptions& options);
