@@ -1,10 +1,7 @@
 #include "build.h"
 
-#include <signal.h>
-
 #include <algorithm>
 #include <charconv>
-#include <csignal>
 #include <filesystem>
 #include <map>
 #include <optional>

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -25,18 +24,6 @@ bool is_stdin(const std::string& path) {
   struct stat in, named;
   return ::fstat(0, &in) == 0 && ::stat(path.c_str(), &named) == 0 && S_ISREG(in.st_mode) &&
          in.st_dev == named.st_dev && in.st_ino == named.st_ino;
-}
-
-extern "C" void on_interrupt(int) {
-  g_interrupted = 1;
-}
-
-void catch_interrupts(bool on) {
-  struct sigaction sa {};
-  sa.sa_handler = on ? on_interrupt : SIG_DFL;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
 }
 
 namespace {
