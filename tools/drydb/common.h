@@ -9,12 +9,15 @@
 
 namespace drydb::cli {
 
-// Exit statuses: 0 success, 1 an error (a missing file, a bad key, a corrupt
-// page, a key not found by `get`), 2 bad usage (an unknown flag, a missing or
-// malformed argument).
+// Exit statuses, grep's and cmp's convention, so that a script can tell an
+// absent key from a failure: 0 success, 1 not found (`get` of a key that is not
+// there), 2 any error (a missing or damaged file, a bad key, a failed build or
+// verify, bad usage: an unknown flag, a missing or malformed argument).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;
-inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNotFound = 1;
+inline constexpr int kExitError = 2;
+// Bad usage is an error like any other; the name says at the throw site why.
+inline constexpr int kExitUsage = kExitError;
 
 // Set by SIGINT/SIGTERM while `drydb build` reads its input, which then stops
 // at the next record (or blocked read) without writing anything, and while

@@ -11,7 +11,7 @@
 
 namespace drydb::cli {
 
-// The encoded bytes of a typed-in key; a CliError (exit 1) naming the text and
+// The encoded bytes of a typed-in key; a CliError (exit 2) naming the text and
 // the encoding when it does not parse. int64 keys are decimal, or hex with a
 // 0x prefix. With `hex`: int64 keys are hex integers (0x optional), other keys
 // the hex digits of their bytes.

@@ -3,8 +3,8 @@
 // answer one query for scripts; `drydb build OUT` makes a database from
 // JSON Lines, CSV or TSV. docs/cli.md documents every command and flag.
 //
-// Data goes to stdout, diagnostics to stderr. Exit status: 0 success, 1 an
-// error (including `get` of a key that is not there), 2 bad usage.
+// Data goes to stdout, diagnostics to stderr. Exit status: 0 success, 1 not
+// found (`get` of a key that is not there), 2 any error, bad usage included.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -119,8 +119,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "
-      "flags; docs/cli.md for all of them.\nExit status: 0 success, 1 error (get: key not "
-      "found), 2 bad usage.");
+      "flags; docs/cli.md for all of them.\nExit status: 0 success, 1 not found (get), 2 "
+      "any error, bad usage included.");
   QueryFlags q;
 
   auto* shell = app.add_subcommand("shell", "Interactive session on a database (also: drydb FILE)");
@@ -173,7 +173,7 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "jsonl"}));
 
   auto* verify = app.add_subcommand(
-      "verify", "Check every checksum and tree invariant (exit 1 at the first fault)");
+      "verify", "Check every checksum and tree invariant (exit 2 at the first fault)");
   add_file(verify, q);
 
   auto* dump =
@@ -248,7 +248,7 @@ int run(int argc, char** argv) {
 
   Session session(q.file, q.table, /*shell=*/false, format, stdout);
   const QueryArgs a = query_args(q);
-  if (get->parsed()) return session.get(a) ? kExitOk : kExitError;
+  if (get->parsed()) return session.get(a) ? kExitOk : kExitNotFound;
   if (scan->parsed())
     session.scan(a, ScanWhat::rows);
   else if (range->parsed())

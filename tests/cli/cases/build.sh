@@ -106,12 +106,12 @@ EOF
 printf '{"k":1}\n{"k":2\n{"k":"x"}\n[1]\n\n{"k":3}\n' > bad.jsonl
 cp c.drydb keep.drydb
 run drydb build keep.drydb -i bad.jsonl --key k --key-encoding int64
-expect_status 1
+expect_status 2
 expect_stderr_has "drydb: bad.jsonl:2: column 7: expected a value, ',', ':' or a closing bracket (keep.drydb not written; --skip-bad skips bad rows)"
 expect_true "the old file is untouched" cmp -s c.drydb keep.drydb
 expect_true "no temp file is left" test "$(ls -A | grep -c tmp)" -eq 0
 run drydb build new.drydb -i bad.jsonl --key k --key-encoding int64 -q
-expect_status 1
+expect_status 2
 expect_true "no output after a bad row" test ! -e new.drydb
 run drydb build b.drydb -i bad.jsonl --key k --key-encoding int64 --skip-bad
 expect_status 0
@@ -137,7 +137,7 @@ EOF
 # CSV errors: the line a malformed record starts on, a wrong field count, a missing column.
 printf 'k,v\n1,a\n2,"multi\nline\n3,x"y\n4,"open\n' > bad.csv
 run drydb build bc.drydb -i bad.csv -k k -v v -q
-expect_status 1
+expect_status 2
 expect_stderr_has "bad.csv:3: field 2: text after the closing quote"
 run drydb build bc.drydb -i bad.csv -k k -v v -q --skip-bad
 expect_status 0
@@ -149,7 +149,7 @@ expect_stdout <<'EOF'
 EOF
 printf 'k,v\n1,a\n2\n3,c,d\n' > count.csv
 run drydb build bc.drydb -i count.csv -k k -v v -q
-expect_status 1
+expect_status 2
 expect_stderr_has "count.csv:3: 1 fields, expected 2"
 run drydb build bc.drydb -i count.csv -k k -v v -q --skip-bad
 expect_status 0
@@ -158,23 +158,23 @@ expect_stdout <<'EOF'
 1
 EOF
 run drydb build bc.drydb -i count.csv -k key -q
-expect_status 1
+expect_status 2
 expect_stderr_has "table 'data': no column 'key' in the input (columns: k, v)"
 
 # Duplicate keys and unique index values fail the build, naming them; long keys are bad rows.
 printf '{"k":"a","v":"1"}\n{"k":"b","v":"1"}\n{"k":"a","v":"2"}\n' > dup.jsonl
 run drydb build d.drydb -i dup.jsonl -k k -q
-expect_status 1
+expect_status 2
 expect_stderr_has "drydb: d.drydb not written: table 'data': key 'a' was appended twice"
 printf '{"k":"a","v":"1"}\n{"k":"b","v":"1"}\n' > dup2.jsonl
 run drydb build d.drydb -i dup2.jsonl -k k --index 'v=v,unique' -q --skip-bad
-expect_status 1
+expect_status 2
 expect_stderr_has "d.drydb not written"
 expect_stderr_has "'1'"
 expect_true "no output after a failed build" test ! -e d.drydb
 printf '{"k":"%s"}\n{"k":"ok"}\n' "$(head -c 200 /dev/zero | tr '\0' k)" > long.jsonl
 run drydb build l.drydb -i long.jsonl -k k --page-size 512 -q
-expect_status 1
+expect_status 2
 expect_stderr_has "long.jsonl:1: table 'data': key of 200 bytes is over the limit of 64 for page size 512"
 
 # Page size and compression: a deeper tree with small pages; zstd and lz4 read back the same.
@@ -259,7 +259,7 @@ run drydb build u.drydb -i n.jsonl -k id --format jsonl --columns a,b
 expect_status 2
 expect_stderr_has "--delimiter, --columns and --header are for csv and tsv input"
 run drydb build u.drydb -i missing.jsonl -k id
-expect_status 1
+expect_status 2
 expect_stderr_has "cannot open input 'missing.jsonl': No such file or directory"
 
 # Interrupted while reading (SIGINT or SIGTERM): a clean stop, nothing written.
@@ -274,7 +274,7 @@ wait $pid
 status=$?
 exec 3>&-
 last="build from a fifo, then SIGTERM"
-expect_status 1
+expect_status 2
 expect_true "the interruption is reported" grep -q "interrupted; int.drydb not written" int.err
 expect_true "nothing is written" test ! -e int.drydb
 

@@ -114,14 +114,14 @@ run drydb build x.drydb -i all.dump --key k
 expect_status 2
 printf '%s\n' "$(head -1 all.dump)" '{"table":"nope","key":"a","value":"v"}' > bad.dump
 run drydb build x.drydb -i bad.dump -q
-expect_status 1
+expect_status 2
 expect_stderr_has "bad.dump:2: a dump record names no table of the header"
 printf '%s\n' "$(head -1 all.dump)" '{"table":"b","index":"zz","key":"a","index_key":"v"}' > bad.dump
 run drydb build x.drydb -i bad.dump -q
 expect_stderr_has "bad.dump:2: a dump index entry names no index of its table"
 printf '%s\n' "$(head -1 all.dump)" '{"table":"u","key":"not-a-uuid","value":"v"}' > bad.dump
 run drydb build x.drydb -i bad.dump -q
-expect_status 1
+expect_status 2
 expect_stderr_has "bad.dump:2: "
 
 # CSV and TSV records stored whole are rows of the table's column list (format 2.3): the names
@@ -178,7 +178,7 @@ expect_stderr_has '--msgpack, --omit-empty and --row-maps are for the whole reco
 # A dump row whose map has a field that is no column is a bad row, named.
 { drydb dump p.drydb | head -1; echo '{"table":"data","key":"9","value":{"msgpack":{"id":"9","age":3}}}'; } > bad.dump
 run drydb build bad.drydb -i bad.dump -q
-expect_status 1
+expect_status 2
 expect_stderr_has "the map has a field 'age' that is not a column of the table"
 # A header whose names cannot be a column list (one over 255 bytes) keeps a map per record.
 printf 'id,%0300d\n1,a\n' 0 > long.csv

@@ -9,11 +9,11 @@ cp items.drydb before.drydb
 mkfifo pipe.drydb
 for cmd in verify info tables scan dump; do
   run timeout 10 "$DRYDB" $cmd pipe.drydb
-  expect_status 1
+  expect_status 2
   expect_stderr_has "is not a regular file"
 done
 run timeout 10 "$DRYDB" get pipe.drydb apple
-expect_status 1
+expect_status 2
 
 # dump: not over the database it reads (directly or through a link), and not before it could read.
 run drydb dump items.drydb -o items.drydb
@@ -25,14 +25,14 @@ expect_status 2
 expect_true "the database is unchanged" cmp items.drydb before.drydb
 echo previous > prev.jsonl
 run drydb dump missing.drydb -o prev.jsonl
-expect_status 1
+expect_status 2
 run cat prev.jsonl
 expect_stdout <<'OUT'
 previous
 OUT
 head -c 9000 items.drydb > damaged.drydb
 run drydb dump damaged.drydb -o prev.jsonl
-expect_status 1
+expect_status 2
 run cat prev.jsonl
 expect_stdout <<'OUT'
 previous
@@ -73,12 +73,12 @@ expect_status 2
 expect_stderr_has "the output 'in.jsonl' is the input"
 expect_true "stdin's file is unchanged" cmp in.jsonl in.copy
 run timeout 10 "$DRYDB" build pipe.drydb -i in.jsonl -k id -q
-expect_status 1
+expect_status 2
 expect_stderr_has "is not a regular file"
 expect_true "the FIFO stays a FIFO" test -p pipe.drydb
 mkdir out.d
 run drydb build out.d -i in.jsonl -k id -q
-expect_status 1
+expect_status 2
 expect_true "the folder stays" test -d out.d
 ln -s target.drydb link.drydb
 run drydb build link.drydb -i in.jsonl -k id -q

@@ -116,7 +116,7 @@ index_key,key,value
 150,daikon,"{""id"":""daikon"",""price"":150,""color"":""white"",""kind"":""vegetable""}"
 EOF
 run drydb range items.drydb -t prices 200 100
-expect_status 1
+expect_status 2
 expect_stderr_has "start"
 
 # prefix: any prefix, not only a key.
@@ -139,7 +139,7 @@ vegetable	eggplant	{"id":"eggplant","price":200,"color":"purple","kind":"vegetab
 vegetable	daikon	{"id":"daikon","price":150,"color":"white","kind":"vegetable"}
 EOF
 run drydb prefix items.drydb -t prices 1
-expect_status 1
+expect_status 2
 expect_stderr_has "prefix needs byte keys; table 'prices' has int64 keys"
 
 # count: all rows, one key, a range; tables and indexes.

@@ -51,7 +51,7 @@ get never-run
 EOF
 
 run drydb items.drydb < session.txt
-expect_status 1
+expect_status 2
 expect_stdout <<'EOF'
 {"id":"apple","price":120,"color":"red","kind":"fruit","tags":["sweet","crisp"]}
 (nil)
@@ -169,6 +169,13 @@ Switched to table: items
 items.drydb(items)> count
 (integer) 7
 items.drydb(items)> exit
+EOF
+
+# A key that is not there is an answer, not a failure: the script exits 0.
+run drydb items.drydb < <(printf 'get nope\n')
+expect_status 0
+expect_stdout <<'EOF'
+(nil)
 EOF
 
 # Keys with spaces, quotes and escapes; "*" quoted is a key, * bare an open end.

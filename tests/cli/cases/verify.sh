@@ -14,7 +14,7 @@ expect_true "verify writes nothing to stderr when the file is sound" test ! -s "
 cp n.drydb bad.drydb
 printf '\xAA' | dd of=bad.drydb bs=1 seek=$((512 * 7 + 40)) conv=notrunc 2>/dev/null
 run drydb verify bad.drydb
-expect_status 1
+expect_status 2
 expect_no_stdout
 expect_stderr <<'EOF'
 drydb: bad.drydb: table 'data', page 7: checksum mismatch
@@ -23,7 +23,7 @@ EOF
 cp n.drydb bad.drydb
 printf '\xAA' | dd of=bad.drydb bs=1 seek=30 conv=notrunc 2>/dev/null
 run drydb verify bad.drydb
-expect_status 1
+expect_status 2
 expect_stderr_has "header checksum mismatch"
 # Compressed files are checked after decoding.
 run drydb build z.drydb -i n.jsonl -k id --key-encoding int64 --index g=g --compress zstd -q
@@ -33,8 +33,8 @@ size=$(stat -c %s z.drydb)
 cp z.drydb bad.drydb
 printf '\xAA\xAA\xAA\xAA' | dd of=bad.drydb bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
 run drydb verify bad.drydb
-expect_status 1
+expect_status 2
 expect_stderr_has "page "
 run drydb verify missing.drydb
-expect_status 1
+expect_status 2
 expect_stderr_has "cannot open 'missing.drydb'"
