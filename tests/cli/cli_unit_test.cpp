@@ -153,7 +153,7 @@ struct CsvResult {
 CsvResult read_csv(const std::string& content, char delimiter = ',') {
   TempFile f(content);
   InputSource src(f.path);
-  CsvReader reader(src, delimiter);
+  CsvReader reader(src, delimiter, kDefaultMaxRecord);
   CsvResult r;
   std::vector<std::string_view> fields;
   uint64_t line;
@@ -218,7 +218,7 @@ TEST(Csv, ReadsOtherDelimitersAndLongRecords) {
 TEST(Lines, SplitsJsonLines) {
   TempFile f("{\"a\":1}\r\n\n  \n{\"a\":2}");
   InputSource src(f.path);
-  LineReader reader(src);
+  LineReader reader(src, kDefaultMaxRecord);
   std::string_view l;
   uint64_t n;
   ASSERT_TRUE(reader.next(&l, &n));

@@ -41,6 +41,7 @@ struct BuildCommand::Flags {
   bool skip_bad = false;
   bool quiet = false;
   double progress_every = 5;
+  size_t max_record = kDefaultMaxRecord;
 
   // Table-scoped: each occurrence belongs to the --table before it (or the first table).
   std::vector<std::string> tables, keys, encodings, radixes, values, indexes, skip_keys;
@@ -283,10 +284,10 @@ class InputReader {
   InputReader(const Flags& f, InputFormat format, InputSource& source, Progress& progress)
       : f_(f), delimited_(format.delimited), source_(source), progress_(progress) {
     if (delimited_) {
-      csv_ = std::make_unique<CsvReader>(source, format.delimiter);
+      csv_ = std::make_unique<CsvReader>(source, format.delimiter, f.max_record);
       csv_record_.header = &header_;
     } else {
-      lines_ = std::make_unique<LineReader>(source);
+      lines_ = std::make_unique<LineReader>(source, f.max_record);
     }
   }
 
@@ -303,9 +304,11 @@ class InputReader {
   // Reads the next record; nullptr at the end. Malformed records go to bad_row.
   Record* next_record() {
     for (;;) {
-      if (g_interrupted) fail(fmt::format("interrupted; {} not written", f_.out));
+      stop_if_interrupted();
       if (delimited_) {
-        if (!csv_->next(&fields_, &line_, &error_)) return nullptr;
+        const bool more = csv_->next(&fields_, &line_, &error_);
+        stop_if_interrupted();  // the reader ends the input early at a signal
+        if (!more) return nullptr;
         if (!error_.empty()) {
           bad_row(error_);
           continue;
@@ -319,7 +322,9 @@ class InputReader {
         return &csv_record_;
       }
       std::string_view l;
-      if (!lines_->next(&l, &line_)) return nullptr;
+      const bool more = lines_->next(&l, &line_);
+      stop_if_interrupted();
+      if (!more) return nullptr;
       if (!json_record_.doc.parse(l)) {
         bad_row(json_record_.doc.error());
         continue;
@@ -371,7 +376,7 @@ class InputReader {
   // Stops the build at the last record read, or with --skip-bad counts it
   // (and shows the first ten).
   void bad_row(const std::string& why) {
-    if (g_interrupted) fail(fmt::format("interrupted; {} not written", f_.out));
+    stop_if_interrupted();
     if (!f_.skip_bad)
       fail(fmt::format("{}: {} ({} not written; --skip-bad skips bad rows)", where(), why, f_.out));
     if (++bad_rows_ <= 10) progress_.warn(fmt::format("skipped {}: {}", where(), why));
@@ -379,6 +384,11 @@ class InputReader {
   }
 
  private:
+  // SIGINT or SIGTERM: nothing is written yet, so stopping loses nothing.
+  void stop_if_interrupted() const {
+    if (g_interrupted) fail(fmt::format("interrupted; {} not written", f_.out));
+  }
+
   const Flags& f_;
   const bool delimited_;
   InputSource& source_;
@@ -860,6 +870,7 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
                    "MB of rows the builder keeps in memory before spilling sorted runs")
       ->check(CLI::NonNegativeNumber);
   cmd_->add_option("--temp-dir", f.temp_dir, "Folder for spilled runs (default: the system's)");
+  add_max_record_option(cmd_, &f.max_record, "an input record (a line, or a CSV record)");
   cmd_->add_flag("--skip-bad", f.skip_bad,
                  "Skip malformed rows (and count them) instead of stopping");
   cmd_->add_flag("-q,--quiet", f.quiet, "No progress on stderr");

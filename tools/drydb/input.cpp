@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common.h"
 
@@ -18,6 +22,24 @@ namespace {
 constexpr size_t kChunk = size_t{1} << 20;
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 }  // namespace
+
+CLI::Option* add_max_record_option(CLI::App* cmd, size_t* max_record, const char* what) {
+  return cmd
+      ->add_option("--max-record", *max_record,
+                   fmt::format("Refuse {} longer than this many bytes (64MiB by default; "
+                               "KiB, MiB, GiB may follow the number)",
+                               what))
+      ->transform(CLI::AsSizeValue(false))
+      ->check(
+          [](const std::string& bytes) -> std::string {
+            size_t n = 0;
+            const auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), n);
+            if (ec != std::errc() || end != bytes.data() + bytes.size() || n == 0)
+              return fmt::format("expected a positive number of bytes, not '{}'", bytes);
+            return "";
+          },
+          "BYTES");
+}
 
 InputSource::InputSource(const std::string& path) {
   if (path.empty() || path == "-") {
@@ -47,6 +69,8 @@ InputSource::~InputSource() {
 
 size_t InputSource::read(char* dst, size_t n) {
   for (;;) {
+    // A read that never blocks (/dev/zero, a huge file) never sees EINTR: look first.
+    if (g_interrupted) return 0;
     const ssize_t got = ::read(fd_, dst, n);
     if (got >= 0) {
       read_ += static_cast<uint64_t>(got);
@@ -57,15 +81,36 @@ size_t InputSource::read(char* dst, size_t n) {
   }
 }
 
-bool InputBuffer::fill() {
+void InputBuffer::check_size(size_t size, uint64_t line) const {
+  if (size > max_record_)
+    fail(fmt::format("{}:{}: a record of more than {} bytes (--max-record BYTES raises the limit)",
+                     src_.name(), line, max_record_));
+}
+
+InputBuffer::~InputBuffer() {
+  std::free(buf_);
+}
+
+bool InputBuffer::fill(uint64_t record_line) {
   if (eof_) return false;
   if (pos_ > 0) {
-    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    std::memmove(buf_, buf_ + pos_, end_ - pos_);
     end_ -= pos_;
     pos_ = 0;
   }
-  if (buf_.size() - end_ < kChunk / 2) buf_.resize(std::max(kChunk, 2 * buf_.size()));
-  const size_t got = src_.read(buf_.data() + end_, buf_.size() - end_);
+  // Everything buffered is one unfinished record (but for a last CR, which may end it):
+  // past the limit, reading on is pointless.
+  if (end_ > 0) check_size(end_ - 1, record_line);
+  // Never more than the limit and a chunk: an endless line costs no more memory than that.
+  if (size_ - end_ < kChunk / 2) {
+    const size_t size = std::min(std::max(kChunk, 2 * size_),
+                                 max_record_ > SIZE_MAX - kChunk ? SIZE_MAX : max_record_ + kChunk);
+    char* grown = static_cast<char*>(std::realloc(buf_, size));
+    if (grown == nullptr) throw std::bad_alloc();
+    buf_ = grown;
+    size_ = size;
+  }
+  const size_t got = src_.read(buf_ + end_, size_ - end_);
   if (got == 0) {
     eof_ = true;
     return false;
@@ -78,10 +123,12 @@ bool LineReader::next(std::string_view* line, uint64_t* line_number) {
   for (;;) {
     std::string_view d = in_.data();
     size_t nl = d.find('\n');
-    while (nl == std::string_view::npos && in_.fill()) {
+    while (nl == std::string_view::npos && in_.fill(line_ + 1)) {
       d = in_.data();
       nl = d.find('\n');
     }
+    // A fill that found the end may still have moved the buffer (grown, then read nothing).
+    d = in_.data();
     if (nl == std::string_view::npos && d.empty()) return false;
     std::string_view l = nl == std::string_view::npos ? d : d.substr(0, nl);
     in_.consume(nl == std::string_view::npos ? d.size() : nl + 1);
@@ -91,7 +138,8 @@ bool LineReader::next(std::string_view* line, uint64_t* line_number) {
       if (l.substr(0, kBom.size()) == kBom) l.remove_prefix(kBom.size());
     }
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank
+    in_.check_size(l.size(), line_);  // whatever the chunks, the same limit
+    if (!keep_blank_ && l.find_first_not_of(" \t") == std::string_view::npos) continue;
     *line = l;
     *line_number = line_;
     return true;
@@ -212,10 +260,10 @@ bool CsvReader::next(std::vector<std::string_view>* fields, uint64_t* line_numbe
   error->clear();
   for (;;) {
     std::string_view d = in_.data();
-    if (d.empty() && !in_.fill()) return false;
+    if (d.empty() && !in_.fill(line_)) return false;
     d = in_.data();
     if (first_) {
-      if (d.size() < kBom.size() && !in_.eof() && in_.fill()) continue;
+      if (d.size() < kBom.size() && !in_.eof() && in_.fill(line_)) continue;
       first_ = false;
       if (d.substr(0, kBom.size()) == kBom) {
         in_.consume(kBom.size());
@@ -233,9 +281,14 @@ bool CsvReader::next(std::vector<std::string_view>* fields, uint64_t* line_numbe
     const Parse p = parse(d, &used, fields, &newlines, error, &bad_end);
     if (p == Parse::need_more) {
       error->clear();
-      if (!in_.fill()) continue;  // now at eof: parse again knowing it
+      if (!in_.fill(line_)) continue;  // now at eof: parse again knowing it
       continue;
     }
+    // The limit, as for a line, leaves out the line break that ends the record.
+    std::string_view record = d.substr(0, p == Parse::ok ? used : bad_end);
+    if (!record.empty() && record.back() == '\n') record.remove_suffix(1);
+    if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
+    in_.check_size(record.size(), line_);
     *line_number = line_;
     line_ += newlines;
     in_.consume(p == Parse::ok ? used : bad_end);

@@ -1,6 +1,8 @@
-// Streaming input for `drydb build`: a file or stdin read in large chunks,
-// split into JSON Lines or RFC 4180 CSV/TSV records. Memory is bounded by the
-// chunk size and the longest record; line numbers are kept for errors.
+// Streaming input for `drydb build` and the session's scripts: a file or
+// stdin read in large chunks, split into JSON Lines or RFC 4180 CSV/TSV
+// records. Memory is bounded by the chunk size and the record size limit,
+// checked while a record is read, so an endless line (/dev/zero) is refused
+// rather than buffered; line numbers are kept for errors.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,22 @@
 #include <string_view>
 #include <vector>
 
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
 namespace drydb::cli {
+
+// The longest record (a line, or a CSV record with its quoted line breaks)
+// unless --max-record says otherwise: far beyond any sensible row (a value
+// takes at most 4 GiB, but a build keeps --memory MB of rows), small enough
+// that a runaway line fails in a fraction of a second.
+inline constexpr size_t kDefaultMaxRecord = size_t{64} << 20;
+
+// --max-record BYTES (also 64MiB, 1GiB) on `cmd`, into `*max_record`; `what`
+// names the record ("an input record", "a script line").
+CLI::Option* add_max_record_option(CLI::App* cmd, size_t* max_record, const char* what);
 
 class InputSource {
  public:
@@ -23,7 +40,8 @@ class InputSource {
   // The input's size when it is a regular file.
   std::optional<uint64_t> total_bytes() const noexcept { return total_; }
   uint64_t bytes_read() const noexcept { return read_; }
-  // Reads up to `n` bytes; 0 at the end. A CliError on a read error.
+  // Reads up to `n` bytes; 0 at the end, and once SIGINT or SIGTERM set
+  // g_interrupted (the caller sees the flag). A CliError on a read error.
   size_t read(char* dst, size_t n);
 
  private:
@@ -34,34 +52,49 @@ class InputSource {
   uint64_t read_ = 0;
 };
 
-// A growing window over an InputSource.
+// A growing window over an InputSource, holding at most one record of
+// `max_record` bytes and a chunk.
 class InputBuffer {
  public:
-  explicit InputBuffer(InputSource& src) : src_(src) {}
+  InputBuffer(InputSource& src, size_t max_record) : src_(src), max_record_(max_record) {}
+  ~InputBuffer();
+  InputBuffer(const InputBuffer&) = delete;
+  InputBuffer& operator=(const InputBuffer&) = delete;
   // Bytes available from `pos` on.
-  std::string_view data() const { return {buf_.data() + pos_, end_ - pos_}; }
+  std::string_view data() const { return {buf_ + pos_, end_ - pos_}; }
   bool eof() const { return eof_; }
   // Reads more input (compacting first); returns false at the end.
-  bool fill();
+  // Requires: data() holds only the record that starts on `record_line`;
+  // a CliError (check_size) when it already passes the limit.
+  bool fill(uint64_t record_line);
   void consume(size_t n) { pos_ += n; }
   InputSource& source() { return src_; }
+  // A record of `size` bytes starting on `line`: a CliError if over the limit.
+  void check_size(size_t size, uint64_t line) const;
 
  private:
   InputSource& src_;
-  std::vector<char> buf_;
-  size_t pos_ = 0, end_ = 0;
+  size_t max_record_;
+  // realloc'd, not a vector: glibc grows a large block by mremap, in place, so
+  // a record near the limit never holds its old and new copies at once.
+  char* buf_ = nullptr;
+  size_t size_ = 0, pos_ = 0, end_ = 0;
   bool eof_ = false;
 };
 
-// JSON Lines: one record per line, "\n" or "\r\n"; blank lines are skipped.
+// JSON Lines: one record per line, "\n" or "\r\n", of at most `max_record`
+// bytes (a CliError naming the line past that); blank lines are skipped
+// unless `keep_blank` (a session's script echoes them).
 class LineReader {
  public:
-  explicit LineReader(InputSource& src) : in_(src) {}
-  // The next non-blank line (valid until the next call) and its 1-based number.
+  LineReader(InputSource& src, size_t max_record, bool keep_blank = false)
+      : in_(src, max_record), keep_blank_(keep_blank) {}
+  // The next line (valid until the next call) and its 1-based number.
   bool next(std::string_view* line, uint64_t* line_number);
 
  private:
   InputBuffer in_;
+  bool keep_blank_;
   uint64_t line_ = 0;
   bool first_ = true;
 };
@@ -71,9 +104,11 @@ class LineReader {
 // delimiter, quotes (doubled) and line breaks. Strict: a quote inside an
 // unquoted field, text after a closing quote, a bare CR, and an unterminated
 // quoted field are errors. Blank lines are skipped; a UTF-8 BOM is dropped.
+// A record over `max_record` bytes is a CliError naming its first line.
 class CsvReader {
  public:
-  CsvReader(InputSource& src, char delimiter) : in_(src), delimiter_(delimiter) {}
+  CsvReader(InputSource& src, char delimiter, size_t max_record)
+      : in_(src, max_record), delimiter_(delimiter) {}
   // The next record's fields (valid until the next call) and the line it
   // starts on. Returns false at the end; on a malformed record sets *error
   // (and the reader skips past the record, so reading may go on).

@@ -66,6 +66,7 @@ struct QueryFlags {
   std::string output;
   bool echo = false;
   bool all = false;
+  size_t max_line = kDefaultMaxRecord;
 };
 
 void add_file(CLI::App* c, QueryFlags& q) {
@@ -127,6 +128,7 @@ int run(int argc, char** argv) {
   add_file(shell, q);
   add_table(shell, q);
   shell->add_flag("--echo", q.echo, "Print the prompt and each command read from a script");
+  add_max_record_option(shell, &q.max_line, "a script line");
 
   auto* get = app.add_subcommand("get", "The value of one key (nothing and exit 1 if absent)");
   add_file(get, q);
@@ -218,7 +220,7 @@ int run(int argc, char** argv) {
   }
 
   const Format format = parse_format(q.format);
-  if (shell->parsed()) return run_shell({q.file, q.table, q.echo});
+  if (shell->parsed()) return run_shell({q.file, q.table, q.echo, q.max_line});
   if (build.subcommand()->parsed()) return build.run();
   if (verify->parsed()) {
     const ReadOnlyDatabase db = open_database(q.file);

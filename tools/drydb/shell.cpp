@@ -10,7 +10,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -345,6 +345,13 @@ int run_shell(const ShellOptions& options) {
     history = history_path();
     if (!history.empty()) read_history(history.c_str());
   }
+  // A script's lines, bounded as build's records are: stdin may be /dev/zero.
+  std::unique_ptr<InputSource> script;
+  std::unique_ptr<LineReader> script_lines;
+  if (!tty) {
+    script = std::make_unique<InputSource>("-");
+    script_lines = std::make_unique<LineReader>(*script, options.max_line, /*keep_blank=*/true);
+  }
   bool failed = false;
   for (;;) {
     std::string line;
@@ -366,8 +373,10 @@ int run_shell(const ShellOptions& options) {
         }
       }
     } else {
-      if (!std::getline(std::cin, line)) break;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+      std::string_view l;
+      uint64_t line_number;
+      if (!script_lines->next(&l, &line_number)) break;
+      line = l;
       if (options.echo) write_out(stdout, prompt + line + "\n");
     }
     try {

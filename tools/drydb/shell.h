@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "input.h"
 #include "session.h"
 
 namespace drydb::cli {
@@ -14,11 +15,13 @@ struct ShellOptions {
   // Print the prompt and each command before its output when reading a
   // script (for demos and transcripts).
   bool echo = false;
+  // The longest line of a script: a longer one ends the session (exit 2).
+  size_t max_line = kDefaultMaxRecord;
 };
 
 // Runs the session on stdin: with line editing, history and a prompt when
 // stdin is a terminal, else line by line without them. Returns the exit
-// status: with a script, 1 when any command failed.
+// status: with a script, 2 when any command failed.
 int run_shell(const ShellOptions& options);
 
 // Splits a session line into words: whitespace separates, "..." and '...'
