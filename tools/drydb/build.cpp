@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -137,6 +138,9 @@ struct TableRuntime {
   // The column list of a table of CSV/TSV records stored whole, whose values are rows.
   std::optional<RowColumns> columns;
   std::vector<std::unique_ptr<IndexRuntime>> indexes;  // stable: the index functions point here
+  // From a dump, for a table with indexes: its rows' keys, against which each index entry (which
+  // may come before or after its row) is checked once the input is read.
+  std::unordered_set<std::string> dump_row_keys;
   // Per row:
   std::string key_bytes, value_bytes;
   bool skip = false;
@@ -208,6 +212,13 @@ std::vector<TableSpec> gather_table_specs(const CLI::App& cmd, const Flags& f) {
 
 // ---- step 2: the builder's options --------------------------------------------------------------
 
+// The zstd levels the tool builds with, from --compress or a dump: zstd's own range (its
+// negative levels, faster still, go much lower, but gain nothing past -7 for pages).
+constexpr int kMinZstdLevel = -7, kMaxZstdLevel = 22;
+bool valid_zstd_level(int level) {
+  return level >= kMinZstdLevel && level <= kMaxZstdLevel;
+}
+
 // The page size, memory budget, temp folder and page compression the flags ask for.
 BuildOptions build_options(const Flags& f) {
   if ((f.page_size & (f.page_size - 1)) != 0)
@@ -223,8 +234,9 @@ BuildOptions build_options(const Flags& f) {
     int level = 3;
     if (c.size() > 5) {
       auto [p, ec] = std::from_chars(c.data() + 5, c.data() + c.size(), level);
-      if (ec != std::errc() || p != c.data() + c.size() || level < -7 || level > 22)
-        fail_usage(fmt::format("--compress {}: the zstd level must be -7 to 22", c));
+      if (ec != std::errc() || p != c.data() + c.size() || !valid_zstd_level(level))
+        fail_usage(fmt::format("--compress {}: the zstd level must be {} to {}", c, kMinZstdLevel,
+                               kMaxZstdLevel));
     }
     options.filters.push_back(
         filters::zstd({.level = level, .dictionary_bytes = f.zstd_dictionary}));
@@ -421,49 +433,78 @@ struct Tables {
   }
 };
 
+[[noreturn]] void bad_dump_header(const InputReader& input, std::string_view why) {
+  fail(fmt::format("{}: bad dump header: {}", input.where(), why));
+}
+
 // Member `name` of object node `obj` of a dump's header, of type `type`; a CliError if it has none.
 uint32_t dump_header_member(const InputReader& input, uint32_t obj, std::string_view name,
                             JsonType type) {
   const JsonDocument& d = input.json();
   const auto m = d.member(obj, name);
-  if (!m || d.node(*m).type != type)
-    fail(fmt::format("{}: bad dump header: no '{}'", input.where(), name));
+  if (!m || d.node(*m).type != type) bad_dump_header(input, fmt::format("no '{}'", name));
   return *m;
+}
+
+// Member `name` of object node `obj` as a list (a JSON array), or nullopt when there is none;
+// a CliError when it is something else: a dump never writes one that way, so it was edited.
+std::optional<uint32_t> dump_header_list(const InputReader& input, uint32_t obj,
+                                         std::string_view name) {
+  const JsonDocument& d = input.json();
+  const auto m = d.member(obj, name);
+  if (m && d.node(*m).type != JsonType::array)
+    bad_dump_header(input, fmt::format("'{}' is not a list", name));
+  return m;
+}
+
+// Member `name` of object node `obj` as a T, written exactly (no fraction, no sign a T lacks,
+// in T's range), or nullopt when there is none; a CliError when it is anything else.
+template <class T>
+std::optional<T> dump_header_number(const InputReader& input, uint32_t obj, std::string_view name) {
+  const JsonDocument& d = input.json();
+  const auto m = d.member(obj, name);
+  if (!m) return std::nullopt;
+  const auto text = d.node(*m).text;
+  T v{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (d.node(*m).type != JsonType::number || ec != std::errc() || end != text.data() + text.size())
+    bad_dump_header(input, fmt::format("a bad '{}'", name));
+  return v;
+}
+
+// The dump format version the header names: 1, the only one this tool reads. A dump of a
+// later version may hold what this tool would drop without a word.
+int dump_version(const InputReader& input) {
+  const JsonDocument& d = input.json();
+  const uint32_t v = dump_header_member(input, 0, "drydb_dump", JsonType::number);
+  if (d.node(v).text != "1")
+    fail(fmt::format("{}: dump format version {}: this drydb reads version 1", input.where(),
+                     d.node(v).text));
+  return 1;
 }
 
 // The page size and page filters of a dump's header, where no flag gives them.
 void take_dump_options(const InputReader& input, const Flags& f, Progress& progress,
                        BuildOptions* options) {
   const JsonDocument& d = input.json();
-  if (!f.o_page_size->count()) {
-    const auto ps = d.member(0, "page_size");
-    if (ps && d.node(*ps).type == JsonType::number) {
-      uint32_t v = 0;
-      const auto t = d.node(*ps).text;
-      std::from_chars(t.data(), t.data() + t.size(), v);
-      if (!valid_page_size(v))
-        fail(fmt::format("{}: bad page size in the dump header", input.where()));
-      options->page_size = v;
-    }
-  }
+  // Checked whether or not a flag overrides them: a header that says nonsense is refused.
+  const auto page_size = dump_header_number<uint32_t>(input, 0, "page_size");
+  if (page_size && !valid_page_size(*page_size))
+    bad_dump_header(input, fmt::format("page size {}", *page_size));
+  if (page_size && !f.o_page_size->count()) options->page_size = *page_size;
+  const auto fl = dump_header_list(input, 0, "filters");
   if (f.o_compress->count()) return;
   options->filters.clear();
-  const auto fl = d.member(0, "filters");
-  if (!fl || d.node(*fl).type != JsonType::array) return;
+  if (!fl) return;
   for (uint32_t c = *fl + 1, k = 0; k < d.node(*fl).size; ++k, c = d.node(c).next) {
     const uint32_t id = dump_header_member(input, c, "id", JsonType::string);
     std::string name(d.node(id).text);
     if (name == "zstd") {
-      int level = 3;
-      size_t dict = 0;
-      if (auto lv = d.member(c, "level")) {
-        const auto t = d.node(*lv).text;
-        std::from_chars(t.data(), t.data() + t.size(), level);
-      }
-      if (auto db = d.member(c, "dictionary_bytes")) {
-        const auto t = d.node(*db).text;
-        std::from_chars(t.data(), t.data() + t.size(), dict);
-      }
+      const int level = dump_header_number<int>(input, c, "level").value_or(3);
+      if (!valid_zstd_level(level))
+        bad_dump_header(input, fmt::format("zstd level {}: the levels are {} to {}", level,
+                                           kMinZstdLevel, kMaxZstdLevel));
+      const size_t dict = dump_header_number<size_t>(input, c, "dictionary_bytes").value_or(0);
       options->filters.push_back(filters::zstd({.level = level, .dictionary_bytes = dict}));
     } else if (name == "lz4") {
       options->filters.push_back(filters::lz4());
@@ -490,39 +531,21 @@ Tables declare_dump_tables(const InputReader& input, DatabaseBuilder& builder, u
     t->encoding =
         parse_encoding(std::string(d.node(member(c, "key_encoding", JsonType::string)).text));
     t->builder = &builder.create_table(t->spec.name, t->encoding);
-    if (const auto mf = d.member(c, "miss_filter_bits_per_key")) {
-      uint32_t bits = 0;
-      const auto text = d.node(*mf).text;
-      if (d.node(*mf).type != JsonType::number ||
-          std::from_chars(text.data(), text.data() + text.size(), bits).ptr !=
-              text.data() + text.size())
-        fail(fmt::format("{}: bad dump header: a bad 'miss_filter_bits_per_key'", input.where()));
-      t->builder->add_miss_filter(bits);
-    }
-    if (const auto cols = d.member(c, "columns")) {
+    if (const auto bits = dump_header_number<uint32_t>(input, c, "miss_filter_bits_per_key"))
+      t->builder->add_miss_filter(*bits);
+    if (const auto cols = dump_header_list(input, c, "columns")) {
       std::vector<std::string> names;
-      if (d.node(*cols).type != JsonType::array)
-        fail(fmt::format("{}: bad dump header: 'columns' is not an array", input.where()));
       for (uint32_t i = *cols + 1, n = 0; n < d.node(*cols).size; ++n, i = d.node(i).next) {
         if (d.node(i).type != JsonType::string)
-          fail(fmt::format("{}: bad dump header: a column name is not a string", input.where()));
+          bad_dump_header(input, "a column name is not a string");
         names.emplace_back(d.node(i).text);
       }
-      std::optional<uint32_t> key_column;
-      if (const auto kc = d.member(c, "key_column")) {
-        uint32_t position = 0;
-        const auto text = d.node(*kc).text;
-        if (d.node(*kc).type != JsonType::number ||
-            std::from_chars(text.data(), text.data() + text.size(), position).ptr !=
-                text.data() + text.size())
-          fail(fmt::format("{}: bad dump header: a bad 'key_column'", input.where()));
-        key_column = position;
-      }
+      const auto key_column = dump_header_number<uint32_t>(input, c, "key_column");
       t->builder->set_columns(std::move(names), key_column);
       check(builder.status());
       t->columns = RowColumns{t->builder->columns(), t->builder->key_column(), t->encoding};
     }
-    if (const auto ixs = d.member(c, "indexes"); ixs && d.node(*ixs).type == JsonType::array) {
+    if (const auto ixs = dump_header_list(input, c, "indexes")) {
       for (uint32_t i = *ixs + 1, n = 0; n < d.node(*ixs).size; ++n, i = d.node(i).next) {
         auto ix = std::make_unique<IndexRuntime>();
         ix->spec.name = std::string(d.node(member(i, "name", JsonType::string)).text);
@@ -733,7 +756,21 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
     return false;
   }
   t.builder->append(make_key(t.encoding.kind(), t.key_bytes), t.value_bytes);
+  if (!t.indexes.empty()) t.dump_row_keys.insert(t.key_bytes);
   return true;
+}
+
+// Every index entry of a dump belongs to a row of its table: an entry without one would be
+// dropped by the index function, which sees only rows, so the dump was cut or edited.
+void check_dump_index_entries(const Tables& tables, const std::string& out) {
+  for (const auto& t : tables.list)
+    for (const auto& ix : t->indexes)
+      for (const auto& [key, index_key] : ix->dump_entries)
+        if (!t->dump_row_keys.count(key))
+          fail(fmt::format(
+              "table '{}', index '{}': an entry for key '{}', which no row of the "
+              "dump has ({} not written)",
+              t->spec.name, ix->spec.name, display_key(t->encoding, as_bytes(key), false), out));
 }
 
 // The key, value and index keys of one record in each table, checked: a
@@ -942,6 +979,7 @@ int BuildCommand::run() {
 
   const bool dump = is_dump_header(input, rec);
   if (dump) {
+    dump_version(input);
     if (!specs.empty())
       fail_usage("the input is a drydb dump: it names its own tables, keys and indexes");
     take_dump_options(input, f, progress, &options);
@@ -964,6 +1002,7 @@ int BuildCommand::run() {
              : add_record_row(*rec, input, tables, max_key, f.page_size))
       ++rows;
   }
+  if (dump) check_dump_index_entries(tables, f.out);
   write_database(builder, tables, input, rows, f, progress);
   return kExitOk;
 }
