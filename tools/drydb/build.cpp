@@ -141,6 +141,7 @@ struct TableRuntime {
   // From a dump, for a table with indexes: its rows' keys, against which each index entry (which
   // may come before or after its row) is checked once the input is read.
   std::unordered_set<std::string> dump_row_keys;
+  uint64_t dump_rows = 0;  // the dump's rows of this table, bad ones too: what its end counts
   // Per row:
   std::string key_bytes, value_bytes;
   bool skip = false;
@@ -472,15 +473,17 @@ std::optional<T> dump_header_number(const InputReader& input, uint32_t obj, std:
   return v;
 }
 
-// The dump format version the header names: 1, the only one this tool reads. A dump of a
-// later version may hold what this tool would drop without a word.
-int dump_version(const InputReader& input) {
+// The dump format version the header names: 2 (ends with a count of what it holds) or 1 (from
+// earlier drydb: no end). A dump of a later version may hold what this tool would drop
+// without a word.
+int read_dump_version(const InputReader& input) {
   const JsonDocument& d = input.json();
   const uint32_t v = dump_header_member(input, 0, "drydb_dump", JsonType::number);
-  if (d.node(v).text != "1")
-    fail(fmt::format("{}: dump format version {}: this drydb reads version 1", input.where(),
-                     d.node(v).text));
-  return 1;
+  const std::string_view text = d.node(v).text;
+  if (text != "1" && text != "2")
+    fail(fmt::format("{}: dump format version {}: this drydb reads versions 1 and 2", input.where(),
+                     text));
+  return text[0] - '0';
 }
 
 // The page size and page filters of a dump's header, where no flag gives them.
@@ -704,15 +707,18 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
     return false;
   }
   TableRuntime& t = *it->second;
+  const auto ixm = d.member(0, "index");
+  if (!ixm) ++t.dump_rows;
   std::string err;
   if (!dump_key(d, "key", t.encoding, &t.key_bytes, &err)) {
     input.bad_row(err);
     return false;
   }
-  if (const auto ixm = d.member(0, "index")) {
+  if (ixm) {
     IndexRuntime* ix = nullptr;
     for (auto& x : t.indexes)
       if (d.node(*ixm).type == JsonType::string && x->spec.name == d.node(*ixm).text) ix = x.get();
+    if (ix) ++ix->dump_records;
     std::string ikey;
     if (ix == nullptr) {
       input.bad_row("a dump index entry names no index of its table");
@@ -758,6 +764,51 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
   t.builder->append(make_key(t.encoding.kind(), t.key_bytes), t.value_bytes);
   if (!t.indexes.empty()) t.dump_row_keys.insert(t.key_bytes);
   return true;
+}
+
+// A dump's end record: {"drydb_dump_end":...} (dump.h).
+bool is_dump_end(const InputReader& input) {
+  return input.json().member(0, "drydb_dump_end").has_value();
+}
+
+// The counts of a dump's end record against the rows and entries read before it: a dump that
+// stopped early (a damaged page, a full disk) and was cut on a line boundary, or was edited,
+// does not build.
+void check_dump_end(const InputReader& input, const Tables& tables) {
+  const JsonDocument& d = input.json();
+  const uint32_t end = *d.member(0, "drydb_dump_end");
+  auto count = [&](uint32_t obj, const std::string& name) -> uint64_t {
+    const auto m = d.member(obj, name);
+    uint64_t n = 0;
+    const auto text = m ? d.node(*m).text : std::string_view();
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (!m || d.node(*m).type != JsonType::number || ec != std::errc() ||
+        p != text.data() + text.size())
+      fail(fmt::format("{}: bad dump end: no count for '{}'", input.where(), name));
+    return n;
+  };
+  auto object = [&](uint32_t obj, std::string_view name) {
+    const auto m = d.member(obj, name);
+    if (!m || d.node(*m).type != JsonType::object)
+      fail(fmt::format("{}: bad dump end: no '{}'", input.where(), name));
+    return *m;
+  };
+  auto mismatch = [&](const std::string& what, uint64_t said, uint64_t read) {
+    fail(
+        fmt::format("{}: the dump's end counts {} {}, but {} came before it: the dump is "
+                    "incomplete or edited",
+                    input.where(), said, what, read));
+  };
+  const uint32_t rows = object(end, "rows"), entries = object(end, "index_entries");
+  for (const auto& t : tables.list) {
+    if (const uint64_t n = count(rows, t->spec.name); n != t->dump_rows)
+      mismatch(fmt::format("rows of table '{}'", t->spec.name), n, t->dump_rows);
+    const uint32_t table_entries = object(entries, t->spec.name);
+    for (const auto& ix : t->indexes)
+      if (const uint64_t n = count(table_entries, ix->spec.name); n != ix->dump_records)
+        mismatch(fmt::format("entries of table '{}', index '{}'", t->spec.name, ix->spec.name), n,
+                 ix->dump_records);
+  }
 }
 
 // Every index entry of a dump belongs to a row of its table: an entry without one would be
@@ -978,8 +1029,8 @@ int BuildCommand::run() {
   Record* rec = input.read_header_and_first_record();
 
   const bool dump = is_dump_header(input, rec);
+  const int dump_version = dump ? read_dump_version(input) : 0;
   if (dump) {
-    dump_version(input);
     if (!specs.empty())
       fail_usage("the input is a drydb dump: it names its own tables, keys and indexes");
     take_dump_options(input, f, progress, &options);
@@ -996,13 +1047,33 @@ int BuildCommand::run() {
       fmt::format("reading {}{}", source.name(),
                   source.total_bytes() ? " (" + human_bytes(*source.total_bytes()) + ")" : ""));
   uint64_t rows = 0;
+  bool dump_ended = false;
   for (; rec != nullptr; rec = input.next_record()) {
     progress.update(rows, source.bytes_read());
-    if (dump ? add_dump_row(input, tables, max_key)
-             : add_record_row(*rec, input, tables, max_key, f.page_size))
-      ++rows;
+    if (!dump) {
+      rows += add_record_row(*rec, input, tables, max_key, f.page_size);
+    } else if (dump_ended) {
+      fail(fmt::format("{}: a record after the dump's end ({} not written)", input.where(), f.out));
+    } else if (is_dump_end(input)) {
+      check_dump_end(input, tables);
+      dump_ended = true;
+    } else {
+      rows += add_dump_row(input, tables, max_key);
+    }
   }
-  if (dump) check_dump_index_entries(tables, f.out);
+  if (dump) {
+    if (dump_version == 1)
+      progress.warn(
+          fmt::format("{} is a version 1 dump, which has no end record: whether it is "
+                      "complete cannot be checked",
+                      source.name()));
+    else if (!dump_ended)
+      fail(
+          fmt::format("{}: the dump ends without its end record: it is incomplete (a dump that "
+                      "failed, or a cut file); {} not written",
+                      source.name(), f.out));
+    check_dump_index_entries(tables, f.out);
+  }
   write_database(builder, tables, input, rows, f, progress);
   return kExitOk;
 }

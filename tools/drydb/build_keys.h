@@ -37,6 +37,7 @@ struct IndexRuntime {
   Column column;  // spec.column in the input (for CSV/TSV, with its position)
   uint32_t max_key = 0;
   std::unordered_map<std::string, std::string> dump_entries;  // primary key -> index key
+  uint64_t dump_records = 0;  // the dump's entries of this index, bad ones too
 };
 
 // The text of a scalar field (for byte keys, globs and messages), in *out

@@ -36,7 +36,7 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
   }
 
   std::string line =
-      fmt::format("{{\"drydb_dump\":1,\"page_size\":{},\"filters\":[", db.page_size());
+      fmt::format("{{\"drydb_dump\":2,\"page_size\":{},\"filters\":[", db.page_size());
   bool first = true;
   for (const auto& f : layout.filters) {
     if (!first) line += ',';
@@ -86,7 +86,10 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
   line += "]}\n";
   write_line(out, line);
 
+  // The end record, filled in as the rows and entries are written.
+  std::string rows = "{\"drydb_dump_end\":{\"rows\":{", entries = ",\"index_entries\":{";
   for (const auto& t : tables) {
+    uint64_t row_count = 0;
     std::string prefix = "{\"table\":";
     append_json_string(prefix, t.name());
     std::optional<RowColumns> columns;
@@ -115,9 +118,17 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
       }
       line += "}\n";
       write_line(out, line);
+      ++row_count;
     }
     check(c.status());
+    if (&t != &tables.front()) rows += ',', entries += ',';
+    append_json_string(rows, t.name());
+    rows += fmt::format(":{}", row_count);
+    append_json_string(entries, t.name());
+    entries += ":{";
+    bool first_entry = true;
     for (const auto& ix : t.indexes()) {
+      uint64_t entry_count = 0;
       std::string ix_prefix = prefix + ",\"index\":";
       append_json_string(ix_prefix, ix.name());
       IndexCursor ic = ix.cursor();
@@ -131,10 +142,17 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
         append_json_key(line, ix.encoding(), ic.index_key());
         line += "}\n";
         write_line(out, line);
+        ++entry_count;
       }
       check(ic.status());
+      if (!first_entry) entries += ',';
+      first_entry = false;
+      append_json_string(entries, ix.name());
+      entries += fmt::format(":{}", entry_count);
     }
+    entries += '}';
   }
+  write_line(out, rows + "}" + entries + "}}}\n");
 }
 
 }  // namespace drydb::cli

@@ -1,10 +1,13 @@
 // `drydb dump FILE`: the whole database as JSON Lines that `drydb build`
 // reads back into an equivalent database.
 //
-// Line 1, the header: {"drydb_dump":1,"page_size":N,"filters":[...],"tables":[{"name":...,
+// Line 1, the header: {"drydb_dump":2,"page_size":N,"filters":[...],"tables":[{"name":...,
 //   "key_encoding":...,"indexes":[{"name":...,"unique":...,"key_encoding":...}]}]}
 // Then per row:         {"table":T,"key":K,"value":V}
 // and per index entry:  {"table":T,"index":I,"key":K,"index_key":X}
+// Last, written only when every row and entry was: the end, which says how many
+// came, so that `drydb build` refuses a dump that was cut (format 1 had none):
+//   {"drydb_dump_end":{"rows":{T:N,...},"index_entries":{T:{I:N,...},...}}}
 // Keys: a number for int64, text for UUID, ULID and UTF-8 bytes, {"base64":...}
 // for other bytes. Values: text when UTF-8, {"msgpack":JSON} when the JSON
 // holds the MessagePack exactly, else {"base64":...}.

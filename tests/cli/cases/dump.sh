@@ -8,7 +8,7 @@ expect_status 0
 expect_no_stdout
 run head -3 items.dump
 expect_stdout <<'EOF'
-{"drydb_dump":1,"page_size":4096,"filters":[],"tables":[{"name":"items","key_encoding":"bytes","indexes":[{"name":"kind","unique":false,"key_encoding":"bytes"},{"name":"color","unique":false,"key_encoding":"bytes"},{"name":"price","unique":true,"key_encoding":"int64"}]},{"name":"prices","key_encoding":"int64","indexes":[]}]}
+{"drydb_dump":2,"page_size":4096,"filters":[],"tables":[{"name":"items","key_encoding":"bytes","indexes":[{"name":"kind","unique":false,"key_encoding":"bytes"},{"name":"color","unique":false,"key_encoding":"bytes"},{"name":"price","unique":true,"key_encoding":"int64"}]},{"name":"prices","key_encoding":"int64","indexes":[]}]}
 {"table":"items","key":"apple","value":{"msgpack":{"id":"apple","price":120,"color":"red","kind":"fruit","tags":["sweet","crisp"]}}}
 {"table":"items","key":"banana","value":{"msgpack":{"id":"banana","price":80,"color":"yellow","kind":"fruit"}}}
 EOF
@@ -23,7 +23,7 @@ run drydb build back2.drydb -q < <(drydb dump items.drydb)
 expect_true "through a pipe too" cmp items.drydb back2.drydb
 run drydb dump items.drydb --table prices
 expect_stdout <<'EOF'
-{"drydb_dump":1,"page_size":4096,"filters":[],"tables":[{"name":"prices","key_encoding":"int64","indexes":[]}]}
+{"drydb_dump":2,"page_size":4096,"filters":[],"tables":[{"name":"prices","key_encoding":"int64","indexes":[]}]}
 {"table":"prices","key":-5,"value":"fig"}
 {"table":"prices","key":60,"value":"carrot"}
 {"table":"prices","key":80,"value":"banana"}
@@ -31,6 +31,7 @@ expect_stdout <<'EOF'
 {"table":"prices","key":150,"value":"daikon"}
 {"table":"prices","key":200,"value":"eggplant"}
 {"table":"prices","key":300,"value":"cherry"}
+{"drydb_dump_end":{"rows":{"prices":7},"index_entries":{"prices":{}}}}
 EOF
 
 # Compressed files keep their filters and page size.
@@ -43,7 +44,7 @@ for c in lz4 zstd:7; do
   expect_true "round trip with --compress $c" cmp c.drydb cback.drydb
 done
 run drydb dump c.drydb
-expect_stdout_has '{"drydb_dump":1,"page_size":2048,"filters":[{"id":"zstd","level":7}],'
+expect_stdout_has '{"drydb_dump":2,"page_size":2048,"filters":[{"id":"zstd","level":7}],'
 # A dictionary is trained again (and kept only when it pays, as the first time): the same rows.
 run drydb build d.drydb -i n.jsonl -k id --key-encoding int64 --compress zstd --zstd-dictionary 8192 --page-size 512 -q
 run drydb build dback.drydb -q < <(drydb dump d.drydb)
@@ -53,8 +54,9 @@ expect_true "the same filters after a dictionary round trip" \
 expect_true "the same rows after a dictionary round trip" \
   cmp <(drydb dump d.drydb | tail -n +2) <(drydb dump dback.drydb | tail -n +2)
 
-# Every key encoding, binary keys and values, index keys of each kind: a hand-written dump is
-# built and dumped back unchanged (the dump form is canonical).
+# Every key encoding, binary keys and values, index keys of each kind: a hand-written dump (of
+# version 1, which has no end record) is built and dumped back as version 2, with its end, and
+# otherwise unchanged (the dump form is canonical).
 cat > all.dump <<'EOF'
 {"drydb_dump":1,"page_size":1024,"filters":[],"tables":[{"name":"b","key_encoding":"bytes","indexes":[{"name":"bin","unique":true,"key_encoding":"bytes"},{"name":"n","unique":false,"key_encoding":"int64"}]},{"name":"u","key_encoding":"uuid_v7","indexes":[{"name":"by_ulid","unique":false,"key_encoding":"ulid"}]},{"name":"l","key_encoding":"ulid","indexes":[]},{"name":"empty","key_encoding":"int64","indexes":[]}]}
 {"table":"b","key":"","value":""}
@@ -77,7 +79,7 @@ run drydb dump all.drydb
 # Index entries come back in index order, the rows as they were; "\u0000" is the canonical form
 # of a value written {"base64":"AA=="}.
 expect_stdout <<'EOF'
-{"drydb_dump":1,"page_size":1024,"filters":[],"tables":[{"name":"b","key_encoding":"bytes","indexes":[{"name":"bin","unique":true,"key_encoding":"bytes"},{"name":"n","unique":false,"key_encoding":"int64"}]},{"name":"u","key_encoding":"uuid_v7","indexes":[{"name":"by_ulid","unique":false,"key_encoding":"ulid"}]},{"name":"l","key_encoding":"ulid","indexes":[]},{"name":"empty","key_encoding":"int64","indexes":[]}]}
+{"drydb_dump":2,"page_size":1024,"filters":[],"tables":[{"name":"b","key_encoding":"bytes","indexes":[{"name":"bin","unique":true,"key_encoding":"bytes"},{"name":"n","unique":false,"key_encoding":"int64"}]},{"name":"u","key_encoding":"uuid_v7","indexes":[{"name":"by_ulid","unique":false,"key_encoding":"ulid"}]},{"name":"l","key_encoding":"ulid","indexes":[]},{"name":"empty","key_encoding":"int64","indexes":[]}]}
 {"table":"b","key":"","value":""}
 {"table":"b","key":"text","value":"line one\nline two\u0000"}
 {"table":"b","key":"été","value":{"msgpack":{"f":1.5,"i":-7,"a":[null,true,"x"],"m":{}}}}
@@ -91,6 +93,7 @@ expect_stdout <<'EOF'
 {"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","value":"u2"}
 {"table":"u","index":"by_ulid","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","index_key":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}
 {"table":"l","key":"01ARZ3NDEKTSV4RRFFQ69G5FAV","value":"\u0000"}
+{"drydb_dump_end":{"rows":{"b":4,"u":2,"l":1,"empty":0},"index_entries":{"b":{"bin":2,"n":3},"u":{"by_ulid":1},"l":{},"empty":{}}}}
 EOF
 run drydb get all.drydb --hex ff000102
 expect_stdout <<'EOF'
