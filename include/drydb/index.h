@@ -301,8 +301,30 @@ class SecondaryIndex {
     if (!detail::check_range_bounds(*tree_, start, end, err)) return false;
     *first = 0;
     *last = tree_->desc->rows;
+    if (start.bounded() && end.bounded())
+      return bound_ranks(start.key(), o.start_exclusive, end.key(), !o.end_exclusive, first, last,
+                         err);
     return (!start.bounded() || bound_rank(start.key(), o.start_exclusive, first, err)) &&
            (!end.bounded() || bound_rank(end.key(), !o.end_exclusive, last, err));
+  }
+  // bound_rank() of two keys, the start's into *first and the end's into
+  // *last, their descents side by side (detail::rank_pair).
+  bool bound_ranks(const Key& start, bool start_after, const Key& end, bool end_after,
+                   uint64_t* first, uint64_t* last, detail::ErrorOut* err) const {
+    detail::TreeKeyBuffer buf[2];
+    std::span<const std::byte> k[2];
+    bool exact_possible;
+    if (!detail::index_seek_key(*tree_, start.bytes(), start_after, &buf[0], &k[0],
+                                &exact_possible) ||
+        !detail::index_seek_key(*tree_, end.bytes(), end_after, &buf[1], &k[1], &exact_possible))
+      return bound_rank(start, start_after, first, err) && bound_rank(end, end_after, last, err);
+    uint64_t rank[2];
+    bool found[2];
+    if (!detail::rank_pair(*db_, *tree_, k[0], k[1], rank, found, err)) return false;
+    // A unique index's tree holds the key itself: "after" skips it if present.
+    *first = rank[0] + (start_after && found[0] && unique() ? 1 : 0);
+    *last = rank[1] + (end_after && found[1] && unique() ? 1 : 0);
+    return true;
   }
 
   const detail::DatabaseState* db_;

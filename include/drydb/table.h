@@ -161,7 +161,7 @@ class ReadOnlyTable {
     detail::ErrorOut err;
     uint64_t first, last;
     if (!detail::check_range_bounds(*tree_, start, end, &err) ||
-        !start_rank(start, options, &first, &err) || !end_rank(end, options, &last, &err))
+        !bound_ranks(start, end, options, &first, &last, &err))
       return std::move(*err);
     return last > first ? last - first : 0;
   }
@@ -352,6 +352,20 @@ class ReadOnlyTable {
     bool found;
     if (!rank_near(start.key().bytes(), near, rank, &found, err)) return false;
     if (found && o.start_exclusive) ++*rank;
+    return true;
+  }
+  // start_rank() and end_rank() of a range's bounds; when both are bounded,
+  // their descents run side by side (detail::rank_pair).
+  bool bound_ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o,
+                   uint64_t* first, uint64_t* last, detail::ErrorOut* err) const {
+    if (!start.bounded() || !end.bounded())
+      return start_rank(start, o, first, err) && end_rank(end, o, last, err);
+    uint64_t rank[2];
+    bool found[2];
+    if (!detail::rank_pair(*db_, *tree_, start.key().bytes(), end.key().bytes(), rank, found, err))
+      return false;
+    *first = rank[0] + (found[0] && o.start_exclusive ? 1 : 0);
+    *last = rank[1] + (found[1] && !o.end_exclusive ? 1 : 0);
     return true;
   }
   // One past the rank of the last row at or before the end bound.

@@ -1,8 +1,9 @@
 // The tree descents of the read path: one by key, one by rank. Every query
 // reaches its leaf through them (get, cursors and so ranges, prefixes and
-// index queries, counts, for every key layout), but for two walks of their
-// own: probe_batch, get_many's descent of several keys at once with the same
-// searches, and a cursor's step along the tree's edge to a neighbouring leaf
+// index queries, for every key layout), but for three walks of their own:
+// probe_batch, get_many's descent of several keys at once with the same
+// searches; rank_pair_in, a count's two bounds descended side by side; and a
+// cursor's step along the tree's edge to a neighbouring leaf
 // (Cursor::descend).
 //
 // A descent has two parameters:
@@ -21,6 +22,7 @@
 #include <cassert>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "drydb/detail/coding.h"
 #include "drydb/detail/db_state.h"
@@ -558,6 +560,103 @@ inline bool rank_of(const DatabaseState& db, const TreeRef& tree, ByteView key, 
     *rank += search.slot(p, found);
     unpin(pin);
     return true;
+  });
+}
+
+// The search `with_key_search` would pick for `key`, when it picks Search.
+// Requires: it does (KeyLayout::prefix_search says so).
+template <class Search>
+DRYDB_ALWAYS_INLINE Search key_search_of(const TreeRef& tree, ByteView key) noexcept {
+  const uint64_t prefix = key_prefix(key.data(), key.size());
+  if constexpr (std::is_same_v<Search, PrefixKeySearch>)
+    return PrefixKeySearch{prefix};
+  else
+    return BytesSearch{key, prefix, tree.layout};
+}
+
+// rank_of() for two keys at once, their descents run side by side: a level
+// of both per step, so the cache misses of the two paths overlap instead of
+// following one another, and a page both paths cross is fetched once. Adds
+// to rank[k] the rows below key k and sets found[k]. Each child's first line
+// is prefetched as soon as its page number is known. Requires: the tree is
+// not empty.
+template <class Pages, class Search>
+DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
+                                      const Search (&search)[2], uint64_t rank[2], bool found[2]) {
+  const TreeDesc& d = *tree.desc;
+  uint64_t page[2] = {d.root, d.root};
+  uint32_t level = d.depth - 1;
+  if constexpr (Search::kUsesRootHint) {
+    const RootHint& h = *tree.root_hint;
+    if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kReady) {
+      for (int k = 0; k < 2; ++k) {
+        const uint32_t c = search[k].child(h);
+        if (c > 0) rank[k] += load_u64(h.counts + 8 * size_t{c - 1});
+        page[k] = load_u64(h.children + 8 * size_t{c});
+        if (level == 1 && tree.prefetch_leaves)
+          search[k].prefetch_child(pages.db, h.page, c, page[k], true, 0);
+        else
+          pages.db.prefetch_line(pages.db.prefetch_address(page[k]), 0);
+      }
+      --level;
+    }
+  }
+  for (; level > 0; --level) {
+    const std::byte* p[2];
+    PageSlot* pin[2] = {nullptr, nullptr};
+    for (int k = 0; k < 2; ++k) {
+      p[k] = k == 1 && page[1] == page[0]
+                 ? p[0]
+                 : pages.page(tree, page[k], PageType::internal, level, &pin[k]);
+      if (p[k] == nullptr) {
+        unpin(pin[0]);  // internal pages are permanent; no-ops that keep the contract
+        return false;
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      const uint32_t c = search[k].child(p[k]);
+      const uint32_t n = load_u16(p[k] + page::kCountOff);
+      if (c > 0) rank[k] += load_u64(p[k] + internal::counts_off(n) + 8 * size_t{c - 1});
+      page[k] = load_u64(p[k] + internal::children_off() + 8 * size_t{c});
+      if (level == 1 && tree.prefetch_leaves)
+        search[k].prefetch_child(pages.db, p[k], c, page[k], true, 0);
+      else
+        pages.db.prefetch_line(pages.db.prefetch_address(page[k]), 0);
+    }
+    unpin(pin[0]);
+    unpin(pin[1]);
+  }
+  PageSlot* pin[2] = {nullptr, nullptr};
+  const std::byte* p[2];
+  for (int k = 0; k < 2; ++k) {
+    p[k] =
+        k == 1 && page[1] == page[0] ? p[0] : pages.page(tree, page[k], PageType::leaf, 0, &pin[k]);
+    if (p[k] == nullptr) {
+      unpin(pin[0]);
+      return false;
+    }
+  }
+  for (int k = 0; k < 2; ++k)
+    rank[k] += search[k].slot(p[k], &found[k]);
+  unpin(pin[0]);
+  unpin(pin[1]);
+  return true;
+}
+
+// rank_of(a) and rank_of(b) (a count's bounds), into rank[0], found[0] and
+// rank[1], found[1], the two descents side by side (rank_pair_in).
+inline bool rank_pair(const DatabaseState& db, const TreeRef& tree, ByteView a, ByteView b,
+                      uint64_t rank[2], bool found[2], ErrorOut* err) {
+  rank[0] = rank[1] = 0;
+  found[0] = found[1] = false;
+  if (tree.desc->rows == 0) return true;
+  if (tree.layout.prefix_search(a.size()) != tree.layout.prefix_search(b.size()))
+    return rank_of(db, tree, a, &rank[0], &found[0], err) &&
+           rank_of(db, tree, b, &rank[1], &found[1], err);
+  return with_key_search(tree, a, [&](const auto& first) DRYDB_ALWAYS_INLINE_LAMBDA {
+    using Search = std::decay_t<decltype(first)>;
+    const Search searches[2] = {first, key_search_of<Search>(tree, b)};
+    return rank_pair_in(CheckedPages{db, err}, tree, searches, rank, found);
   });
 }
 
