@@ -197,21 +197,30 @@ class TreeVerifier {
     return {};
   }
 
-  // Each entry refers to a row of the table, and a non-unique entry's rank
-  // suffix is that row's rank.
-  status check_index_entries(uint64_t page, const detail::LeafView& leaf) const {
+  // Each entry refers to a row of the table, no row is referred to by two
+  // entries (an index function gives a row one index key or none), and a
+  // non-unique entry's rank suffix is that row's rank. Which index key a row
+  // has only the index function knows: an entry moved to a row the index left
+  // out cannot be told from a right one.
+  status check_index_entries(uint64_t page, const detail::LeafView& leaf) {
+    if (referenced_.empty()) referenced_.assign(tree_.primary->desc->rows, false);
     for (uint32_t i = 0; i < leaf.size(); ++i) {
       ByteView ref = leaf.value_field(i);
       auto it = leaves_map_->find(detail::load_u64(ref.data()));
       const uint32_t slot = detail::load_u16(ref.data() + 8);
       if (it == leaves_map_->end() || slot >= it->second.rows)
         return bad(page, "entry " + std::to_string(i) + " refers to no row of its table");
+      // The primary tree passed its checks, so ranks are below its row count.
+      const uint64_t rank = it->second.first_rank + slot;
+      if (referenced_[rank])
+        return bad(page, "entry " + std::to_string(i) + " refers to row " + std::to_string(rank) +
+                             " of its table (in key order), as an earlier entry does");
+      referenced_[rank] = true;
       if (d_.kind == detail::TreeKind::multi_index) {
         detail::KeyBuffer buf;
         ByteView key = leaf.key(i, buf);
         if (key.size() < detail::kRankSuffixSize ||
-            detail::load_be64(key.data() + key.size() - detail::kRankSuffixSize) !=
-                it->second.first_rank + slot)
+            detail::load_be64(key.data() + key.size() - detail::kRankSuffixSize) != rank)
           return bad(page, "entry " + std::to_string(i) + " has a rank that is not its row's");
       }
     }
@@ -224,6 +233,7 @@ class TreeVerifier {
   LeafMap* leaves_map_;
   uint64_t rows_before_ = 0;
   std::vector<bool> seen_;
+  std::vector<bool> referenced_;  // an index tree's: the table's rows (by rank) it refers to
   uint64_t leaves_ = 0, internals_ = 0, overflow_pages_ = 0;
   uint64_t last_leaf_ = 0, last_leaf_next_ = 0;
   std::vector<std::byte> last_key_;

@@ -14,6 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "drydb/detail/coding.h"
+#include "drydb/detail/format.h"
+#include "drydb/detail/index_coding.h"
+#include "support/checksums.h"
 #include "support/suite.h"
 
 namespace {
@@ -292,6 +296,124 @@ TEST(Index, HugeValueThroughAnIndex) {
       sizes.push_back(v.size());
     EXPECT_EQ(sizes, (std::vector<size_t>{huge.size(), 5}));
   }
+}
+
+// ---- entries that refer to the wrong row, behind valid checksums -----------------------------
+
+// A table "t" of int64 keys 0..kRedirectRows-1 (values "row-K", of mixed lengths) with one
+// int64 index "n" over every row, index key index_of(K); pages of 4096 bytes, so each tree is
+// one leaf.
+constexpr int64_t kRedirectRows = 30;
+
+std::vector<std::byte> table_with_index(bool unique, int64_t (*index_of)(int64_t)) {
+  drydb::DatabaseBuilder b({.page_size = 4096});
+  auto& t = b.create_table("t", KeyEncoding::int64());
+  for (int64_t k = 0; k < kRedirectRows; ++k)
+    t.append(k, "row-" + std::to_string(k));
+  t.add_secondary_index("n", unique, KeyEncoding::int64(),
+                        [index_of](Bytes key, Bytes) -> std::optional<IndexKey> {
+                          return IndexKey(index_of(drydb_support::int64_of(to_string(key))));
+                        });
+  return built_bytes(b.build_to_memory());
+}
+
+// The index's leaf: the one leaf whose values are all 10-byte row references (the table's
+// values are not all of one length), and where its records start.
+struct IndexLeaf {
+  std::byte* page = nullptr;
+  uint16_t entries = 0;
+  size_t records = 0;
+};
+
+IndexLeaf find_index_leaf(std::vector<std::byte>& bytes) {
+  namespace fmt = drydb::detail;
+  constexpr size_t kPage = 4096;
+  IndexLeaf found;
+  for (size_t at = kPage; at + kPage <= bytes.size(); at += kPage) {
+    std::byte* p = bytes.data() + at;
+    if (p[fmt::page::kTypeOff] != std::byte{uint8_t(fmt::PageType::leaf)} ||
+        p[fmt::page::kFlagsOff] != std::byte{fmt::leaf::kUniformValues} ||
+        fmt::load_u16(p + fmt::leaf::kUniformLenOff) != fmt::kRowRefSize)
+      continue;
+    EXPECT_EQ(found.page, nullptr) << "two index leaves";
+    found.page = p;
+    found.entries = fmt::load_u16(p + fmt::page::kCountOff);
+    found.records = fmt::leaf::records_off(found.entries, fmt::leaf::kUniformValues);
+  }
+  EXPECT_NE(found.page, nullptr);
+  EXPECT_EQ(found.entries, kRedirectRows);
+  return found;
+}
+
+void fix_page_checksum(std::byte* page) {
+  drydb::detail::store_u64(page, drydb_support::xxh3(page + 8, 4096 - 8));
+}
+
+// verify() fails with errc::corruption naming index "n" and the table's row `rank`.
+void expect_verify_names_row(const ReadOnlyDatabase& db, int rank) {
+  const drydb::status st = db.verify();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), errc::corruption);
+  const std::string message = describe(st.error());
+  EXPECT_NE(message.find("index 'n' of table 't'"), std::string::npos) << message;
+  EXPECT_NE(message.find("row " + std::to_string(rank) + " "), std::string::npos) << message;
+}
+
+// Issue 13: an entry of a unique index pointed at the next row, its page's checksum
+// recomputed. Each row's key gives a different index key, so two entries referring to one row
+// cannot both be right: verify() reports it, naming the index.
+TEST(IndexVerify, AUniqueEntryReferringToAnotherIndexedRowIsCorruption) {
+  auto bytes = table_with_index(true, [](int64_t k) { return k + 100; });
+  ASSERT_TRUE(ReadOnlyDatabase::open_memory(bytes)->verify());
+  const IndexLeaf leaf = find_index_leaf(bytes);
+  ASSERT_NE(leaf.page, nullptr);
+  // Index keys sort as the rows do: entry 5 (index key 105) refers to slot 5 of the table's leaf.
+  std::byte* slot = leaf.page + leaf.records + 5 * drydb::detail::kRowRefSize + 8;
+  ASSERT_EQ(drydb::detail::load_u16(slot), 5u);
+  drydb::detail::store_u16(slot, 6);
+  fix_page_checksum(leaf.page);
+
+  auto db = ReadOnlyDatabase::open_memory(bytes).value();
+  // What the fault does to a query: index key 105 now answers row 6.
+  auto row = db.table("t")->index("n")->get(int64_t{105}).value();
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row.value_str(), "row-6");
+  expect_verify_names_row(db, 6);
+}
+
+// The same fault in a non-unique index, with the entry's rank suffix changed to the new row's
+// too (so the rank check alone passes it), and the tree's key order kept: entry (group 0,
+// rank 3) becomes (group 0, rank 4), while row 4 also has its own entry in group 1.
+TEST(IndexVerify, ANonUniqueEntryReferringToAnotherIndexedRowIsCorruption) {
+  auto group_of = [](int64_t k) { return k % 3; };
+  auto bytes = table_with_index(false, group_of);
+  ASSERT_TRUE(ReadOnlyDatabase::open_memory(bytes)->verify());
+  const IndexLeaf leaf = find_index_leaf(bytes);
+  ASSERT_NE(leaf.page, nullptr);
+  // The entries in tree order: by group, then by row.
+  std::vector<std::pair<int64_t, int64_t>> entries;
+  for (int64_t k = 0; k < kRedirectRows; ++k)
+    entries.emplace_back(group_of(k), k);
+  std::sort(entries.begin(), entries.end());
+  const auto at = std::find(entries.begin(), entries.end(), std::pair<int64_t, int64_t>{0, 3});
+  ASSERT_NE(at, entries.end());
+  ASSERT_NE(group_of(4), group_of(3));
+  // Record: the 16-byte tree key (8-byte group, 8-byte big-endian rank), then the reference.
+  constexpr size_t kRecord = 16 + drydb::detail::kRowRefSize;
+  std::byte* record =
+      leaf.page + leaf.records + static_cast<size_t>(at - entries.begin()) * kRecord;
+  ASSERT_EQ(drydb::detail::load_be64(record + 8), 3u);
+  ASSERT_EQ(drydb::detail::load_u16(record + 16 + 8), 3u);
+  drydb::detail::store_be64(record + 8, 4);
+  drydb::detail::store_u16(record + 16 + 8, 4);
+  fix_page_checksum(leaf.page);
+
+  auto db = ReadOnlyDatabase::open_memory(bytes).value();
+  std::vector<std::string> group0;
+  for (auto [k, v] : db.table("t")->index("n")->get_all(int64_t{0}).value())
+    group0.emplace_back(to_string(v));
+  EXPECT_EQ(std::count(group0.begin(), group0.end(), "row-4"), 1) << "the fault shows in queries";
+  expect_verify_names_row(db, 4);
 }
 
 // ---- build errors ----------------------------------------------------------------------------
