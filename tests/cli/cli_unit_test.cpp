@@ -215,6 +215,31 @@ TEST(Csv, ReadsOtherDelimitersAndLongRecords) {
   EXPECT_EQ(r2.records[1][0], "z");
 }
 
+// A CSV/TSV output field gives back the bytes it was written for, whatever they are; a form
+// that is not exactly one valid member is text.
+TEST(Csv, FieldFormsRoundTrip) {
+  const std::string msgpack_map("\x81\xa1\x61\x01", 4);  // {"a":1}
+  for (std::string bytes :
+       {std::string(), std::string("plain"), std::string("\xff\xfe"), std::string("\\xff\\xfe"),
+        std::string("\0\xff", 2), msgpack_map, std::string("{\"base64\":\"//4=\"}"),
+        std::string("{ \"msgpack\" : null }"), std::string("{\"a\":1}")}) {
+    const std::string field = delimited_bytes(bytes);
+    std::string back;
+    if (decoded_field(field, &back))
+      EXPECT_EQ(back, bytes) << field;
+    else
+      EXPECT_EQ(field, bytes);
+  }
+  EXPECT_EQ(delimited_bytes("\xff\xfe"), "{\"base64\":\"//4=\"}");
+  EXPECT_EQ(delimited_bytes(msgpack_map), "{\"msgpack\":{\"a\":1}}");
+  std::string out = "untouched";
+  for (std::string_view text :
+       {"{\"base64\":\"//4=\",\"x\":1}", "{\"base64\":\"not base64\"}", "{\"base64\":1}",
+        "{\"hex\":\"ff\"}", "{\"base64\":\"//4=\"", "[1]"})
+    EXPECT_FALSE(decoded_field(text, &out)) << text;
+  EXPECT_EQ(out, "untouched");
+}
+
 TEST(Lines, SplitsJsonLines) {
   TempFile f("{\"a\":1}\r\n\n  \n{\"a\":2}");
   InputSource src(f.path);

@@ -21,6 +21,7 @@
 #include "output_file.h"
 #include "progress.h"
 #include "records.h"
+#include "render.h"
 #include "text.h"
 
 namespace drydb::cli {
@@ -326,12 +327,13 @@ class InputReader {
           bad_row(error_);
           continue;
         }
-        if (header_.empty()) return csv_record_.fields = fields_, &csv_record_;
+        // The first line is the header, or with --columns the first record.
+        if (header_.empty()) return set_csv_fields(), &csv_record_;
         if (fields_.size() != header_.size()) {
           bad_row(fmt::format("{} fields, expected {}", fields_.size(), header_.size()));
           continue;
         }
-        csv_record_.fields = fields_;
+        set_csv_fields();
         return &csv_record_;
       }
       std::string_view l;
@@ -397,6 +399,16 @@ class InputReader {
   }
 
  private:
+  // The record's fields, each {"base64":...} or {"msgpack":...} form replaced
+  // by the bytes it stands for (render.h, decoded_field: what the row outputs
+  // write for bytes that are not text). The header is read from fields_.
+  void set_csv_fields() {
+    decoded_.resize(fields_.size());
+    csv_record_.fields = fields_;
+    for (size_t i = 0; i < fields_.size(); ++i)
+      if (decoded_field(fields_[i], &decoded_[i])) csv_record_.fields[i] = decoded_[i];
+  }
+
   // SIGINT or SIGTERM: nothing is written yet, so stopping loses nothing.
   void stop_if_interrupted() const {
     if (g_interrupted) fail(fmt::format("interrupted; {} not written", f_.out));
@@ -410,6 +422,7 @@ class InputReader {
   std::unique_ptr<CsvReader> csv_;
   std::vector<std::string> header_;
   std::vector<std::string_view> fields_;
+  std::vector<std::string> decoded_;  // the bytes of fields in a form (set_csv_fields)
   JsonRecord json_record_;
   CsvRecord csv_record_;
   uint64_t line_ = 0;

@@ -67,6 +67,40 @@ void append_delimited_field(std::string& out, std::string_view field, char delim
   out += '"';
 }
 
+std::string delimited_bytes(std::string_view bytes) {
+  std::string scratch;
+  if (valid_utf8(bytes) && !decoded_field(bytes, &scratch)) return std::string(bytes);
+  std::string out;
+  if (valid_utf8(bytes))
+    out = "{\"base64\":\"" + to_base64(bytes) + "\"}";
+  else
+    append_json_value(out, bytes);
+  return out;
+}
+
+bool decoded_field(std::string_view field, std::string* out) {
+  // Cheap refusals first: the forms are JSON objects, and most fields are not.
+  if (field.size() < 2 || field.front() != '{' || field.find('"') == std::string_view::npos)
+    return false;
+  static JsonDocument doc;  // one parser for every field of a build
+  if (!doc.parse(field) || doc.root().type != JsonType::object || doc.root().size != 1)
+    return false;
+  if (const auto b = doc.member(0, "base64")) {
+    if (doc.node(*b).type != JsonType::string) return false;
+    auto decoded = from_base64(doc.node(*b).text);
+    if (!decoded) return false;
+    *out = std::move(*decoded);
+    return true;
+  }
+  if (const auto m = doc.member(0, "msgpack")) {
+    out->clear();
+    MsgpackWriter w(out);
+    json_to_msgpack(doc, *m, w);
+    return true;
+  }
+  return false;
+}
+
 void write_out(std::FILE* out, std::string_view s) {
   std::fwrite(s.data(), 1, s.size(), out);
 }
@@ -121,15 +155,11 @@ void RowPrinter::row(uint64_t number, std::span<const std::byte> index_key,
       first = false;
       append_delimited_field(line_, f, d);
     };
-    // CSV and TSV carry text as it is (quoted when needed): only binary is escaped.
-    auto value_field = [&]() {
-      if (style_.hex) return to_hex(v);
-      if (valid_utf8(v)) return std::string(v);
-      return value_line(v, false);
-    };
+    // CSV and TSV carry text as it is (quoted when needed), other bytes in the forms of the
+    // JSON output, which `drydb build` reads back (delimited_bytes).
+    auto value_field = [&]() { return style_.hex ? to_hex(v) : delimited_bytes(v); };
     auto key_field = [&](KeyEncoding enc, std::span<const std::byte> k) {
-      if (!style_.hex && enc == KeyEncoding::bytes() && valid_utf8(as_text(k)))
-        return std::string(as_text(k));
+      if (!style_.hex && enc == KeyEncoding::bytes()) return delimited_bytes(as_text(k));
       return display_key(enc, k, style_.hex);
     };
     if (style_.index_key) field(key_field(style_.index_encoding, index_key));

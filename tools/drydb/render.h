@@ -34,6 +34,17 @@ void append_json_value(std::string& out, std::string_view value);
 // quote, CR or LF.
 void append_delimited_field(std::string& out, std::string_view field, char delimiter);
 
+// The text of a CSV/TSV field that holds `bytes` exactly, in the forms of the
+// JSON output and the dump: UTF-8 text as it is; other bytes as
+// {"msgpack":JSON} (MessagePack that JSON holds exactly) or {"base64":"..."};
+// and text that itself reads as one of these forms as {"base64":"..."}, so
+// that a form always stands for bytes and decoded_field gives them back.
+std::string delimited_bytes(std::string_view bytes);
+// A CSV/TSV field of `drydb build`'s input: the bytes {"base64":"..."} or
+// {"msgpack":JSON} stands for (a JSON object with that one member), in *out;
+// false (and *out untouched) for any other field, which is text.
+bool decoded_field(std::string_view field, std::string* out);
+
 struct RowStyle {
   Format format = Format::text;
   bool numbered = false;  // the session's "N) key -> value" lines, truncated

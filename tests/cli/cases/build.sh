@@ -30,8 +30,8 @@ EOF
 run drydb range c2.drydb -x p 70 130 --format csv
 expect_stdout <<'EOF'
 index_key,key,value
-80,banana,"{""id"":""2"",""name"":""banana"",""price"":""80"",""note"":""said \""ripe\""""}"
-120,apple,"{""id"":""1"",""name"":""apple"",""price"":""120"",""note"":""crisp, sweet""}"
+80,banana,"{""msgpack"":{""id"":""2"",""name"":""banana"",""price"":""80"",""note"":""said \""ripe\""""}}"
+120,apple,"{""msgpack"":{""id"":""1"",""name"":""apple"",""price"":""120"",""note"":""crisp, sweet""}}"
 EOF
 
 # TSV from stdin; headerless input with --columns and another delimiter; --header skips a header.
@@ -93,8 +93,8 @@ EOF
 run drydb range k.drydb -t uuids 0190a7e4-5b6c-7d8e-9f00-112233445567 '*' --format csv
 expect_stdout <<'EOF'
 key,value
-0190a7e4-5b6c-7d8e-9f00-112233445567,"{""u"":""0190a7e4-5b6c-7d8e-9f00-112233445567"",""l"":""01ARZ3NDEKTSV4RRFFQ69G5FAW"",""n"":2,""o"":null,""tag"":""""}"
-0190a7e4-5b6c-7d8e-9f00-112233445568,"{""u"":""0190a7e4-5b6c-7d8e-9f00-112233445568"",""l"":""01ARZ3NDEKTSV4RRFFQ69G5FAX"",""n"":-300.0,""o"":""s""}"
+0190a7e4-5b6c-7d8e-9f00-112233445567,"{""msgpack"":{""u"":""0190a7e4-5b6c-7d8e-9f00-112233445567"",""l"":""01ARZ3NDEKTSV4RRFFQ69G5FAW"",""n"":2,""o"":null,""tag"":""""}}"
+0190a7e4-5b6c-7d8e-9f00-112233445568,"{""msgpack"":{""u"":""0190a7e4-5b6c-7d8e-9f00-112233445568"",""l"":""01ARZ3NDEKTSV4RRFFQ69G5FAX"",""n"":-300.0,""o"":""s""}}"
 EOF
 # "x" is skipped by the glob, "" and a missing tag are left out: the index is empty.
 run drydb count k.drydb -t uuids -x tag

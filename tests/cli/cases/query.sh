@@ -112,8 +112,8 @@ EOF
 run drydb range items.drydb -x price 100 200 --exclusive-end --format csv
 expect_stdout <<'EOF'
 index_key,key,value
-120,apple,"{""id"":""apple"",""price"":120,""color"":""red"",""kind"":""fruit"",""tags"":[""sweet"",""crisp""]}"
-150,daikon,"{""id"":""daikon"",""price"":150,""color"":""white"",""kind"":""vegetable""}"
+120,apple,"{""msgpack"":{""id"":""apple"",""price"":120,""color"":""red"",""kind"":""fruit"",""tags"":[""sweet"",""crisp""]}}"
+150,daikon,"{""msgpack"":{""id"":""daikon"",""price"":150,""color"":""white"",""kind"":""vegetable""}}"
 EOF
 run drydb range items.drydb -t prices 200 100
 expect_status 2
@@ -128,7 +128,7 @@ EOF
 run drydb prefix items.drydb ch --format tsv
 expect_stdout <<'EOF'
 key	value
-cherry	"{""id"":""cherry"",""price"":300,""color"":""red"",""kind"":""fruit""}"
+cherry	"{""msgpack"":{""id"":""cherry"",""price"":300,""color"":""red"",""kind"":""fruit""}}"
 EOF
 run drydb prefix items.drydb zz
 expect_status 0
