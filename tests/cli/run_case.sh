@@ -10,6 +10,8 @@
 #   expect_stdout_has S  its stdout contains S;  expect_stderr_has S  its stderr contains S
 #   expect_no_stdout     its stdout is empty
 #   expect_true WHAT CMD...   CMD succeeds (WHAT says what is checked)
+#   skip WHY             ends the case as skipped (exit 77, which ctest reports as skipped): for a
+#                        helper program or data file the machine lacks
 # `drydb` runs the binary under test; $DATA is tests/cli/data. A case fails when any check does.
 set -u
 DRYDB=$(realpath "$1")
@@ -78,6 +80,11 @@ expect_true() {
   shift
   checks=$((checks + 1))
   "$@" || { last="$*"; failed "$what"; }
+}
+
+skip() {
+  echo "$(basename "$CASE"): skipped: $1"
+  exit 77
 }
 
 # shellcheck source=/dev/null

@@ -22,12 +22,15 @@ inline constexpr int kExitUsage = kExitError;
 // Set by SIGINT/SIGTERM while `drydb build` reads its input, which then stops
 // at the next record (or blocked read) without writing anything, and while
 // `drydb dump -o` writes, which then stops at the next line and removes its
-// temp file.
+// temp file; and by SIGINT (Ctrl-C) while the session waits at its prompt,
+// which then cancels the line.
 inline volatile std::sig_atomic_t g_interrupted = 0;
 
 // on: SIGINT and SIGTERM set g_interrupted (without SA_RESTART, so that a read
 // blocked on a pipe returns and sees the flag); off: their default action.
 void catch_interrupts(bool on);
+// The same for SIGINT alone: SIGTERM keeps its action.
+void catch_sigint(bool on);
 
 // A failure that ends a command: its message goes to stderr and `code` is the
 // exit status. The tool uses exceptions (CLI11 does); the library does not.

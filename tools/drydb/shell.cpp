@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -327,6 +328,20 @@ std::vector<Token> split_command_line(const std::string& line) {
   return out;
 }
 
+namespace {
+// readline's input: a byte of stdin, or -1 (readline then returns nullptr) at its end, on an
+// error, or when SIGINT interrupted the read.
+int getc_or_cancel(FILE*) {
+  unsigned char c;
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    if (n == 1) return c;
+    if (n < 0 && errno == EINTR && !g_interrupted) continue;
+    return -1;
+  }
+}
+}  // namespace
+
 int run_shell(const ShellOptions& options) {
   const bool tty = ::isatty(STDIN_FILENO) != 0;
   Session session(options.path, options.table, /*shell=*/true, Format::text, stdout);
@@ -339,6 +354,9 @@ int run_shell(const ShellOptions& options) {
             session.table_name().empty() ? "(none)" : escape_display(session.table_name())));
     g_session = &session;
     rl_readline_name = "drydb";
+    // SIGINT is ours (see the loop): libedit's handler would pass it on and retry the read.
+    rl_catch_signals = 0;
+    rl_getc_function = getc_or_cancel;
     rl_attempted_completion_function = complete;
     using_history();
     stifle_history(1000);
@@ -358,7 +376,19 @@ int run_shell(const ShellOptions& options) {
     const std::string prompt = prompt_of(session);
     if (tty) {
       std::fflush(stdout);
+      // Ctrl-C at the prompt cancels the line and prompts again, as shells and sqlite3 do:
+      // while readline waits, SIGINT only sets g_interrupted, and the read it interrupts makes
+      // readline return nullptr (getc_or_cancel). A command runs with SIGINT's default
+      // action, which ends the session as before.
+      g_interrupted = 0;
+      catch_sigint(true);
       char* raw = readline(prompt.c_str());
+      catch_sigint(false);
+      if (g_interrupted) {
+        std::free(raw);  // a line read as the signal came: cancelled too
+        write_out(stdout, "\n");
+        continue;
+      }
       if (raw == nullptr) {
         write_out(stdout, "\n");
         break;

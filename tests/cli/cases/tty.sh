@@ -1,10 +1,7 @@
 # The session on a terminal, through script(1): banner, prompt, libedit line editing, and the
 # history kept in $XDG_STATE_HOME/drydb/history (else ~/.local/state/drydb/history), recalled by
 # the next session with the up arrow.
-if ! command -v script >/dev/null; then
-  echo "script(1) is missing: the terminal session is not tested"
-  return 0
-fi
+command -v script >/dev/null || skip "script(1) is missing: the terminal session is not tested"
 run drydb build items.drydb -i "$DATA/items.jsonl" -q --table items --key id \
   --table prices --key price --key-encoding int64 --value id
 
@@ -42,3 +39,45 @@ run timeout 60 script -qec "$DRYDB build bar.drydb -i big.jsonl -k id --key-enco
 expect_status 0
 expect_stdout_has "drydb build: wrote bar.drydb: 1 table, 100,000 rows"
 expect_true "a bar is drawn and redrawn in place" grep -q $'\r *[0-9]*% \\[#*\\.*\\] [0-9,]* rows, .* of .* read, [0-9,]* rows/s' "$OUT"
+
+# Ctrl-C at the prompt cancels the line being typed and prompts again; the session goes on.
+# Each key is typed only once the session has shown what comes before it (read from its output,
+# a bounded wait), so the line is in libedit's hands when Ctrl-C comes.
+mkfifo keys.fifo screen.fifo
+trap '' PIPE  # a session that ended early fails the waits below, not the case's shell
+timeout 60 script -qefc "$DRYDB items.drydb" /dev/null < keys.fifo > screen.fifo &
+session_pid=$!
+exec 3>keys.fifo 4<screen.fifo
+screen=""
+wait_for() {  # TEXT: reads the session's output until TEXT has appeared (since the last call)
+  local c seen=""
+  while IFS= read -r -d '' -n1 -t 30 c <&4; do
+    seen+=$c
+    [[ $seen == *"$1"* ]] && break
+  done
+  screen+=$seen
+  checks=$((checks + 1))
+  [[ $seen == *"$1"* ]] || { last="wait for '$1'"; failed "the session did not show it: $seen"; }
+}
+prompt="items.drydb(items)> "
+wait_for "$prompt"
+printf 'get app' >&3
+wait_for "get app"
+printf '\003' >&3
+wait_for "$prompt"
+printf 'count\n' >&3
+wait_for "(integer) 7"
+printf 'quit\n' >&3
+wait_for "Bye!"
+exec 3>&-
+cat <&4 >/dev/null
+exec 4<&-
+wait "$session_pid"
+status=$?
+trap - PIPE
+last="a session given Ctrl-C at its prompt"
+expect_status 0
+expect_true "the cancelled line did not run" test "${screen//Error/}" = "$screen"
+expect_true "the cancelled line is not in the history" test "$(grep -c app "$history")" = 0
+expect_true "the history ends with the lines that ran" \
+  test "$(tail -n 2 "$history" | tr '\n' ' ')" = "count quit "
