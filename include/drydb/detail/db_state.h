@@ -38,7 +38,7 @@ class AsyncHub;
 // The root page of a prefix-key tree (fixed key widths up to 8), decoded for
 // every descent by key (descent.h): where its arrays are, its first and last
 // separators, and the interpolation's scale, (separators - 1) / (last -
-// first), so that choosing a child multiplies instead of dividing and reads
+// first) (times 2^shift), so that choosing a child multiplies instead of dividing and reads
 // no page header. Filled by the first descent that finds the root resident,
 // verified and permanent (a mapped page, or an internal page of the cache:
 // its address holds for the database's life). Of racing first descents, the
@@ -55,6 +55,7 @@ struct alignas(64) RootHint {
   const std::byte* counts = nullptr;  // cumulative rows
   uint64_t first = 0, last = 0;       // the first and last separator
   uint32_t separators = 0;            // at least 2 when ready
+  uint32_t shift = 0;  // 1 when last - first needs 64 bits: offsets are halved, scale doubled
   double scale = 0;
   // The record size (key part and value) of the uniform leaf a point lookup
   // last found its key in, or 0 before one did: where a descent guesses the

@@ -104,7 +104,7 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_key_child(const RootHint& h, uint64_t x) noe
   if (y <= h.first) return 0;
   if (y > h.last) return h.separators;
   // first < y <= last, so the answer is in [1, separators - 1].
-  const double t = static_cast<double>(y - h.first) * h.scale;
+  const double t = static_cast<double>(static_cast<int64_t>((y - h.first) >> h.shift)) * h.scale;
   uint32_t g = static_cast<uint32_t>(t);
   g += static_cast<double>(g) < t;
   g = g < 1 ? 1 : (g > h.separators - 1 ? h.separators - 1 : g);
@@ -140,6 +140,18 @@ struct PrefixKeySearch {
   uint32_t fixed_part() const noexcept { return kFixedPart; }
   bool variable() const noexcept { return kVariable; }
 
+  // Prefetches what child(page) will read first of internal page `page`
+  // past its header: the first and last separators, from which it
+  // interpolates. For a batch, whose searches then find those lines arriving
+  // together.
+  DRYDB_ALWAYS_INLINE void prefetch_search(const std::byte* page) const noexcept {
+    const uint32_t n = load_u16(page + page::kCountOff);
+    if (n < 3) return;
+    const std::byte* seps = page + internal::prefixes_off(n);
+    __builtin_prefetch(seps);
+    __builtin_prefetch(seps + 8 * size_t{n - 2});
+  }
+
   // Prefetches what the search of child c of internal page `parent` will
   // read first: its header line and, for a leaf, the prefix-array line where
   // interpolation between the separators around c puts x (the child's entry
@@ -164,8 +176,9 @@ struct PrefixKeySearch {
         std::min<uint64_t>(load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1}),
                            db.page_size() / 8);
     if (hi <= lo || rows == 0) return;
-    const double t = static_cast<double>(x - lo) / static_cast<double>(hi - lo);
-    const uint64_t guess = std::min(static_cast<uint64_t>(t * static_cast<double>(rows)), rows - 1);
+    const uint32_t slots = static_cast<uint32_t>(rows);
+    const uint32_t guess =
+        std::min(static_cast<uint32_t>(fraction_of(x - lo, hi - lo) * slots), slots - 1);
     const uint64_t at = leaf::kHeaderSize + 8 * guess;
     db.prefetch_line(p, at - 64);  // at >= 32: a wrapped offset is past the page
     db.prefetch_line(p, at);
@@ -201,6 +214,10 @@ struct BytesSearch {
   }
   uint32_t fixed_part() const noexcept { return layout.fixed_part(); }
   bool variable() const noexcept { return layout.width == 0; }
+
+  // Nothing: a search of byte keys reads an internal page's prefix array
+  // where binary search takes it, which no guess places.
+  void prefetch_search(const std::byte*) const noexcept {}
 
   // Lines of a leaf's prefix array prefetched at most: a binary search over
   // up to this many lines then waits for about one miss instead of one per
@@ -301,8 +318,25 @@ struct PathFrame {
   h.first = first;
   h.last = last;
   h.separators = separators;
-  h.scale = static_cast<double>(separators - 1) / static_cast<double>(last - first);
+  // (y - first) >> shift fits an int64, whose conversion is one instruction.
+  h.shift = (last - first) >> 63;
+  h.scale = static_cast<double>(separators - 1) / static_cast<double>(last - first) *
+            (h.shift ? 2.0 : 1.0);
   h.state.store(RootHint::kReady, std::memory_order_release);
+}
+
+// Fills the root hint of `tree` (depth 2 or more) from its root page when
+// that page is permanent (fill_root_hint). false when the root cannot be
+// read: with CheckedPages, *err says why.
+template <class Pages>
+[[gnu::cold]] bool load_root_hint(const Pages& pages, const TreeRef& tree) {
+  PageSlot* root_pin;
+  const std::byte* p =
+      pages.page(tree, tree.desc->root, PageType::internal, tree.desc->depth - 1, &root_pin);
+  if (p == nullptr) return false;
+  if (root_pin == nullptr) fill_root_hint(tree, p);  // a permanent page
+  unpin(root_pin);
+  return true;
 }
 
 // Descends from the root to the leaf whose key range holds the search's key.
@@ -337,11 +371,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
           search.prefetch_child(pages.db, h.page, c, page, true,
                                 reads_value ? leaf_record_size_hint<Search>(tree) : 0);
       } else if (state == RootHint::kEmpty) [[unlikely]] {
-        PageSlot* root_pin;
-        const std::byte* p = pages.page(tree, page, PageType::internal, level, &root_pin);
-        if (p == nullptr) return nullptr;
-        if (root_pin == nullptr) fill_root_hint(tree, p);  // a permanent page
-        unpin(root_pin);
+        if (!load_root_hint(pages, tree)) return nullptr;
       }
     }
   }
@@ -507,19 +537,27 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
     }
   }
   for (; level > 0; --level) {
+    // Two passes: every key's page is fetched and the lines its search will
+    // read are prefetched, then every key is searched, so the searches' cache
+    // misses overlap across the batch instead of following each other.
+    const std::byte* inner[kProbeBatch];
+    PageSlot* inner_pins[kProbeBatch];
     for (uint32_t j = 0; j < n; ++j) {
       if (probes[j] != Probe::found) continue;
-      PageSlot* inner_pin;
-      const std::byte* p = db.try_fetch(page[j], PageType::internal, level, &inner_pin);
-      if (p == nullptr) {
+      inner[j] = db.try_fetch(page[j], PageType::internal, level, &inner_pins[j]);
+      if (inner[j] == nullptr) {
         probes[j] = Probe::slow;
         continue;
       }
-      const uint32_t c = searches[j].child(p);
-      page[j] = load_u64(p + internal::children_off() + 8 * size_t{c});
-      searches[j].prefetch_child(db, p, c, page[j], level == 1 && tree.prefetch_leaves,
+      if (tree.prefetch_leaves) searches[j].prefetch_search(inner[j]);
+    }
+    for (uint32_t j = 0; j < n; ++j) {
+      if (probes[j] != Probe::found) continue;
+      const uint32_t c = searches[j].child(inner[j]);
+      page[j] = load_u64(inner[j] + internal::children_off() + 8 * size_t{c});
+      searches[j].prefetch_child(db, inner[j], c, page[j], level == 1 && tree.prefetch_leaves,
                                  record_size);
-      unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
+      unpin(inner_pins[j]);  // internal pages are permanent; a no-op that keeps the contract
     }
   }
   for (uint32_t j = 0; j < n; ++j) {
@@ -577,9 +615,10 @@ DRYDB_ALWAYS_INLINE Search key_search_of(const TreeRef& tree, ByteView key) noex
 // rank_of() for two keys at once, their descents run side by side: a level
 // of both per step, so the cache misses of the two paths overlap instead of
 // following one another, and a page both paths cross is fetched once. Adds
-// to rank[k] the rows below key k and sets found[k]. Each child's first line
-// is prefetched as soon as its page number is known. Requires: the tree is
-// not empty.
+// to rank[k] the rows below key k and sets found[k]. In a tree whose
+// descents prefetch (TreeRef::prefetch_leaves), each child's first lines are
+// prefetched as soon as its page number is known, a leaf's as descend()
+// prefetches them. Requires: the tree is not empty.
 template <class Pages, class Search>
 DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
                                       const Search (&search)[2], uint64_t rank[2], bool found[2]) {
@@ -588,15 +627,16 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
   uint32_t level = d.depth - 1;
   if constexpr (Search::kUsesRootHint) {
     const RootHint& h = *tree.root_hint;
+    if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kEmpty) [[unlikely]] {
+      if (!load_root_hint(pages, tree)) return false;
+    }
     if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kReady) {
       for (int k = 0; k < 2; ++k) {
         const uint32_t c = search[k].child(h);
         if (c > 0) rank[k] += load_u64(h.counts + 8 * size_t{c - 1});
         page[k] = load_u64(h.children + 8 * size_t{c});
-        if (level == 1 && tree.prefetch_leaves)
-          search[k].prefetch_child(pages.db, h.page, c, page[k], true, 0);
-        else
-          pages.db.prefetch_line(pages.db.prefetch_address(page[k]), 0);
+        if (tree.prefetch_leaves)
+          search[k].prefetch_child(pages.db, h.page, c, page[k], level == 1, 0);
       }
       --level;
     }
@@ -618,10 +658,7 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
       const uint32_t n = load_u16(p[k] + page::kCountOff);
       if (c > 0) rank[k] += load_u64(p[k] + internal::counts_off(n) + 8 * size_t{c - 1});
       page[k] = load_u64(p[k] + internal::children_off() + 8 * size_t{c});
-      if (level == 1 && tree.prefetch_leaves)
-        search[k].prefetch_child(pages.db, p[k], c, page[k], true, 0);
-      else
-        pages.db.prefetch_line(pages.db.prefetch_address(page[k]), 0);
+      if (tree.prefetch_leaves) search[k].prefetch_child(pages.db, p[k], c, page[k], level == 1, 0);
     }
     unpin(pin[0]);
     unpin(pin[1]);

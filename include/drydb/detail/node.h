@@ -34,6 +34,21 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_lower_bound(const std::byte* prefixes, uint3
   return base + (load_be64(prefixes + 8 * size_t{base}) < x ? 1 : 0);
 }
 
+// offset / span as a double, for offset <= span and span > 0: the share of
+// a key range below a key, which interpolation multiplies by a slot count.
+// Both are converted as signed integers (one instruction each, where an
+// unsigned 64-bit conversion takes a branch and several), halved first only
+// when span needs all 64 bits, which moves the ratio by less than any guess
+// made from it can tell.
+DRYDB_ALWAYS_INLINE double fraction_of(uint64_t offset, uint64_t span) noexcept {
+  if (span >> 63) {
+    offset >>= 1;
+    span >>= 1;
+  }
+  return static_cast<double>(static_cast<int64_t>(offset)) /
+         static_cast<double>(static_cast<int64_t>(span));
+}
+
 // prefix_lower_bound for prefixes that are distinct integers in increasing
 // order (keys of a fixed width up to 8 bytes, whose prefix is the key). The
 // answer j then lies in [n-1 - (last - x), x - first]: a window of one slot
@@ -56,8 +71,7 @@ DRYDB_ALWAYS_INLINE uint32_t unique_prefix_lower_bound(const std::byte* prefixes
   if (hi - lo >= 8) {
     // keys[0] < x <= keys[n-1], so j is in [1, n-1]: on evenly spaced keys
     // it is ceil((n-1) * (x - first) / (last - first)), computed in double.
-    const double t =
-        static_cast<double>(below) / static_cast<double>(last - first) * static_cast<double>(n - 1);
+    const double t = fraction_of(below, last - first) * static_cast<double>(n - 1);
     uint32_t g = static_cast<uint32_t>(t);
     g += static_cast<double>(g) < t;
     g = g < lo ? lo : (g > hi ? hi : g);
