@@ -123,9 +123,12 @@ bool LineReader::next(std::string_view* line, uint64_t* line_number) {
   for (;;) {
     std::string_view d = in_.data();
     size_t nl = d.find('\n');
+    // Each fill adds a chunk behind what was searched already: search only that, so a long line
+    // from a pipe (a chunk per read) costs time in its length, not its square.
     while (nl == std::string_view::npos && in_.fill(line_ + 1)) {
+      const size_t searched = d.size();
       d = in_.data();
-      nl = d.find('\n');
+      nl = d.find('\n', searched);
     }
     // A fill that found the end may still have moved the buffer (grown, then read nothing).
     d = in_.data();
@@ -281,8 +284,13 @@ bool CsvReader::next(std::vector<std::string_view>* fields, uint64_t* line_numbe
     const Parse p = parse(d, &used, fields, &newlines, error, &bad_end);
     if (p == Parse::need_more) {
       error->clear();
-      if (!in_.fill(line_)) continue;  // now at eof: parse again knowing it
-      continue;
+      // Parsed again from the record's start: only once the buffer has doubled (or the input
+      // ended), so a long record from a pipe (a chunk per read) costs time in its length, not
+      // its square.
+      const size_t had = d.size();
+      while (in_.fill(line_) && in_.data().size() < 2 * had) {
+      }
+      continue;  // at eof too: parse again knowing it
     }
     // The limit, as for a line, leaves out the line break that ends the record.
     std::string_view record = d.substr(0, p == Parse::ok ? used : bad_end);

@@ -30,6 +30,19 @@ expect_status 0
 run drydb build m.drydb -i multi.csv -k k -v v -q --max-record $((${#record} - 1))
 expect_status 2
 expect_stderr_has "multi.csv:2: a record of more than $((${#record} - 1)) bytes"
+# From a pipe (a chunk per read), an endless line or CSV record is refused at the limit without
+# searching or parsing it again from its start after each read.
+run drydb build p.drydb -k id -q --max-record 1MiB < <(cat /dev/zero)
+expect_status 2
+expect_stderr <<END
+drydb: <stdin>:1: a record of more than 1048576 bytes (--max-record BYTES raises the limit)
+END
+run drydb build p.drydb --format csv --columns id,v -q --max-record 1MiB < <(cat /dev/zero)
+expect_status 2
+expect_stderr <<END
+drydb: <stdin>:1: a record of more than 1048576 bytes (--max-record BYTES raises the limit)
+END
+expect_true "nothing is written" test ! -e p.drydb
 # Units; a limit of nothing is bad usage.
 run drydb build k.drydb -i lines.jsonl -k id -q --max-record 1KiB
 expect_status 0
