@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <unordered_set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -139,9 +139,9 @@ struct TableRuntime {
   // The column list of a table of CSV/TSV records stored whole, whose values are rows.
   std::optional<RowColumns> columns;
   std::vector<std::unique_ptr<IndexRuntime>> indexes;  // stable: the index functions point here
-  // From a dump, for a table with indexes: its rows' keys, against which each index entry (which
-  // may come before or after its row) is checked once the input is read.
-  std::unordered_set<std::string> dump_row_keys;
+  // From a dump, for a table with indexes: the rows --skip-bad skipped after their key was read
+  // (key -> INPUT:LINE), whose index entries (before or after the row) are dropped.
+  std::unordered_map<std::string, std::string> skipped_dump_rows;
   uint64_t dump_rows = 0;  // the dump's rows of this table, bad ones too: what its end counts
   // Per row:
   std::string key_bytes, value_bytes;
@@ -663,16 +663,39 @@ Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
   return tables;
 }
 
+// The index key a dump's entry gives its row. The entries are counted as their rows use them:
+// at the table's last row, an entry no row used (its row was cut or edited out of the dump)
+// fails the build before its file is renamed into place, by a key of the wrong kind, which the
+// builder refuses; check_dump_index_entries then names the entry. So no row's key is kept.
+std::optional<IndexKey> dump_index_key(IndexRuntime& ix, const TableRuntime& t,
+                                       std::span<const std::byte> key) {
+  std::optional<IndexKey> out;
+  if (auto it = ix.dump_entries.find(std::string(as_text(key))); it != ix.dump_entries.end()) {
+    it->second.used = true;
+    ++ix.dump_entries_used;
+    out = make_index_key(ix.spec.encoding.kind(), it->second.index_key);
+  }
+  if (++ix.dump_rows_seen == t.builder->rows_appended() &&
+      ix.dump_entries_used != ix.dump_entries.size()) {
+    ix.dump_entry_unused = true;
+    if (ix.spec.encoding.kind() == KeyKind::bytes) return IndexKey(int64_t{0});
+    return IndexKey(std::string_view());
+  }
+  return out;
+}
+
 // Gives the builder each index's key function: index_key_of on the stored row.
 void add_index_key_functions(Tables& tables) {
   for (auto& t : tables.list) {
     for (auto& ix : t->indexes) {
-      const IndexRuntime* p = ix.get();
+      IndexRuntime* p = ix.get();
+      const TableRuntime* table = t.get();
       const KeyEncoding enc = t->encoding;
       t->builder->add_secondary_index(
           ix->spec.name, ix->spec.unique, ix->spec.encoding,
-          [p, enc](std::span<const std::byte> key,
-                   std::span<const std::byte> value) -> std::optional<IndexKey> {
+          [p, table, enc](std::span<const std::byte> key,
+                          std::span<const std::byte> value) -> std::optional<IndexKey> {
+            if (p->source == IndexSource::dump) return dump_index_key(*p, *table, key);
             std::optional<std::string> k;
             std::string err;
             // Every row was checked when it was read, by index_key_of_field on the same
@@ -737,16 +760,22 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
       input.bad_row("a dump index entry names no index of its table");
     } else if (!dump_key(d, "index_key", ix->spec.encoding, &ikey, &err)) {
       input.bad_row(err);
-    } else if (!ix->dump_entries.emplace(t.key_bytes, std::move(ikey)).second) {
+    } else if (!ix->dump_entries.emplace(t.key_bytes, IndexRuntime::DumpEntry{std::move(ikey)})
+                    .second) {
       input.bad_row("a second entry of one row in an index");
     }
     return false;
   }
+  // A row skipped (--skip-bad) once its key is known: its index entries are dropped.
+  auto skip_row = [&](const std::string& why) {
+    input.bad_row(why);
+    if (!t.indexes.empty()) t.skipped_dump_rows.emplace(t.key_bytes, input.where());
+    return false;
+  };
   const auto vm = d.member(0, "value");
   t.value_bytes.clear();
   if (!vm) {
-    input.bad_row("no 'value'");
-    return false;
+    return skip_row("no 'value'");
   }
   const JsonNode& v = d.node(*vm);
   if (v.type == JsonType::string) {
@@ -758,8 +787,7 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
     if (t.columns && d.node(*d.member(*vm, "msgpack")).type == JsonType::object) {
       std::string row;
       if (!map_to_row(t.value_bytes, *t.columns, as_bytes(t.key_bytes), &row, &err)) {
-        input.bad_row(err);
-        return false;
+        return skip_row(err);
       }
       t.value_bytes = std::move(row);
     }
@@ -767,15 +795,12 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
              b && d.node(*b).type == JsonType::string && from_base64(d.node(*b).text)) {
     t.value_bytes = *from_base64(d.node(*b).text);
   } else {
-    input.bad_row("'value' is not a string, {\"msgpack\": ...} or {\"base64\": ...}");
-    return false;
+    return skip_row("'value' is not a string, {\"msgpack\": ...} or {\"base64\": ...}");
   }
   if (t.encoding.kind() == KeyKind::bytes && t.key_bytes.size() > max_key) {
-    input.bad_row(fmt::format("key of {} bytes is over the limit", t.key_bytes.size()));
-    return false;
+    return skip_row(fmt::format("key of {} bytes is over the limit", t.key_bytes.size()));
   }
   t.builder->append(make_key(t.encoding.kind(), t.key_bytes), t.value_bytes);
-  if (!t.indexes.empty()) t.dump_row_keys.insert(t.key_bytes);
   return true;
 }
 
@@ -824,17 +849,29 @@ void check_dump_end(const InputReader& input, const Tables& tables) {
   }
 }
 
+// The index entries of the rows --skip-bad skipped, dropped with a warning.
+void drop_skipped_dump_rows_entries(Tables& tables, Progress& progress) {
+  for (const auto& t : tables.list)
+    for (const auto& [key, where] : t->skipped_dump_rows)
+      for (const auto& ix : t->indexes)
+        if (ix->dump_entries.erase(key))
+          progress.warn(fmt::format("dropped the entry of index '{}' for the row skipped at {}",
+                                    ix->spec.name, where));
+}
+
 // Every index entry of a dump belongs to a row of its table: an entry without one would be
-// dropped by the index function, which sees only rows, so the dump was cut or edited.
+// dropped by the index function, which sees only rows, so the dump was cut or edited. Checked
+// for a table without rows before the build, otherwise after a build that dump_index_key failed.
 void check_dump_index_entries(const Tables& tables, const std::string& out) {
   for (const auto& t : tables.list)
     for (const auto& ix : t->indexes)
-      for (const auto& [key, index_key] : ix->dump_entries)
-        if (!t->dump_row_keys.count(key))
-          fail(fmt::format(
-              "table '{}', index '{}': an entry for key '{}', which no row of the "
-              "dump has ({} not written)",
-              t->spec.name, ix->spec.name, display_key(t->encoding, as_bytes(key), false), out));
+      if (ix->dump_entry_unused || t->builder->rows_appended() == 0)
+        for (const auto& [key, entry] : ix->dump_entries)
+          if (!entry.used)
+            fail(fmt::format(
+                "table '{}', index '{}': an entry for key '{}', which no row of the "
+                "dump has ({} not written)",
+                t->spec.name, ix->spec.name, display_key(t->encoding, as_bytes(key), false), out));
 }
 
 // The key, value and index keys of one record in each table, checked: a
@@ -923,8 +960,10 @@ void write_database(DatabaseBuilder& builder, const Tables& tables, const InputR
   // interrupt now ends the process (the target is never half-written).
   catch_interrupts(false);
   if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.out));
-  if (auto st = builder.build_to_file(f.out); !st)
+  if (auto st = builder.build_to_file(f.out); !st) {
+    check_dump_index_entries(tables, f.out);  // a dump's unused index entry, named
     fail(fmt::format("{} not written: {}", f.out, st.error().message));
+  }
   const double secs = progress.elapsed();
   std::error_code ec;
   const auto size = std::filesystem::file_size(f.out, ec);
@@ -1085,6 +1124,7 @@ int BuildCommand::run() {
           fmt::format("{}: the dump ends without its end record: it is incomplete (a dump that "
                       "failed, or a cut file); {} not written",
                       source.name(), f.out));
+    drop_skipped_dump_rows_entries(tables, progress);
     check_dump_index_entries(tables, f.out);
   }
   write_database(builder, tables, input, rows, f, progress);

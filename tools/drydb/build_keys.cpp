@@ -114,7 +114,7 @@ bool index_key_of(const IndexRuntime& ix, KeyEncoding table_encoding, std::strin
   out->reset();
   if (ix.source == IndexSource::dump) {
     auto it = ix.dump_entries.find(std::string(key));
-    if (it != ix.dump_entries.end()) *out = it->second;
+    if (it != ix.dump_entries.end()) *out = it->second.index_key;
     return true;
   }
   Scalar s;

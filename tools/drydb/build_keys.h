@@ -36,8 +36,16 @@ struct IndexRuntime {
   IndexSource source = IndexSource::record;
   Column column;  // spec.column in the input (for CSV/TSV, with its position)
   uint32_t max_key = 0;
-  std::unordered_map<std::string, std::string> dump_entries;  // primary key -> index key
+  // From a dump: its entries by primary key, each marked used once the index function met its
+  // row (at build time, which counts the rows it saw and the entries they used).
+  struct DumpEntry {
+    std::string index_key;
+    bool used = false;
+  };
+  std::unordered_map<std::string, DumpEntry> dump_entries;
   uint64_t dump_records = 0;  // the dump's entries of this index, bad ones too
+  uint64_t dump_rows_seen = 0, dump_entries_used = 0;
+  bool dump_entry_unused = false;  // set at the table's last row: the build then fails
 };
 
 // The text of a scalar field (for byte keys, globs and messages), in *out

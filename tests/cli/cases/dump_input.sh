@@ -52,6 +52,22 @@ grep -v '^{"table":"data","key":"apple","value"' good.dump |
   sed "\$s/\"rows\":{\"data\":$rows}/\"rows\":{\"data\":$((rows - 1))}/" > orphan.dump
 expect_true "the row is gone, its entry stays" grep -q '"index":"kind","key":"apple"' orphan.dump
 refused orphan.dump "table 'data', index 'kind': an entry for key 'apple', which no row of the dump has"
+# With --skip-bad, a skipped row's index entries are dropped with a warning, whether they come
+# after the row or before it.
+sed 's/^{"table":"data","key":"apple","value":.*$/{"table":"data","key":"apple","value":5}/' \
+  good.dump > skipped.dump
+{ head -1 skipped.dump; grep '"index":' skipped.dump; grep -v '"index":' skipped.dump | tail -n +2; } > skipped_early.dump
+for f in skipped.dump skipped_early.dump; do
+  line=$(grep -n '"key":"apple","value":5' $f | cut -d: -f1)
+  run drydb build skipped.drydb -i $f -q --skip-bad
+  expect_status 0
+  expect_stderr_has "dropped the entry of index 'kind' for the row skipped at $f:$line"
+  run drydb count skipped.drydb
+  expect_stdout <<END
+$((rows - 1))
+END
+  rm -f skipped.drydb
+done
 # Entries may come before their rows.
 { head -1 good.dump; grep '"index":' good.dump; grep -v '"index":' good.dump | tail -n +2; } > early.dump
 run drydb build early.drydb -i early.dump -q
