@@ -11,21 +11,35 @@ extern "C" void on_interrupt(int) {
 }
 
 namespace {
-void set_action(int signal, bool on) {
-  struct sigaction sa {};
-  sa.sa_handler = on ? on_interrupt : SIG_DFL;
-  sigemptyset(&sa.sa_mask);
-  sigaction(signal, &sa, nullptr);
+// The action a signal had before the tool caught it, put back when it stops catching it: an
+// inherited SIG_IGN (`nohup`, a background job of a non-interactive shell) stays in force.
+struct Saved {
+  struct sigaction action {};
+  bool caught = false;
+};
+Saved g_sigint, g_sigterm;
+
+void set_action(int signal, Saved& saved, bool on) {
+  if (on == saved.caught) return;
+  if (on) {
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(signal, &sa, &saved.action);
+  } else {
+    sigaction(signal, &saved.action, nullptr);
+  }
+  saved.caught = on;
 }
 }  // namespace
 
 void catch_sigint(bool on) {
-  set_action(SIGINT, on);
+  set_action(SIGINT, g_sigint, on);
 }
 
 void catch_interrupts(bool on) {
-  set_action(SIGINT, on);
-  set_action(SIGTERM, on);
+  set_action(SIGINT, g_sigint, on);
+  set_action(SIGTERM, g_sigterm, on);
 }
 
 }  // namespace drydb::cli

@@ -3,6 +3,8 @@
 // libedit (BSD licence) through its readline-compatible interface; not GNU
 // readline, whose GPL would bind the binary.
 #include <editline/readline.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -330,13 +332,30 @@ std::vector<Token> split_command_line(const std::string& line) {
 
 namespace {
 // readline's input: a byte of stdin, or -1 (readline then returns nullptr) at its end, on an
-// error, or when SIGINT interrupted the read.
+// error, or once SIGINT came. SIGINT is blocked while the flag is looked at and let in only while
+// ppoll waits, so a signal that comes outside the wait (readline busy, or between two reads) also
+// cancels the line, instead of setting the flag unseen until Enter throws the next line away.
 int getc_or_cancel(FILE*) {
-  unsigned char c;
+  sigset_t sigint, mask;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
   for (;;) {
+    sigprocmask(SIG_BLOCK, &sigint, &mask);
+    if (g_interrupted) {
+      sigprocmask(SIG_SETMASK, &mask, nullptr);
+      return -1;
+    }
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    const int ready = ::ppoll(&p, 1, nullptr, &mask);
+    sigprocmask(SIG_SETMASK, &mask, nullptr);
+    if (ready < 0) {
+      if (errno == EINTR) continue;  // the flag is looked at first
+      return -1;
+    }
+    unsigned char c;
     const ssize_t n = ::read(STDIN_FILENO, &c, 1);
     if (n == 1) return c;
-    if (n < 0 && errno == EINTR && !g_interrupted) continue;
+    if (n < 0 && errno == EINTR) continue;
     return -1;
   }
 }

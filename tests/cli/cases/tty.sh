@@ -77,7 +77,9 @@ status=$?
 trap - PIPE
 last="a session given Ctrl-C at its prompt"
 expect_status 0
+# `get app` would print (nil) (or an error): neither appears.
 expect_true "the cancelled line did not run" test "${screen//Error/}" = "$screen"
+expect_true "the cancelled line printed nothing" test "${screen//(nil)/}" = "$screen"
 expect_true "the cancelled line is not in the history" test "$(grep -c app "$history")" = 0
 expect_true "the history ends with the lines that ran" \
   test "$(tail -n 2 "$history" | tr '\n' ' ')" = "count quit "
