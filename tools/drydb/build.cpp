@@ -401,9 +401,11 @@ class InputReader {
  private:
   // The record's fields, each {"base64":...} or {"msgpack":...} form replaced
   // by the bytes it stands for (render.h, decoded_field: what the row outputs
-  // write for bytes that are not text). The header is read from fields_.
+  // write for bytes that are not text), and as read, for records stored as
+  // MessagePack. The header is read from fields_.
   void set_csv_fields() {
     decoded_.resize(fields_.size());
+    csv_record_.text_fields = fields_;
     csv_record_.fields = fields_;
     for (size_t i = 0; i < fields_.size(); ++i)
       if (decoded_field(fields_[i], &decoded_[i])) csv_record_.fields[i] = decoded_[i];

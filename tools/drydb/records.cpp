@@ -18,33 +18,37 @@ bool CsvRecord::raw(const Column& c, std::string* out) const {
 
 void CsvRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
   uint32_t n = 0;
-  for (auto f : fields)
+  for (auto f : text_fields)
     n += !(omit_empty && f.empty());
   w.map_header(n);
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (omit_empty && fields[i].empty()) continue;
+  for (size_t i = 0; i < text_fields.size(); ++i) {
+    if (omit_empty && text_fields[i].empty()) continue;
     w.str((*header)[i]);
-    w.str(fields[i]);
+    w.str(text_fields[i]);
   }
 }
 
 void CsvRecord::to_row(MsgpackWriter& w, bool omit_empty, size_t key_position,
                        std::string_view key_text) const {
-  size_t n = fields.size();
-  while (n > 0 && omit_empty && fields[n - 1].empty() && n - 1 != key_position)
+  size_t n = text_fields.size();
+  while (n > 0 && omit_empty && text_fields[n - 1].empty() && n - 1 != key_position)
     --n;
   w.array_header(static_cast<uint32_t>(n));
   for (size_t i = 0; i < n; ++i) {
-    if (i == key_position ? fields[i] == key_text : omit_empty && fields[i].empty())
+    if (i == key_position ? text_fields[i] == key_text : omit_empty && text_fields[i].empty())
       w.nil();
     else
-      w.str(fields[i]);
+      w.str(text_fields[i]);
   }
 }
 
 Scalar CsvRecord::stored_field(const Column& c, bool omit_empty) const {
-  if (c.position >= fields.size() || (omit_empty && fields[c.position].empty())) return {};
-  return field(c);
+  if (c.position >= text_fields.size() || (omit_empty && text_fields[c.position].empty()))
+    return {};
+  Scalar s;
+  s.kind = Scalar::string;
+  s.s = text_fields[c.position];
+  return s;
 }
 
 // ---- JSON ---------------------------------------------------------------------------------------

@@ -39,7 +39,10 @@ class Record {
 class CsvRecord : public Record {
  public:
   const std::vector<std::string>* header = nullptr;
-  std::vector<std::string_view> fields;
+  // The fields with each {"base64":...} or {"msgpack":...} form decoded (what
+  // field() and raw() give: a key, a --value), and as read: a record stored as
+  // MessagePack (to_msgpack, to_row, stored_field) holds the text.
+  std::vector<std::string_view> fields, text_fields;
 
   Scalar field(const Column& c) const override;
   bool raw(const Column& c, std::string* out) const override;

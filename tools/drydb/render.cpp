@@ -85,20 +85,23 @@ bool decoded_field(std::string_view field, std::string* out) {
   static JsonDocument doc;  // one parser for every field of a build
   if (!doc.parse(field) || doc.root().type != JsonType::object || doc.root().size != 1)
     return false;
+  // Only the exact text delimited_bytes writes is a form: another spelling of one (spaces, a
+  // different JSON for the same MessagePack, base64 the output would not write) is text.
+  std::string bytes, canonical;
   if (const auto b = doc.member(0, "base64")) {
     if (doc.node(*b).type != JsonType::string) return false;
     auto decoded = from_base64(doc.node(*b).text);
     if (!decoded) return false;
-    *out = std::move(*decoded);
-    return true;
-  }
-  if (const auto m = doc.member(0, "msgpack")) {
-    out->clear();
-    MsgpackWriter w(out);
+    bytes = std::move(*decoded);
+  } else if (const auto m = doc.member(0, "msgpack")) {
+    MsgpackWriter w(&bytes);
     json_to_msgpack(doc, *m, w);
-    return true;
+  } else {
+    return false;
   }
-  return false;
+  if (delimited_bytes(bytes) != field) return false;
+  *out = std::move(bytes);
+  return true;
 }
 
 void write_out(std::FILE* out, std::string_view s) {

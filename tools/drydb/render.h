@@ -41,8 +41,9 @@ void append_delimited_field(std::string& out, std::string_view field, char delim
 // that a form always stands for bytes and decoded_field gives them back.
 std::string delimited_bytes(std::string_view bytes);
 // A CSV/TSV field of `drydb build`'s input: the bytes {"base64":"..."} or
-// {"msgpack":JSON} stands for (a JSON object with that one member), in *out;
-// false (and *out untouched) for any other field, which is text.
+// {"msgpack":JSON} stands for, in *out, when the field is exactly what
+// delimited_bytes writes for them (no other spacing or spelling); false (and
+// *out untouched) for any other field, which is text.
 bool decoded_field(std::string_view field, std::string* out);
 
 struct RowStyle {

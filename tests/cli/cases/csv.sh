@@ -44,7 +44,7 @@ for format in csv tsv; do
 done
 expect_true "the original has 7 rows" test "$(wc -l < want.jsonl)" -eq 7
 
-# A form in any column of a CSV input is the bytes it stands for; other text is text.
+# A form in the key or --value column of a CSV input is the bytes it stands for; other text is text.
 printf 'k,v\n"{""base64"":""%s""}",x\nplain,"{""base64"":""not base64""}"\n' "$(b64 '\xfe')" > in.csv
 run drydb build in.drydb -i in.csv -k k -v v -q
 expect_status 0
@@ -52,4 +52,22 @@ run drydb scan in.drydb -f jsonl
 expect_stdout <<END
 {"key":"plain","value":"{\"base64\":\"not base64\"}"}
 {"key":{"base64":"$(b64 '\xfe')"},"value":"x"}
+END
+
+# Only the exact text the output writes is a form (not the same object spaced otherwise), and a
+# record stored as MessagePack (--msgpack, the default without --value) keeps every field's text.
+printf 'k,v\na,"{""base64"":""/w==""}"\nb,"{ ""base64"":""/w==""}"\n' > forms.csv
+run drydb build forms_value.drydb -i forms.csv -k k -v v -q
+expect_status 0
+run drydb scan forms_value.drydb -f jsonl
+expect_stdout <<'END'
+{"key":"a","value":{"base64":"/w=="}}
+{"key":"b","value":"{ \"base64\":\"/w==\"}"}
+END
+run drydb build forms_msgpack.drydb -i forms.csv -k k -q
+expect_status 0
+run drydb scan forms_msgpack.drydb -f jsonl
+expect_stdout <<'END'
+{"key":"a","value":{"msgpack":{"k":"a","v":"{\"base64\":\"/w==\"}"}}}
+{"key":"b","value":{"msgpack":{"k":"b","v":"{ \"base64\":\"/w==\"}"}}}
 END
