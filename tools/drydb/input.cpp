@@ -25,10 +25,12 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 CLI::Option* add_max_record_option(CLI::App* cmd, size_t* max_record, const char* what) {
   return cmd
-      ->add_option("--max-record", *max_record,
-                   fmt::format("Refuse {} longer than this many bytes (64MiB by default; "
-                               "KiB, MiB, GiB may follow the number)",
-                               what))
+      ->add_option(
+          "--max-record", *max_record,
+          fmt::format(
+              "Refuse {} longer than this many bytes (64MiB by default; "
+              "a unit such as KiB, MiB, GiB, TiB may follow the number; all are powers of 1024)",
+              what))
       ->transform(CLI::AsSizeValue(false))
       ->check(
           [](const std::string& bytes) -> std::string {
