@@ -38,17 +38,27 @@ struct BuildOptions {
 
 // How a file's bytes are reached.
 //
-// A mapped file must not be rewritten in place while open (a `cp` over it, say):
-// pages are checked once, on first touch, and then trusted. Replace files by
-// rename (build_to_file does), which leaves the open mapping on the old file;
-// or use pread for files that others may write.
+// mmap maps the file as it is. A mapped file must not be truncated or
+// rewritten in place while open (a `truncate`, a `cp` over it): touching a
+// page past a new, shorter end raises SIGBUS, which kills the process, and a
+// page changed in place may return the changed bytes (pages are checked once,
+// on first touch, and then trusted), as with LMDB and SQLite's mmap mode.
+// drydb installs no signal handler: a library cannot own the process's
+// SIGBUS. Replace files by rename (build_to_file does), which leaves the open
+// mapping on the old file. Where the file cannot be trusted to stay put (others
+// may write it, a tool reading whatever it is pointed at), use pread, or copy
+// the file first: a read past a new end is then errc::truncated, a failed
+// read errc::io_error, a changed page not yet checked errc::corruption, never
+// a crash (docs/errors.md, "Changing a file under an open database").
 enum class StorageKind : uint8_t {
   mmap,   // map the file; unfiltered pages are read in place, no copy, no cache
           // (filtered pages are decoded from the mapping into the page cache)
-  pread,  // positional reads into the page cache
+  pread,  // positional reads into the page cache; safe when the file changes
 };
 
 struct OpenOptions {
+  // mmap (the default) is the fastest, but a file truncated in place under it
+  // kills the reader with SIGBUS; pread never does (see StorageKind).
   StorageKind storage = StorageKind::mmap;
   // Bound on the bytes of leaf and overflow pages the cache holds (pread and
   // custom storage). Internal pages are not counted: they stay resident for

@@ -64,6 +64,10 @@ void build_file(const DbModel& m, const std::filesystem::path& path) {
   ASSERT_TRUE(st) << st.error().to_string();
 }
 
+std::string as_text(std::span<const std::byte> b) {
+  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
 const char* kind_name(StorageKind k) {
   return k == StorageKind::mmap ? "mmap" : "pread";
 }
@@ -258,6 +262,66 @@ TEST(ReadOnlyDeploy, RenameOverAnOpenFileKeepsTheOldVersion) {
   expect_database_correct(*gone, v1, 1000);
   expect_database_correct(*fresh, v2, 1000);  // still the version it opened
   EXPECT_EQ(ReadOnlyDatabase::open(path).code(), errc::io_error);
+}
+
+// ---- a file cut in place under a reader ------------------------------------------------------
+
+// A file truncated in place while a pread database reads it (what a `truncate` or an
+// interrupted `cp` over it does): pages read before the cut keep answering, every read of a
+// page past the new end reports errc::truncated (never a crash, never a wrong row), verify()
+// reports it, and opening the cut file again is refused. Through mmap the same cut would raise
+// SIGBUS on first touch of a cut page (docs/errors.md).
+TEST(ReadOnlyDeploy, TruncatedUnderAPreadReaderReportsTruncated) {
+  TempDir dir;
+  const auto path = dir / "db.drydb";
+  const int rows = 3000;
+  const DbModel m = make_model(1, rows);
+  build_file(m, path);
+  const uint64_t full = std::filesystem::file_size(path);
+  // A cache of 4 pages: nearly every page is read from the file when first reached.
+  auto db =
+      ReadOnlyDatabase::open(path, {.storage = StorageKind::pread, .page_cache_bytes = 4 * 512});
+  ASSERT_TRUE(db);
+  auto t = db->table("t");
+  ASSERT_TRUE(t);
+  drydb::Cursor c = t->cursor();
+  ASSERT_TRUE(c.first());
+  const auto& want = m.tables[0].rows;
+  auto it = want.begin();
+  int read = 0;
+  for (; read < 100; ++read, ++it) {
+    ASSERT_TRUE(c.valid()) << c.status().error().to_string();
+    ASSERT_EQ(as_text(c.key()), it->first);
+    c.next();
+  }
+  // Cut the file to its first 16 pages: the rows read so far lie in them, most do not.
+  const uint64_t cut = 16 * 512;
+  ASSERT_LT(cut * 4, full);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(cut)), 0);
+  ::close(fd);
+
+  // The scan goes on until it reaches a page past the cut, then stops with `truncated`; every
+  // row it returned is the right one.
+  for (; c.valid(); c.next(), ++it, ++read) {
+    ASSERT_NE(it, want.end());
+    ASSERT_EQ(as_text(c.key()), it->first);
+  }
+  EXPECT_LT(read, rows);
+  ASSERT_FALSE(c.status());
+  EXPECT_EQ(c.status().code(), errc::truncated) << c.status().error().to_string();
+
+  // A get of the last key (its leaf is past the cut) and verify() say the same; a get whose
+  // pages lie before the cut, once re-read from the file, still answers.
+  const auto last = t->get(std::prev(want.end())->first);
+  EXPECT_EQ(last.code(), errc::truncated);
+  const auto first = t->get(want.begin()->first);
+  ASSERT_TRUE(first) << first.error().to_string();
+  const auto checked = db->verify();
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.code(), errc::truncated) << checked.error().to_string();
+  EXPECT_EQ(ReadOnlyDatabase::open(path, {.storage = StorageKind::pread}).code(), errc::truncated);
 }
 
 }  // namespace
