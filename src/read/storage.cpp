@@ -50,7 +50,9 @@ status pread_exact(int fd, uint64_t size, uint64_t offset, std::span<std::byte> 
         ::pread(fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return detail::io_error("read failed", errno);
-    if (n == 0) return Error(errc::truncated, "the file ended during a read");
+    if (n == 0)
+      return Error(errc::truncated,
+                   "the file ended during a read: it is shorter than when it was opened");
     done += static_cast<size_t>(n);
   }
   return {};

@@ -311,6 +311,8 @@ TEST(ReadOnlyDeploy, TruncatedUnderAPreadReaderReportsTruncated) {
   EXPECT_LT(read, rows);
   ASSERT_FALSE(c.status());
   EXPECT_EQ(c.status().code(), errc::truncated) << c.status().error().to_string();
+  EXPECT_NE(c.status().error().message.find("shorter than when it was opened"), std::string::npos)
+      << c.status().error().message;
 
   // A get of the last key (its leaf is past the cut) and verify() say the same; a get whose
   // pages lie before the cut, once re-read from the file, still answers.
