@@ -123,6 +123,12 @@ int run(int argc, char** argv) {
       "flags; docs/cli.md for all of them.\nExit status: 0 success, 1 not found (get), 2 "
       "any error, bad usage included.");
   QueryFlags q;
+  // Global: before or after the command (subcommands pass options they do not know to the app).
+  bool mmap = false;
+  app.add_flag("--mmap", mmap,
+               "Read database files mapped (faster; a file truncated under a running command "
+               "then kills it with SIGBUS)");
+  app.fallthrough();
 
   auto* shell = app.add_subcommand("shell", "Interactive session on a database (also: drydb FILE)");
   add_file(shell, q);
@@ -189,19 +195,24 @@ int run(int argc, char** argv) {
 
   // `drydb FILE [...]` is `drydb shell FILE [...]`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
+  // The first word after the global flags.
+  size_t first = 0;
+  while (first < args.size() && args[first] == "--mmap")
+    ++first;
+  if (first < args.size() && !args[first].empty() && args[first][0] != '-') {
+    const std::string& word = args[first];
     std::set<std::string> names;
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
       names.insert(sub->get_name());
-    if (!names.count(args[0])) {
+    if (!names.count(word)) {
       // A word that names no file but is a command's near miss is a mistyped command, not a
       // database to open a session on.
       std::error_code ec;
-      if (!std::filesystem::exists(args[0], ec))
+      if (!std::filesystem::exists(word, ec))
         for (const std::string& name : names)
-          if (edit_distance(args[0], name) <= std::min<size_t>(2, name.size() / 2))
-            fail_usage(fmt::format("unknown command '{}'; did you mean '{}'?", args[0], name));
-      args.insert(args.begin(), "shell");
+          if (edit_distance(word, name) <= std::min<size_t>(2, name.size() / 2))
+            fail_usage(fmt::format("unknown command '{}'; did you mean '{}'?", word, name));
+      args.insert(args.begin() + static_cast<std::ptrdiff_t>(first), "shell");
     }
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes them reversed
@@ -219,6 +230,7 @@ int run(int argc, char** argv) {
     return kExitUsage;
   }
 
+  use_mapped_reads(mmap);
   const Format format = parse_format(q.format);
   if (shell->parsed()) return run_shell({q.file, q.table, q.echo, q.max_line});
   if (build.subcommand()->parsed()) return build.run();

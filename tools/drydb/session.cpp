@@ -78,7 +78,14 @@ std::string ratio(uint64_t unpacked, uint64_t stored) {
   return fmt::format("{:.2f}", static_cast<double>(unpacked) / static_cast<double>(stored));
 }
 
+// open_database's storage: --mmap.
+bool mapped_reads = false;
+
 }  // namespace
+
+void use_mapped_reads(bool mapped) {
+  mapped_reads = mapped;
+}
 
 ReadOnlyDatabase open_database(const std::string& path) {
   // The library reports a missing file as an io_error; say it the usual way.
@@ -86,7 +93,15 @@ ReadOnlyDatabase open_database(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0)
     fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) fail(fmt::format("cannot open '{}': it is a directory", path));
-  auto db = ReadOnlyDatabase::open(path);
+  // pread unless --mmap: the tool reads whatever file it is pointed at, and a file truncated in
+  // place under a mapping kills the process with SIGBUS, where pread reports errc::truncated (exit
+  // 2 with a message). The cache bounds the tool's memory on files of any size; 64 MiB (16,384
+  // pages of 4 KiB, beside the internal pages, which stay resident uncounted) holds the working
+  // set of a session's repeated gets and ranges, and a scan or dump, which reads each leaf once,
+  // runs as fast through any cache size.
+  auto db = ReadOnlyDatabase::open(
+      path, {.storage = mapped_reads ? StorageKind::mmap : StorageKind::pread,
+             .page_cache_bytes = size_t{64} << 20});
   if (!db) {
     // The library's messages about the file name it already.
     const std::string& m = db.error().message;

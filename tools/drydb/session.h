@@ -81,4 +81,8 @@ class Session {
 // Opens a database for the tool: a CliError naming the file when it fails.
 ReadOnlyDatabase open_database(const std::string& path);
 
+// How open_database reads files from then on: through pread and a page cache (the default), or
+// mapped (`--mmap`). See open_database for why pread is the default.
+void use_mapped_reads(bool mapped);
+
 }  // namespace drydb::cli
