@@ -10,7 +10,8 @@
 #   expect_stdout_has S  its stdout contains S;  expect_stderr_has S  its stderr contains S
 #   expect_no_stdout     its stdout is empty
 #   expect_true WHAT CMD...   CMD succeeds (WHAT says what is checked)
-#   skip WHY             ends the case as skipped (exit 77, which ctest reports as skipped): for a
+#   skip WHY             ends the case as skipped (exit 77, which ctest reports as skipped; a case
+#                        whose checks failed before it fails instead): for a
 #                        helper program or data file the machine lacks
 # `drydb` runs the binary under test; $DATA is tests/cli/data. A case fails when any check does.
 set -u
@@ -83,6 +84,10 @@ expect_true() {
 }
 
 skip() {
+  if [ "$failures" -ne 0 ]; then  # a skip after failed checks must not hide them
+    echo "$(basename "$CASE"): $failures of $checks checks failed, then skipped: $1"
+    exit 1
+  fi
   echo "$(basename "$CASE"): skipped: $1"
   exit 77
 }
