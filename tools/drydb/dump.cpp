@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "common.h"
 #include "drydb/index.h"
 #include "inspect.h"
@@ -31,8 +33,10 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
   if (names.empty()) {
     tables = db.tables();
   } else {
-    for (const auto& n : names)
-      tables.push_back(check(db.table(n)));
+    for (size_t i = 0; i < names.size(); ++i)  // a table named twice is dumped once
+      if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) ==
+          names.begin() + static_cast<std::ptrdiff_t>(i))
+        tables.push_back(check(db.table(names[i])));
   }
 
   std::string line =

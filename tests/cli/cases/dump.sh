@@ -33,6 +33,11 @@ expect_stdout <<'EOF'
 {"table":"prices","key":300,"value":"cherry"}
 {"drydb_dump_end":{"rows":{"prices":7},"index_entries":{"prices":{}}}}
 EOF
+cp "$OUT" prices.dump
+# A table named twice is dumped once, so the dump builds back.
+run drydb dump items.drydb -t prices -t prices
+expect_status 0
+expect_true "-t prices -t prices dumps what -t prices does" cmp prices.dump "$OUT"
 
 # Compressed files keep their filters and page size.
 seq 1 2000 | awk '{printf "{\"id\":%d,\"name\":\"row %d\",\"group\":\"g%d\"}\n", $1, $1, $1 % 7}' > n.jsonl
