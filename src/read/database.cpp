@@ -514,6 +514,9 @@ result<IndexRange> SecondaryIndex::prefix(std::span<const std::byte> prefix,
   // non-unique tree key starts with the index key as is.
   detail::TreeKeyBuffer buf;
   const uint32_t width = tree_->encoding.fixed_width();
+  // Index keys of a fixed width are never longer than it; a non-unique tree
+  // key goes on with the row's rank, whose bytes a longer prefix must not match.
+  if (width != 0 && prefix.size() > width) return IndexRange();
   const bool escaped = !unique() && width == 0;
   std::byte* p = buf.reserve(escaped ? detail::index_group_size(prefix, 0) : prefix.size() + 1);
   size_t n =

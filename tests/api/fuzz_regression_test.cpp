@@ -11,6 +11,9 @@
 //   open/leaf-record-offset-past-last: a leaf's record offsets rose past its last offset, and
 //   the page check read a key length past the page before it failed the record; now an offset
 //   past the last one is corruption before the record is read.
+//   build/prefix_longer_than_a_fixed_width_index: a prefix query longer than the width of a
+//   non-unique index of fixed-width keys matched the rank bytes its tree keys go on with (seven
+//   entries of key 00 00 00 for the prefix of five zero bytes); now such a prefix matches nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
