@@ -38,8 +38,8 @@ class AsyncHub;
 // The root page of a prefix-key tree (fixed key widths up to 8), decoded for
 // every descent by key (descent.h): where its arrays are, its first and last
 // separators, and the interpolation's scale, (separators - 1) / (last -
-// first) (times 2^shift), so that choosing a child multiplies instead of dividing and reads
-// no page header. Filled by the first descent that finds the root resident,
+// first) (times 2^shift), so that choosing a child multiplies instead of
+// dividing and reads no page header. Filled by the first descent that finds the root resident,
 // verified and permanent (a mapped page, or an internal page of the cache:
 // its address holds for the database's life). Of racing first descents, the
 // one that claims the hint (kEmpty -> kFilling) fills it and publishes it

@@ -627,10 +627,12 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
   uint32_t level = d.depth - 1;
   if constexpr (Search::kUsesRootHint) {
     const RootHint& h = *tree.root_hint;
-    if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kEmpty) [[unlikely]] {
+    int state = h.state.load(std::memory_order_acquire);
+    if (level > 0 && state == RootHint::kEmpty) [[unlikely]] {
       if (!load_root_hint(pages, tree)) return false;
+      state = h.state.load(std::memory_order_acquire);
     }
-    if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kReady) {
+    if (level > 0 && state == RootHint::kReady) {
       for (int k = 0; k < 2; ++k) {
         const uint32_t c = search[k].child(h);
         if (c > 0) rank[k] += load_u64(h.counts + 8 * size_t{c - 1});
