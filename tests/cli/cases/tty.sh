@@ -2,11 +2,14 @@
 # history kept in $XDG_STATE_HOME/drydb/history (else ~/.local/state/drydb/history), recalled by
 # the next session with the up arrow.
 command -v script >/dev/null || skip "script(1) is missing: the terminal session is not tested"
+# script(1) runs its command through $SHELL -c; `exec` puts drydb in that shell's place. A shell
+# left waiting (dash, /bin/sh on Debian) gets the terminal's Ctrl-C too and, once drydb has
+# carried on and exited 0, ends itself by SIGINT: the session would seem to exit 130.
 run drydb build items.drydb -i "$DATA/items.jsonl" -q --table items --key id \
   --table prices --key price --key-encoding int64 --value id
 
 session() {  # INPUT: runs a session on a pseudo-terminal, typing INPUT
-  run timeout 30 script -qec "$DRYDB items.drydb" /dev/null < <(printf "$1")
+  run timeout 30 script -qec "exec $DRYDB items.drydb" /dev/null < <(printf "$1")
 }
 
 session 'count\nuse prices\nget 120\nquit\n'
@@ -29,13 +32,13 @@ expect_status 0
 expect_stdout_has "Switched to table: prices"
 
 # Without XDG_STATE_HOME the history goes to ~/.local/state/drydb/history.
-run env -u XDG_STATE_HOME timeout 30 script -qec "$DRYDB items.drydb" /dev/null < <(printf 'tables\nquit\n')
+run env -u XDG_STATE_HOME timeout 30 script -qec "exec $DRYDB items.drydb" /dev/null < <(printf 'tables\nquit\n')
 expect_status 0
 expect_true "the fallback history file" grep -q tables "$HOME/.local/state/drydb/history"
 
 # drydb build on a terminal draws a live bar on stderr: percentage, MB read of the total, rows/s.
 seq 1 100000 | awk '{printf "{\"id\":%d,\"name\":\"row %d\"}\n", $1, $1}' > big.jsonl
-run timeout 60 script -qec "$DRYDB build bar.drydb -i big.jsonl -k id --key-encoding int64 --progress-every 0" /dev/null
+run timeout 60 script -qec "exec $DRYDB build bar.drydb -i big.jsonl -k id --key-encoding int64 --progress-every 0" /dev/null
 expect_status 0
 expect_stdout_has "drydb build: wrote bar.drydb: 1 table, 100,000 rows"
 expect_true "a bar is drawn and redrawn in place" grep -q $'\r *[0-9]*% \\[#*\\.*\\] [0-9,]* rows, .* of .* read, [0-9,]* rows/s' "$OUT"
@@ -45,7 +48,7 @@ expect_true "a bar is drawn and redrawn in place" grep -q $'\r *[0-9]*% \\[#*\\.
 # a bounded wait), so the line is in libedit's hands when Ctrl-C comes.
 mkfifo keys.fifo screen.fifo
 trap '' PIPE  # a session that ended early fails the waits below, not the case's shell
-timeout 60 script -qefc "$DRYDB items.drydb" /dev/null < keys.fifo > screen.fifo &
+timeout 60 script -qefc "exec $DRYDB items.drydb" /dev/null < keys.fifo > screen.fifo &
 session_pid=$!
 exec 3>keys.fifo 4<screen.fifo
 screen=""
