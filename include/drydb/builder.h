@@ -32,13 +32,19 @@ class BuilderState;
 struct TableState;
 }  // namespace detail
 
-// A secondary index's key for one row, or std::nullopt to leave the row out
-// of the index (a sparse index). `key` is the row's encoded primary key (for
-// int64 tables: 8 bytes big-endian with the sign bit flipped, see
-// int64_to_ordered), `value` its value. Called once per row at build time, in
-// primary-key order, from the thread that builds.
-using IndexKeyFunction = std::function<std::optional<IndexKey>(std::span<const std::byte> key,
-                                                               std::span<const std::byte> value)>;
+// A secondary index's key for one row: a key, std::nullopt to leave the row
+// out of the index (a sparse index), or an Error, which fails the build: its
+// code is build_to_*'s, its message follows the table, index and row it came
+// from. (A function that cannot compute a key, such as a Python callable that
+// raised, says so this way; returning a key of the wrong kind would be
+// reported as errc::wrong_key_type instead.) `key` is the row's encoded
+// primary key (for int64 tables: 8 bytes big-endian with the sign bit
+// flipped, see int64_to_ordered), `value` its value. Called once per row at
+// build time, in primary-key order, from the thread that builds. A function
+// that returns std::optional<IndexKey> (or anything an IndexKey is made from)
+// converts to this type.
+using IndexKeyFunction = std::function<result<std::optional<IndexKey>>(
+    std::span<const std::byte> key, std::span<const std::byte> value)>;
 
 class TableBuilder {
  public:

@@ -773,16 +773,18 @@ struct MsgpackBuildState {
       why = Error(errc::out_of_memory, "could not be decoded: out of memory");
     }
     row.reset();
+    decode_error = Error(why->code, "the value " + why->message);
     why->message = "table '" + std::string(table) + "' (index '" + std::string(index) +
                    "'): the value of key '" + encoding.format(key) + "' " + why->message;
     fail(std::move(*why));
     return nullptr;
   }
+  Error decode_error;  // why decode() last failed, without the table, index and key
 };
 
 // A key of the wrong kind for `encoding`: the core builder refuses it with
-// errc::wrong_key_type, which makes the whole build fail. (TableBuilder has no
-// call that records an error of the caller's own.)
+// errc::wrong_key_type, which makes the whole build fail: how append() fails
+// it (TableBuilder has no call that records an error of the caller's own).
 inline Key msgpack_poison_key(KeyEncoding encoding) noexcept {
   if (encoding.kind() == KeyKind::bytes) return Key(int64_t{0});
   return Key(std::string_view());
@@ -842,9 +844,10 @@ class MsgpackTableBuilder {
   // share the decoded row, and once more per row for each other handle's.
   //
   // If a row does not decode as T (a raw append of other bytes to this table)
-  // or the function throws, the build fails (with errc::wrong_key_type, the
-  // only way an index function can fail a build for now) and status() holds
-  // the decode error, naming the table, index and row.
+  // or the function throws, the build fails with that error (errc::corruption
+  // for a value that does not decode, errc::invalid_argument for a function
+  // that threw; see IndexKeyFunction) and status() holds it, naming the
+  // table, index and row.
   template <MsgpackIndexFunction<T> F>
   MsgpackTableBuilder& add_secondary_index(std::string_view name, bool unique, KeyEncoding encoding,
                                            F index_key) {
@@ -852,29 +855,28 @@ class MsgpackTableBuilder {
         name, unique, encoding,
         [state = state_, fn = std::move(index_key), builder = table_,
          table = std::string(table_->name()), table_encoding = table_->encoding(),
-         index = std::string(name),
-         encoding](std::span<const std::byte> key,
-                   std::span<const std::byte> value) mutable -> std::optional<IndexKey> {
+         index = std::string(name)](std::span<const std::byte> key, std::span<const std::byte> value)
+            mutable -> result<std::optional<IndexKey>> {
           const T* row = state->decode(
               table,
               detail::MsgpackColumns{builder->columns(), builder->key_column(), table_encoding},
               index, key, value);
-          if (row == nullptr) return IndexKey(detail::msgpack_poison_key(encoding));
+          if (row == nullptr) return state->decode_error;
+          std::string why = "the function threw";
           try {
             if constexpr (std::invocable<F&, std::span<const std::byte>, const T&>)
               return std::optional<IndexKey>(fn(key, *row));
             else
               return std::optional<IndexKey>(fn(*row));
           } catch (const std::exception& e) {
-            state->fail(Error(errc::invalid_argument,
-                              "table '" + table + "' (index '" + index + "'): the function threw " +
-                                  "for key '" + table_encoding.format(key) + "': " + e.what()));
+            why += ": ";
+            why += e.what();
           } catch (...) {
-            state->fail(Error(errc::invalid_argument, "table '" + table + "' (index '" + index +
-                                                          "'): the function threw for key '" +
-                                                          table_encoding.format(key) + "'"));
           }
-          return IndexKey(detail::msgpack_poison_key(encoding));
+          state->fail(Error(errc::invalid_argument, "table '" + table + "' (index '" + index +
+                                                        "'): " + why + " for key '" +
+                                                        table_encoding.format(key) + "'"));
+          return Error(errc::invalid_argument, std::move(why));
         });
     return *this;
   }

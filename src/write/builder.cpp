@@ -294,11 +294,16 @@ status BuilderState::encode_pages(const PageSpool& spool, uint64_t page_count, S
 
 status BuilderState::add_index_entry(TableState& t, IndexState& ix, Bytes key, Bytes value,
                                      uint64_t rank) {
-  std::optional<IndexKey> index_key = ix.index_key(key, value);
+  result<std::optional<IndexKey>> given = ix.index_key(key, value);
+  auto row = [&] { return "for row '" + t.encoding.format(key) + "'"; };
+  if (!given)
+    return Error(given.error().code,
+                 index_label(t, ix) + ": the index function failed " + row() + ": " +
+                     given.error().message);
+  std::optional<IndexKey>& index_key = *given;
   if (!index_key) return {};
   const Bytes k = index_key->bytes();
   const uint32_t width = ix.encoding.fixed_width();
-  auto row = [&] { return "for row '" + t.encoding.format(key) + "'"; };
   if (index_key->kind() != ix.encoding.kind())
     return Error(errc::wrong_key_type, index_label(t, ix) + " has " +
                                            std::string(ix.encoding.id()) +

@@ -767,7 +767,13 @@ TEST(MsgpackBuild, IndexOnARowThatIsNotATFailsTheBuild) {
                              [](const Person& p) { return p.age; });
   auto built = b.build_to_memory();
   ASSERT_FALSE(built);
-  EXPECT_TRUE(is(built.code(), errc::wrong_key_type)) << describe(built.error());
+  // The build fails with the decode error itself (IndexKeyFunction's error channel).
+  EXPECT_TRUE(is(built.code(), errc::corruption)) << describe(built.error());
+  EXPECT_EQ(built.error().message.rfind("table 'people', index 'age': the index function failed "
+                                        "for row 'key02': the value has ",
+                                        0),
+            0u)
+      << built.error().message;
   ASSERT_FALSE(people.status());
   EXPECT_TRUE(is(people.status().code(), errc::corruption)) << describe(people.status().error());
   EXPECT_NE(people.status().error().message.find(
@@ -786,6 +792,10 @@ TEST(MsgpackBuild, AThrowingIndexFunctionFailsTheBuild) {
   });
   auto built = b.build_to_memory();
   ASSERT_FALSE(built);
+  EXPECT_TRUE(is(built.code(), errc::invalid_argument)) << describe(built.error());
+  EXPECT_NE(built.error().message.find("the function threw: a person without a name"),
+            std::string::npos)
+      << built.error().message;
   ASSERT_FALSE(people.status());
   EXPECT_NE(people.status().error().message.find("a person without a name"), std::string::npos);
   EXPECT_NE(people.status().error().message.find("key 'key02'"), std::string::npos);

@@ -356,6 +356,54 @@ TEST(BuilderTest, ErrorsAreSticky) {
   EXPECT_EQ(builder.build_to_memory().code(), errc::wrong_key_type);
 }
 
+// An index function that returns an Error fails the build with it: its code (any category), its
+// message after the table, index and row; a file at the target is left as it was.
+TEST(BuilderTest, AnIndexFunctionsErrorFailsTheBuild) {
+  TempDir dir;
+  const auto target = dir / "db.drydb";
+  {
+    DatabaseBuilder old;
+    old.create_table("before").append("k", "v");
+    ASSERT_TRUE(old.build_to_file(target));
+  }
+  const auto before = read_file(target);
+  const std::error_code own = std::make_error_code(std::errc::result_out_of_range);
+  for (bool to_file : {false, true}) {
+    SCOPED_TRACE(to_file ? "build_to_file" : "build_to_memory");
+    DatabaseBuilder builder({.page_size = 512});
+    auto& t = builder.create_table("items", KeyEncoding::int64());
+    std::vector<int64_t> called;
+    t.add_secondary_index(
+        "even", /*unique=*/false, KeyEncoding::bytes(),
+        [&](std::span<const std::byte> key,
+            std::span<const std::byte>) -> drydb::result<std::optional<drydb::IndexKey>> {
+          const int64_t k = drydb::ordered_to_int64(drydb::detail::load_be64(key.data()));
+          called.push_back(k);
+          if (k == 7) return drydb::Error(own, "seven is not allowed");
+          if (k % 2 != 0) return std::nullopt;
+          return drydb::IndexKey("even");
+        });
+    for (int64_t k = 10; k > 0; --k)
+      t.append(k, "v");
+    ASSERT_TRUE(builder.status());  // the function runs at build time
+    drydb::status st;
+    if (to_file) {
+      st = builder.build_to_file(target);
+    } else if (auto bytes = builder.build_to_memory(); !bytes) {
+      st = std::move(bytes).error();
+    }
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.code(), own);
+    EXPECT_EQ(st.error().message,
+              "table 'items', index 'even': the index function failed for row '7': seven is not "
+              "allowed");
+    // Called in primary-key order, up to the row that failed.
+    EXPECT_EQ(called, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(read_file(target), before);
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"}) << "a temp file was left";
+}
+
 // ---------------------------------------------------------------------------
 // Building once.
 

@@ -667,10 +667,10 @@ Tables declare_tables(std::vector<TableSpec> specs, const InputReader& input,
 
 // The index key a dump's entry gives its row. The entries are counted as their rows use them:
 // at the table's last row, an entry no row used (its row was cut or edited out of the dump)
-// fails the build before its file is renamed into place, by a key of the wrong kind, which the
-// builder refuses; check_dump_index_entries then names the entry. So no row's key is kept.
-std::optional<IndexKey> dump_index_key(IndexRuntime& ix, const TableRuntime& t,
-                                       std::span<const std::byte> key) {
+// fails the build before its file is renamed into place; check_dump_index_entries then names
+// the entry. So no row's key is kept.
+result<std::optional<IndexKey>> dump_index_key(IndexRuntime& ix, const TableRuntime& t,
+                                               std::span<const std::byte> key) {
   std::optional<IndexKey> out;
   if (auto it = ix.dump_entries.find(std::string(as_text(key))); it != ix.dump_entries.end()) {
     it->second.used = true;
@@ -680,8 +680,7 @@ std::optional<IndexKey> dump_index_key(IndexRuntime& ix, const TableRuntime& t,
   if (++ix.dump_rows_seen == t.builder->rows_appended() &&
       ix.dump_entries_used != ix.dump_entries.size()) {
     ix.dump_entry_unused = true;
-    if (ix.spec.encoding.kind() == KeyKind::bytes) return IndexKey(int64_t{0});
-    return IndexKey(std::string_view());
+    return Error(errc::invalid_argument, "the dump has an entry for a row it does not have");
   }
   return out;
 }
@@ -696,7 +695,7 @@ void add_index_key_functions(Tables& tables) {
       t->builder->add_secondary_index(
           ix->spec.name, ix->spec.unique, ix->spec.encoding,
           [p, table, enc](std::span<const std::byte> key,
-                          std::span<const std::byte> value) -> std::optional<IndexKey> {
+                          std::span<const std::byte> value) -> result<std::optional<IndexKey>> {
             if (p->source == IndexSource::dump) return dump_index_key(*p, *table, key);
             std::optional<std::string> k;
             std::string err;
