@@ -64,7 +64,7 @@ if [ -z "$report_only" ]; then
 
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_BENCH=ON \
     -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_CLI=OFF \
-    -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+    -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF -DDRYDB_BUILD_PYTHON=OFF
   cmake --build "$BUILD" -j"$JOBS" --target drydb_bench drydb_instr_count
 
   bench=("$BUILD/bench/drydb_bench" --benchmark_enable_random_interleaving=true
@@ -85,7 +85,7 @@ if [ -z "$report_only" ]; then
   if [ -z "$filter" ]; then
     cmake -S . -B "$BUILD/cli" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_CLI=ON \
       -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF \
-      -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+      -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF -DDRYDB_BUILD_PYTHON=OFF
     cmake --build "$BUILD/cli" -j"$JOBS" --target drydb_cli
     DRYDB="$BUILD/cli/tools/drydb/drydb" scripts/csv_size.sh | tee "$csv_size_out"
   fi

@@ -23,7 +23,7 @@ bash scripts/test.sh --install-deps
 
 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DDRYDB_BUILD_FUZZ=ON -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF \
-  -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=OFF -DDRYDB_INSTALL=OFF \
+  -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=OFF -DDRYDB_INSTALL=OFF -DDRYDB_BUILD_PYTHON=OFF \
   "-DDRYDB_FUZZ_SANITIZE=address,undefined"
 cmake --build build/fuzz -j"${FUZZ_BUILD_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build drydb and run its tests: Release with g++ (unit + consumer tests), then the unit tests
+# Build drydb and run its tests: Release with g++ (unit, consumer, tool and Python tests), then the unit tests
 # under ASan+UBSan and under TSan with clang++, then each libFuzzer target for 60 s
 # (scripts/fuzz.sh). Installs missing Debian packages first.
 #
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libzstd-dev liblz4-dev libgtest-dev
   libgmock-dev libbenchmark-dev libsodium-dev libmsgpack-cxx-dev pkg-config libsqlite3-dev
   librocksdb-dev liblmdb-dev python3 libcli11-dev libfmt-dev libedit-dev libsimdjson-dev unicode-data
-  sqlite3)
+  sqlite3 python3-dev pybind11-dev python3-pytest python3-msgpack)
 JOBS=2
 
 install_missing_packages() {
@@ -56,8 +56,10 @@ configure_and_build() {
 }
 
 stage=release
+# The Python package is required here (a missing pybind11 fails the configure, never skips its
+# tests), built for Debian's interpreter: the python3 first on PATH may be another one.
 configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
-  -DDRYDB_BUILD_TESTS=ON
+  -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3
 ctest --test-dir build/release --output-on-failure -j"$JOBS"
 done_stages="release"
 
@@ -66,7 +68,7 @@ if [ "$quick" -eq 0 ]; then
   # the stacks readable; Debug so that assertions stay on. Only the library and unit tests.
   sanitized=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DCMAKE_CXX_COMPILER=clang++
     -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF
-    -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_CONSUMER_TESTS=OFF)
+    -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_CONSUMER_TESTS=OFF -DDRYDB_BUILD_PYTHON=OFF)
   export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1

@@ -1,0 +1,44 @@
+// The pieces of the drydb._drydb extension and what they share: the open database as Python
+// objects hold it, and the bind_* functions module.cpp calls.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "drydb/drydb.h"
+
+namespace drydb::python {
+
+namespace py = pybind11;
+
+// An open database as every Python object made from it holds it (Database, Table, Index, Range,
+// Cursor, value views): shared, so that the file stays open and mapped until the last of them is
+// gone, whatever order Python frees them in. close() only marks it closed: new calls raise
+// InvalidStateError, and views already handed out stay valid.
+struct DbHandle {
+  // Destroyed with the GIL held: `owner` is a Python object.
+  ~DbHandle();
+
+  py::object owner;  // open_bytes: the bytes the database reads in place
+  std::optional<ReadOnlyDatabase> db;  // set once opened
+  std::string path;  // the file's path, or "<bytes>"
+  std::atomic<bool> closed{false};
+
+  // Raises InvalidStateError once closed.
+  void check_open() const;
+};
+using DbRef = std::shared_ptr<DbHandle>;
+
+// A drydb.Table of `h`'s table `t`; decode is None or "msgpack" (else InvalidArgumentError).
+py::object make_table(const DbRef& h, const ReadOnlyTable& t, std::optional<std::string> decode);
+
+void bind_errors(py::module_& m);
+void bind_builder(py::module_& m);
+void bind_database(py::module_& m);
+void bind_table(py::module_& m);
+
+}  // namespace drydb::python

@@ -1,0 +1,10 @@
+// The extension module drydb._drydb; the package drydb (python/drydb/__init__.py) re-exports it.
+#include "bindings.h"
+
+PYBIND11_MODULE(_drydb, m) {
+  m.doc() = "drydb: build and read immutable key/value files (the C++ library's bindings).";
+  drydb::python::bind_errors(m);
+  drydb::python::bind_builder(m);
+  drydb::python::bind_database(m);
+  drydb::python::bind_table(m);
+}

@@ -1,0 +1,54 @@
+"""Shared pieces of the drydb Python tests: key generators per encoding and a sorted-list model."""
+
+import bisect
+import os
+import random
+import shutil
+import uuid
+
+import pytest
+
+ULID_DIGITS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32, in byte order
+
+
+def random_key(encoding, rng):
+    """A random key of `encoding`, as the Python API takes and gives it."""
+    if encoding == "int64":
+        return rng.choice([rng.randint(-(2**63), 2**63 - 1), rng.randint(-1000, 1000)])
+    if encoding == "uuid_v7":
+        return uuid.UUID(int=rng.getrandbits(128))
+    if encoding == "ulid":
+        return rng.choice("01234567") + "".join(rng.choice(ULID_DIGITS) for _ in range(25))
+    # bytes: short keys over a small alphabet with shared prefixes, NUL bytes and high bytes.
+    n = rng.choice([0, 1, 2, 3, 5, 8, 12])
+    return bytes(rng.choice(b"\x00\x01ab\xfe\xff") for _ in range(n))
+
+
+class Model:
+    """A table as a sorted list of (key, value); keys of every encoding sort as drydb orders them."""
+
+    def __init__(self, rows):
+        self.rows = sorted(rows)
+        self.keys = [k for k, _ in self.rows]
+
+    def range(self, start, end, start_exclusive, end_exclusive, reverse):
+        lo = 0 if start is None else (
+            bisect.bisect_right(self.keys, start) if start_exclusive else bisect.bisect_left(self.keys, start))
+        hi = len(self.keys) if end is None else (
+            bisect.bisect_left(self.keys, end) if end_exclusive else bisect.bisect_right(self.keys, end))
+        out = self.rows[lo:hi] if lo < hi else []
+        return out[::-1] if reverse else out
+
+
+@pytest.fixture
+def cli():
+    """The drydb tool built beside the package (DRYDB_CLI, set by ctest), or skip."""
+    path = os.environ.get("DRYDB_CLI") or shutil.which("drydb")
+    if not path:
+        pytest.skip("the drydb tool was not built")
+    return path
+
+
+@pytest.fixture
+def rng():
+    return random.Random(20261202)
