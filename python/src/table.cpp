@@ -70,8 +70,14 @@ struct PyValue {
 class KeyBatch {
  public:
   void add(py::handle obj, KeyEncoding encoding) {
-    copies_.emplace_back();
-    keys_.push_back(PyKey::make(obj, encoding, &copies_.back()));
+    Key k = PyKey::make(obj, encoding, &scratch_);
+    if (!scratch_.empty() && k.bytes().data() == reinterpret_cast<const std::byte*>(scratch_.data())) {
+      // A copied buffer: kept where it stays put (a moved short string would not).
+      copies_.push_back(std::move(scratch_));
+      scratch_.clear();
+      k = Key(std::string_view(copies_.back()));
+    }
+    keys_.push_back(k);
   }
   std::span<const Key> keys() const { return keys_; }
   void clear() {
@@ -81,6 +87,7 @@ class KeyBatch {
 
  private:
   std::vector<Key> keys_;
+  std::string scratch_;
   std::deque<std::string> copies_;  // stable addresses
 };
 
@@ -121,6 +128,7 @@ class Chunker {
       : db_(std::move(db)),
         range_(std::move(range)),
         key_encoding_(key_encoding),
+        int64_keys_(key_encoding.kind() == KeyKind::int64),
         decoder_(std::move(decoder)) {}
 
   py::list next_chunk() {
@@ -132,9 +140,10 @@ class Chunker {
     }
     py::list out;
     if (done_) return out;
-    // A first chunk small enough that next(iter(r)) reads little; then larger ones.
-    const size_t want = std::min<size_t>(chunk_, 512);
-    chunk_ *= 4;
+    // A first chunk small enough that next(iter(r)) reads little, but that holds a short range
+    // whole (a range of 100 rows, one chunk); then larger ones.
+    const size_t want = chunk_;
+    chunk_ = std::min<size_t>(chunk_ * 4, 2048);
     bytes_.clear();
     spans_.clear();
     {
@@ -159,7 +168,20 @@ class Chunker {
     const auto* base = reinterpret_cast<const std::byte*>(bytes_.data());
     for (const Span& s : spans_) {
       const std::span<const std::byte> k(base + s.at, s.key), v(base + s.at + s.key, s.value);
-      out.append(py::make_tuple(key_to_python(k, key_encoding_), (*decoder_)(k, v)));
+      // The row's pair through the C API: py::make_tuple's casts cost a third of a row.
+      py::object key = int64_keys_ && k.size() == 8
+                           ? py::reinterpret_steal<py::object>(PyLong_FromLongLong(
+                                 ordered_to_int64(detail::load_be64(k.data()))))
+                           : key_to_python(k, key_encoding_);
+      py::object value = (*decoder_)(k, v);
+      if (!key || !value) throw py::error_already_set();
+      PyObject* pair = PyTuple_New(2);
+      if (pair == nullptr) throw py::error_already_set();
+      PyTuple_SET_ITEM(pair, 0, key.release().ptr());
+      PyTuple_SET_ITEM(pair, 1, value.release().ptr());
+      const int appended = PyList_Append(out.ptr(), pair);
+      Py_DECREF(pair);
+      if (appended != 0) throw py::error_already_set();
     }
     if (out.empty() && error_) return next_chunk();
     return out;
@@ -172,10 +194,11 @@ class Chunker {
   DbRef db_;
   BasicRange<CursorT> range_;
   KeyEncoding key_encoding_;
+  bool int64_keys_;
   DecoderRef decoder_;
   std::optional<typename BasicRange<CursorT>::iterator> it_;
   bool started_ = false, done_ = false;
-  size_t chunk_ = 16;
+  size_t chunk_ = 128;
   std::optional<Error> error_;
   std::string bytes_;
   std::vector<Span> spans_;
@@ -204,8 +227,9 @@ class PyRange {
     db_->check_open();
     BasicRange<CursorT> range = first_ ? std::move(*first_) : query_();
     first_.reset();
-    auto chunker = std::make_shared<Chunker<CursorT>>(db_, std::move(range), key_encoding_, decoder_);
-    const py::object next = py::cpp_function([chunker] { return chunker->next_chunk(); });
+    const py::object chunker =
+        py::cast(Chunker<CursorT>(db_, std::move(range), key_encoding_, decoder_));
+    const py::object next = chunker.attr("next_chunk");
     static py::object* chain =
         new py::object(py::module_::import("itertools").attr("chain").attr("from_iterable"));
     // iter(next, []) calls next() until it returns an empty chunk.
@@ -366,7 +390,10 @@ class PyTable {
     db_->check_open();
     const PyKey k(key, t_.encoding());
     Value v = unwrap(t_.get(k.key()));
-    if (!v) throw py::key_error(py::repr(key).cast<std::string>());
+    if (!v) {
+      PyErr_SetObject(PyExc_KeyError, key.ptr());  // as a dict does: the key itself
+      throw py::error_already_set();
+    }
     return value_object(k.key().bytes(), std::move(v), true);
   }
   bool contains(py::handle key) const {
@@ -380,36 +407,36 @@ class PyTable {
   py::list get_many(py::handle keys, bool copy) const {
     db_->check_open();
     constexpr size_t kBatch = 4096;
-    py::list out;
-    py::list held;  // the keys of a batch, alive while their Keys are used
+    // A list or tuple as it is, any other iterable as a list: it holds the keys while their
+    // Keys point into them.
+    const py::object seq = py::reinterpret_steal<py::object>(
+        PySequence_Fast(keys.ptr(), "get_many takes an iterable of keys"));
+    if (!seq) throw py::error_already_set();
+    const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.ptr()));
+    PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+    py::list out(n);
     KeyBatch batch;
     std::vector<Value> values;
     const KeyEncoding enc = t_.encoding();
-    auto flush = [&] {
-      if (batch.keys().empty()) return;
+    for (size_t at = 0; at < n; at += kBatch) {
+      const size_t m = std::min(kBatch, n - at);
+      batch.clear();
+      for (size_t i = 0; i < m; ++i)
+        batch.add(items[at + i], enc);
       values.clear();
-      values.resize(batch.keys().size());
+      values.resize(m);
       status st;
       {
         py::gil_scoped_release unlocked;
         st = t_.get_many(batch.keys(), values);
       }
       check(st);
-      for (size_t i = 0; i < values.size(); ++i) {
-        if (!values[i])
-          out.append(py::none());
-        else
-          out.append(value_object(batch.keys()[i].bytes(), std::move(values[i]), copy));
+      for (size_t i = 0; i < m; ++i) {
+        py::object v = values[i] ? value_object(batch.keys()[i].bytes(), std::move(values[i]), copy)
+                                 : py::none();
+        PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(at + i), v.release().ptr());
       }
-      batch.clear();
-      held = py::list();
-    };
-    for (py::handle k : py::iter(keys)) {
-      held.append(k);
-      batch.add(k, enc);
-      if (batch.keys().size() == kBatch) flush();
     }
-    flush();
     return out;
   }
 
@@ -484,8 +511,80 @@ class PyTable {
   DecoderRef decoder_;
 };
 
-template <class R>
-void bind_range(py::module_& m, const char* name) {
+// Table.get, t[key] and `key in t` called the C API's way (vectorcall): pybind11's dispatcher
+// costs more than the lookup itself (about 130 ns a call against 40 ns), and these are the
+// calls a Python loop makes by the million. Same arguments and errors as the bound methods.
+template <class F>
+PyObject* translate_errors(F&& f) noexcept {
+  try {
+    return f().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyObject* table_get(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames) noexcept {
+  return translate_errors([&]() -> py::object {
+    PyObject* key = nargs > 0 ? args[0] : nullptr;
+    PyObject* dflt = nargs > 1 ? args[1] : Py_None;
+    bool copy = true;
+    if (nargs > 2) throw py::type_error("get() takes at most 2 positional arguments");
+    const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; ++i) {
+      const std::string_view name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+      PyObject* v = args[nargs + i];
+      if (name == "key" && key == nullptr)
+        key = v;
+      else if (name == "default" && nargs < 2)
+        dflt = v;
+      else if (name == "copy")
+        copy = PyObject_IsTrue(v) != 0;
+      else
+        throw py::type_error("get() got an unexpected or repeated argument '" + std::string(name) + "'");
+    }
+    if (key == nullptr) throw py::type_error("get() missing its argument 'key'");
+    return py::cast<const PyTable&>(py::handle(self))
+        .get(key, py::reinterpret_borrow<py::object>(dflt), copy);
+  });
+}
+
+PyObject* table_getitem(PyObject* self, PyObject* const* args, Py_ssize_t nargs) noexcept {
+  return translate_errors([&]() -> py::object {
+    if (nargs != 1) throw py::type_error("__getitem__ takes one key");
+    return py::cast<const PyTable&>(py::handle(self)).getitem(args[0]);
+  });
+}
+
+PyObject* table_contains(PyObject* self, PyObject* const* args, Py_ssize_t nargs) noexcept {
+  return translate_errors([&]() -> py::object {
+    if (nargs != 1) throw py::type_error("__contains__ takes one key");
+    return py::bool_(py::cast<const PyTable&>(py::handle(self)).contains(args[0]));
+  });
+}
+
+// Sets `def` as method def->ml_name of the bound class `cls`, replacing pybind11's.
+void set_fast_method(py::handle cls, PyMethodDef* def) {
+  PyObject* descr = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), def);
+  if (descr == nullptr || PyObject_SetAttrString(cls.ptr(), def->ml_name, descr) != 0) {
+    Py_XDECREF(descr);
+    throw py::error_already_set();
+  }
+  Py_DECREF(descr);
+}
+
+template <class CursorT>
+void bind_range(py::module_& m, const char* name, const char* chunks_name) {
+  using R = PyRange<CursorT>;
+  py::class_<Chunker<CursorT>>(m, chunks_name, "Internal: the chunks of rows of a range iteration.")
+      .def("next_chunk", &Chunker<CursorT>::next_chunk);
   py::class_<R>(m, name,
                 "Rows between two bounds, as (key, value) pairs in key order (or reversed). "
                 "len() is known up front; each iteration reads the rows again.")
@@ -509,8 +608,8 @@ void bind_table(py::module_& m) {
                                {static_cast<py::ssize_t>(v.value.size())}, {1}, /*readonly=*/true);
       });
 
-  bind_range<PyTableRange>(m, "Range");
-  bind_range<PyIndexRange>(m, "IndexRange");
+  bind_range<Cursor>(m, "Range", "_RangeChunks");
+  bind_range<IndexCursor>(m, "IndexRange", "_IndexRangeChunks");
 
   py::class_<PyCursor>(m, "Cursor",
                        "A position among a table's rows. Each move returns whether it is on a "
@@ -545,12 +644,9 @@ void bind_table(py::module_& m) {
       .def_property_readonly("unique", &PyIndex::unique)
       .def_property_readonly("key_encoding", &PyIndex::key_encoding);
 
-  py::class_<PyTable>(m, "Table", "A table of an open database (Database.table).")
-      .def("get", &PyTable::get, py::arg("key"), py::arg("default") = py::none(), py::kw_only(),
-           py::arg("copy") = true,
-           "The value of key, or default. copy=False gives a memoryview of the value in place.")
-      .def("__getitem__", &PyTable::getitem, py::arg("key"))
-      .def("__contains__", &PyTable::contains, py::arg("key"))
+  py::class_<PyTable> table(m, "Table", "A table of an open database (Database.table).");
+  table
+      // get, __getitem__ and __contains__: set_fast_method below.
       .def("__len__", &PyTable::size)
       .def("get_many", &PyTable::get_many, py::arg("keys"), py::kw_only(), py::arg("copy") = true,
            "The values of many keys at once (None for an absent key), looked up in batches "
@@ -571,6 +667,21 @@ void bind_table(py::module_& m) {
       .def_property_readonly("key_encoding", &PyTable::key_encoding)
       .def_property_readonly("columns", &PyTable::columns)
       .def("__repr__", [](const PyTable& t) { return "<drydb.Table " + t.name() + ">"; });
+
+  static PyMethodDef get_def{
+      "get", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_get)),
+      METH_FASTCALL | METH_KEYWORDS,
+      "get(key, default=None, *, copy=True)\n\nThe value of key, or default. copy=False gives a "
+      "memoryview of the value in place."};
+  static PyMethodDef getitem_def{
+      "__getitem__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_getitem)),
+      METH_FASTCALL, "The value of key; KeyError when absent."};
+  static PyMethodDef contains_def{
+      "__contains__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_contains)),
+      METH_FASTCALL, "Whether the table has key."};
+  set_fast_method(table, &get_def);
+  set_fast_method(table, &getitem_def);
+  set_fast_method(table, &contains_def);
 }
 
 }  // namespace drydb::python

@@ -278,3 +278,28 @@ def test_empty_table_and_empty_keys():
     t = db.table("t")
     assert t[b""] == b"empty key" and t[b"\x00"] == b""
     assert list(t.prefix(b"")) == [(b"", b"empty key"), (b"\x00", b"")]
+
+
+def test_a_file_changed_under_a_pread_database_raises(tmp_path):
+    # The default storage reads with pread: a file cut or rewritten in place while open is an
+    # error of the queries that read the changed pages, never a crash of the interpreter.
+    b = drydb.Builder(page_size=512)
+    b.create_table("t", "int64").append_many((i, b"v" * 40) for i in range(5000))
+    path = tmp_path / "t.drydb"
+    b.build(path)
+    data = path.read_bytes()
+    db = drydb.open(path, cache_bytes=0)
+    t = db.table("t")
+    assert t[4999] == b"v" * 40
+    with open(path, "r+b") as f:
+        f.truncate(8192)
+    with pytest.raises((drydb.TruncatedError, drydb.IoError)):
+        list(t.range())
+    damaged = bytearray(data)
+    for at in range(4096, len(damaged) - 4096, 512):
+        damaged[at + 100] ^= 0x5A
+    path.write_bytes(bytes(damaged))  # the same size, rewritten in place
+    with pytest.raises(drydb.CorruptionError):
+        list(t.range())
+    path.write_bytes(data)
+    assert len(list(t.range())) == 5000
