@@ -6,7 +6,7 @@ interleaved repetitions of the run, in ns per query (the counter sec_per_query: 
 all threads' queries). Ratios are peer / drydb: above 1, drydb is that many times faster.
 
   python3 bench/report.py RESULTS.json --out docs --command "scripts/bench.sh ..."
-      [--compiler "g++ 12.2"] [--callgrind FILE] [--csv-size FILE]
+      [--compiler "g++ 12.2"] [--callgrind FILE] [--csv-size FILE] [--python FILE]
 """
 
 import argparse
@@ -80,7 +80,9 @@ def parse_name(run_name):
 
 def load(path):
     with open(path) as f:
-        data = json.load(f)
+        text = f.read()
+    # A filter that matched no benchmark (--filter Python, say) leaves an empty file.
+    data = json.loads(text) if text.strip() else {"benchmarks": []}
     runs = {}  # (workload, threads) -> store -> {"ns": [...], "file_bytes": [...], ...}
     errors = {}
     for b in data["benchmarks"]:
@@ -415,6 +417,7 @@ def main():
     ap.add_argument("--compiler", default="")
     ap.add_argument("--callgrind", default="", help="file of 'store workload instructions' lines")
     ap.add_argument("--csv-size", default="", help="the Markdown table scripts/csv_size.sh printed")
+    ap.add_argument("--python", default="", help="the Markdown section bench/python_bench.py wrote")
     ap.add_argument("--notes", default="",
                     help="hand-written Markdown on the key-shape targets, shown after their table")
     ap.add_argument("--seconds", type=int, default=0, help="how long the benchmark run took")
@@ -521,6 +524,11 @@ def main():
                "where SQLite keeps an integer key as a varint of 1 to 4 bytes.", ""]
         with open(args.csv_size) as f:
             md += [line.rstrip("\n") for line in f if line.strip()]
+        md.append("")
+
+    if args.python and os.path.exists(args.python):
+        with open(args.python) as f:
+            md += [line.rstrip("\n") for line in f]
         md.append("")
 
     md += ["## Results", ""]

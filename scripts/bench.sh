@@ -9,7 +9,8 @@
 #                                        --filter '_(dense|random|clustered|url)_1M/|_names/'
 #                                        ran in 146 s with 3 repetitions of 0.2 s)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
-#                                        <workload>/<store>/...); the report then goes to
+#                                        <workload>/<store>/...; "Python" runs
+#                                        bench/python_bench.py); the report then goes to
 #                                        build/bench/report/ unless --out is given
 #   scripts/bench.sh --repetitions 5     repetitions per benchmark (default 5)
 #   scripts/bench.sh --min-time 0.5      seconds per benchmark and repetition (default 0.5)
@@ -52,6 +53,7 @@ JOBS=2
 results=$BUILD/results.json
 callgrind_out=$BUILD/callgrind.txt
 csv_size_out=$BUILD/csv_size.md
+python_out=$BUILD/python_bench.md
 
 if ! command -v python3 >/dev/null; then
   echo "bench.sh: python3 is needed to write the report (Debian: python3)" >&2
@@ -90,6 +92,18 @@ if [ -z "$report_only" ]; then
     DRYDB="$BUILD/cli/tools/drydb/drydb" scripts/csv_size.sh | tee "$csv_size_out"
   fi
 
+  # The Python package beside dict, sqlite3, python-lmdb and plyvel (bench/python_bench.py), on
+  # the whole suite or a filter that matches "Python"; built for Debian's interpreter.
+  rm -f "$python_out"
+  if [ -z "$filter" ] || [[ Python =~ $filter ]]; then
+    cmake -S . -B "$BUILD/python" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_PYTHON=ON \
+      -DPython_EXECUTABLE=/usr/bin/python3 -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF \
+      -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+    cmake --build "$BUILD/python" -j"$JOBS" --target drydb_python
+    /usr/bin/python3 bench/python_bench.py --package "$BUILD/python/python/package" \
+      --rounds "$repetitions" --out "$python_out"
+  fi
+
   rm -f "$callgrind_out"
   if [ "$callgrind" -eq 1 ]; then
     if ! command -v valgrind >/dev/null; then
@@ -125,6 +139,7 @@ command="scripts/bench.sh${args[*]:+ ${args[*]}}"
 report=(python3 bench/report.py "$results" --out "$out" --command "$command" --compiler "$compiler")
 [ ! -f "$callgrind_out" ] || report+=(--callgrind "$callgrind_out")
 [ ! -f "$csv_size_out" ] || report+=(--csv-size "$csv_size_out")
+[ ! -f "$python_out" ] || report+=(--python "$python_out")
 [ ! -f "$results.seconds" ] || report+=(--seconds "$(cat "$results.seconds")")
 [ ! -f "$results.commit" ] || report+=(--commit "$(cat "$results.commit")")
 report+=(--notes bench/key_shape_notes.md)

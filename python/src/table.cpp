@@ -132,6 +132,14 @@ class Chunker {
         decoder_(std::move(decoder)) {}
 
   py::list next_chunk() {
+    // The chunk is read without the GIL: a second thread stepping the same iterator meanwhile
+    // is refused, as a running generator refuses it.
+    if (busy_) throw py::value_error("a range iterator is already being stepped by another thread");
+    busy_ = true;
+    struct Idle {
+      bool* busy;
+      ~Idle() { *busy = false; }
+    } idle{&busy_};
     if (error_) {
       Error e = std::move(*error_);
       error_.reset();
@@ -183,7 +191,11 @@ class Chunker {
       Py_DECREF(pair);
       if (appended != 0) throw py::error_already_set();
     }
-    if (out.empty() && error_) return next_chunk();
+    if (out.empty() && error_) {
+      Error e = std::move(*error_);
+      error_.reset();
+      raise_error(e);
+    }
     return out;
   }
 
@@ -197,7 +209,7 @@ class Chunker {
   bool int64_keys_;
   DecoderRef decoder_;
   std::optional<typename BasicRange<CursorT>::iterator> it_;
-  bool started_ = false, done_ = false;
+  bool started_ = false, done_ = false, busy_ = false;
   size_t chunk_ = 128;
   std::optional<Error> error_;
   std::string bytes_;

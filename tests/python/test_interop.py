@@ -53,3 +53,20 @@ def test_tool_file_read_by_python(tmp_path, cli):
         ix = decoded.index("group")
         assert [k for k, _ in ix.get_all("g1")] == [i for i in range(200) if i % 3 == 1]
         db.verify()
+
+
+def test_tool_csv_rows_decode_as_dicts(tmp_path, cli):
+    # A CSV built by the tool stores rows of a column list (the key column nil, standing for the
+    # key's text); decode="msgpack" gives them back as the dicts they stand for.
+    src = tmp_path / "in.csv"
+    src.write_text("id,name,score\n" + "".join("%d,n%d,%d\n" % (i, i, i * 10) for i in range(50)))
+    path = tmp_path / "csv.drydb"
+    built = run(cli, "build", str(path), "-i", str(src), "-k", "id", "--key-encoding", "int64", "-q")
+    assert built.returncode == 0, built.stderr
+    with drydb.open(path) as db:
+        (table,) = db.tables()
+        assert table.columns == ["id", "name", "score"]
+        assert db.info()["tables"][0]["columns"] == ["id", "name", "score"]
+        decoded = db.table(table.name, decode="msgpack")
+        assert decoded[17] == {"id": "17", "name": "n17", "score": "170"}
+        assert [v["name"] for _, v in decoded.range(3, 5)] == ["n3", "n4", "n5"]
