@@ -74,6 +74,12 @@ class Stores:
         self.py_keys, self.byte_keys, self.encoding = py_keys, byte_keys, encoding
         self.build_seconds = {}
 
+        # What any load from Python pays: iterating the rows (each key and value object touched).
+        start = time.perf_counter()
+        for _ in zip(py_keys, values):
+            pass
+        self.build_seconds["(iterating the rows alone)"] = time.perf_counter() - start
+
         # drydb
         path = os.path.join(workdir, "bench.drydb")
         start = time.perf_counter()
@@ -270,8 +276,8 @@ def main():
         lines += ["### %s keys" % shape, "",
                   "| store | get | get_many (per key) | 100-row range | build (rows/s) |",
                   "|---|--:|--:|--:|--:|"]
-        for store in stores:
-            if (shape, "get", store) not in med:
+        for store in stores + ["(iterating the rows alone)"]:
+            if (shape, "get", store) not in med and (shape, store) not in builds:
                 continue
             cells = [store]
             for measure in ["get", "get_many", "range100"]:
@@ -282,15 +288,27 @@ def main():
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
         g = lambda m, st: med.get((shape, m, st))
-        lines += ["Targets (drydb, default storage): get %.2fx faster than python-lmdb (target 2x) "
-                  "and %.1fx than sqlite3 (5x); get_many %.1fx the throughput of a loop of get "
-                  "(5x); 100-row range %.2fx faster than python-lmdb's cursor (2x); build %.2fx "
-                  "python-lmdb's putmulti with append (2x)." % (
-                      g("get", "python-lmdb") / g("get", "drydb"),
-                      g("get", "sqlite3") / g("get", "drydb"),
-                      g("get", "drydb") / g("get_many", "drydb"),
-                      g("range100", "python-lmdb") / g("range100", "drydb"),
-                      builds[(shape, "python-lmdb")] / builds[(shape, "drydb")]), ""]
+        ratios = [
+            ("get at least 2x faster than python-lmdb", g("get", "python-lmdb") / g("get", "drydb"), 2),
+            ("get at least 5x faster than sqlite3", g("get", "sqlite3") / g("get", "drydb"), 5),
+            ("get_many at least 5x the throughput of a loop of get",
+             g("get", "drydb") / g("get_many", "drydb"), 5),
+            ("a 100-row range at least 2x faster than python-lmdb's cursor",
+             g("range100", "python-lmdb") / g("range100", "drydb"), 2),
+            ("a build at least 2x faster than python-lmdb's putmulti with append",
+             builds[(shape, "python-lmdb")] / builds[(shape, "drydb")], 2)]
+        lines += ["Targets (drydb with its default storage): " + "; ".join(
+            "%s: %.2fx (%s)" % (what, got, "met" if got >= want else "missed")
+            for what, got, want in ratios) + ".", ""]
+    lines += [
+        "Where a target is missed, the time goes mostly to what Python itself does per key or "
+        "row, which every store pays alike: a loop of `dict.get` over the same keys (the `dict` "
+        "row) costs most of a drydb get, as it too calls a function per key, reads each key "
+        "object and walks a table larger than the caches; get_many saves only the call per key, "
+        "and still reads each key object, makes a bytes object per value and holds them all in "
+        "its list; a range makes a tuple, a key and a value object per row, as python-lmdb's "
+        "cursor does; and a build from Python first iterates over the rows, which takes the "
+        "time in the `(iterating the rows alone)` row before any store sees them.", ""]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
