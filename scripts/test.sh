@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build drydb and run its tests: Release with g++ (unit, consumer, tool and Python tests), then the unit tests
-# under ASan+UBSan and under TSan with clang++, then each libFuzzer target for 60 s
-# (scripts/fuzz.sh). Installs missing Debian packages first.
+# Build drydb and run its tests: Release with g++ (unit, consumer, tool and Python tests), then
+# the unit tests under ASan+UBSan with clang++, the Python tests under ASan+UBSan with g++, the
+# unit tests under TSan with clang++, then each libFuzzer target for 60 s (scripts/fuzz.sh).
+# Installs missing Debian packages first.
 #
 #   scripts/test.sh                 everything
 #   scripts/test.sh --quick         the Release build and tests only
@@ -78,6 +79,20 @@ if [ "$quick" -eq 0 ]; then
     -DDRYDB_NO_EXCEPTIONS=ON
   ctest --test-dir build/asan --output-on-failure -j"$JOBS" -L unit
   done_stages+=", asan+ubsan (no exceptions)"
+
+  # The Python package under ASan+UBSan (g++, whose runtime the interpreter loads first): views,
+  # iterators and cursors outliving a closed database are its risk. Python's own allocations
+  # live until exit, so leaks are not reported here.
+  stage=python-asan
+  configure_and_build pyasan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
+    -DCMAKE_CXX_COMPILER=g++ -DDRYDB_SANITIZE=address,undefined -DDRYDB_BUILD_PYTHON=ON \
+    -DPython_EXECUTABLE=/usr/bin/python3 -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF \
+    -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+  LD_PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libubsan.so)" \
+    ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=0 \
+    PYTHONPATH=build/pyasan/python/package DRYDB_CLI=build/release/tools/drydb/drydb \
+    /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
+  done_stages+=", python (asan+ubsan)"
 
   stage=tsan
   configure_and_build tsan "${sanitized[@]}" -DDRYDB_SANITIZE=thread
