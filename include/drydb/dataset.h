@@ -1,0 +1,137 @@
+// Sharded datasets (docs/sharding.md): the partition functions that assign a table's rows to
+// shards, the manifest that describes one generation of a dataset, and the dataset folder's
+// generations (publish, roll back, keep). Part of the drydb::dataset library (it parses JSON
+// with simdjson), not of drydb::drydb.
+//
+//   drydb::Manifest m = ...;                                   // tables, shards, their counts
+//   if (auto st = drydb::write_manifest("ds/gen-3", m); !st) ...  // temp file + rename
+//   auto read = drydb::read_manifest("ds/gen-3/manifest.json");   // every rule checked
+//   drydb::publish_generation("ds", 3);                           // CURRENT -> gen-3
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drydb/result.h"
+
+namespace drydb {
+
+// ---- partition functions ------------------------------------------------------------------------
+
+// Function ids (docs/sharding.md, "Partition functions"): each names one exact function forever.
+// Range partitioning by split keys, in encoded key order.
+inline constexpr std::string_view kRangePartitioning = "range-v1";
+// XXH3-64 (seed 0) of the encoded key, modulo the number of shards.
+inline constexpr std::string_view kHashPartitioning = "xxh3-64-mod-v1";
+
+// How a table's rows go to shards.
+struct Partitioning {
+  std::string function{kRangePartitioning};
+  // range-v1: the S - 1 split keys (encoded), strictly increasing, none empty. Empty for
+  // xxh3-64-mod-v1.
+  std::vector<std::string> splits;
+};
+
+// The shard, 0 .. shards - 1, of the encoded key `key`. Requires check_partitioning(p, shards).
+uint32_t shard_of(const Partitioning& p, uint32_t shards, std::span<const std::byte> key) noexcept;
+inline uint32_t shard_of(const Partitioning& p, uint32_t shards, std::string_view key) noexcept {
+  return shard_of(p, shards, std::as_bytes(std::span(key.data(), key.size())));
+}
+
+// errc::unsupported_version for an unknown function id; errc::invalid_argument for a shard
+// count outside 1 .. kMaxShards or split keys that do not fit the function (their number,
+// order, an empty one).
+status check_partitioning(const Partitioning& p, uint32_t shards);
+
+// ---- the manifest -------------------------------------------------------------------------------
+
+inline constexpr uint32_t kMaxShards = 65536;
+inline constexpr uint32_t kMaxManifestTables = 4096;
+inline constexpr uint32_t kMaxManifestIndexes = 4096;  // per table
+inline constexpr uint64_t kMaxManifestBytes = uint64_t{64} << 20;
+
+struct ManifestIndex {
+  std::string name;
+  bool unique = false;
+  std::string key_encoding;
+};
+
+struct ManifestTable {
+  std::string name;
+  std::string key_encoding;
+  std::vector<ManifestIndex> indexes;
+  Partitioning partitioning;
+};
+
+// What one shard holds of one table: its rows, and (when there are any) its smallest and
+// largest encoded keys.
+struct ShardTable {
+  uint64_t rows = 0;
+  std::string first, last;
+};
+
+struct ManifestShard {
+  std::string file;   // in the generation's folder
+  uint64_t bytes = 0;  // the file's length
+  uint64_t xxh3 = 0;   // XXH3-64 (seed 0) of the whole file
+  std::vector<ShardTable> tables;  // one per table of the manifest, in its order
+};
+
+struct Manifest {
+  std::string dataset;
+  uint64_t generation = 0;
+  std::vector<ManifestTable> tables;
+  std::vector<ManifestShard> shards;
+};
+
+// Checks every rule docs/sharding.md gives a manifest ("The manifest" and the first and third
+// checks of "Checks a reader makes"): errc::invalid_argument naming the first fault, or
+// errc::unsupported_version for an unknown partition function.
+status check_manifest(const Manifest& m);
+
+// The manifest's JSON text, as docs/sharding.md writes it (one shard per line). Requires
+// check_manifest(m).
+std::string manifest_json(const Manifest& m);
+
+// A manifest from its JSON text: errc::corruption for text that is not a manifest (syntax, a
+// member missing, unknown or of the wrong type, a number out of range, a key that is not hex),
+// naming where; then check_manifest's errors.
+result<Manifest> parse_manifest(std::string_view json);
+
+// Reads and parses FOLDER/manifest.json or the manifest file at `path` (errc::io_error if it
+// cannot be read; errc::invalid_argument if it is over kMaxManifestBytes).
+result<Manifest> read_manifest(const std::filesystem::path& path);
+
+// Writes `m` to FOLDER/manifest.json: a temp file in FOLDER, fsync, rename, fsync FOLDER.
+// Refuses a manifest that fails check_manifest.
+status write_manifest(const std::filesystem::path& folder, const Manifest& m);
+
+// ---- the dataset folder -------------------------------------------------------------------------
+
+// "gen-N", the folder of generation N.
+std::string generation_folder(uint64_t generation);
+
+// The generation CURRENT names (0 when the dataset has none yet: no CURRENT).
+// errc::corruption for a CURRENT that is not "gen-N\n".
+result<uint64_t> current_generation(const std::filesystem::path& dataset);
+
+// The number a new generation takes: one more than HIGHEST and every gen-N folder present.
+result<uint64_t> next_generation(const std::filesystem::path& dataset);
+
+// Makes generation N live: checks that DATASET/gen-N/manifest.json reads and is of generation
+// N, then points CURRENT at it and raises HIGHEST to N (each a temp file, fsync, rename, fsync
+// the folder). Then removes the generation folders other than the live one and the `keep`
+// newest older ones, oldest first.
+status publish_generation(const std::filesystem::path& dataset, uint64_t generation,
+                          uint32_t keep = 2);
+
+// Points CURRENT at the newest generation older than the current one that has a manifest;
+// returns it. errc::not_found when there is none. HIGHEST is unchanged, so the number of the
+// generation rolled back from is never given again.
+result<uint64_t> rollback_generation(const std::filesystem::path& dataset);
+
+}  // namespace drydb

@@ -1,0 +1,157 @@
+// A dataset folder's generations (dataset.h; docs/sharding.md, "The dataset folder and its
+// generations"): CURRENT and HIGHEST, each replaced whole by rename; publish, roll back, keep.
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <system_error>
+#include <vector>
+
+#include "drydb/dataset.h"
+#include "write/sink.h"
+
+namespace drydb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kPrefix = "gen-";
+
+// N of "gen-N" (decimal, no leading zero, 1 .. 2^63 - 1), or 0 when `name` is not one.
+uint64_t generation_of(std::string_view name) {
+  if (name.substr(0, kPrefix.size()) != kPrefix) return 0;
+  const std::string_view digits = name.substr(kPrefix.size());
+  if (digits.empty() || digits.size() > 19 || digits[0] == '0') return 0;
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size() || n > (uint64_t{1} << 63) - 1)
+    return 0;
+  return n;
+}
+
+// The text of a small pointer file (CURRENT, HIGHEST), without its final newline; nullopt when
+// the file does not exist.
+result<std::optional<std::string>> read_pointer(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::optional<std::string>();
+  if (!fs::is_regular_file(path, ec))
+    return Error(errc::corruption, path.string() + " is not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  std::string text(64, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return Error(errc::io_error, "cannot read " + path.string());
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() == 64 || text.empty() || text.back() != '\n')
+    return Error(errc::corruption, path.string() + " is not one line");
+  text.pop_back();
+  return std::optional<std::string>(std::move(text));
+}
+
+// Replaces `path` with `line` and a newline: temp file, fsync, rename, fsync the folder.
+status write_pointer(const fs::path& path, const std::string& line) {
+  auto sink = detail::AtomicFileSink::create(path);
+  if (!sink) return std::move(sink).error();
+  const std::string text = line + "\n";
+  DRYDB_TRY((*sink)->write_at(0, std::as_bytes(std::span(text.data(), text.size()))));
+  return (*sink)->commit();
+}
+
+result<uint64_t> highest(const fs::path& dataset) {
+  auto text = read_pointer(dataset / "HIGHEST");
+  if (!text) return std::move(text).error();
+  if (!*text) return uint64_t{0};
+  const uint64_t n = generation_of(std::string(kPrefix) + **text);
+  if (n == 0) return Error(errc::corruption, (dataset / "HIGHEST").string() + " holds no generation number");
+  return n;
+}
+
+// The numbers of the generation folders present, ascending.
+result<std::vector<uint64_t>> generation_folders(const fs::path& dataset) {
+  std::vector<uint64_t> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dataset, ec), end; !ec && it != end; it.increment(ec)) {
+    const uint64_t n = generation_of(it->path().filename().string());
+    if (n != 0 && it->is_directory(ec)) out.push_back(n);
+  }
+  if (ec) return Error(errc::io_error, "cannot list " + dataset.string() + ": " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool has_manifest(const fs::path& dataset, uint64_t generation) {
+  std::error_code ec;
+  return fs::is_regular_file(dataset / generation_folder(generation) / "manifest.json", ec);
+}
+
+}  // namespace
+
+std::string generation_folder(uint64_t generation) {
+  return std::string(kPrefix) + std::to_string(generation);
+}
+
+result<uint64_t> current_generation(const fs::path& dataset) {
+  auto text = read_pointer(dataset / "CURRENT");
+  if (!text) return std::move(text).error();
+  if (!*text) return uint64_t{0};
+  const uint64_t n = generation_of(**text);
+  if (n == 0)
+    return Error(errc::corruption, (dataset / "CURRENT").string() + " names no generation: '" +
+                                       **text + "'");
+  return n;
+}
+
+result<uint64_t> next_generation(const fs::path& dataset) {
+  auto high = highest(dataset);
+  if (!high) return std::move(high).error();
+  auto folders = generation_folders(dataset);
+  if (!folders) return std::move(folders).error();
+  const uint64_t top = std::max(*high, folders->empty() ? uint64_t{0} : folders->back());
+  if (top >= (uint64_t{1} << 63) - 1) return Error(errc::invalid_state, "no generation number is left");
+  return top + 1;
+}
+
+status publish_generation(const fs::path& dataset, uint64_t generation, uint32_t keep) {
+  const fs::path folder = dataset / generation_folder(generation);
+  auto m = read_manifest(folder / "manifest.json");
+  if (!m) return std::move(m).error();
+  if (m->generation != generation)
+    return Error(errc::corruption, (folder / "manifest.json").string() + " is of generation " +
+                                       std::to_string(m->generation) + ", not " +
+                                       std::to_string(generation));
+  auto high = highest(dataset);
+  if (!high) return std::move(high).error();
+  DRYDB_TRY(write_pointer(dataset / "CURRENT", generation_folder(generation)));
+  if (generation > *high) DRYDB_TRY(write_pointer(dataset / "HIGHEST", std::to_string(generation)));
+  // Retention: the live generation and the `keep` newest before it stay.
+  auto folders = generation_folders(dataset);
+  if (!folders) return std::move(folders).error();
+  std::vector<uint64_t> older;
+  for (uint64_t n : *folders)
+    if (n < generation) older.push_back(n);
+  const size_t remove = older.size() > keep ? older.size() - keep : 0;
+  for (size_t i = 0; i < remove; ++i) {
+    std::error_code ec;
+    fs::remove_all(dataset / generation_folder(older[i]), ec);
+    if (ec)
+      return Error(errc::io_error, "cannot remove " + (dataset / generation_folder(older[i])).string() +
+                                       ": " + ec.message());
+  }
+  return {};
+}
+
+result<uint64_t> rollback_generation(const fs::path& dataset) {
+  auto current = current_generation(dataset);
+  if (!current) return std::move(current).error();
+  if (*current == 0) return Error(errc::not_found, dataset.string() + " has no live generation");
+  auto folders = generation_folders(dataset);
+  if (!folders) return std::move(folders).error();
+  for (auto it = folders->rbegin(); it != folders->rend(); ++it) {
+    if (*it >= *current || !has_manifest(dataset, *it)) continue;
+    DRYDB_TRY(write_pointer(dataset / "CURRENT", generation_folder(*it)));
+    return *it;
+  }
+  return Error(errc::not_found, dataset.string() + " keeps no generation older than " +
+                                    generation_folder(*current));
+}
+
+}  // namespace drydb

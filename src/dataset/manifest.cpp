@@ -1,0 +1,469 @@
+// The manifest of a dataset generation (dataset.h; docs/sharding.md, "The manifest"): its rules,
+// its JSON text, and reading and writing it.
+#include <simdjson.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string_view>
+#include <system_error>
+
+#include "drydb/dataset.h"
+#include "drydb/detail/coding.h"
+#include "write/sink.h"
+
+namespace drydb {
+
+namespace {
+
+constexpr uint64_t kMaxCount = (uint64_t{1} << 63) - 1;
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+Error invalid(std::string what) { return Error(errc::invalid_argument, "manifest: " + std::move(what)); }
+Error corrupt(std::string what) { return Error(errc::corruption, "manifest: " + std::move(what)); }
+
+bool valid_utf8(std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); }
+
+bool valid_name(std::string_view s) { return !s.empty() && s.size() <= 255 && valid_utf8(s); }
+
+// A shard's file name: one file in the generation's folder.
+bool valid_file_name(std::string_view s) {
+  return valid_name(s) && s != "." && s != ".." && s.find('/') == std::string_view::npos &&
+         s.find('\0') == std::string_view::npos;
+}
+
+std::string hex(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kHexDigits[c >> 4];
+    out += kHexDigits[c & 15];
+  }
+  return out;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;  // upper case is not the canonical form, and refused
+}
+
+std::optional<std::string> from_hex(std::string_view text) {
+  if (text.size() % 2 != 0) return std::nullopt;
+  std::string out(text.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = hex_value(text[2 * i]), lo = hex_value(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<char>(hi << 4 | lo);
+  }
+  return out;
+}
+
+std::string hex64(uint64_t v) {
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4)
+    out[static_cast<size_t>(i)] = kHexDigits[v & 15];
+  return out;
+}
+
+// A JSON string literal of UTF-8 text.
+void put_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += kHexDigits[c >> 4];
+      out += kHexDigits[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+std::string shown(std::string_view name) {
+  std::string out;
+  put_string(out, name);
+  return out;
+}
+
+// ---- parsing ----------------------------------------------------------------------------------
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+// The members of one JSON object, checked against the ones it must have (and may have): none
+// unknown, none twice, every required one there.
+class Members {
+ public:
+  Members(object o, std::string where) : where_(std::move(where)) {
+    for (auto field : o) {
+      const std::string_view key = field.key;
+      if (!seen_.insert(std::string(key)).second) {
+        fault_ = "member \"" + std::string(key) + "\" twice";
+        break;
+      }
+      fields_.emplace_back(std::string(key), field.value);
+    }
+  }
+
+  // The member `name`, or a fault when it is missing.
+  std::optional<element> get(std::string_view name) {
+    for (auto& [k, v] : fields_)
+      if (k == name) {
+        used_.insert(k);
+        return v;
+      }
+    if (fault_.empty()) fault_ = "no member \"" + std::string(name) + "\"";
+    return std::nullopt;
+  }
+  bool has(std::string_view name) const { return seen_.count(std::string(name)) != 0; }
+
+  // The first fault: a duplicate, a missing member, or a member not asked for.
+  std::optional<Error> fault() const {
+    if (!fault_.empty()) return corrupt(where_ + ": " + fault_);
+    for (auto& [k, v] : fields_)
+      if (used_.count(k) == 0) return corrupt(where_ + ": unknown member \"" + k + "\"");
+    return std::nullopt;
+  }
+
+ private:
+  std::string where_;
+  std::vector<std::pair<std::string, element>> fields_;
+  std::set<std::string> seen_, used_;
+  std::string fault_;
+};
+
+struct Parser {
+  std::optional<Error> error;
+
+  bool fail(std::string what) {
+    if (!error) error = corrupt(std::move(what));
+    return false;
+  }
+
+  bool string(const std::optional<element>& e, const std::string& where, std::string* out) {
+    if (!e) return false;
+    std::string_view s;
+    if (e->get_string().get(s) != simdjson::SUCCESS) return fail(where + " is not a string");
+    out->assign(s);
+    return true;
+  }
+  bool count(const std::optional<element>& e, const std::string& where, uint64_t* out) {
+    if (!e) return false;
+    // Integers only: simdjson types 1.0 and 1e3 as doubles.
+    if (e->type() != simdjson::dom::element_type::INT64 &&
+        e->type() != simdjson::dom::element_type::UINT64)
+      return fail(where + " is not an integer");
+    uint64_t v = 0;
+    if (e->get_uint64().get(v) != simdjson::SUCCESS || v > kMaxCount)
+      return fail(where + " is outside 0 .. 2^63 - 1");
+    *out = v;
+    return true;
+  }
+  bool boolean(const std::optional<element>& e, const std::string& where, bool* out) {
+    if (!e) return false;
+    if (e->get_bool().get(*out) != simdjson::SUCCESS) return fail(where + " is not true or false");
+    return true;
+  }
+  bool key(const std::optional<element>& e, const std::string& where, std::string* out) {
+    std::string text;
+    if (!string(e, where, &text)) return false;
+    auto bytes = from_hex(text);
+    if (!bytes) return fail(where + " is not lowercase hex digits, two per byte");
+    *out = std::move(*bytes);
+    return true;
+  }
+  bool array_of(const std::optional<element>& e, const std::string& where, array* out) {
+    if (!e) return false;
+    if (e->get_array().get(*out) != simdjson::SUCCESS) return fail(where + " is not an array");
+    return true;
+  }
+  bool object_of(element e, const std::string& where, object* out) {
+    if (e.get_object().get(*out) != simdjson::SUCCESS) return fail(where + " is not an object");
+    return true;
+  }
+  bool done(const Members& m) {
+    if (auto f = m.fault(); f && !error) error = std::move(*f);
+    return !error;
+  }
+};
+
+bool parse_index(Parser& p, element e, const std::string& where, ManifestIndex* out) {
+  object o;
+  if (!p.object_of(e, where, &o)) return false;
+  Members m(o, where);
+  p.string(m.get("name"), where + ".name", &out->name) &&
+      p.boolean(m.get("unique"), where + ".unique", &out->unique) &&
+      p.string(m.get("key_encoding"), where + ".key_encoding", &out->key_encoding);
+  return p.done(m);
+}
+
+bool parse_table(Parser& p, element e, const std::string& where, ManifestTable* out) {
+  object o;
+  if (!p.object_of(e, where, &o)) return false;
+  Members m(o, where);
+  array indexes, splits;
+  object part;
+  if (p.string(m.get("name"), where + ".name", &out->name) &&
+      p.string(m.get("key_encoding"), where + ".key_encoding", &out->key_encoding) &&
+      p.array_of(m.get("indexes"), where + ".indexes", &indexes)) {
+    if (indexes.size() > kMaxManifestIndexes)
+      return p.fail(where + ": more than " + std::to_string(kMaxManifestIndexes) + " indexes");
+    size_t i = 0;
+    for (element ix : indexes) {
+      if (!parse_index(p, ix, where + ".indexes[" + std::to_string(i++) + "]",
+                       &out->indexes.emplace_back()))
+        return false;
+    }
+    if (auto pe = m.get("partitioning"); pe && p.object_of(*pe, where + ".partitioning", &part)) {
+      const std::string pw = where + ".partitioning";
+      Members pm(part, pw);
+      if (p.string(pm.get("function"), pw + ".function", &out->partitioning.function) &&
+          p.array_of(pm.get("splits"), pw + ".splits", &splits)) {
+        if (splits.size() > kMaxShards) return p.fail(pw + ": more split keys than shards");
+        size_t k = 0;
+        for (element s : splits) {
+          const auto sw = pw + ".splits[" + std::to_string(k++) + "]";
+          if (!p.key(s, sw, &out->partitioning.splits.emplace_back())) return false;
+        }
+      }
+      if (!p.done(pm)) return false;
+    }
+  }
+  return p.done(m);
+}
+
+bool parse_shard(Parser& p, element e, const std::string& where, ManifestShard* out) {
+  object o;
+  if (!p.object_of(e, where, &o)) return false;
+  Members m(o, where);
+  std::string digest;
+  array tables;
+  if (p.string(m.get("file"), where + ".file", &out->file) &&
+      p.count(m.get("bytes"), where + ".bytes", &out->bytes) &&
+      p.string(m.get("xxh3"), where + ".xxh3", &digest) &&
+      p.array_of(m.get("tables"), where + ".tables", &tables)) {
+    const auto value = from_hex(digest);
+    if (digest.size() != 16 || !value) return p.fail(where + ".xxh3 is not 16 lowercase hex digits");
+    out->xxh3 = detail::load_be64(reinterpret_cast<const std::byte*>(value->data()));
+    if (tables.size() > kMaxManifestTables)
+      return p.fail(where + ": more than " + std::to_string(kMaxManifestTables) + " tables");
+    size_t i = 0;
+    for (element t : tables) {
+      const std::string tw = where + ".tables[" + std::to_string(i++) + "]";
+      object to;
+      if (!p.object_of(t, tw, &to)) return false;
+      Members tm(to, tw);
+      ShardTable& st = out->tables.emplace_back();
+      if (p.count(tm.get("rows"), tw + ".rows", &st.rows) && st.rows != 0) {
+        p.key(tm.get("first"), tw + ".first", &st.first) &&
+            p.key(tm.get("last"), tw + ".last", &st.last);
+      }
+      if (!p.done(tm)) return false;
+    }
+  }
+  return p.done(m);
+}
+
+}  // namespace
+
+// ---- the rules ----------------------------------------------------------------------------------
+
+status check_manifest(const Manifest& m) {
+  if (!valid_name(m.dataset)) return invalid("the dataset's name is not 1 to 255 bytes of UTF-8");
+  if (m.generation == 0 || m.generation > kMaxCount)
+    return invalid("generation " + std::to_string(m.generation) + " is outside 1 .. 2^63 - 1");
+  if (m.tables.empty() || m.tables.size() > kMaxManifestTables)
+    return invalid("a dataset has 1 to " + std::to_string(kMaxManifestTables) + " tables");
+  if (m.shards.empty() || m.shards.size() > kMaxShards)
+    return invalid("a dataset has 1 to " + std::to_string(kMaxShards) + " shards");
+  const auto shards = static_cast<uint32_t>(m.shards.size());
+  std::set<std::string_view> tables;
+  for (const ManifestTable& t : m.tables) {
+    if (!valid_name(t.name)) return invalid("a table's name is not 1 to 255 bytes of UTF-8");
+    if (!tables.insert(t.name).second) return invalid("two tables are named " + shown(t.name));
+    const std::string label = "table " + shown(t.name);
+    if (!valid_name(t.key_encoding))
+      return invalid(label + ": its key encoding is not 1 to 255 bytes of UTF-8");
+    if (t.indexes.size() > kMaxManifestIndexes)
+      return invalid(label + ": more than " + std::to_string(kMaxManifestIndexes) + " indexes");
+    std::set<std::string_view> indexes;
+    for (const ManifestIndex& ix : t.indexes) {
+      if (!valid_name(ix.name)) return invalid(label + ": an index's name is not 1 to 255 bytes of UTF-8");
+      if (!indexes.insert(ix.name).second)
+        return invalid(label + ": two indexes are named " + shown(ix.name));
+      if (!valid_name(ix.key_encoding))
+        return invalid(label + ", index " + shown(ix.name) +
+                       ": its key encoding is not 1 to 255 bytes of UTF-8");
+    }
+    if (status st = check_partitioning(t.partitioning, shards); !st)
+      return Error(st.error().code, "manifest: " + label + ": " + st.error().message);
+  }
+  std::set<std::string_view> files;
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    const ManifestShard& s = m.shards[i];
+    const std::string label = "shard " + std::to_string(i);
+    if (!valid_file_name(s.file))
+      return invalid(label + ": file name " + shown(s.file) + " is not one file of its folder");
+    if (!files.insert(s.file).second) return invalid("two shards are the file " + shown(s.file));
+    if (s.bytes > kMaxCount) return invalid(label + ": its size is over 2^63 - 1");
+    if (s.tables.size() != m.tables.size())
+      return invalid(label + " describes " + std::to_string(s.tables.size()) + " tables, not " +
+                     std::to_string(m.tables.size()));
+    for (size_t t = 0; t < s.tables.size(); ++t) {
+      const ShardTable& st = s.tables[t];
+      const ManifestTable& table = m.tables[t];
+      const std::string where = label + ", table " + shown(table.name);
+      if (st.rows > kMaxCount) return invalid(where + ": rows over 2^63 - 1");
+      if (st.rows == 0) {
+        if (!st.first.empty() || !st.last.empty()) return invalid(where + ": keys of no rows");
+        continue;
+      }
+      if (st.last < st.first) return invalid(where + ": its last key is before its first");
+      if (st.rows == 1 && st.first != st.last)
+        return invalid(where + ": one row with two keys");
+      if (table.partitioning.function != kRangePartitioning) continue;
+      const auto& splits = table.partitioning.splits;
+      if (i > 0 && st.first < splits[i - 1])
+        return invalid(where + ": its first key is before the split key that begins the shard");
+      if (i + 1 < m.shards.size() && !(st.last < splits[i]))
+        return invalid(where + ": its last key is not before the split key that ends the shard");
+    }
+  }
+  return {};
+}
+
+// ---- writing ------------------------------------------------------------------------------------
+
+std::string manifest_json(const Manifest& m) {
+  std::string out = "{\"format\": \"drydb-dataset\", \"version\": 1, \"dataset\": ";
+  put_string(out, m.dataset);
+  out += ", \"generation\": " + std::to_string(m.generation) + ",\n\"tables\": [";
+  for (size_t t = 0; t < m.tables.size(); ++t) {
+    const ManifestTable& table = m.tables[t];
+    out += t == 0 ? "\n  {\"name\": " : ",\n  {\"name\": ";
+    put_string(out, table.name);
+    out += ", \"key_encoding\": ";
+    put_string(out, table.key_encoding);
+    out += ", \"indexes\": [";
+    for (size_t i = 0; i < table.indexes.size(); ++i) {
+      out += i == 0 ? "{\"name\": " : ", {\"name\": ";
+      put_string(out, table.indexes[i].name);
+      out += table.indexes[i].unique ? ", \"unique\": true" : ", \"unique\": false";
+      out += ", \"key_encoding\": ";
+      put_string(out, table.indexes[i].key_encoding);
+      out += "}";
+    }
+    out += "], \"partitioning\": {\"function\": ";
+    put_string(out, table.partitioning.function);
+    out += ", \"splits\": [";
+    for (size_t i = 0; i < table.partitioning.splits.size(); ++i) {
+      if (i != 0) out += ", ";
+      out += '"' + hex(table.partitioning.splits[i]) + '"';
+    }
+    out += "]}}";
+  }
+  out += "],\n\"shards\": [";
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    const ManifestShard& s = m.shards[i];
+    out += i == 0 ? "\n  {\"file\": " : ",\n  {\"file\": ";
+    put_string(out, s.file);
+    out += ", \"bytes\": " + std::to_string(s.bytes) + ", \"xxh3\": \"" + hex64(s.xxh3) +
+           "\", \"tables\": [";
+    for (size_t t = 0; t < s.tables.size(); ++t) {
+      const ShardTable& st = s.tables[t];
+      if (t != 0) out += ", ";
+      out += "{\"rows\": " + std::to_string(st.rows);
+      if (st.rows != 0)
+        out += ", \"first\": \"" + hex(st.first) + "\", \"last\": \"" + hex(st.last) + '"';
+      out += '}';
+    }
+    out += "]}";
+  }
+  out += "]}\n";
+  return out;
+}
+
+status write_manifest(const std::filesystem::path& folder, const Manifest& m) {
+  DRYDB_TRY(check_manifest(m));
+  const std::string text = manifest_json(m);
+  auto sink = detail::AtomicFileSink::create(folder / "manifest.json");
+  if (!sink) return std::move(sink).error();
+  DRYDB_TRY((*sink)->write_at(0, std::as_bytes(std::span(text.data(), text.size()))));
+  return (*sink)->commit();
+}
+
+// ---- reading ------------------------------------------------------------------------------------
+
+result<Manifest> parse_manifest(std::string_view json) {
+  if (json.size() > kMaxManifestBytes)
+    return invalid("over " + std::to_string(kMaxManifestBytes) + " bytes");
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(json);
+  element root;
+  if (auto err = parser.parse(padded).get(root); err != simdjson::SUCCESS)
+    return corrupt(std::string("not JSON: ") + simdjson::error_message(err));
+  Parser p;
+  object o;
+  if (!p.object_of(root, "the document", &o)) return std::move(*p.error);
+  Members m(o, "the document");
+  Manifest out;
+  std::string format;
+  uint64_t version = 0;
+  array tables, shards;
+  if (p.string(m.get("format"), "format", &format) && format != "drydb-dataset")
+    return corrupt("format is \"" + format + "\", not \"drydb-dataset\"");
+  if (p.count(m.get("version"), "version", &version) && version != 1)
+    return Error(errc::unsupported_version,
+                 "manifest: version " + std::to_string(version) + "; this reader knows 1");
+  if (p.string(m.get("dataset"), "dataset", &out.dataset) &&
+      p.count(m.get("generation"), "generation", &out.generation) &&
+      p.array_of(m.get("tables"), "tables", &tables) &&
+      p.array_of(m.get("shards"), "shards", &shards)) {
+    if (tables.size() > kMaxManifestTables)
+      return invalid("more than " + std::to_string(kMaxManifestTables) + " tables");
+    if (shards.size() > kMaxShards) return invalid("more than " + std::to_string(kMaxShards) + " shards");
+    size_t i = 0;
+    for (element t : tables)
+      if (!parse_table(p, t, "tables[" + std::to_string(i++) + "]", &out.tables.emplace_back()))
+        return std::move(*p.error);
+    i = 0;
+    for (element s : shards)
+      if (!parse_shard(p, s, "shards[" + std::to_string(i++) + "]", &out.shards.emplace_back()))
+        return std::move(*p.error);
+  }
+  if (!p.done(m)) return std::move(*p.error);
+  DRYDB_TRY(check_manifest(out));
+  return out;
+}
+
+result<Manifest> read_manifest(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path file =
+      std::filesystem::is_directory(path, ec) ? path / "manifest.json" : path;
+  // Only a regular file: opening a FIFO would block.
+  if (!std::filesystem::is_regular_file(file, ec))
+    return Error(ec ? errc::io_error : errc::invalid_argument,
+                 "the manifest " + file.string() +
+                     (ec ? " cannot be read: " + ec.message() : " is not a regular file"));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error(errc::io_error, "cannot open the manifest " + file.string());
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    if (text.size() + static_cast<size_t>(in.gcount()) > kMaxManifestBytes)
+      return invalid(file.string() + " is over " + std::to_string(kMaxManifestBytes) + " bytes");
+    text.append(buf, static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) return Error(errc::io_error, "cannot read the manifest " + file.string());
+  auto m = parse_manifest(text);
+  if (!m) return Error(m.error().code, file.string() + ": " + m.error().message);
+  return m;
+}
+
+}  // namespace drydb
