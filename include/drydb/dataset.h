@@ -110,6 +110,10 @@ result<Manifest> read_manifest(const std::filesystem::path& path);
 // Refuses a manifest that fails check_manifest.
 status write_manifest(const std::filesystem::path& folder, const Manifest& m);
 
+// A shard file as its manifest describes it: its name (the file's own), size, XXH3-64, and each
+// table's rows and first and last keys, in the file's table order. Reads the whole file.
+result<ManifestShard> describe_shard(const std::filesystem::path& file);
+
 // ---- the dataset folder -------------------------------------------------------------------------
 
 // "gen-N", the folder of generation N.

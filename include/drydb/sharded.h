@@ -1,0 +1,150 @@
+// drydb::ShardedDatabase: one generation of a sharded dataset (docs/sharding.md), read as one
+// database. Part of the drydb::dataset library.
+//
+//   auto ds = drydb::ShardedDatabase::open("datasets/users").value();  // CURRENT's generation
+//   auto users = ds.table("users").value();
+//   auto v = users.get(int64_t{42});                    // routed to one shard
+//   auto n = users.count_range(100, 200);               // O(log S + log n) for range-v1
+//   for (auto [key, value] : *users.get_range(100, 200)) ...  // across shards, in key order
+//
+// Opening checks the manifest and every shard against it (tables, encodings, indexes, row counts,
+// first and last keys, file sizes; checksums on request), so a query never meets a shard that
+// disagrees with the manifest. The database is immutable and safe to query from many threads;
+// tables and ranges obtained from it must not outlive it. A ShardedDatabase stays on the
+// generation it opened: open the dataset again to follow CURRENT.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "drydb/database.h"
+#include "drydb/dataset.h"
+#include "drydb/range.h"
+
+namespace drydb {
+
+namespace detail {
+struct ShardedState;
+struct ShardedTableState;
+}  // namespace detail
+
+struct ShardedOptions {
+  OpenOptions open;  // how each shard is opened
+  // Read every shard whole and compare its XXH3-64 with the manifest's (errc::corruption).
+  bool verify_checksums = false;
+};
+
+// The rows of a range across shards, in key order (or reversed): the shards' own ranges one after
+// another for a range-partitioned table, merged by key for a hash-partitioned one. Its size is
+// known up front; rows are read as it is iterated; each row's views stay valid until the next
+// step. Belongs to one thread at a time; must not be moved while an iteration runs.
+class ShardedRange {
+ public:
+  ShardedRange() = default;
+  uint64_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  // The first error met while iterating (which ends the iteration early).
+  const drydb::status& status() const noexcept;
+
+  class iterator {
+   public:
+    using value_type = Entry;
+    using difference_type = std::ptrdiff_t;
+    Entry operator*() const { return *parts_[current_]; }
+    iterator& operator++();
+    bool operator==(std::default_sentinel_t) const noexcept { return current_ == kDone; }
+
+   private:
+    friend class ShardedRange;
+    static constexpr size_t kDone = SIZE_MAX;
+    explicit iterator(ShardedRange* r);
+    // Concatenated: moves current_ to the first part, from current_ on, that has a row left.
+    void skip_empty_parts();
+    // Merged: whether part a's row comes after part b's in the range's order (the heap's order).
+    bool after(uint32_t a, uint32_t b) const;
+    ShardedRange* range_;
+    std::vector<Range::iterator> parts_;
+    std::vector<uint32_t> heap_;  // merged: the parts with a row left, the next row's on top
+    size_t current_ = kDone;
+  };
+  iterator begin() { return iterator(this); }
+  std::default_sentinel_t end() const noexcept { return {}; }
+
+ private:
+  friend class ShardedTable;
+  ShardedRange(std::vector<Range> parts, bool merge, SortOrder order);
+  std::vector<Range> parts_;  // in shard order (reversed for a descending concatenation)
+  bool merge_ = false;
+  SortOrder order_ = SortOrder::ascending;
+  uint64_t size_ = 0;
+};
+
+// One table of a sharded dataset. A cheap handle; must not outlive its ShardedDatabase.
+class ShardedTable {
+ public:
+  std::string_view name() const noexcept;
+  KeyEncoding encoding() const noexcept;
+  const Partitioning& partitioning() const noexcept;
+  // Rows in every shard, O(1).
+  uint64_t count() const noexcept;
+
+  // The shard whose file holds `key` (the partition function of the manifest).
+  uint32_t shard_of(const Key& key) const noexcept;
+  // The value of `key`, from its shard: as ReadOnlyTable::get.
+  result<Value> get(const Key& key) const;
+  // As ReadOnlyTable::count_range: O(log S + log n) for range-v1 (the shards between the bounds'
+  // shards counted from the manifest), O(S log n) for a hash-partitioned table.
+  result<uint64_t> count_range(const KeyBound& start, const KeyBound& end,
+                               const RangeOptions& options = {}) const;
+  // As ReadOnlyTable::get_range, across the shards.
+  result<ShardedRange> get_range(const KeyBound& start, const KeyBound& end,
+                                 const RangeOptions& options = {}) const;
+  // The rows whose encoded key starts with `prefix`, across the shards.
+  result<ShardedRange> prefix(std::span<const std::byte> prefix,
+                              SortOrder order = SortOrder::ascending) const;
+  result<ShardedRange> prefix(std::string_view text, SortOrder order = SortOrder::ascending) const {
+    return prefix(std::as_bytes(std::span(text.data(), text.size())), order);
+  }
+
+ private:
+  friend class ShardedDatabase;
+  explicit ShardedTable(const detail::ShardedTableState* t) : t_(t) {}
+  // The shards a range between these bounds can meet: [first, last].
+  void shard_span(const KeyBound& start, const KeyBound& end, uint32_t* first,
+                  uint32_t* last) const noexcept;
+  const detail::ShardedTableState* t_;
+};
+
+class ShardedDatabase {
+ public:
+  // Opens `path`: a dataset folder (the generation CURRENT names), a generation folder (gen-N),
+  // or a manifest file; then every shard the manifest names, beside it. Errors: the manifest's
+  // (read_manifest); errc::not_found for a dataset with no live generation; each shard's open
+  // errors, naming the shard; errc::corruption for a shard that disagrees with the manifest.
+  static result<ShardedDatabase> open(const std::filesystem::path& path,
+                                      const ShardedOptions& options = {});
+
+  ShardedDatabase(ShardedDatabase&&) noexcept;
+  ShardedDatabase& operator=(ShardedDatabase&&) noexcept;
+  ~ShardedDatabase();
+
+  const Manifest& manifest() const noexcept;
+  uint64_t generation() const noexcept { return manifest().generation; }
+  size_t shard_count() const noexcept;
+  // Shard i as the database it is.
+  const ReadOnlyDatabase& shard(size_t i) const noexcept;
+
+  // The table `name`; errc::not_found naming the tables there are.
+  result<ShardedTable> table(std::string_view name) const;
+  std::vector<ShardedTable> tables() const;
+
+ private:
+  explicit ShardedDatabase(std::unique_ptr<detail::ShardedState> s);
+  std::unique_ptr<detail::ShardedState> state_;
+};
+
+}  // namespace drydb

@@ -1,0 +1,368 @@
+// ShardedDatabase, ShardedTable and ShardedRange (sharded.h): a generation of a dataset opened
+// and checked against its manifest, and the queries of its tables routed to or merged across
+// the shards.
+#include "drydb/sharded.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <tuple>
+#include <utility>
+
+#include "drydb/index.h"
+#include "format/checksum.h"
+
+namespace drydb {
+
+namespace detail {
+
+struct ShardedTableState {
+  const ManifestTable* spec;
+  uint32_t shards;
+  KeyEncoding encoding = KeyEncoding::bytes();
+  std::vector<ReadOnlyTable> parts;  // one per shard
+  std::vector<uint64_t> rows_before;  // rows in the shards before shard i; S + 1 entries
+  bool range_partitioned() const { return spec->partitioning.function == kRangePartitioning; }
+};
+
+struct ShardedState {
+  Manifest manifest;
+  std::vector<ReadOnlyDatabase> shards;
+  std::vector<ShardedTableState> tables;
+};
+
+}  // namespace detail
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string_view as_text(std::span<const std::byte> b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+Error disagrees(const fs::path& file, const std::string& what) {
+  return Error(errc::corruption, file.string() + " disagrees with its manifest: " + what);
+}
+
+// The manifest file a path names, and the folder its shards are in.
+result<fs::path> manifest_path(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return path;
+  if (fs::exists(path / "manifest.json", ec)) return path / "manifest.json";
+  auto current = current_generation(path);
+  if (!current) return std::move(current).error();
+  if (*current == 0)
+    return Error(errc::not_found, path.string() + " is not a dataset (no CURRENT) nor a generation");
+  return path / generation_folder(*current) / "manifest.json";
+}
+
+// XXH3-64 of a whole file, and its length.
+result<std::pair<uint64_t, uint64_t>> hash_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error(errc::io_error, "cannot read " + file.string());
+  detail::Checksummer sum;
+  uint64_t bytes = 0;
+  std::vector<char> buf(1 << 20);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    sum.update(std::as_bytes(std::span(buf.data(), static_cast<size_t>(in.gcount()))));
+    bytes += static_cast<uint64_t>(in.gcount());
+  }
+  if (in.bad()) return Error(errc::io_error, "cannot read " + file.string());
+  return std::pair{sum.digest(), bytes};
+}
+
+// Shard `i` against the manifest: its size, tables (names, encodings, indexes, in order), rows
+// and first and last keys.
+status check_shard(const Manifest& m, size_t i, const fs::path& file, const ReadOnlyDatabase& db) {
+  const ManifestShard& shard = m.shards[i];
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return Error(errc::io_error, "cannot stat " + file.string());
+  if (static_cast<uint64_t>(st.st_size) != shard.bytes)
+    return disagrees(file, std::to_string(st.st_size) + " bytes, not " + std::to_string(shard.bytes));
+  const std::vector<ReadOnlyTable> tables = db.tables();
+  if (tables.size() != m.tables.size())
+    return disagrees(file, std::to_string(tables.size()) + " tables, not " + std::to_string(m.tables.size()));
+  for (size_t t = 0; t < tables.size(); ++t) {
+    const ManifestTable& spec = m.tables[t];
+    const ReadOnlyTable& table = tables[t];
+    const std::string label = "table " + std::to_string(t) + " ('" + spec.name + "')";
+    if (table.name() != spec.name)
+      return disagrees(file, label + " is named '" + std::string(table.name()) + "'");
+    if (table.encoding().id() != spec.key_encoding)
+      return disagrees(file, label + " has " + std::string(table.encoding().id()) + " keys");
+    const std::vector<SecondaryIndex> indexes = table.indexes();
+    if (indexes.size() != spec.indexes.size())
+      return disagrees(file, label + " has " + std::to_string(indexes.size()) + " indexes");
+    for (size_t x = 0; x < indexes.size(); ++x)
+      if (indexes[x].name() != spec.indexes[x].name || indexes[x].unique() != spec.indexes[x].unique ||
+          indexes[x].encoding().id() != spec.indexes[x].key_encoding)
+        return disagrees(file, label + ", index " + std::to_string(x) + " is not '" +
+                                   spec.indexes[x].name + "' as the manifest declares it");
+    const ShardTable& want = shard.tables[t];
+    if (table.count() != want.rows)
+      return disagrees(file, label + " has " + std::to_string(table.count()) + " rows, not " +
+                                 std::to_string(want.rows));
+    if (want.rows == 0) continue;
+    Cursor c = table.cursor();
+    if (!c.first() || as_text(c.key()) != want.first) {
+      if (!c.status()) return c.status().error();
+      return disagrees(file, label + ": its first key is not the manifest's");
+    }
+    if (!c.last() || as_text(c.key()) != want.last) {
+      if (!c.status()) return c.status().error();
+      return disagrees(file, label + ": its last key is not the manifest's");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+result<ManifestShard> describe_shard(const fs::path& file) {
+  ManifestShard out;
+  out.file = file.filename().string();
+  auto hashed = hash_file(file);
+  if (!hashed) return std::move(hashed).error();
+  std::tie(out.xxh3, out.bytes) = *hashed;
+  auto db = ReadOnlyDatabase::open(file);
+  if (!db) return std::move(db).error();
+  for (const ReadOnlyTable& t : db->tables()) {
+    ShardTable& st = out.tables.emplace_back();
+    st.rows = t.count();
+    if (st.rows == 0) continue;
+    Cursor c = t.cursor();
+    if (c.first()) st.first = as_text(c.key());
+    if (c.valid() && c.last()) st.last = as_text(c.key());
+    if (!c.status()) return c.status().error();
+  }
+  return out;
+}
+
+// ---- ShardedDatabase ----------------------------------------------------------------------------
+
+ShardedDatabase::ShardedDatabase(std::unique_ptr<detail::ShardedState> s) : state_(std::move(s)) {}
+ShardedDatabase::ShardedDatabase(ShardedDatabase&&) noexcept = default;
+ShardedDatabase& ShardedDatabase::operator=(ShardedDatabase&&) noexcept = default;
+ShardedDatabase::~ShardedDatabase() = default;
+
+result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const ShardedOptions& options) {
+  auto where = manifest_path(path);
+  if (!where) return std::move(where).error();
+  auto manifest = read_manifest(*where);
+  if (!manifest) return std::move(manifest).error();
+  auto state = std::make_unique<detail::ShardedState>();
+  state->manifest = std::move(*manifest);
+  const Manifest& m = state->manifest;
+  const fs::path folder = where->parent_path();
+  state->shards.reserve(m.shards.size());
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    const fs::path file = folder / m.shards[i].file;
+    auto db = ReadOnlyDatabase::open(file, options.open);
+    if (!db) return Error(db.error().code, "shard " + std::to_string(i) + ": " + db.error().message);
+    DRYDB_TRY(check_shard(m, i, file, *db));
+    if (options.verify_checksums) {
+      auto hashed = hash_file(file);
+      if (!hashed) return std::move(hashed).error();
+      if (hashed->first != m.shards[i].xxh3)
+        return disagrees(file, "its XXH3-64 is not the manifest's");
+    }
+    state->shards.push_back(std::move(*db));
+  }
+  const auto shards = static_cast<uint32_t>(m.shards.size());
+  state->tables.resize(m.tables.size());
+  for (size_t t = 0; t < m.tables.size(); ++t) {
+    detail::ShardedTableState& ts = state->tables[t];
+    ts.spec = &m.tables[t];
+    ts.shards = shards;
+    ts.rows_before.assign(1, 0);
+    for (uint32_t i = 0; i < shards; ++i) {
+      ts.parts.push_back(state->shards[i].tables()[t]);
+      ts.rows_before.push_back(ts.rows_before.back() + m.shards[i].tables[t].rows);
+    }
+    ts.encoding = ts.parts[0].encoding();
+  }
+  return ShardedDatabase(std::move(state));
+}
+
+const Manifest& ShardedDatabase::manifest() const noexcept { return state_->manifest; }
+size_t ShardedDatabase::shard_count() const noexcept { return state_->shards.size(); }
+const ReadOnlyDatabase& ShardedDatabase::shard(size_t i) const noexcept { return state_->shards[i]; }
+
+result<ShardedTable> ShardedDatabase::table(std::string_view name) const {
+  for (const auto& t : state_->tables)
+    if (t.spec->name == name) return ShardedTable(&t);
+  std::string names;
+  for (const auto& t : state_->tables) names += (names.empty() ? "'" : ", '") + t.spec->name + "'";
+  return Error(errc::not_found, "no table '" + std::string(name) + "' in dataset '" +
+                                    state_->manifest.dataset + "' (tables: " + names + ")");
+}
+
+std::vector<ShardedTable> ShardedDatabase::tables() const {
+  std::vector<ShardedTable> out;
+  for (const auto& t : state_->tables) out.push_back(ShardedTable(&t));
+  return out;
+}
+
+// ---- ShardedTable -------------------------------------------------------------------------------
+
+std::string_view ShardedTable::name() const noexcept { return t_->spec->name; }
+KeyEncoding ShardedTable::encoding() const noexcept { return t_->encoding; }
+const Partitioning& ShardedTable::partitioning() const noexcept { return t_->spec->partitioning; }
+uint64_t ShardedTable::count() const noexcept { return t_->rows_before.back(); }
+
+uint32_t ShardedTable::shard_of(const Key& key) const noexcept {
+  return drydb::shard_of(t_->spec->partitioning, t_->shards, key.bytes());
+}
+
+result<Value> ShardedTable::get(const Key& key) const {
+  return t_->parts[shard_of(key)].get(key);
+}
+
+void ShardedTable::shard_span(const KeyBound& start, const KeyBound& end, uint32_t* first,
+                              uint32_t* last) const noexcept {
+  *first = 0;
+  *last = t_->shards - 1;
+  if (!t_->range_partitioned()) return;
+  if (start.bounded()) *first = shard_of(start.key());
+  if (end.bounded()) *last = shard_of(end.key());
+}
+
+result<uint64_t> ShardedTable::count_range(const KeyBound& start, const KeyBound& end,
+                                           const RangeOptions& options) const {
+  uint32_t first, last;
+  shard_span(start, end, &first, &last);
+  if (first > last) {
+    // Bounds the wrong way round: the shard's own check says so.
+    return t_->parts[first].count_range(start, end, options);
+  }
+  if (!t_->range_partitioned() || first == last) {
+    uint64_t n = 0;
+    for (uint32_t i = first; i <= last; ++i) {
+      auto c = t_->parts[i].count_range(start, end, options);
+      if (!c) return c;
+      n += *c;
+    }
+    return n;
+  }
+  // range-v1: the edge shards count their part; the shards between them, all their rows.
+  auto head = t_->parts[first].count_range(start, unbounded, options);
+  if (!head) return head;
+  auto tail = t_->parts[last].count_range(unbounded, end, options);
+  if (!tail) return tail;
+  return *head + (t_->rows_before[last] - t_->rows_before[first + 1]) + *tail;
+}
+
+result<ShardedRange> ShardedTable::get_range(const KeyBound& start, const KeyBound& end,
+                                             const RangeOptions& options) const {
+  uint32_t first, last;
+  shard_span(start, end, &first, &last);
+  if (first > last) {
+    auto r = t_->parts[first].get_range(start, end, options);
+    if (!r) return std::move(r).error();
+    return ShardedRange();
+  }
+  std::vector<Range> parts;
+  for (uint32_t i = first; i <= last; ++i) {
+    auto r = t_->parts[i].get_range(start, end, options);
+    if (!r) return std::move(r).error();
+    parts.push_back(std::move(*r));
+  }
+  const bool merge = !t_->range_partitioned();
+  if (!merge && options.order == SortOrder::descending) std::reverse(parts.begin(), parts.end());
+  return ShardedRange(std::move(parts), merge, options.order);
+}
+
+result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix, SortOrder order) const {
+  // The shards that can hold keys starting with `prefix`: from the prefix's shard to the shard
+  // of the first key after every such key (the prefix with its last byte below 0xff raised).
+  uint32_t first = 0, last = t_->shards - 1;
+  if (t_->range_partitioned()) {
+    first = drydb::shard_of(t_->spec->partitioning, t_->shards, prefix);
+    std::string above(as_text(prefix));
+    while (!above.empty() && static_cast<unsigned char>(above.back()) == 0xff) above.pop_back();
+    if (!above.empty()) {
+      above.back() = static_cast<char>(static_cast<unsigned char>(above.back()) + 1);
+      last = drydb::shard_of(t_->spec->partitioning, t_->shards, above);
+    }
+  }
+  std::vector<Range> parts;
+  for (uint32_t i = first; i <= last; ++i) {
+    auto r = t_->parts[i].prefix(prefix, order);
+    if (!r) return std::move(r).error();
+    parts.push_back(std::move(*r));
+  }
+  const bool merge = !t_->range_partitioned();
+  if (!merge && order == SortOrder::descending) std::reverse(parts.begin(), parts.end());
+  return ShardedRange(std::move(parts), merge, order);
+}
+
+// ---- ShardedRange -------------------------------------------------------------------------------
+
+ShardedRange::ShardedRange(std::vector<Range> parts, bool merge, SortOrder order)
+    : parts_(std::move(parts)), merge_(merge), order_(order) {
+  for (const Range& r : parts_) size_ += r.size();
+}
+
+const drydb::status& ShardedRange::status() const noexcept {
+  static const drydb::status ok;
+  for (const Range& r : parts_)
+    if (!r.status()) return r.status();
+  return ok;
+}
+
+ShardedRange::iterator::iterator(ShardedRange* r) : range_(r) {
+  for (Range& p : r->parts_) parts_.push_back(p.begin());
+  if (parts_.empty()) return;
+  if (!r->merge_) {
+    current_ = 0;
+    skip_empty_parts();
+    return;
+  }
+  for (uint32_t i = 0; i < parts_.size(); ++i)
+    if (!(parts_[i] == std::default_sentinel)) heap_.push_back(i);
+  const auto cmp = [this](uint32_t a, uint32_t b) { return after(a, b); };
+  std::make_heap(heap_.begin(), heap_.end(), cmp);
+  current_ = heap_.empty() ? kDone : heap_.front();
+}
+
+bool ShardedRange::iterator::after(uint32_t a, uint32_t b) const {
+  const std::string_view ka = as_text((*parts_[a]).key), kb = as_text((*parts_[b]).key);
+  return range_->order_ == SortOrder::ascending ? kb < ka : ka < kb;
+}
+
+void ShardedRange::iterator::skip_empty_parts() {
+  while (current_ < parts_.size() && parts_[current_] == std::default_sentinel) {
+    // A part that ended on an error ends the whole iteration: status() says why.
+    if (!range_->parts_[current_].status()) {
+      current_ = kDone;
+      return;
+    }
+    ++current_;
+  }
+  if (current_ >= parts_.size()) current_ = kDone;
+}
+
+ShardedRange::iterator& ShardedRange::iterator::operator++() {
+  if (!range_->merge_) {
+    ++parts_[current_];
+    skip_empty_parts();
+    return *this;
+  }
+  const auto cmp = [this](uint32_t a, uint32_t b) { return after(a, b); };
+  std::pop_heap(heap_.begin(), heap_.end(), cmp);
+  const uint32_t top = heap_.back();
+  heap_.pop_back();
+  ++parts_[top];
+  if (!(parts_[top] == std::default_sentinel)) {
+    heap_.push_back(top);
+    std::push_heap(heap_.begin(), heap_.end(), cmp);
+  } else if (!range_->parts_[top].status()) {
+    heap_.clear();  // an error ends the iteration: status() says why
+  }
+  current_ = heap_.empty() ? kDone : heap_.front();
+  return *this;
+}
+
+}  // namespace drydb

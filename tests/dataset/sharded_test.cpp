@@ -1,0 +1,281 @@
+// ShardedDatabase against a model: a dataset built here shard by shard (range-partitioned tables
+// with an empty shard and awkward keys, a hash-partitioned table), its manifest written from
+// describe_shard and published; then every get, count, count_range, get_range (every bound
+// kind, both orders) and prefix answers as one sorted map of all the rows does. And a dataset
+// whose shards disagree with the manifest is refused.
+#include "drydb/sharded.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "drydb/builder.h"
+#include "support/suite.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using drydb::errc;
+using drydb::KeyEncoding;
+using drydb_support::TempDir;
+
+struct TableSpec {
+  std::string name;
+  KeyEncoding encoding;
+  drydb::Partitioning partitioning;
+  std::map<std::string, std::string> rows;  // encoded key -> value, in drydb's key order
+};
+
+std::string int_key(int64_t v) {
+  std::string k(8, '\0');
+  drydb::detail::store_be64(reinterpret_cast<std::byte*>(k.data()), drydb::int64_to_ordered(v));
+  return k;
+}
+
+// A Key of the table's kind for an encoded key.
+drydb::Key key_of(const TableSpec& t, const std::string& encoded) {
+  if (t.encoding.kind() == drydb::KeyKind::int64)
+    return drydb::Key(drydb::ordered_to_int64(
+        drydb::detail::load_be64(reinterpret_cast<const std::byte*>(encoded.data()))));
+  return drydb::Key(std::string_view(encoded));
+}
+
+// Writes generation `gen` of the dataset at `root`: each shard a drydb file of every table's rows
+// that the table's partitioning sends there, then the manifest, then publishes it.
+void build_generation(const fs::path& root, uint64_t gen, const std::vector<TableSpec>& tables,
+                      uint32_t shards) {
+  const fs::path folder = root / drydb::generation_folder(gen);
+  fs::create_directories(folder);
+  drydb::Manifest m;
+  m.dataset = "test";
+  m.generation = gen;
+  for (const TableSpec& t : tables)
+    m.tables.push_back({t.name, std::string(t.encoding.id()), {}, t.partitioning});
+  for (uint32_t i = 0; i < shards; ++i) {
+    drydb::DatabaseBuilder b({.page_size = 512});
+    for (const TableSpec& t : tables) {
+      auto& tb = b.create_table(t.name, t.encoding);
+      for (const auto& [k, v] : t.rows)
+        if (drydb::shard_of(t.partitioning, shards, k) == i) tb.append(key_of(t, k), v);
+    }
+    const fs::path file = folder / ("shard-" + std::to_string(i) + ".drydb");
+    ASSERT_TRUE(b.build_to_file(file));
+    auto described = drydb::describe_shard(file);
+    ASSERT_TRUE(described) << described.error().message;
+    m.shards.push_back(std::move(*described));
+  }
+  ASSERT_TRUE(drydb::write_manifest(folder, m)) << drydb::check_manifest(m).error().message;
+  ASSERT_TRUE(drydb::publish_generation(root, gen));
+}
+
+// The sample's tables for `shards` shards (2 to 5): range tables take the first shards - 1 of
+// their split keys.
+std::vector<TableSpec> sample_tables(uint32_t shards) {
+  std::mt19937_64 rng(7);
+  TableSpec words{"words", KeyEncoding::bytes(), {}, {}};
+  // Shared prefixes, NUL bytes, a key and the same key plus a NUL, high bytes, the empty key.
+  const std::string alphabet("\x00\x01" "ab\xc3\xbc\xfe\xff", 8);
+  for (int i = 0; i < 3000; ++i) {
+    std::string k;
+    const int n = static_cast<int>(rng() % 7);
+    for (int j = 0; j < n; ++j) k += alphabet[rng() % alphabet.size()];
+    words.rows[k] = "w" + std::to_string(i);
+  }
+  words.rows["ab"] = "ab";
+  words.rows[std::string("ab\0", 3)] = "ab+nul";
+  // Splits: shard 2 ("b" .. "b\x01") holds nothing.
+  words.partitioning.splits = {std::string("\x01", 1), "b", "b\x01", "\xfe"};
+  TableSpec ids{"ids", KeyEncoding::int64(), {}, {}};
+  for (int64_t v : {INT64_MIN, INT64_MIN + 1, int64_t{-1}, int64_t{0}, INT64_MAX}) ids.rows[int_key(v)] = "x";
+  for (int i = 0; i < 3000; ++i) ids.rows[int_key(static_cast<int64_t>(rng() % 100000) - 50000)] = "i" + std::to_string(i);
+  ids.partitioning.splits = {int_key(-20000), int_key(0), int_key(1), int_key(40000)};
+  TableSpec hashed{"hashed", KeyEncoding::bytes(), {std::string(drydb::kHashPartitioning), {}}, {}};
+  for (int i = 0; i < 2000; ++i) hashed.rows["h" + std::to_string(rng() % 100000)] = std::to_string(i);
+  words.partitioning.splits.resize(shards - 1);
+  ids.partitioning.splits.resize(shards - 1);
+  return {words, ids, hashed};
+}
+
+std::vector<std::pair<std::string, std::string>> rows_of(drydb::ShardedRange& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const drydb::Entry& e : r) out.emplace_back(std::string(e.key_str()), std::string(e.value_str()));
+  return out;
+}
+
+using Rows = std::vector<std::pair<std::string, std::string>>;
+
+Rows model_range(const TableSpec& t, const std::string* start, const std::string* end,
+                 const drydb::RangeOptions& o) {
+  Rows out;
+  for (const auto& [k, v] : t.rows) {
+    if (start && (o.start_exclusive ? !(*start < k) : k < *start)) continue;
+    if (end && (o.end_exclusive ? !(k < *end) : *end < k)) continue;
+    out.emplace_back(k, v);
+  }
+  if (o.order == drydb::SortOrder::descending) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
+  TempDir dir;
+  const auto tables = sample_tables(5);
+  build_generation(dir.path(), 1, tables, 5);
+  auto ds = drydb::ShardedDatabase::open(dir.path());
+  ASSERT_TRUE(ds) << ds.error().message;
+  EXPECT_EQ(ds->generation(), 1u);
+  EXPECT_EQ(ds->shard_count(), 5u);
+  EXPECT_EQ(ds->tables().size(), 3u);
+  EXPECT_EQ(ds->table("nope").code(), errc::not_found);
+  std::mt19937_64 rng(11);
+  for (const TableSpec& spec : tables) {
+    SCOPED_TRACE(spec.name);
+    auto t = ds->table(spec.name);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->count(), spec.rows.size());
+    // Every row, and keys between and beyond them.
+    std::vector<std::string> probes;
+    for (const auto& [k, v] : spec.rows) {
+      auto got = t->get(key_of(spec, k));
+      ASSERT_TRUE(got && *got) << drydb::escape_bytes(std::as_bytes(std::span(k.data(), k.size())));
+      EXPECT_EQ(got->str(), v);
+      if (rng() % 40 == 0) probes.push_back(k);
+    }
+    for (int i = 0; i < 60; ++i) {
+      std::string k = spec.encoding.kind() == drydb::KeyKind::int64
+                          ? int_key(static_cast<int64_t>(rng() % 300000) - 150000)
+                          : std::string(1 + rng() % 3, static_cast<char>("\x00" "a\xff"[rng() % 3]));
+      probes.push_back(k);
+      auto got = t->get(key_of(spec, k));
+      ASSERT_TRUE(got);
+      EXPECT_EQ(static_cast<bool>(*got), spec.rows.count(k) == 1);
+    }
+    for (const std::string& split : spec.partitioning.splits) probes.push_back(split);
+    // Every pair of bounds (absent ones too), every bound kind, both orders.
+    std::vector<const std::string*> bounds{nullptr};
+    for (const std::string& p : probes) bounds.push_back(&p);
+    for (size_t a = 0; a < bounds.size(); a += 3)
+      for (size_t b = 0; b < bounds.size(); b += 2) {
+        const std::string *s = bounds[a], *e = bounds[b];
+        for (int mode = 0; mode < 8; ++mode) {
+          const drydb::RangeOptions o{.start_exclusive = (mode & 1) != 0,
+                                      .end_exclusive = (mode & 2) != 0,
+                                      .order = (mode & 4) ? drydb::SortOrder::descending
+                                                          : drydb::SortOrder::ascending};
+          const drydb::KeyBound sb = s ? drydb::KeyBound(key_of(spec, *s)) : drydb::KeyBound(drydb::unbounded);
+          const drydb::KeyBound eb = e ? drydb::KeyBound(key_of(spec, *e)) : drydb::KeyBound(drydb::unbounded);
+          auto range = t->get_range(sb, eb, o);
+          auto count = t->count_range(sb, eb, o);
+          if (s && e && *e < *s) {
+            EXPECT_EQ(range.code(), errc::invalid_argument);
+            EXPECT_EQ(count.code(), errc::invalid_argument);
+            continue;
+          }
+          ASSERT_TRUE(range) << range.error().message;
+          ASSERT_TRUE(count) << count.error().message;
+          const Rows want = model_range(spec, s, e, o);
+          EXPECT_EQ(range->size(), want.size());
+          EXPECT_EQ(*count, want.size());
+          EXPECT_EQ(rows_of(*range), want);
+          EXPECT_TRUE(range->status());
+        }
+      }
+    if (spec.encoding.kind() != drydb::KeyKind::bytes) continue;
+    for (const std::string& p : {std::string(), std::string("a"), std::string("ab"), std::string("\xff", 1),
+                                std::string("\xff\xff", 2), std::string("b"), std::string("h1")}) {
+      for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
+        Rows want;
+        for (const auto& [k, v] : spec.rows)
+          if (k.compare(0, p.size(), p) == 0) want.emplace_back(k, v);
+        if (order == drydb::SortOrder::descending) std::reverse(want.begin(), want.end());
+        auto r = t->prefix(p, order);
+        ASSERT_TRUE(r);
+        EXPECT_EQ(r->size(), want.size());
+        EXPECT_EQ(rows_of(*r), want) << p;
+      }
+    }
+  }
+}
+
+TEST(ShardedDatabase, OpensADatasetAGenerationOrAManifest) {
+  TempDir dir;
+  auto tables = sample_tables(3);
+  build_generation(dir.path(), 1, tables, 3);
+  tables = sample_tables(2);
+  tables[1].rows.erase(tables[1].rows.begin());
+  build_generation(dir.path(), 2, tables, 2);
+  auto live = drydb::ShardedDatabase::open(dir.path());
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->generation(), 2u);
+  EXPECT_EQ(live->shard_count(), 2u);
+  auto first = drydb::ShardedDatabase::open(dir / "gen-1");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->generation(), 1u);
+  EXPECT_EQ(first->table("ids")->count(), live->table("ids")->count() + 1);
+  auto by_file = drydb::ShardedDatabase::open(dir / "gen-1" / "manifest.json");
+  ASSERT_TRUE(by_file);
+  EXPECT_EQ(by_file->shard_count(), 3u);
+  // An open database stays on its generation while another is published and rolled back.
+  ASSERT_TRUE(drydb::rollback_generation(dir.path()));
+  EXPECT_EQ(drydb::ShardedDatabase::open(dir.path())->generation(), 1u);
+  EXPECT_EQ(live->table("ids")->count(), tables[1].rows.size());
+  TempDir empty;
+  EXPECT_EQ(drydb::ShardedDatabase::open(empty.path()).code(), errc::not_found);
+}
+
+drydb::ShardedOptions checksums() {
+  drydb::ShardedOptions o;
+  o.verify_checksums = true;
+  return o;
+}
+
+TEST(ShardedDatabase, ShardsThatDisagreeWithTheManifestAreRefused) {
+  TempDir dir;
+  const auto tables = sample_tables(3);
+  build_generation(dir.path(), 1, tables, 3);
+  const fs::path gen = dir / "gen-1";
+  const drydb::Manifest good = *drydb::read_manifest(gen);
+  auto refused = [&](const drydb::Manifest& m, errc code, const std::string& part,
+                     const drydb::ShardedOptions& o = {}) {
+    ASSERT_TRUE(drydb::write_manifest(gen, m));
+    auto ds = drydb::ShardedDatabase::open(dir.path(), o);
+    ASSERT_FALSE(ds);
+    EXPECT_EQ(ds.code(), code) << ds.error().message;
+    EXPECT_NE(ds.error().message.find(part), std::string::npos) << ds.error().message;
+  };
+  drydb::Manifest m = good;
+  m.shards[1].tables[0].rows += 1;
+  refused(m, errc::corruption, "rows, not");
+  m = good;
+  m.shards[1].bytes += 1;
+  refused(m, errc::corruption, "bytes, not");
+  m = good;
+  std::swap(m.tables[0], m.tables[1]);
+  std::swap(m.shards[0].tables[0], m.shards[0].tables[1]);
+  std::swap(m.shards[1].tables[0], m.shards[1].tables[1]);
+  std::swap(m.shards[2].tables[0], m.shards[2].tables[1]);
+  refused(m, errc::corruption, "is named");
+  m = good;
+  m.tables[2].key_encoding = "int64";
+  refused(m, errc::corruption, "bytes keys");
+  m = good;
+  m.shards[0].tables[1].last = m.shards[0].tables[1].first;
+  m.shards[0].tables[1].rows = m.shards[0].tables[1].rows;  // rows right, last key wrong
+  refused(m, errc::corruption, "last key");
+  m = good;
+  m.shards[2].xxh3 ^= 1;
+  ASSERT_TRUE(drydb::write_manifest(gen, m));
+  EXPECT_TRUE(drydb::ShardedDatabase::open(dir.path()));  // checksums only on request
+  refused(m, errc::corruption, "XXH3-64", checksums());
+  m = good;
+  m.shards[2].file = "missing.drydb";
+  refused(m, errc::io_error, "shard 2");
+  ASSERT_TRUE(drydb::write_manifest(gen, good));
+  EXPECT_TRUE(drydb::ShardedDatabase::open(dir.path(), checksums()));
+}
+
+}  // namespace
