@@ -15,21 +15,27 @@ namespace drydb::python {
 
 namespace py = pybind11;
 
-// An open database as every Python object made from it holds it (Database, Table, Index, Range,
-// Cursor, value views): shared, so that the file stays open and mapped until the last of them is
-// gone, whatever order Python frees them in. close() only marks it closed: new calls raise
-// InvalidStateError, and views already handed out stay valid.
-struct DbHandle {
-  // Destroyed with the GIL held: `owner` is a Python object.
-  ~DbHandle();
-
-  py::object owner;  // open_bytes: the bytes the database reads in place
-  std::optional<ReadOnlyDatabase> db;  // set once opened
-  std::string path;  // the file's path, or "<bytes>"
+// What every Python object made from an open database or dataset holds of it: shared, so that
+// the files stay open and mapped until the last of them is gone, whatever order Python frees
+// them in. close() only marks it closed: new calls raise InvalidStateError, and views already
+// handed out stay valid.
+struct Handle {
+  virtual ~Handle() = default;
+  std::string path;  // the file's or dataset's path, or "<bytes>"
   std::atomic<bool> closed{false};
 
   // Raises InvalidStateError once closed.
   void check_open() const;
+};
+using HandleRef = std::shared_ptr<Handle>;
+
+// An open database (Database, Table, Index, Range, Cursor and value views hold it).
+struct DbHandle : Handle {
+  // Destroyed with the GIL held: `owner` is a Python object.
+  ~DbHandle() override;
+
+  py::object owner;  // open_bytes: the bytes the database reads in place
+  std::optional<ReadOnlyDatabase> db;  // set once opened
 };
 using DbRef = std::shared_ptr<DbHandle>;
 
@@ -37,6 +43,7 @@ using DbRef = std::shared_ptr<DbHandle>;
 py::object make_table(const DbRef& h, const ReadOnlyTable& t, std::optional<std::string> decode);
 
 void bind_errors(py::module_& m);
+void bind_dataset(py::module_& m);
 void bind_builder(py::module_& m);
 void bind_database(py::module_& m);
 void bind_table(py::module_& m);

@@ -20,7 +20,7 @@ DbHandle::~DbHandle() {
   }
 }
 
-void DbHandle::check_open() const {
+void Handle::check_open() const {
   if (closed.load(std::memory_order_relaxed))
     raise_error(errc::invalid_state, "the database " + path + " is closed");
 }

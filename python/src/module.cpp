@@ -7,4 +7,5 @@ PYBIND11_MODULE(_drydb, m) {
   drydb::python::bind_builder(m);
   drydb::python::bind_database(m);
   drydb::python::bind_table(m);
+  drydb::python::bind_dataset(m);
 }
