@@ -35,6 +35,31 @@ struct BuilderHandle {
   std::vector<py::object> functions;
   // The first exception an index function raised: the build fails with it.
   std::optional<py::error_already_set> raised;
+  // Set, with the GIL held, while a build runs without it: every other call on the builder,
+  // from any thread, is refused meanwhile (DatabaseBuilder is single-threaded).
+  bool building = false;
+
+  // Raises InvalidStateError while a build runs.
+  void check_idle() const {
+    if (building) raise_error(errc::invalid_state, "the builder is building (in another thread)");
+  }
+
+  // Runs `build` (a call of DatabaseBuilder's) without the GIL, the builder marked busy; then
+  // lets its index functions go: the builder never calls them again.
+  template <class F>
+  auto run_build(F&& build) {
+    check_idle();
+    building = true;
+    struct Done {
+      BuilderHandle* h;
+      ~Done() {
+        h->building = false;
+        h->functions.clear();
+      }
+    } done{this};
+    py::gil_scoped_release unlocked;
+    return build();
+  }
 };
 using BuilderRef = std::shared_ptr<BuilderHandle>;
 
@@ -75,6 +100,7 @@ class PyTableBuilder {
   PyTableBuilder(BuilderRef b, TableBuilder* t) : b_(std::move(b)), t_(t) {}
 
   void append(py::handle key, py::handle value) {
+    b_->check_idle();
     const PyKey k(key, t_->encoding());
     with_value_bytes(value, [&](std::span<const std::byte> v) { t_->append(k.key(), v); });
     check(t_->status());
@@ -88,6 +114,7 @@ class PyTableBuilder {
     const KeyEncoding enc = t_->encoding();
     while (PyObject* raw = PyIter_Next(it.ptr())) {
       const py::object item = py::reinterpret_steal<py::object>(raw);
+      b_->check_idle();  // the iterator's own code may have let another thread start a build
       PyObject* key;
       PyObject* value;
       if (PyTuple_Check(raw) && PyTuple_GET_SIZE(raw) == 2) {
@@ -112,6 +139,7 @@ class PyTableBuilder {
 
   void add_index(const std::string& name, bool unique, const std::string& key_encoding,
                  py::object fn) {
+    b_->check_idle();
     if (!PyCallable_Check(fn.ptr())) throw py::type_error("add_index: key is not callable");
     const KeyEncoding index_encoding = encoding_by_id(key_encoding);
     const KeyEncoding table_encoding = t_->encoding();
@@ -140,12 +168,13 @@ class PyTableBuilder {
   }
 
   void add_miss_filter(uint32_t bits_per_key) {
+    b_->check_idle();
     t_->add_miss_filter(bits_per_key);
     check(t_->status());
   }
 
-  std::string name() const { return std::string(t_->name()); }
-  std::string key_encoding() const { return std::string(t_->encoding().id()); }
+  py::str name() const { return text(t_->name()); }
+  py::str key_encoding() const { return text(t_->encoding().id()); }
   uint64_t rows() const { return t_->rows_appended(); }
 
  private:
@@ -182,26 +211,18 @@ class PyBuilder {
   }
 
   PyTableBuilder create_table(const std::string& name, const std::string& key_encoding) {
+    h_->check_idle();
     TableBuilder& t = h_->builder.create_table(name, encoding_by_id(key_encoding));
     check(h_->builder.status());
     return PyTableBuilder(h_, &t);
   }
 
   void build(const std::filesystem::path& path) {
-    status st;
-    {
-      py::gil_scoped_release unlocked;
-      st = h_->builder.build_to_file(path);
-    }
-    finish(st);
+    finish(h_->run_build([&] { return h_->builder.build_to_file(path); }));
   }
 
   py::bytes build_bytes() {
-    result<std::vector<std::byte>> bytes = Error();
-    {
-      py::gil_scoped_release unlocked;
-      bytes = h_->builder.build_to_memory();
-    }
+    result<std::vector<std::byte>> bytes = h_->run_build([&] { return h_->builder.build_to_memory(); });
     if (!bytes) finish(bytes.error());
     return to_bytes(*bytes);
   }

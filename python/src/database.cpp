@@ -8,6 +8,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "keys.h"
 
 namespace drydb::python {
 
@@ -47,13 +48,13 @@ class PyDatabase {
   py::dict info() const {
     h_->check_open();
     py::dict d;
-    d["path"] = h_->path;
+    d["path"] = path_text(h_->path);
     d["page_size"] = h_->db->page_size();
     py::list tables;
     for (const ReadOnlyTable& t : h_->db->tables()) {
       const TableInfo ti = t.info();
       py::dict td;
-      td["name"] = std::string(ti.name);
+      td["name"] = text(ti.name);
       td["key_encoding"] = std::string(ti.encoding.id());
       td["rows"] = ti.rows;
       td["depth"] = ti.depth;
@@ -64,12 +65,12 @@ class PyDatabase {
       td["miss_filter_bits_per_key"] = ti.miss_filter_bits_per_key;
       py::list columns;
       for (const std::string& c : t.columns())
-        columns.append(c);
+        columns.append(text(c));
       td["columns"] = columns;
       py::list indexes;
       for (const SecondaryIndex& ix : t.indexes()) {
         py::dict id;
-        id["name"] = std::string(ix.name());
+        id["name"] = text(ix.name());
         id["unique"] = ix.unique();
         id["key_encoding"] = std::string(ix.encoding().id());
         id["entries"] = ix.count();
@@ -94,8 +95,11 @@ class PyDatabase {
 
   void close() { h_->closed.store(true, std::memory_order_relaxed); }
   bool closed() const { return h_->closed.load(std::memory_order_relaxed); }
-  const std::string& path() const { return h_->path; }
-  uint32_t page_size() const { return h_->db->page_size(); }
+  py::str path() const { return path_text(h_->path); }
+  uint32_t page_size() const {
+    h_->check_open();
+    return h_->db->page_size();
+  }
 
  private:
   DbRef h_;
@@ -131,8 +135,10 @@ PyDatabase open_bytes(py::object data, size_t cache_bytes) {
   // The database reads the bytes in place: a bytes object cannot change; any other buffer is
   // copied into one first.
   if (!PyBytes_Check(data.ptr())) {
-    py::buffer_info b = py::buffer(data).request();
-    data = py::bytes(static_cast<const char*>(b.ptr), static_cast<size_t>(b.size * b.itemsize));
+    // PyBytes_FromObject copies any buffer, strided views in their logical order included.
+    PyObject* copy = PyBytes_FromObject(data.ptr());
+    if (copy == nullptr) throw py::error_already_set();
+    data = py::reinterpret_steal<py::object>(copy);
   }
   const OpenOptions o = open_options("mmap", cache_bytes);
   auto h = std::make_shared<DbHandle>();
@@ -169,7 +175,7 @@ void bind_database(py::module_& m) {
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyDatabase& self, py::args) { self.close(); })
       .def("__repr__", [](const PyDatabase& self) {
-        return "<drydb.Database " + self.path() + (self.closed() ? " (closed)>" : ">");
+        return py::str("<drydb.Database {}{}>").format(self.path(), self.closed() ? " (closed)" : "");
       });
 
   m.def("open", &open_path, py::arg("path"), py::kw_only(), py::arg("storage") = "pread",

@@ -183,8 +183,8 @@ class PyDatasetTable {
         },
         reverse, t_.encoding(), decoder_);
   }
-  std::string name() const { return std::string(t_.name()); }
-  std::string key_encoding() const { return std::string(t_.encoding().id()); }
+  py::str name() const { return text(t_.name()); }
+  py::str key_encoding() const { return text(t_.encoding().id()); }
 
  private:
   // The value of `key`, or nothing when absent.
@@ -223,7 +223,7 @@ class PyDataset {
   size_t shard_count() const { return h_->ds->shard_count(); }
   void close() { h_->closed.store(true, std::memory_order_relaxed); }
   bool closed() const { return h_->closed.load(std::memory_order_relaxed); }
-  const std::string& path() const { return h_->path; }
+  py::str path() const { return path_text(h_->path); }
 
  private:
   DatasetRef h_;

@@ -7,6 +7,7 @@
 #include <array>
 
 #include "bindings.h"
+#include "keys.h"
 
 namespace drydb::python {
 
@@ -75,7 +76,7 @@ void raise_error(const Error& e) {
     for (const ErrorClass& c : error_classes())
       if (static_cast<int>(c.code) == e.code.value()) code_name = c.code_name;
   }
-  py::object exc = py::reinterpret_borrow<py::object>(cls)(e.message);
+  py::object exc = py::reinterpret_borrow<py::object>(cls)(text(e.message));
   exc.attr("code") = *code_name != '\0' ? py::str(code_name) : py::str(e.code.message());
   PyErr_SetObject(cls, exc.ptr());
   throw py::error_already_set();

@@ -42,7 +42,9 @@ Key PyKey::make(py::handle obj, KeyEncoding encoding, std::string* copy) {
     }
     case KeyKind::uuid: {
       if (!py::isinstance(obj, uuid_class())) wrong_type(obj, encoding, "a uuid.UUID");
-      const std::string b = obj.attr("bytes").cast<std::string>();
+      // UUID.bytes of uuid.UUID itself (a subclass may override the property).
+      const std::string b = uuid_class().attr("bytes").attr("__get__")(obj).cast<std::string>();
+      if (b.size() != 16) raise_error(errc::invalid_argument, "a UUID of " + std::to_string(b.size()) + " bytes");
       Uuid u;
       std::memcpy(u.bytes.data(), b.data(), 16);
       return Key(u);
@@ -99,6 +101,18 @@ py::object key_to_python(std::span<const std::byte> bytes, KeyEncoding encoding)
   }
   // A stored key of the wrong width: verify() reports such a file; a query shows the bytes.
   return to_bytes(bytes);
+}
+
+py::str text(std::string_view s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+py::str path_text(const std::string& path) {
+  PyObject* o = PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size()));
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
 }
 
 KeyEncoding encoding_by_id(const std::string& id) {

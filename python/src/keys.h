@@ -50,6 +50,12 @@ py::object key_to_python(std::span<const std::byte> bytes, KeyEncoding encoding)
 // raises UnknownEncodingError.
 KeyEncoding encoding_by_id(const std::string& id);
 
+// Text as a str: UTF-8, with bytes that are not UTF-8 as \xNN escapes (backslashreplace) rather
+// than an error. For names and messages, which drydb keeps as bytes.
+py::str text(std::string_view s);
+// A file path as Python gives them (os.fsdecode).
+py::str path_text(const std::string& path);
+
 // Python bytes of a view (a copy).
 inline py::bytes to_bytes(std::span<const std::byte> b) {
   return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());

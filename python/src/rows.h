@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@
 #include "keys.h"
 
 namespace drydb::python {
+
+// The iterator Range.__iter__ returns: the rows of next_chunk()'s chunks (row_iterator.cpp).
+py::object make_row_iterator(py::object next_chunk);
+void bind_row_iterator(py::module_& m);
 
 // How a table handle gives values: bytes, or decoded from MessagePack (a row of a table with
 // columns as a dict of its non-nil fields, the key column's nil as the key's text).
@@ -37,7 +42,10 @@ class ValueDecoder {
 
   py::object operator()(std::span<const std::byte> key, std::span<const std::byte> value) const {
     if (!unpackb_) return to_bytes(value);
-    py::object v = unpackb_(to_bytes(value), py::arg("raw") = false);
+    // strict_map_key=False: maps keyed by integers (what msgpack.h packs from a std::map<int,
+    // ...>) decode too.
+    py::object v = unpackb_(to_bytes(value), py::arg("raw") = false,
+                            py::arg("strict_map_key") = false);
     if (columns_.empty() || !PyList_Check(v.ptr())) return v;
     py::dict row;
     const py::list fields = v;
@@ -45,7 +53,7 @@ class ValueDecoder {
     for (size_t i = 0; i < n; ++i) {
       py::object f = fields[i];
       if (f.is_none() && key_column_ && *key_column_ == i)
-        f = py::str(encoding_.column_text(key));
+        f = text(encoding_.column_text(key));
       if (!f.is_none()) row[columns_[i]] = f;
     }
     return row;
@@ -89,8 +97,8 @@ inline std::span<const std::byte> prefix_bytes(py::handle p, std::string* copy) 
 }
 
 // The rows of a range in chunks, read with the GIL released: a chunk's keys and values are
-// copied into one buffer, then made Python objects. Range.__iter__ chains the chunks, so a
-// row costs Python no call of ours.
+// copied into one buffer, then made Python objects. Range.__iter__ hands out the chunks' rows
+// from a _RowIterator (row_iterator.cpp), so a row costs Python no call of ours.
 template <class R>
 class Chunker {
  public:
@@ -103,13 +111,13 @@ class Chunker {
 
   py::list next_chunk() {
     // The chunk is read without the GIL: a second thread stepping the same iterator meanwhile
-    // is refused, as a running generator refuses it.
-    if (busy_) throw py::value_error("a range iterator is already being stepped by another thread");
-    busy_ = true;
-    struct Idle {
-      bool* busy;
-      ~Idle() { *busy = false; }
-    } idle{&busy_};
+    // waits for it here, without the GIL (the first needs the GIL back to finish), then reads
+    // the next chunk.
+    std::unique_lock<std::mutex> lock(*mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      py::gil_scoped_release unlocked;
+      lock.lock();
+    }
     if (error_) {
       Error e = std::move(*error_);
       error_.reset();
@@ -179,7 +187,8 @@ class Chunker {
   bool int64_keys_;
   DecoderRef decoder_;
   std::optional<typename R::iterator> it_;
-  bool started_ = false, done_ = false, busy_ = false;
+  bool started_ = false, done_ = false;
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();  // one chunk at a time
   size_t chunk_ = 128;
   std::optional<Error> error_;
   std::string bytes_;
@@ -202,7 +211,10 @@ class PyRange {
         key_encoding_(key_encoding),
         decoder_(std::move(decoder)) {}
 
-  uint64_t size() const { return size_; }
+  uint64_t size() const {
+    db_->check_open();
+    return size_;
+  }
   bool reverse() const { return reverse_; }
 
   py::object iter() {
@@ -211,13 +223,7 @@ class PyRange {
     first_.reset();
     const py::object chunker =
         py::cast(Chunker<R>(db_, std::move(range), key_encoding_, decoder_));
-    const py::object next = chunker.attr("next_chunk");
-    static py::object* chain =
-        new py::object(py::module_::import("itertools").attr("chain").attr("from_iterable"));
-    // iter(next, []) calls next() until it returns an empty chunk.
-    py::object chunks = py::reinterpret_steal<py::object>(PyCallIter_New(next.ptr(), py::list().ptr()));
-    if (!chunks) throw py::error_already_set();
-    return (*chain)(chunks);
+    return make_row_iterator(chunker.attr("next_chunk"));
   }
 
  private:

@@ -87,7 +87,10 @@ class PyCursor {
     moved(cursor_.valid());
     return exact;
   }
-  bool valid() const { return cursor_.valid(); }
+  bool valid() const {
+    db_->check_open();
+    return cursor_.valid();
+  }
   py::object key() const {
     on_row();
     return key_to_python(cursor_.key(), encoding_);
@@ -162,10 +165,13 @@ class PyIndex {
       return unwrap(ix.prefix(bytes, reverse ? SortOrder::descending : SortOrder::ascending));
     }, reverse);
   }
-  uint64_t size() const { return ix_.count(); }
-  std::string name() const { return std::string(ix_.name()); }
+  uint64_t size() const {
+    db_->check_open();
+    return ix_.count();
+  }
+  py::str name() const { return text(ix_.name()); }
   bool unique() const { return ix_.unique(); }
-  std::string key_encoding() const { return std::string(ix_.encoding().id()); }
+  py::str key_encoding() const { return text(ix_.encoding().id()); }
 
  private:
   PyIndexRange wrap(PyIndexRange::Query q, bool reverse) const {
@@ -211,13 +217,13 @@ class PyTable {
   py::list get_many(py::handle keys, bool copy) const {
     db_->check_open();
     constexpr size_t kBatch = 4096;
-    // A list or tuple as it is, any other iterable as a list: it holds the keys while their
-    // Keys point into them.
-    const py::object seq = py::reinterpret_steal<py::object>(
-        PySequence_Fast(keys.ptr(), "get_many takes an iterable of keys"));
+    // The keys as a tuple of our own (a tuple given is taken as it is: it cannot change): it
+    // holds them while their Keys point into them, also while another thread, or Python code a
+    // key's conversion runs, changes the list they came in.
+    const py::object seq = py::reinterpret_steal<py::object>(PySequence_Tuple(keys.ptr()));
     if (!seq) throw py::error_already_set();
-    const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.ptr()));
-    PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+    const size_t n = static_cast<size_t>(PyTuple_GET_SIZE(seq.ptr()));
+    PyObject** items = &PyTuple_GET_ITEM(seq.ptr(), 0);
     py::list out(n);
     KeyBatch batch;
     std::vector<Value> values;
@@ -293,10 +299,13 @@ class PyTable {
     db_->check_open();
     return t_.count();
   }
-  std::string name() const { return std::string(t_.name()); }
-  std::string key_encoding() const { return std::string(t_.encoding().id()); }
-  std::vector<std::string> columns() const {
-    return std::vector<std::string>(t_.columns().begin(), t_.columns().end());
+  py::str name() const { return text(t_.name()); }
+  py::str key_encoding() const { return text(t_.encoding().id()); }
+  py::list columns() const {
+    db_->check_open();
+    py::list out;
+    for (const std::string& c : t_.columns()) out.append(text(c));
+    return out;
   }
 
  private:
@@ -345,14 +354,17 @@ PyObject* table_get(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
     for (Py_ssize_t i = 0; i < nkw; ++i) {
       const std::string_view name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
       PyObject* v = args[nargs + i];
-      if (name == "key" && key == nullptr)
+      if (name == "key" && key == nullptr) {
         key = v;
-      else if (name == "default" && nargs < 2)
+      } else if (name == "default" && nargs < 2) {
         dflt = v;
-      else if (name == "copy")
-        copy = PyObject_IsTrue(v) != 0;
-      else
+      } else if (name == "copy") {
+        const int truth = PyObject_IsTrue(v);
+        if (truth < 0) throw py::error_already_set();
+        copy = truth != 0;
+      } else {
         throw py::type_error("get() got an unexpected or repeated argument '" + std::string(name) + "'");
+      }
     }
     if (key == nullptr) throw py::type_error("get() missing its argument 'key'");
     return py::cast<const PyTable&>(py::handle(self))
@@ -458,7 +470,7 @@ void bind_table(py::module_& m) {
       .def_property_readonly("name", &PyTable::name)
       .def_property_readonly("key_encoding", &PyTable::key_encoding)
       .def_property_readonly("columns", &PyTable::columns)
-      .def("__repr__", [](const PyTable& t) { return "<drydb.Table " + t.name() + ">"; });
+      .def("__repr__", [](const PyTable& t) { return py::str("<drydb.Table {}>").format(t.name()); });
 
   static PyMethodDef get_def{
       "get", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_get)),

@@ -303,3 +303,86 @@ def test_a_file_changed_under_a_pread_database_raises(tmp_path):
         list(t.range())
     path.write_bytes(data)
     assert len(list(t.range())) == 5000
+
+
+def test_open_bytes_takes_any_buffer_in_its_logical_order(tmp_path):
+    data = small_db(tmp_path).read_bytes()
+    # A reversed view of reversed bytes, and every other byte of a doubled buffer: both are the
+    # file's bytes in their logical order.
+    backwards = memoryview(data[::-1])[::-1]
+    assert drydb.open_bytes(backwards).table("items")[b"k002"] == b"value 2"
+    doubled = bytes(b for pair in zip(data, data) for b in pair)
+    assert drydb.open_bytes(memoryview(doubled)[::2]).table("items")[b"k002"] == b"value 2"
+
+
+def test_one_builder_from_two_threads():
+    import threading
+    b = drydb.Builder()
+    t = b.create_table("t", "int64")
+    t.append_many((i, b"x" * 100) for i in range(200_000))
+    started = threading.Event()
+    errors = []
+
+    def key(k, v):
+        started.set()
+        return None
+
+    t.add_index("slow", key=key)
+    out = []
+    builder = threading.Thread(target=lambda: out.append(b.build_bytes()))
+    builder.start()
+    started.wait(timeout=60)
+    # While the build runs, every other call on the builder is refused.
+    for call in [lambda: t.append(10**7, b"late"), lambda: b.build_bytes(),
+                 lambda: b.create_table("u"), lambda: t.add_miss_filter()]:
+        try:
+            call()
+        except drydb.InvalidStateError as e:
+            errors.append(str(e))
+    builder.join()
+    assert len(out) == 1 and len(errors) == 4
+    assert drydb.open_bytes(out[0]).table("t")[5] == b"x" * 100
+    with pytest.raises(drydb.InvalidStateError):
+        b.build_bytes()  # built once
+
+
+def test_error_messages_and_paths_that_are_not_utf8(tmp_path):
+    folder = os.fsencode(tmp_path) + b"/caf\xe9"
+    os.mkdir(folder)
+    b = drydb.Builder()
+    b.create_table("t").append(b"k", b"v")
+    path = folder + b"/x.drydb"
+    b.build(os.fsdecode(path))
+    db = drydb.open(os.fsdecode(path))
+    assert os.fsencode(db.path) == path
+    assert "x.drydb" in repr(db)
+    db.close()
+    with pytest.raises(drydb.InvalidStateError):
+        db.table("t")
+    with pytest.raises(drydb.IoError):
+        drydb.open(os.fsdecode(folder + b"/missing\xff.drydb"))
+
+
+def test_get_copy_argument_errors_propagate():
+    b = drydb.Builder()
+    b.create_table("t").append(b"k", b"v")
+    t = drydb.open_bytes(b.build_bytes()).table("t")
+
+    class Bad:
+        def __bool__(self):
+            raise ZeroDivisionError("no truth")
+
+    with pytest.raises(ZeroDivisionError):
+        t.get(b"k", copy=Bad())
+    with pytest.raises(TypeError):
+        t.get(b"k", nope=1)
+    with pytest.raises(TypeError):
+        t.get()
+    assert t.get(key=b"k", default=1) == b"v"
+
+
+def test_msgpack_maps_with_integer_keys():
+    b = drydb.Builder()
+    b.create_table("t").append(b"k", msgpack.packb({1: "one", 2: "two"}))
+    t = drydb.open_bytes(b.build_bytes()).table("t", decode="msgpack")
+    assert t[b"k"] == {1: "one", 2: "two"}

@@ -75,3 +75,25 @@ def test_close_while_reading(tmp_path, storage):
     for th in threads:
         th.join(timeout=60)
     assert len(outcomes) == 4  # every reader stopped on InvalidStateError
+
+
+def test_one_range_iterator_stepped_by_many_threads():
+    data, n = build()
+    t = drydb.open_bytes(data).table("t")
+    it = iter(t.range())
+    got = [[] for _ in range(4)]
+
+    def take(out):
+        for row in it:
+            out.append(row[0])
+
+    threads = [threading.Thread(target=take, args=(g,)) for g in got]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    # Every row handed out once, to one of the threads, each thread's rows in order.
+    keys = sorted(k for g in got for k in g)
+    assert keys == [i * 7 for i in range(n)]
+    for g in got:
+        assert g == sorted(g)
