@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -33,6 +34,18 @@ class Storage {
 // Opens `path` read-only (O_RDONLY; no lock or sidecar file is created).
 result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& path);
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path);
+
+// The call pread storage reads its file through: up to dst.size() bytes of the
+// descriptor `fd` at `offset` into dst, returning the count read (0 at the end
+// of the file) or -1 with errno set, as ::pread does. Called concurrently from
+// many threads. A wrapper may count, throttle or inject faults; the storage
+// retries EINTR and reads the rest after a short count, and reports any other
+// failure as errc::io_error and a count of 0 as errc::truncated.
+using PreadFunction = std::function<int64_t(int fd, std::span<std::byte> dst, uint64_t offset)>;
+// pread storage reading through `read` (empty: ::pread).
+result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path,
+                                                    PreadFunction read);
+
 // Bytes owned by the caller, who keeps them alive and unchanged while the
 // database and anything read from it live.
 std::unique_ptr<Storage> memory_storage(std::span<const std::byte> bytes);

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "format/io_error.h"
 
@@ -40,19 +42,26 @@ result<int> open_readonly(const std::filesystem::path& path, uint64_t* size) {
   return fd;
 }
 
-status pread_exact(int fd, uint64_t size, uint64_t offset, std::span<std::byte> dst) {
+status pread_exact(int fd, uint64_t size, const PreadFunction& read, uint64_t offset,
+                   std::span<std::byte> dst) {
   if (offset > size || dst.size() > size - offset)
     return Error(errc::truncated, "read of " + std::to_string(dst.size()) + " bytes at offset " +
                                       std::to_string(offset) + " runs past the file's end");
   size_t done = 0;
   while (done < dst.size()) {
-    ssize_t n =
-        ::pread(fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
+    const std::span<std::byte> rest = dst.subspan(done);
+    const int64_t n =
+        read ? read(fd, rest, offset + done)
+             : ::pread(fd, rest.data(), rest.size(), static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return detail::io_error("read failed", errno);
     if (n == 0)
       return Error(errc::truncated,
                    "the file ended during a read: it is shorter than when it was opened");
+    // A custom read function's count is not trusted to stay within the buffer.
+    if (static_cast<uint64_t>(n) > rest.size())
+      return Error(errc::io_error, "the read function returned " + std::to_string(n) +
+                                       " bytes for a read of " + std::to_string(rest.size()));
     done += static_cast<size_t>(n);
   }
   return {};
@@ -80,16 +89,18 @@ class MmapStorage final : public Storage {
 
 class PreadStorage final : public Storage {
  public:
-  PreadStorage(int fd, uint64_t size) : fd_(fd), size_(size) {}
+  PreadStorage(int fd, uint64_t size, PreadFunction read)
+      : fd_(fd), size_(size), read_(std::move(read)) {}
   ~PreadStorage() override { ::close(fd_); }
   uint64_t size() const override { return size_; }
   status read_at(uint64_t offset, std::span<std::byte> dst) const override {
-    return pread_exact(fd_, size_, offset, dst);
+    return pread_exact(fd_, size_, read_, offset, dst);
   }
 
  private:
   int fd_;
   uint64_t size_;
+  PreadFunction read_;  // empty: ::pread
 };
 
 class MemoryStorage final : public Storage {
@@ -129,10 +140,15 @@ result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& 
 }
 
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path) {
+  return open_pread_storage(path, PreadFunction{});
+}
+
+result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path,
+                                                    PreadFunction read) {
   uint64_t size = 0;
   auto fd = open_readonly(path, &size);
   if (!fd) return std::move(fd).error();
-  return std::unique_ptr<Storage>(new PreadStorage(*fd, size));
+  return std::unique_ptr<Storage>(new PreadStorage(*fd, size, std::move(read)));
 }
 
 std::unique_ptr<Storage> memory_storage(std::span<const std::byte> bytes) {

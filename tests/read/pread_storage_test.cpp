@@ -1,0 +1,277 @@
+// pread storage on real files, its read loop driven through open_pread_storage's read function
+// (storage.h) so that every branch is reached: EINTR is retried and short counts continued (the
+// answers stay right), a failed read is errc::io_error, a read that finds the end of the file
+// early is errc::truncated. Then a file rewritten in place (same size) under a pread reader:
+// pages read from the new bytes fail their checksums (errc::corruption), cached pages keep
+// answering, and no answer is wrong. (A file cut in place: readonly_deploy_test.)
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "support/fault_util.h"
+
+namespace drydb_fault {
+namespace {
+
+using drydb::OpenOptions;
+using drydb::PreadFunction;
+using drydb::ReadOnlyDatabase;
+using drydb::StorageKind;
+
+constexpr size_t kCachePages = 6;
+
+// "items" (byte keys, overflow values) and "nums" (int64 keys), page size 512: about 100 pages.
+DbModel make_model() {
+  DbModel m = users_and_numbers(600, 1);
+  m.finish();
+  return m;
+}
+
+std::filesystem::path write_database(const TempDir& dir, const DbModel& m) {
+  auto bytes = build_database(m);
+  EXPECT_TRUE(bytes) << bytes.error().to_string();
+  const auto path = dir / "db.drydb";
+  EXPECT_TRUE(write_file(path, *bytes));
+  return path;
+}
+
+// Opens `path` through pread storage reading with `read`, with a cache of a few pages, so most
+// queries read pages from the file.
+drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
+                                             PreadFunction read) {
+  auto storage = drydb::open_pread_storage(path, std::move(read));
+  if (!storage) return std::move(storage).error();
+  return ReadOnlyDatabase::open_storage(std::move(*storage),
+                                        {.page_cache_bytes = kCachePages * 512});
+}
+
+int64_t real_pread(int fd, std::span<std::byte> dst, uint64_t offset) {
+  return ::pread(fd, dst.data(), dst.size(), static_cast<off_t>(offset));
+}
+
+// Every query of check_database over the model (a slice of the bound pairs), expecting only
+// right answers.
+void expect_all_right(const ReadOnlyDatabase& db, const DbModel& m) {
+  Outcome out;
+  check_database(db, m, out, 5);
+  EXPECT_TRUE(out.clean()) << out.errors << " errors (" << out.first_error << "), "
+                           << out.wrong.size() << " wrong"
+                           << (out.wrong.empty() ? "" : ": " + out.wrong[0]);
+  EXPECT_GT(out.correct, 1000u);
+}
+
+TEST(PreadStorage, RetriesInterruptedReads) {
+  TempDir dir;
+  const DbModel m = make_model();
+  const auto path = write_database(dir, m);
+  // Every other call is interrupted before it reads anything, so every read of the storage
+  // meets EINTR once and then reads.
+  auto calls = std::make_shared<std::atomic<uint64_t>>(0);
+  auto interrupted = std::make_shared<std::atomic<uint64_t>>(0);
+  auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+    if (calls->fetch_add(1) % 2 == 0) {
+      interrupted->fetch_add(1);
+      errno = EINTR;
+      return -1;
+    }
+    return real_pread(fd, dst, offset);
+  });
+  ASSERT_TRUE(db) << db.error().to_string();
+  expect_all_right(*db, m);
+  EXPECT_TRUE(db->verify());
+  EXPECT_GT(interrupted->load(), 200u) << "pages were read from the file";
+  EXPECT_EQ(calls->load(), 2 * interrupted->load()) << "each interrupted read was retried once";
+}
+
+TEST(PreadStorage, ContinuesShortReads) {
+  TempDir dir;
+  const DbModel m = make_model();
+  const auto path = write_database(dir, m);
+  // Each call reads 1 to 97 bytes, so a page takes several calls, each starting where the
+  // previous one stopped.
+  auto calls = std::make_shared<std::atomic<uint64_t>>(0);
+  auto short_counts = std::make_shared<std::atomic<uint64_t>>(0);
+  auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+    const size_t most = 1 + calls->fetch_add(1) % 97;
+    if (most < dst.size()) {
+      short_counts->fetch_add(1);
+      dst = dst.first(most);
+    }
+    return real_pread(fd, dst, offset);
+  });
+  ASSERT_TRUE(db) << db.error().to_string();
+  expect_all_right(*db, m);
+  EXPECT_TRUE(db->verify());
+  EXPECT_GT(short_counts->load(), 1000u);
+}
+
+// A read function that fails every read touching [from, to) of the file with `err` while armed.
+struct FailingRange {
+  std::atomic<bool> armed{false};
+  std::atomic<uint64_t> from{0}, to{0}, failed{0};
+  int err = EIO;
+
+  PreadFunction function() {
+    return [this](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+      if (armed.load() && offset < to.load() && offset + dst.size() > from.load()) {
+        failed.fetch_add(1);
+        errno = err;
+        return -1;
+      }
+      return real_pread(fd, dst, offset);
+    };
+  }
+};
+
+TEST(PreadStorage, FailedReadIsIoErrorAndNotRemembered) {
+  TempDir dir;
+  const DbModel m = make_model();
+  const auto path = write_database(dir, m);
+  const auto bytes = read_file(path);
+  const FileMap map = map_file(bytes);
+  FailingRange fault;
+  auto db = open_through(path, fault.function());
+  ASSERT_TRUE(db) << db.error().to_string();
+
+  // One leaf page fails: the queries that need it report io_error with the system's message;
+  // every other answer is right.
+  uint64_t leaf = 0;
+  for (uint64_t p = map.page_count; p-- > 1;)
+    if (map.page_type[p] == static_cast<uint8_t>(drydb::detail::PageType::leaf)) {
+      leaf = p;
+      break;
+    }
+  ASSERT_NE(leaf, 0u);
+  fault.from = leaf * map.page_size;
+  fault.to = (leaf + 1) * map.page_size;
+  fault.armed = true;
+  {
+    Outcome out;
+    std::string message;
+    out.on_error = [&](const std::string& what) {
+      if (message.empty()) message = what;
+    };
+    check_database(*db, m, out, 5);
+    EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
+    EXPECT_GT(out.errors, 0u);
+    EXPECT_GT(out.correct, 100u);
+    EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::io_error)}) << out.first_error;
+    EXPECT_NE(message.find(std::strerror(EIO)), std::string::npos) << message;
+    EXPECT_GT(fault.failed.load(), 0u);
+    const auto checked = db->verify();
+    EXPECT_EQ(checked.code(), errc::io_error);
+  }
+  // The disk recovers: the same database answers every query (the failure was not cached).
+  fault.armed = false;
+  expect_all_right(*db, m);
+  EXPECT_TRUE(db->verify());
+}
+
+TEST(PreadStorage, OpenFailsWithIoErrorWhenTheHeaderCannotBeRead) {
+  TempDir dir;
+  const auto path = write_database(dir, make_model());
+  FailingRange fault;
+  fault.to = 1;
+  fault.armed = true;
+  EXPECT_EQ(open_through(path, fault.function()).code(), errc::io_error);
+}
+
+TEST(PreadStorage, EndOfFileDuringAReadIsTruncated) {
+  TempDir dir;
+  const DbModel m = make_model();
+  const auto path = write_database(dir, m);
+  // The file "ends" at `end`: reads there return 0, a read across it returns the bytes before
+  // it (a short count) and then 0, as a file cut under the reader would.
+  auto end = std::make_shared<std::atomic<uint64_t>>(~uint64_t{0});
+  auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+    const uint64_t e = end->load();
+    if (offset >= e) return 0;
+    if (offset + dst.size() > e) dst = dst.first(e - offset);
+    return real_pread(fd, dst, offset);
+  });
+  ASSERT_TRUE(db) << db.error().to_string();
+  // Halfway into page 20, so reads of page 20 see a short count then the end.
+  end->store(20 * 512 + 256);
+  Outcome out;
+  check_database(*db, m, out, 5);
+  EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
+  EXPECT_GT(out.errors, 0u);
+  EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::truncated)}) << out.first_error;
+  EXPECT_NE(out.first_error.find("shorter than when it was opened"), std::string::npos)
+      << out.first_error;
+  EXPECT_EQ(db->verify().code(), errc::truncated);
+}
+
+TEST(PreadStorage, ACountLargerThanTheReadIsAnError) {
+  TempDir dir;
+  const auto path = write_database(dir, make_model());
+  auto db = open_through(path, [](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+    const int64_t n = real_pread(fd, dst, offset);
+    return n > 0 ? n + 1 : n;
+  });
+  EXPECT_EQ(db.code(), errc::io_error);
+}
+
+// ---- a file rewritten in place under a reader --------------------------------------------------
+
+// The file's bytes rewritten in place with other bytes of the same length (a `cp` of another
+// file over it, a tool writing into it) while a pread database reads it: pages still in the
+// cache keep their old bytes and answer; every page read after the rewrite fails its checksum
+// and is reported as corruption; no answer is wrong.
+TEST(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
+  TempDir dir;
+  const DbModel m = make_model();
+  const auto path = write_database(dir, m);
+  const auto original = read_file(path);
+  const FileMap map = map_file(original);
+  auto db = ReadOnlyDatabase::open(
+      path, {.storage = StorageKind::pread, .page_cache_bytes = kCachePages * 512});
+  ASSERT_TRUE(db);
+  auto nums = db->table("nums");
+  ASSERT_TRUE(nums);
+  const TableModel& want = *m.find("nums");
+  drydb::Cursor c = nums->cursor();
+  ASSERT_TRUE(c.first());
+  auto it = want.sorted.begin();
+  for (int i = 0; i < 20; ++i, ++it, c.next()) {
+    ASSERT_TRUE(c.valid()) << c.status().error().to_string();
+    ASSERT_EQ(to_view(c.key()), it->first);
+  }
+
+  // Every byte of every page after the header changes; the length stays.
+  std::vector<std::byte> rewritten = original;
+  for (uint64_t i = map.page_size; i < map.catalog_offset; ++i)
+    rewritten[i] ^= std::byte{0xA5};
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, rewritten.data(), rewritten.size(), 0),
+            static_cast<ssize_t>(rewritten.size()));
+  ::close(fd);
+  ASSERT_EQ(std::filesystem::file_size(path), original.size());
+
+  // The cursor goes on over rows of its cached leaf, right ones, and stops with corruption at
+  // the first leaf it reads from the rewritten file.
+  for (; c.valid(); c.next(), ++it) {
+    ASSERT_NE(it, want.sorted.end());
+    ASSERT_EQ(to_view(c.key()), it->first);
+  }
+  EXPECT_NE(it, want.sorted.end()) << "the walk met a page read after the rewrite";
+  EXPECT_EQ(c.status().code(), errc::corruption) << c.status().error().to_string();
+
+  Outcome out;
+  check_database(*db, m, out, 5);
+  EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
+  EXPECT_GT(out.errors, 0u);
+  EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::corruption)}) << out.first_error;
+  EXPECT_NE(out.first_error.find("checksum"), std::string::npos) << out.first_error;
+  EXPECT_EQ(db->verify().code(), errc::corruption);
+}
+
+}  // namespace
+}  // namespace drydb_fault
