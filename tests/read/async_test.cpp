@@ -2,8 +2,9 @@
 // gives what the sync form gives, on every storage (mmap, pread through a tiny page
 // cache, caller memory) and executor (the default pool, an inline executor, a counting pool, a
 // manual queue); Futures and completion callbacks; many threads mixing async and sync queries;
-// and destroying a database with work queued, running, or finished but unread. No test relies
-// on timing: waits are on conditions, never on sleeps.
+// failing storage reads and page allocations; and destroying a database with work queued,
+// running, or finished but unread. No test relies on timing: waits are on conditions, never on
+// sleeps.
 //
 // The database (page size 512):
 //   items  bytes keys "user/NNNNNN" (every 3rd number), 1,200 rows, values 0..89 bytes and
@@ -1036,6 +1037,223 @@ TEST(AsyncConcurrency, ThreadsMixAsyncAndSyncOnACallerPool) {
   ASSERT_TRUE(db);
   mixed_load(*db, 3, kRounds, 3);
 }
+
+// ---- failing storage and page memory ------------------------------------------------------------
+
+// Async queries over storage whose reads fail now and then, or a page allocator that returns
+// null now and then: each failure comes back through the Future or the callback as the sync
+// query's error would (io_error, out_of_memory), no answer is wrong, every callback runs, and
+// once the faults stop the same database answers everything. Page memory is counted (none
+// outlives the database); ASan (scripts/test.sh) sees any other leak of a failed query.
+
+enum class Fault { read_error, no_memory };
+
+const char* fault_name(Fault f) {
+  return f == Fault::read_error ? "read_error" : "no_memory";
+}
+
+constexpr auto kBoundedWait = std::chrono::seconds(60);
+
+// Results checked against the model from the caller's and the executor's threads.
+class AsyncChecks {
+ public:
+  explicit AsyncChecks(Outcome& out) : out_(out) {}
+  // Hands f's result to check(result, out): through get() (after a bounded wait), or through
+  // then() on whatever thread completes the query.
+  template <class T, class Check>
+  void deliver(Future<T> f, bool by_callback, Check check) {
+    if (by_callback) {
+      {
+        std::lock_guard lock(mu_);
+        ++pending_;
+      }
+      std::move(f).then([this, check](result<T> r) mutable {
+        std::lock_guard lock(mu_);
+        const uint64_t before = out_.errors;
+        check(r, out_);
+        callback_errors_ += out_.errors - before;
+        if (--pending_ == 0) cv_.notify_all();
+      });
+      return;
+    }
+    ASSERT_TRUE(f.wait_for(kBoundedWait)) << "an async query never completed";
+    result<T> r = f.get();
+    std::lock_guard lock(mu_);
+    check(r, out_);
+  }
+  // Waits (bounded) for every callback; false if some never ran.
+  bool all_called_back() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kBoundedWait, [&] { return pending_ == 0; });
+  }
+  // Errors that came through callbacks.
+  uint64_t callback_errors() {
+    std::lock_guard lock(mu_);
+    return callback_errors_;
+  }
+
+ private:
+  Outcome& out_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t pending_ = 0, callback_errors_ = 0;
+};
+
+// `rounds` rounds of every async query kind of the tables and their indexes (a get, a range, a
+// count and a warm of the table, a prefix of items, an index get, range and count), each read
+// through get() or a callback at random, checked against the model into `out`. Returns the
+// number of errors that came through callbacks.
+uint64_t async_queries(const ReadOnlyDatabase& db, int rounds, uint64_t seed, Outcome& out) {
+  const DbModel& m = fixture().model;
+  AsyncChecks checks(out);
+  Rng r(seed);
+  for (int round = 0; round < rounds; ++round) {
+    const size_t which = r.below(2);
+    const TableModel& t = m.tables[which];
+    const IndexModel& ix = t.indexes[0];
+    const ReadOnlyTable table = *db.table(t.name);
+    const drydb::SecondaryIndex index = *table.index(ix.name);
+    const size_t i = r.below(t.size()), j = std::min(t.size() - 1, i + r.below(60));
+    const Bound s = Bound::at(t.sorted[i].first), e = Bound::at(t.sorted[j].first);
+    const drydb::RangeOptions o{
+        .start_exclusive = r.chance(2),
+        .end_exclusive = r.chance(2),
+        .order = r.chance(2) ? SortOrder::descending : SortOrder::ascending};
+    size_t lo, hi;
+    model_range(t, s, e, o, &lo, &hi);
+
+    checks.deliver(table.get_async(key_of(t, t.sorted[i].first)), r.chance(2),
+                   [&t, i](result<Value>& v, Outcome& out) {
+                     if (!v) return out.error("get_async", v.error());
+                     if (!v->has_value() || !same(v->bytes(), t.sorted[i].second))
+                       return out.mismatch("get_async " + show_key(t, t.sorted[i].first));
+                     ++out.correct;
+                   });
+    checks.deliver(table.get_range_async(key_bound(t, s), key_bound(t, e), o), r.chance(2),
+                   [&t, lo, hi, o](result<Range>& range, Outcome& out) {
+                     if (!range) return out.error("get_range_async", range.error());
+                     check_range_rows(
+                         *range, t, lo, hi, o.order == SortOrder::descending,
+                         [] { return std::string("get_range_async"); }, out);
+                   });
+    checks.deliver(table.count_range_async(key_bound(t, s), key_bound(t, e), o), r.chance(2),
+                   [lo, hi](result<uint64_t>& n, Outcome& out) {
+                     if (!n) return out.error("count_range_async", n.error());
+                     if (*n != hi - lo) return out.mismatch("count_range_async");
+                     ++out.correct;
+                   });
+    checks.deliver(table.warm_async(key_bound(t, s), key_bound(t, e)), r.chance(2),
+                   [](result<void>& st, Outcome& out) {
+                     if (!st) return out.error("warm_async", st.error());
+                     ++out.correct;
+                   });
+    if (t.kind() == drydb::KeyKind::bytes) {
+      const std::string p = t.sorted[i].first.substr(0, 9);  // "user/NNNN": up to 10 rows
+      const size_t plo = t.lower(p);
+      size_t phi = plo;
+      while (phi < t.size() && t.sorted[phi].first.starts_with(p))
+        ++phi;
+      checks.deliver(table.prefix_async(p, o.order), r.chance(2),
+                     [&t, plo, phi, o](result<Range>& range, Outcome& out) {
+                       if (!range) return out.error("prefix_async", range.error());
+                       check_range_rows(
+                           *range, t, plo, phi, o.order == SortOrder::descending,
+                           [] { return std::string("prefix_async"); }, out);
+                     });
+    }
+    const size_t at = r.below(ix.size()), to = std::min(ix.size() - 1, at + r.below(40));
+    const std::string& ik = ix.entries[at].first;
+    checks.deliver(index.get_async(key_of(ix, ik)), r.chance(2),
+                   [&t, &ix, ik](result<drydb::Row>& row, Outcome& out) {
+                     if (!row) return out.error("index get_async", row.error());
+                     const size_t first = ix.lower(ik);
+                     if (!row->has_value() || !is_entry_row(t, ix, first, row->key(), row->value()))
+                       return out.mismatch("index get_async " + show_index_key(ix, ik));
+                     ++out.correct;
+                   });
+    const Bound is = Bound::at(ik), ie = Bound::at(ix.entries[to].first);
+    size_t ilo, ihi;
+    model_range(ix, is, ie, o, &ilo, &ihi);
+    checks.deliver(index.get_range_async(key_bound(ix, is), key_bound(ix, ie), o), r.chance(2),
+                   [&t, &ix, ilo, ihi, o](result<drydb::IndexRange>& range, Outcome& out) {
+                     if (!range) return out.error("index get_range_async", range.error());
+                     check_index_rows(
+                         *range, t, ix, ilo, ihi, o.order == SortOrder::descending,
+                         [] { return std::string("index get_range_async"); }, out);
+                   });
+    checks.deliver(index.count_range_async(key_bound(ix, is), key_bound(ix, ie), o), r.chance(2),
+                   [ilo, ihi](result<uint64_t>& n, Outcome& out) {
+                     if (!n) return out.error("index count_range_async", n.error());
+                     if (*n != ihi - ilo) return out.mismatch("index count_range_async");
+                     ++out.correct;
+                   });
+  }
+  EXPECT_TRUE(checks.all_called_back()) << "a completion callback never ran";
+  return checks.callback_errors();
+}
+
+class AsyncFaults : public ::testing::TestWithParam<std::tuple<Fault, Exec>> {};
+
+TEST_P(AsyncFaults, ErrorsComeBackThroughFuturesAndCallbacks) {
+  const auto [fault, exec] = GetParam();
+  const Fixture& f = fixture();
+  InlineExecutor inline_exec;
+  CountingExecutor counting;
+  Executor* executor = exec == Exec::inline_executor ? static_cast<Executor*>(&inline_exec)
+                       : exec == Exec::counting_pool ? &counting
+                                                     : nullptr;
+  CountingAllocator alloc;
+  {
+    auto storage = std::make_unique<MemoryStorage>(f.file);
+    MemoryStorage* store = storage.get();
+    auto db = ReadOnlyDatabase::open_storage(
+        std::move(storage),
+        {.page_cache_bytes = kTinyCache, .allocator = &alloc, .executor = executor});
+    ASSERT_TRUE(db) << describe(db.error());
+    const int rounds = DRYDB_TEST_SANITIZED ? 60 : 200;
+
+    // Every 5th read, or every 3rd allocation, fails.
+    if (fault == Fault::read_error)
+      store->fail_every = 5;
+    else
+      alloc.fail_every = 3;
+    Outcome faulty;
+    const uint64_t through_callbacks = async_queries(*db, rounds, 7, faulty);
+    EXPECT_TRUE(faulty.wrong.empty()) << faulty.wrong[0];
+    const errc want = fault == Fault::read_error ? errc::io_error : errc::out_of_memory;
+    EXPECT_EQ(faulty.codes, std::set<int>{static_cast<int>(want)}) << faulty.first_error;
+    EXPECT_GT(faulty.errors, static_cast<uint64_t>(rounds / 4)) << "the faults reached queries";
+    EXPECT_GT(faulty.correct, static_cast<uint64_t>(rounds)) << "queries between faults answer";
+    EXPECT_GT(through_callbacks, 0u);
+    EXPECT_LT(through_callbacks, faulty.errors) << "and through get()";
+    const std::string injected =
+        fault == Fault::read_error ? "injected read failure" : "cannot allocate";
+    EXPECT_NE(faulty.first_error.find(injected), std::string::npos) << faulty.first_error;
+
+    // The faults stop: the same database answers every query.
+    store->fail_every = 0;
+    alloc.fail_every = 0;
+    Outcome clean;
+    async_queries(*db, rounds, 8, clean);
+    EXPECT_TRUE(clean.clean()) << clean.first_error << (clean.wrong.empty() ? "" : clean.wrong[0]);
+    EXPECT_GT(clean.correct, static_cast<uint64_t>(rounds * 7));
+  }
+  EXPECT_EQ(alloc.live_blocks(), 0u) << "page memory outlived the database";
+  EXPECT_EQ(alloc.errors(), 0u);
+  if (exec == Exec::counting_pool) {
+    EXPECT_EQ(counting.ran.load(), counting.submitted.load());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FailingStorageAndMemory, AsyncFaults,
+                         ::testing::Combine(::testing::Values(Fault::read_error, Fault::no_memory),
+                                            ::testing::Values(Exec::default_pool,
+                                                              Exec::inline_executor,
+                                                              Exec::counting_pool)),
+                         [](const auto& info) {
+                           return std::string(fault_name(std::get<0>(info.param))) + "_" +
+                                  exec_name(std::get<1>(info.param));
+                         });
 
 // ---- destroying the database with work in flight
 // ---------------------------------------------------
