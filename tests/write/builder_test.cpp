@@ -2,6 +2,8 @@
 // page sizes, spilling past the memory budget, determinism, atomic files.
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -302,6 +304,45 @@ TEST(BuilderTest, KeyTooLongNamesTableAndKey) {
     EXPECT_EQ(builder.status().code(), errc::key_too_long);
     EXPECT_TRUE(contains(message_of(builder.status()), "custom"));
   }
+}
+
+// The largest peak resident set of this process so far, in bytes.
+uint64_t peak_rss_bytes() {
+  struct rusage u {};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;
+}
+
+// A value of 4 GiB, a span over a mapping that is never touched (MAP_NORESERVE: no memory or
+// swap is committed), is refused with value_too_large before any of it is read or copied.
+TEST(BuilderTest, ValueOf4GiBIsValueTooLarge) {
+  if constexpr (sizeof(size_t) < 8) GTEST_SKIP() << "a 4 GiB span needs a 64-bit address space";
+  const size_t size = size_t{1} << 32;
+  ASSERT_EQ(size, drydb::detail::kMaxValueLength + 1);
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) GTEST_SKIP() << "cannot reserve 4 GiB of address space: " << errno;
+  const std::span<const std::byte> huge(static_cast<const std::byte*>(p), size);
+  const uint64_t rss_before = peak_rss_bytes();
+  {
+    TempDir dir;
+    const auto target = dir / "db.drydb";
+    ASSERT_TRUE(write_file(target, std::vector<std::byte>(7, std::byte{'x'})));
+    DatabaseBuilder builder;
+    auto& t = builder.create_table("blobs");
+    t.append("small", "v");
+    t.append("huge", huge);
+    EXPECT_EQ(t.status().code(), errc::value_too_large);
+    const std::string msg = message_of(t.status());
+    EXPECT_TRUE(contains(msg, "blobs")) << msg;
+    EXPECT_TRUE(contains(msg, "huge")) << msg;
+    EXPECT_TRUE(contains(msg, "4 GiB or more")) << msg;
+    // Sticky: the build returns it and leaves the target as it was.
+    EXPECT_EQ(builder.build_to_file(target).code(), errc::value_too_large);
+    EXPECT_EQ(read_file(target), std::vector<std::byte>(7, std::byte{'x'}));
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"});
+  }
+  EXPECT_LT(peak_rss_bytes() - rss_before, uint64_t{64} << 20) << "the value was read or copied";
+  ::munmap(p, size);
 }
 
 TEST(BuilderTest, WrongKeyKindOnAppend) {
