@@ -1,15 +1,23 @@
 // DatabaseBuilder and TableBuilder (builder.h): errors and their messages,
 // page sizes, spilling past the memory budget, determinism, atomic files.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -715,6 +723,150 @@ TEST(BuilderTest, BuildIntoMissingFolderFailsWithIoError) {
   EXPECT_TRUE(contains(st.error().message, "no/such")) << st.error().message;
   EXPECT_FALSE(std::filesystem::exists(dir / "no"));
   EXPECT_TRUE(dir.entries().empty());
+}
+
+// ---------------------------------------------------------------------------
+// Full disks: a build that cannot write all of its file fails with io_error, leaves the file at
+// the target as it was and no temp file beside it. Each runs in a child process, which lowers
+// its own file size limit or mounts a small tmpfs in a mount namespace of its own.
+
+// Runs body() in a forked child and returns the text it returned, or how the child ended.
+std::string in_child(const std::function<std::string()>& body) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = ::fork();
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    ::close(fds[0]);
+    const std::string report = body();
+    for (size_t done = 0; done < report.size();) {
+      const ssize_t n = ::write(fds[1], report.data() + done, report.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::_exit(0);  // no destructors or gtest teardown in the child
+  }
+  ::close(fds[1]);
+  std::string report;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    report.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int wstatus = 0;
+  ::waitpid(pid, &wstatus, 0);
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+    return "the child ended with wait status " + std::to_string(wstatus) + " after: " + report;
+  return report;
+}
+
+// 6,000 rows of 400-byte values: a file of about 2.6 MB.
+const Model& big_rows() {
+  static const Model m = random_model(Enc::bytes, 6000, 17, 400, 400);
+  return m;
+}
+
+// Builds big_rows() to `target` (spilling to `spill_dir` when given) and describes the outcome,
+// the target's bytes against `previous`, and the folder's entries, one per line.
+std::string build_and_describe(const std::filesystem::path& target,
+                               const std::vector<std::byte>& previous,
+                               const std::filesystem::path& spill_dir = {}) {
+  BuildOptions options{.page_size = 4096};
+  if (!spill_dir.empty()) {
+    options.memory_budget = 1 << 20;  // runs larger than the limit below
+    options.temp_dir = spill_dir;
+  }
+  DatabaseBuilder builder(options);
+  append_all(builder, {{"t", Enc::bytes, &big_rows()}}, 1);
+  const auto st = builder.build_to_file(target);
+  std::string out = st ? "built\n" : describe(st.error()) + "\n";
+  out += read_file(target) == previous ? "target untouched\n" : "target changed\n";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(target.parent_path(), ec))
+    out += e.path().filename().string() + " ";
+  return out;
+}
+
+std::vector<std::byte> previous_database() {
+  const Model rows = {{"old", "database"}};
+  return build_memory({{"t", Enc::bytes, &rows}});
+}
+
+// RLIMIT_FSIZE with SIGXFSZ ignored: a write past the limit fails with EFBIG, as on a full disk,
+// with no root and no mount needed.
+TEST(BuilderTest, FileSizeLimitFailsTheBuildAndKeepsTheTarget) {
+  TempDir dir;
+  const auto target = dir / "db.drydb";
+  const auto previous = previous_database();
+  ASSERT_TRUE(write_file(target, previous));
+  for (const bool spill : {false, true}) {
+    // Spilled runs (to the same folder) hit the limit before the file does.
+    SCOPED_TRACE(spill ? "spilling" : "in memory");
+    const std::string report = in_child([&] {
+      std::signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit{256 << 10, 256 << 10};
+      if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return std::string("setrlimit failed");
+      return build_and_describe(target, previous, spill ? dir.path() : std::filesystem::path());
+    });
+    EXPECT_TRUE(contains(report, "(drydb:7)")) << report;  // io_error
+    EXPECT_TRUE(contains(report, std::strerror(EFBIG))) << report;
+    EXPECT_TRUE(contains(report, spill ? std::string("cannot write a spill file")
+                                       : "cannot write '" + (dir / ".db.drydb.tmp-").string()))
+        << report;
+    EXPECT_TRUE(report.ends_with("\ntarget untouched\ndb.drydb ")) << report;
+    EXPECT_TRUE(read_file(target) == previous);
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"});
+  }
+  // Without the limit the same build succeeds: the limit was the cause.
+  EXPECT_TRUE(contains(in_child([&] { return build_and_describe(target, previous); }), "built"));
+}
+
+// Makes this process's own mount namespace (as root, or as a user through a user namespace) and
+// mounts a tmpfs of `size` at `at`. Returns why it cannot, or "".
+std::string mount_small_tmpfs(const std::filesystem::path& at, const char* size) {
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+  if (::unshare(CLONE_NEWNS) != 0) {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+      return std::string("no mount namespace: ") + std::strerror(errno);
+    auto put = [](const char* file, const std::string& text) {
+      const int fd = ::open(file, O_WRONLY | O_CLOEXEC);
+      const bool ok =
+          fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      if (fd >= 0) ::close(fd);
+      return ok;
+    };
+    put("/proc/self/setgroups", "deny");
+    if (!put("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1") ||
+        !put("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1"))
+      return "cannot map ids in a user namespace";
+  }
+  // Private, so the mount never shows outside this process.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    return std::string("cannot make mounts private: ") + std::strerror(errno);
+  const std::string options = std::string("size=") + size;
+  if (::mount("tmpfs", at.c_str(), "tmpfs", 0, options.c_str()) != 0)
+    return std::string("cannot mount a tmpfs: ") + std::strerror(errno);
+  return "";
+}
+
+// A small tmpfs that fills during the build: ENOSPC. Reported as skipped where the test may not
+// mount one.
+TEST(BuilderTest, FullFileSystemFailsTheBuildAndKeepsTheTarget) {
+  TempDir dir;
+  const auto small = dir / "small";
+  std::filesystem::create_directory(small);
+  const auto target = small / "db.drydb";
+  const auto previous = previous_database();
+  const std::string report = in_child([&] {
+    if (std::string why = mount_small_tmpfs(small, "512k"); !why.empty()) return "skip: " + why;
+    if (!write_file(target, previous)) return std::string("cannot write the previous file");
+    return build_and_describe(target, previous);
+  });
+  if (report.starts_with("skip: ")) GTEST_SKIP() << report.substr(6);
+  EXPECT_TRUE(contains(report, "(drydb:7)")) << report;  // io_error
+  EXPECT_TRUE(contains(report, std::strerror(ENOSPC))) << report;
+  EXPECT_TRUE(report.ends_with("\ntarget untouched\ndb.drydb ")) << report;
+  EXPECT_TRUE(std::filesystem::is_empty(small)) << "the tmpfs showed outside the child";
 }
 
 }  // namespace
