@@ -301,16 +301,46 @@ TEST(Corruption, ByteFlipsThroughFiles) {
   ::close(fd);
 }
 
+// The model of what `db` holds, read by a forward walk of each table; false (and `why`) if a
+// walk fails or finds keys out of order.
+bool model_of_scan(const ReadOnlyDatabase& db, DbModel* out, std::string* why) {
+  out->tables.clear();
+  for (const auto& table : db.tables()) {
+    TableModel t = make_table(std::string(table.name()), table.encoding());
+    drydb::Cursor c = table.cursor();
+    std::string previous;
+    for (bool on = c.first(); on; on = c.next()) {
+      std::string key = to_string(c.key());
+      if (!t.rows.empty() && key <= previous) {
+        *why = "table " + t.name + ": keys out of order in a walk";
+        return false;
+      }
+      previous = key;
+      t.rows.emplace(std::move(key), to_string(c.value()));
+    }
+    if (!c.status()) {
+      *why = "table " + t.name + ": " + describe(c.status().error());
+      return false;
+    }
+    out->tables.push_back(std::move(t));
+  }
+  out->finish();
+  return true;
+}
+
 // Flips whose checksum is then recomputed, so the change gets past the checksum and reaches
 // the structural checks (offsets, lengths, counts, child references, key order). Answers may
-// legitimately differ from the model here (a value byte changed under a valid checksum is a
-// different, valid file), so this asserts only that nothing crashes, hangs or trips a
-// sanitizer; it prints how the answers of the valid-looking files differed.
+// legitimately differ from the model here: a value byte changed under a valid checksum is a
+// different, valid file. So what is asserted is that the file is either refused (by open, a
+// query or verify()) or, when verify() passes, consistent with itself: every query answers as
+// the model read from a full walk of the same file does (gets, seeks, ranges and counts agree
+// with the scan). Nothing may crash, hang or trip a sanitizer. How the answers differ from the
+// original model is printed.
 TEST(Corruption, FlipsBehindRecomputedChecksums) {
   const Fixture& f = fixture();
   std::vector<std::byte> copy = f.file;
-  uint64_t flips = 0, detected = 0, silent_changes = 0, harmless = 0;
-  std::vector<std::string> runaway;
+  uint64_t flips = 0, detected = 0, silent_changes = 0, harmless = 0, self_consistent = 0;
+  std::vector<std::string> inconsistent;
   std::map<std::string, uint64_t> kinds;  // what the silently changed answers were
   auto kind_of = [](const std::string& w) -> std::string {
     for (const char* k :
@@ -324,55 +354,88 @@ TEST(Corruption, FlipsBehindRecomputedChecksums) {
     const ByteUse use = f.map.use[o];
     if (!is_used(use)) continue;
     // xor 0xFF at two offsets of three, a single bit at the third.
-    {
-      const uint8_t mask = o % 3 ? uint8_t{0xFF} : static_cast<uint8_t>(1u << bit_of(o));
-      // (A flip of a checksum field is undone by the recomputation: it counts as harmless.)
-      copy[o] ^= std::byte{mask};
-      fix_checksum_at(copy, f.map, o);
-      Outcome out = check_bytes(copy, f.model, o);
-      ++flips;
-      if (out.detected()) ++detected;
+    const uint8_t mask = o % 3 ? uint8_t{0xFF} : static_cast<uint8_t>(1u << bit_of(o));
+    // (A flip of a checksum field is undone by the recomputation: it counts as harmless.)
+    copy[o] ^= std::byte{mask};
+    fix_checksum_at(copy, f.map, o);
+    ++flips;
+    auto db = ReadOnlyDatabase::open_memory(copy);
+    Outcome out;
+    if (!db)
+      out.error(db.error());
+    else
+      check_database(*db, f.model, out, o);
+    const bool verified = db && db->verify();
+    if (out.detected() || !verified) {
+      ++detected;
+    } else {
+      // A file verify() accepts: its answers must agree with its own scan.
+      DbModel own;
+      std::string why;
+      Outcome self;
+      if (!model_of_scan(*db, &own, &why)) {
+        inconsistent.push_back(where(o, mask, f.map) + ": verify() passed but " + why);
+      } else {
+        check_database(*db, own, self, o);
+        if (!self.clean())
+          inconsistent.push_back(where(o, mask, f.map) + ": " +
+                                 (self.wrong.empty() ? self.first_error : self.wrong[0]));
+        else
+          ++self_consistent;
+      }
       if (!out.wrong.empty()) {
         ++silent_changes;
-        ++kinds[use_name(f.map.use[o]) + std::string(": ") + kind_of(out.wrong[0])];
-        for (const auto& w : out.wrong)
-          if (w.find("more rows than") != std::string::npos && runaway.size() < 10)
-            runaway.push_back(where(o, mask, f.map) + ": " + w);
+        ++kinds[use_name(use) + std::string(": ") + kind_of(out.wrong[0])];
+      } else {
+        ++harmless;
       }
-      if (!out.detected() && out.wrong.empty()) ++harmless;
-      std::memcpy(copy.data(), f.file.data(), copy.size());
     }
+    std::memcpy(copy.data(), f.file.data(), copy.size());
   }
   std::printf(
-      "[ checksum fixed up ] %llu flips: %llu reported as errors, %llu changed answers "
-      "silently (valid but different files), %llu changed nothing\n",
+      "[ checksum fixed up ] %llu flips: %llu refused (an error from open, a query or "
+      "verify), %llu verified and changed answers (valid but different files), %llu verified "
+      "and changed nothing\n",
       static_cast<unsigned long long>(flips), static_cast<unsigned long long>(detected),
       static_cast<unsigned long long>(silent_changes), static_cast<unsigned long long>(harmless));
   RecordProperty("fixup_detected", std::to_string(detected) + "/" + std::to_string(flips));
-  // Reaching here means no crash or hang. Silently changed answers are reported, not failed:
-  // a reader cannot tell a changed key or value under a valid checksum from the real thing,
-  // and cross-page invariants (separator fences, subtree counts against the rows below them)
-  // are the job of a full verify, not of every query. A walk yielding more rows than the
-  // table has is listed separately.
   for (const auto& [k, n] : kinds)
-    std::printf("    silently changed, %-40s %6llu\n", k.c_str(),
+    std::printf("    verified, changed: %-40s %6llu\n", k.c_str(),
                 static_cast<unsigned long long>(n));
-  for (const auto& r : runaway)
-    std::printf("    note: %s\n", r.c_str());
   EXPECT_GT(flips, 5000u / (1 + DRYDB_TEST_SANITIZED) / kThin);
+  EXPECT_GT(detected, flips / 10) << "the structural checks behind the checksums were reached";
+  EXPECT_EQ(self_consistent, silent_changes + harmless);
+  EXPECT_TRUE(inconsistent.empty())
+      << inconsistent.size()
+      << " verified files answer unlike their own scan; the first: " << inconsistent[0];
 }
 
-// Structural damage crafted behind valid checksums: child references that form a cycle or
-// point at the wrong kind or level of page must be errors, not loops.
+// Structural damage crafted behind valid checksums: the first or last child reference of every
+// internal page pointed at every other page. Never a loop or a wrong answer from a query, and:
+//   * a page no descent may reach there (the page itself: a cycle; an internal page of another
+//     level, the root of its tree included; a leaf under a level-2 page; an overflow page;
+//     page 0; past the end) is reported by the queries themselves, as corruption;
+//   * a page of the right level (a leaf under a level-1 page, an internal page of the level
+//     below, in this tree or another) makes a tree each page of which passes its own checks:
+//     verify() must report it (a page reached twice, another never, fences, counts, siblings).
 TEST(Corruption, CyclicAndMisdirectedChildReferences) {
   const Fixture& f = fixture();
-  // Internal pages of the file, with their levels.
-  std::vector<std::pair<uint64_t, uint16_t>> internals;
-  for (uint64_t p = 1; p < f.map.page_count; ++p)
-    if (f.map.run_start[p] == p && f.map.page_type[p] == uint8_t(fmt::PageType::internal))
-      internals.emplace_back(
-          p, fmt::load_u16(f.file.data() + p * f.map.page_size + fmt::internal::kLevelOff));
+  // Tree pages of the file, with their levels (leaves are level 0).
+  std::vector<std::pair<uint64_t, uint16_t>> internals, tree_pages;
+  for (uint64_t p = 1; p < f.map.page_count; ++p) {
+    if (f.map.run_start[p] != p) continue;
+    if (f.map.page_type[p] == uint8_t(fmt::PageType::internal)) {
+      const uint16_t level =
+          fmt::load_u16(f.file.data() + p * f.map.page_size + fmt::internal::kLevelOff);
+      internals.emplace_back(p, level);
+      tree_pages.emplace_back(p, level);
+    } else if (f.map.page_type[p] == uint8_t(fmt::PageType::leaf)) {
+      tree_pages.emplace_back(p, 0);
+    }
+  }
   ASSERT_GE(internals.size(), 3u);
+  ASSERT_TRUE(std::any_of(internals.begin(), internals.end(), [](auto i) { return i.second == 2; }))
+      << "the fixture has a tree of depth 3";
   uint64_t overflow_page = 0;
   for (uint64_t p = 1; p < f.map.page_count; ++p)
     if (f.map.page_type[p] == uint8_t(fmt::PageType::overflow)) {
@@ -380,32 +443,55 @@ TEST(Corruption, CyclicAndMisdirectedChildReferences) {
       break;
     }
   ASSERT_NE(overflow_page, 0u);
-  int cases = 0;
+  int by_queries = 0, by_verify = 0;
+  std::vector<std::string> missed;
   for (auto [page, level] : internals) {
-    std::byte* base = nullptr;
-    const uint16_t n = fmt::load_u16(f.file.data() + page * f.map.page_size + fmt::page::kCountOff);
-    // Targets: itself, every other internal page, an overflow page, page 0, past the end.
-    std::vector<uint64_t> targets{page, overflow_page, 0, f.map.page_count, ~uint64_t{0}};
-    for (auto [other, l] : internals)
-      targets.push_back(other);
-    for (uint64_t target : targets)
+    const std::byte* original = f.file.data() + page * f.map.page_size;
+    const uint16_t n = fmt::load_u16(original + fmt::page::kCountOff);
+    // Targets: every tree page, an overflow page, page 0, past the end.
+    std::vector<std::pair<uint64_t, int>> targets{
+        {overflow_page, -1}, {0, -1}, {f.map.page_count, -1}, {~uint64_t{0}, -1}};
+    for (auto [other, l] : tree_pages)
+      targets.emplace_back(other, l);
+    for (auto [target, target_level] : targets)
       for (uint16_t child : {uint16_t{0}, static_cast<uint16_t>(n - 1)}) {
+        const size_t at = fmt::internal::children_off() + 8 * child;
+        if (fmt::load_u64(original + at) == target) continue;  // its own child: no damage
         std::vector<std::byte> copy = f.file;
-        base = copy.data() + page * f.map.page_size;
-        fmt::store_u64(base + fmt::internal::children_off() + 8 * child, target);
+        fmt::store_u64(copy.data() + page * f.map.page_size + at, target);
         fix_checksum_at(copy, f.map, page * f.map.page_size + 16);
-        Outcome out = check_bytes(copy, f.model, static_cast<uint64_t>(cases));
-        ++cases;
-        // Pointing a child at another page of the same level in the same tree is a valid
-        // (if odd) tree with wrong answers; everything else must be detected.
-        if (target == page || target == overflow_page || target == 0 ||
-            target >= f.map.page_count) {
-          EXPECT_TRUE(out.detected()) << "page " << page << " child " << child << " -> " << target;
-          EXPECT_TRUE(out.codes.count(int(errc::corruption))) << "page " << page;
+        const std::string what = "page " + std::to_string(page) + " (level " +
+                                 std::to_string(level) + ") child " + std::to_string(child) +
+                                 " -> page " + std::to_string(target) + " (level " +
+                                 std::to_string(target_level) + ")";
+        auto db = ReadOnlyDatabase::open_memory(copy);
+        Outcome out;
+        if (!db)
+          out.error(db.error());
+        else
+          check_database(*db, f.model, out, static_cast<uint64_t>(by_queries + by_verify));
+        const bool right_level = target_level == level - 1;
+        if (!right_level) {
+          ++by_queries;
+          if (!out.detected()) missed.push_back(what + ": no query reported it");
+          EXPECT_EQ(out.codes, std::set<int>{int(errc::corruption)}) << what;
+          EXPECT_TRUE(out.wrong.empty()) << what << ": " << out.wrong[0];
+          continue;
         }
+        ++by_verify;
+        ASSERT_TRUE(db) << what;
+        const auto st = db->verify();
+        if (st)
+          missed.push_back(what + ": verify() passed");
+        else
+          EXPECT_EQ(st.code(), errc::corruption) << what << ": " << describe(st.error());
       }
   }
-  EXPECT_GT(cases, 20);
+  std::printf("    %d misdirections the queries must see, %d only verify() can\n", by_queries,
+              by_verify);
+  EXPECT_GT(by_queries, 100);
+  EXPECT_GT(by_verify, 100);
+  EXPECT_TRUE(missed.empty()) << missed.size() << " went unreported; the first: " << missed[0];
 }
 
 // The bytes the format says are zero and no checksum covers (page 0 after the header, the
