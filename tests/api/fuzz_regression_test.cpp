@@ -5,9 +5,15 @@
 // libFuzzer. A finding of the harness (a wrong answer, an unexpected error) is a test failure;
 // a crash or sanitizer report fails the test binary.
 //
+// Each input must also end as this test expects of it (kExpected below: opened and verified,
+// built, or refused with a given code), so an input that no longer reaches what it was made for
+// after a change of the format or of a target's base file fails here instead of passing as
+// some other input.
+//
 // A finding goes into regressions/<target>/ with its fix. Findings so far:
 //   page/empty-catalog-read-memcpy-null: a header whose catalog length is 0 made open read an
-//   empty catalog into a null pointer (memcpy, UB); now corruption before any read.
+//   empty catalog into a null pointer (memcpy, UB); now corruption before any read. (Its first
+//   byte picks the catalog, the page target's last choice: 0x7a with the base's 123 pages.)
 //   open/leaf-record-offset-past-last: a leaf's record offsets rose past its last offset, and
 //   the page check read a key length past the page before it failed the record; now an offset
 //   past the last one is corruption before the record is read.
@@ -22,6 +28,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,19 +66,63 @@ std::vector<uint8_t> read_all(const fs::path& p) {
 
 using Target = void (*)(const uint8_t*, size_t);
 
-// Runs every input of the target's folders of these kinds; returns how many ran.
-size_t replay(const char* target, Target run,
-              std::initializer_list<const char*> kinds = {"corpus", "regressions"}) {
+// What each input must end as (fuzz_support.h's last_outcome), by "<target>/<kind>/<name>".
+// Every regression is listed; a corpus seed not listed must give its target's usual outcome
+// (kUsual).
+const std::map<std::string, std::string> kExpected = {
+    // Not-quite files.
+    {"open/corpus/empty_file", "refused: truncated file"},
+    {"open/corpus/header_only", "refused: unsupported format version or feature"},
+    {"open/regressions/leaf-record-offset-past-last", "unverified: corrupt file"},
+    {"page/regressions/empty-catalog-read-memcpy-null", "refused: corrupt file"},
+    // Builds that must fail, each with its error.
+    {"build/corpus/error_duplicate_key", "refused: duplicate key"},
+    {"build/corpus/error_duplicate_name", "refused: duplicate name"},
+    {"build/corpus/error_index_duplicate_key", "refused: duplicate key"},
+    {"build/corpus/error_index_duplicate_name", "refused: duplicate name"},
+    {"build/corpus/error_index_key_too_long", "refused: key too long"},
+    {"build/corpus/error_index_wrong_kind", "refused: wrong key type for the table's encoding"},
+    {"build/corpus/error_index_wrong_width", "refused: wrong key type for the table's encoding"},
+    {"build/corpus/error_key_too_long", "refused: key too long"},
+    {"build/corpus/error_wrong_kind", "refused: wrong key type for the table's encoding"},
+    {"build/regressions/miss_filter_with_page_filters", "built"},
+    {"build/regressions/prefix_longer_than_a_fixed_width_index", "built"},
+};
+const std::map<std::string, std::string> kUsual = {
+    {"open", "verified"}, {"page", "verified"}, {"build", "built"}};
+
+// Runs every input of the target's folders and checks how each ended; returns how many ran.
+size_t replay(const char* target, Target run) {
   drydb_fuzz::fail_handler = [](const std::string& what) { ADD_FAILURE() << what; };
+  drydb_fuzz::record_outcomes = true;
   size_t ran = 0;
-  for (const char* kind : kinds)
+  for (const char* kind : {"corpus", "regressions"})
     for (const fs::path& p : inputs(kind, target)) {
-      SCOPED_TRACE(p.string());
+      const std::string name = std::string(target) + "/" + kind + "/" + p.filename().string();
+      SCOPED_TRACE(name);
       const std::vector<uint8_t> data = read_all(p);
+      drydb_fuzz::last_outcome = "(no outcome)";
       run(data.data(), data.size());
       ++ran;
+      const auto listed = kExpected.find(name);
+      if (listed == kExpected.end() && std::string(kind) == "regressions") {
+        ADD_FAILURE() << "a regression input with no expected outcome in kExpected";
+        continue;
+      }
+      EXPECT_EQ(drydb_fuzz::last_outcome,
+                listed != kExpected.end() ? listed->second : kUsual.at(target));
     }
   return ran;
+}
+
+// Every input kExpected names is there.
+TEST(FuzzRegression, EveryExpectedInputExists) {
+  for (const auto& [name, outcome] : kExpected) {
+    const fs::path n(name);  // target/kind/file, stored as tests/fuzz/kind/target/file
+    const fs::path target = n.parent_path().parent_path(), kind = n.parent_path().filename();
+    EXPECT_TRUE(fs::is_regular_file(source_dir() / "tests" / "fuzz" / kind / target / n.filename()))
+        << name;
+  }
 }
 
 TEST(FuzzRegression, OpenTarget) {

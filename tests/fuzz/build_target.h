@@ -382,6 +382,10 @@ inline void run_build(const uint8_t* data, size_t size) {
     return b.build_to_memory();
   };
   auto built = build(false);
+  if (!built)
+    note_refused(built.error());
+  else if (record_outcomes)
+    last_outcome = "built";
   // The errors found at build time, table by table (tables are written in order).
   for (const auto& t : tables) {
     if (failing()) break;

@@ -69,6 +69,22 @@ inline std::string code_of(const drydb::Error& e) {
   return describe(e);
 }
 
+// What the target made of its last input, which the replay test (fuzz_regression_test) compares
+// with what it expects of each committed input: "verified" (the file opened and verify()
+// passed), "built" (the build succeeded), "refused: <code>" (open or the build failed) or
+// "unverified: <code>" (the file opened, verify() failed). Kept only when the replay test sets
+// record_outcomes: under libFuzzer the extra verify() would only cost time.
+inline bool record_outcomes = false;
+inline std::string last_outcome;
+inline void note_refused(const drydb::Error& e) {
+  if (record_outcomes) last_outcome = "refused: " + e.code.message();
+}
+inline void note_opened(const drydb::ReadOnlyDatabase& db) {
+  if (!record_outcomes) return;
+  const auto st = db.verify();
+  last_outcome = st ? "verified" : "unverified: " + st.error().code.message();
+}
+
 // ---- input ------------------------------------------------------------------------------------
 
 // Reads fuzz input front to back; past the end every read gives zeros (so every input is a

@@ -1,6 +1,10 @@
 // Writes the seed corpus of the fuzz targets: fuzz_make_corpus <dir> fills <dir>/open,
 // <dir>/page and <dir>/build. The seeds are committed (tests/fuzz/corpus/); rerun this after a
-// change of the file format or of a target's input layout, and commit the result.
+// change of the file format or of a target's input layout, and commit the result. Empty the
+// folders first: a seed of a page the base file no longer has is not overwritten, and would stay
+// to write a stale page elsewhere (fuzz_regression_test expects every page seed to verify).
+// Regression inputs that pick a page or the catalog by number may need their first byte
+// updated too (fuzz_regression_test fails when one no longer ends as expected).
 //
 //   open   small valid databases (every key encoding, leaves, uniform leaves, internal pages at
 //          two levels, overflow runs, an empty table, miss filters, pages with and without

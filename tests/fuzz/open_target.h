@@ -19,7 +19,13 @@ inline void run_open(const uint8_t* data, size_t size) {
   const std::vector<std::string> keys{std::string("k"), std::string(8, '\0'),
                                       std::string(8, '\x80'), std::string(16, '\x01')};
   const uint64_t seed = size;
-  if (auto db = open_bytes(raw, false)) exercise_database(*db, keys, "open: as given", seed);
+  auto as_given = open_bytes(raw, false);
+  if (as_given) {
+    note_opened(*as_given);
+    exercise_database(*as_given, keys, "open: as given", seed);
+  } else {
+    note_refused(as_given.error());
+  }
   std::vector<std::byte> fixed(raw.begin(), raw.end());
   fix_all_checksums(fixed);
   if (auto db = open_bytes(fixed, false))

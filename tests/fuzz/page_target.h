@@ -153,8 +153,10 @@ inline void run_page(const uint8_t* data, size_t size) {
   const std::vector<std::byte> f = page_file(data, size, &cached, &focus);
   const std::vector<std::string> keys{std::string("key/00300"), std::string("key/"),
                                       std::string(8, '\x80'), std::string(16, '\x01')};
-  if (auto db = open_bytes(f, cached, 1024))
-    exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, {}, &focus);
+  auto db = open_bytes(f, cached, 1024);
+  if (!db) return note_refused(db.error());
+  note_opened(*db);
+  exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, {}, &focus);
 }
 
 }  // namespace drydb_fuzz
