@@ -1486,8 +1486,11 @@ TEST(AsyncDestruction, DatabaseDestroyedUnderLoad) {
     }
     // Callbacks of cancelled queries run when the pool reaches their tasks; the others ran
     // before the destructor returned. Both kinds are counted once all have run.
-    while (callbacks.load() < 10)
+    // A bounded wait: a callback that never runs fails the test instead of hanging it.
+    const auto deadline = std::chrono::steady_clock::now() + kBoundedWait;
+    while (callbacks.load() < 10 && std::chrono::steady_clock::now() < deadline)
       std::this_thread::yield();
+    ASSERT_EQ(callbacks.load(), 10u) << "completion callbacks never ran";
     EXPECT_EQ(callbacks_right.load() + callbacks_cancelled.load(), 10u);
   }
   std::printf("    %llu right, %llu cancelled\n", static_cast<unsigned long long>(right),
