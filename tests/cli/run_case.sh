@@ -13,7 +13,8 @@
 #   skip WHY             ends the case as skipped (exit 77, which ctest reports as skipped; a case
 #                        whose checks failed before it fails instead): for a
 #                        helper program or data file the machine lacks
-# `drydb` runs the binary under test; $DATA is tests/cli/data. A case fails when any check does.
+# `drydb` runs the binary under test; $DATA is tests/cli/data. A case fails when any check does,
+# and when it made none.
 set -u
 DRYDB=$(realpath "$1")
 CASE=$(realpath "$2")
@@ -97,6 +98,10 @@ source "$CASE"
 
 if [ "$failures" -ne 0 ]; then
   echo "$(basename "$CASE"): $failures of $checks checks failed"
+  exit 1
+fi
+if [ "$checks" -eq 0 ]; then  # a case that checked nothing proves nothing
+  echo "$(basename "$CASE"): no checks were made"
   exit 1
 fi
 echo "$(basename "$CASE"): all $checks checks passed"
