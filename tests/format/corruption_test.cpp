@@ -531,6 +531,219 @@ TEST(Corruption, VerifyReportsNonzeroUnusedBytes) {
   EXPECT_TRUE(db->verify()) << "the file as built verifies";
 }
 
+// ---- verify()'s cross-page checks -------------------------------------------------------------
+
+// Files whose every page passes its own checks (its checksum recomputed after the change) but
+// that break an invariant spanning pages: separator fences, subtree row counts, sibling links,
+// every page reached once. Each must open (pages are checked when read) and fail verify() with
+// corruption and a message naming the broken invariant, never a page's own check.
+
+// The pages [first, end) of each table's tree, from the tables' page counts: trees are written
+// in table order, contiguously, from page 1 (the fixture has no miss filters or indexes).
+std::map<std::string, std::pair<uint64_t, uint64_t>> tree_ranges(std::span<const std::byte> file) {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+  auto db = ReadOnlyDatabase::open_memory(file);
+  uint64_t first = 1;
+  for (const auto& t : db->tables()) {
+    const auto info = t.info();
+    const uint64_t end = first + info.leaf_pages + info.internal_pages + info.overflow_pages;
+    out[std::string(t.name())] = {first, end};
+    first = end;
+  }
+  return out;
+}
+
+// The pages of `type` (and `level`, for internal pages) in [range.first, range.second).
+std::vector<uint64_t> pages_of(const FileMap& m, std::span<const std::byte> file,
+                               std::pair<uint64_t, uint64_t> range, fmt::PageType type,
+                               uint16_t level = 0) {
+  std::vector<uint64_t> out;
+  for (uint64_t p = range.first; p < range.second; ++p)
+    if (m.run_start[p] == p && m.page_type[p] == uint8_t(type) &&
+        (type != fmt::PageType::internal ||
+         fmt::load_u16(file.data() + p * m.page_size + fmt::internal::kLevelOff) == level))
+      out.push_back(p);
+  return out;
+}
+
+void expect_verify_reports(std::vector<std::byte>& copy, const FileMap& m,
+                           const std::vector<uint64_t>& changed, const std::string& invariant) {
+  for (uint64_t page : changed)
+    fix_checksum_at(copy, m, page * m.page_size + 16);
+  auto db = ReadOnlyDatabase::open_memory(copy);
+  ASSERT_TRUE(db) << describe(db.error());
+  const auto st = db->verify();
+  ASSERT_FALSE(st) << "verify() passed a file that breaks: " << invariant;
+  EXPECT_EQ(st.code(), errc::corruption) << describe(st.error());
+  EXPECT_NE(st.error().message.find(invariant), std::string::npos) << st.error().message;
+  EXPECT_EQ(st.error().message.find("checksum"), std::string::npos) << st.error().message;
+}
+void expect_verify_reports(std::vector<std::byte>& copy, const std::vector<uint64_t>& changed,
+                           const std::string& invariant) {
+  expect_verify_reports(copy, fixture().map, changed, invariant);
+}
+
+// An int64 tree of depth 3 (2,000 rows of 8-byte values, page size 512): its separators are
+// their 8-byte big-endian prefixes alone, so a fence moves by rewriting one.
+struct DeepTree {
+  std::vector<std::byte> file;
+  FileMap map;
+  uint64_t root = 0;
+};
+const DeepTree& deep_tree() {
+  static const DeepTree d = [] {
+    DbModel m;
+    m.page_size = 512;
+    TableModel t = make_table("deep", drydb::KeyEncoding::int64());
+    for (int64_t i = 0; i < 2000; ++i)
+      t.rows.emplace(int64_key(i * 10), make_value(static_cast<uint64_t>(i), 8));
+    m.tables = {t};
+    m.finish();
+    DeepTree x;
+    x.file = build_memory(m);
+    x.map = map_file(x.file);
+    for (uint64_t p = 1; p < x.map.page_count; ++p)
+      if (x.map.page_type[p] == uint8_t(fmt::PageType::internal) &&
+          fmt::load_u16(x.file.data() + p * 512 + fmt::internal::kLevelOff) == 2)
+        x.root = p;
+    return x;
+  }();
+  return d;
+}
+
+uint16_t children_of(std::span<const std::byte> page) {
+  return fmt::load_u16(page.data() + fmt::page::kCountOff);
+}
+uint64_t child_of(std::span<const std::byte> page, uint32_t i) {
+  return fmt::load_u64(page.data() + fmt::internal::children_off() + 8 * size_t{i});
+}
+std::byte* separator_of(std::span<std::byte> page, uint32_t s) {
+  return page.data() + fmt::internal::prefixes_off(children_of(page)) + 8 * size_t{s};
+}
+
+TEST(VerifyCrossPage, SeparatorFences) {
+  const DeepTree& d = deep_tree();
+  ASSERT_NE(d.root, 0u) << "the tree has depth 3";
+  auto page = [&](std::vector<std::byte>& f, uint64_t p) {
+    return std::span<std::byte>(f.data() + p * 512, 512);
+  };
+  auto leaf_key = [&](uint64_t leaf, bool last) {
+    fmt::LeafView v(d.file.data() + leaf * 512, fmt::KeyLayout{8});
+    fmt::KeyBuffer buf;
+    return fmt::load_be64(v.key(last ? v.size() - 1 : 0, buf).data());
+  };
+  std::vector<std::byte> original = d.file;
+  const uint64_t mid = child_of(page(original, d.root), 1);  // a level-1 page with a low fence
+  const uint64_t root_sep = fmt::load_be64(separator_of(page(original, d.root), 0));
+  const uint64_t leaf0 = child_of(page(original, mid), 0), leaf1 = child_of(page(original, mid), 1);
+  struct Case {
+    const char* what;
+    uint64_t separator;  // the new separator 0 of `mid`, still between its neighbours
+    const char* invariant;
+  };
+  const Case cases[] = {
+      {"below its first child's last key", leaf_key(leaf0, true),
+       "a key is not below the next separator"},
+      {"above its second child's first key", leaf_key(leaf1, false) + 1,
+       "a key is below its separator"},
+      {"at the parent's separator before it", root_sep, "a separator is not above its lower fence"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<std::byte> copy = d.file;
+    fmt::store_be64(separator_of(page(copy, mid), 0), c.separator);
+    expect_verify_reports(copy, d.map, {mid}, c.invariant);
+  }
+  // Byte keys stored after a shared prefix: two children of a level-1 page swapped (each leaf
+  // still reached once), so the first holds keys at or above the separator after it.
+  const Fixture& f = fixture();
+  const auto items = tree_ranges(f.file).at("items");
+  const auto pages = pages_of(f.map, f.file, items, fmt::PageType::internal, 1);
+  ASSERT_FALSE(pages.empty());
+  std::vector<std::byte> copy = f.file;
+  std::byte* p = copy.data() + pages[0] * f.map.page_size + fmt::internal::children_off();
+  const uint64_t a = fmt::load_u64(p), b = fmt::load_u64(p + 8);
+  fmt::store_u64(p, b);
+  fmt::store_u64(p + 8, a);
+  expect_verify_reports(copy, {pages[0]}, "a key is not below the next separator");
+}
+
+TEST(VerifyCrossPage, SubtreeRowCounts) {
+  const Fixture& f = fixture();
+  const auto nums = tree_ranges(f.file).at("nums");
+  const auto pages = pages_of(f.map, f.file, nums, fmt::PageType::internal, 1);
+  ASSERT_FALSE(pages.empty());
+  // One row moved from child 1's count to child 0's: the counts still rise strictly and end at
+  // the tree's total, but child 0 holds one row fewer than its parent records.
+  std::vector<std::byte> copy = f.file;
+  std::byte* page = copy.data() + pages[0] * f.map.page_size;
+  const uint16_t n = fmt::load_u16(page + fmt::page::kCountOff);
+  ASSERT_GE(n, 3);
+  std::byte* cumulative = page + fmt::internal::children_off() + 8 * size_t{n};
+  const uint64_t c0 = fmt::load_u64(cumulative), c1 = fmt::load_u64(cumulative + 8);
+  ASSERT_LT(c0 + 1, c1);
+  fmt::store_u64(cumulative, c0 + 1);
+  expect_verify_reports(
+      copy, {pages[0]},
+      "child 0 holds " + std::to_string(c0) + " rows; the page records " + std::to_string(c0 + 1));
+}
+
+TEST(VerifyCrossPage, SiblingLinks) {
+  const Fixture& f = fixture();
+  const auto nums = tree_ranges(f.file).at("nums");
+  const auto leaves = pages_of(f.map, f.file, nums, fmt::PageType::leaf);
+  ASSERT_GE(leaves.size(), 3u);
+  struct Case {
+    const char* what;
+    uint64_t page;
+    size_t field;
+    uint64_t to;
+    const char* invariant;
+  };
+  const Case cases[] = {
+      {"next skips a leaf", leaves[0], fmt::leaf::kNextOff, leaves[2],
+       "its next-sibling link is wrong"},
+      {"prev of the second leaf is 0", leaves[1], fmt::leaf::kPrevOff, 0,
+       "its previous-sibling link is wrong"},
+      {"prev points at itself", leaves[1], fmt::leaf::kPrevOff, leaves[1],
+       "its previous-sibling link is wrong"},
+      {"the last leaf has a next", leaves.back(), fmt::leaf::kNextOff, leaves[0],
+       "the last leaf has a next sibling"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<std::byte> copy = f.file;
+    fmt::store_u64(copy.data() + c.page * f.map.page_size + c.field, c.to);
+    expect_verify_reports(copy, {c.page}, c.invariant);
+  }
+}
+
+TEST(VerifyCrossPage, EveryPageReachedOnce) {
+  const Fixture& f = fixture();
+  const auto items = tree_ranges(f.file).at("items");
+  // Two overflow references of the items tree, in different leaves.
+  std::vector<std::pair<uint64_t, size_t>> refs;  // leaf page, offset of the value field
+  for (uint64_t leaf : pages_of(f.map, f.file, items, fmt::PageType::leaf)) {
+    const std::byte* p = f.file.data() + leaf * f.map.page_size;
+    fmt::LeafView view(p, fmt::KeyLayout{0});
+    for (uint32_t i = 0; i < view.size(); ++i)
+      if (view.is_overflow(i)) {
+        if (refs.empty() || refs.back().first != leaf)
+          refs.emplace_back(leaf, static_cast<size_t>(view.value_field(i).data() - p));
+        break;
+      }
+    if (refs.size() == 2) break;
+  }
+  ASSERT_EQ(refs.size(), 2u);
+  // The first reference made a copy of the second (page and length): that run is reached
+  // twice, the first one never.
+  std::vector<std::byte> copy = f.file;
+  std::byte* first = copy.data() + refs[0].first * f.map.page_size + refs[0].second;
+  const std::byte* second = f.file.data() + refs[1].first * f.map.page_size + refs[1].second;
+  std::memcpy(first, second, 12);
+  expect_verify_reports(copy, {refs[0].first}, "reached twice");
+}
+
 // Truncation at every length: open fails with errc::truncated (the header records the file's
 // length; shorter than a header is truncated too), never a crash.
 TEST(Corruption, TruncatedAtEveryLength) {
