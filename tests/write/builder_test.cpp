@@ -869,5 +869,27 @@ TEST(BuilderTest, FullFileSystemFailsTheBuildAndKeepsTheTarget) {
   EXPECT_TRUE(std::filesystem::is_empty(small)) << "the tmpfs showed outside the child";
 }
 
+// A read-only file system (root ignores file modes, so a mount is the way to refuse writes):
+// the temp file cannot be created, io_error naming the folder and EROFS; the target stays.
+TEST(BuilderTest, ReadOnlyFileSystemFailsTheBuildAndKeepsTheTarget) {
+  TempDir dir;
+  const auto small = dir / "small";
+  std::filesystem::create_directory(small);
+  const auto target = small / "db.drydb";
+  const auto previous = previous_database();
+  const std::string report = in_child([&] {
+    if (std::string why = mount_small_tmpfs(small, "512k"); !why.empty()) return "skip: " + why;
+    if (!write_file(target, previous)) return std::string("cannot write the previous file");
+    if (::mount(nullptr, small.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) != 0)
+      return std::string("skip: cannot remount read-only: ") + std::strerror(errno);
+    return build_and_describe(target, previous);
+  });
+  if (report.starts_with("skip: ")) GTEST_SKIP() << report.substr(6);
+  EXPECT_TRUE(contains(report, "cannot create a temp file in '" + small.string() + "'")) << report;
+  EXPECT_TRUE(contains(report, std::strerror(EROFS))) << report;
+  EXPECT_TRUE(contains(report, "(drydb:7)")) << report;  // io_error
+  EXPECT_TRUE(report.ends_with("\ntarget untouched\ndb.drydb ")) << report;
+}
+
 }  // namespace
 }  // namespace drydb_test

@@ -1,6 +1,7 @@
 # full_disk.sh on a file system that really fills: a 512 KiB tmpfs, mounted in a mount namespace
 # of the case's own (unshare(1): as root, or as a user mapped to root in a user namespace), so
-# nothing outside sees it. Skipped (ctest reports it) where no such mount is allowed. The
+# nothing outside sees it; then the same tmpfs remounted read-only (root ignores file modes, so
+# a mount is the way to refuse writes). Skipped (ctest reports it) where no such mount is allowed. The
 # commands run inside the namespace, whose mount goes with it, and leave what they saw in files
 # here for the checks.
 command -v unshare >/dev/null || skip "unshare(1) is missing"
@@ -27,6 +28,15 @@ ls -A small >dump.ls
 rm small/prev.jsonl
 "$1" dump big.drydb >small/cut.dump 2>stdout.err
 echo $? >stdout.status
+rm small/cut.dump
+# (In a user namespace only the mount point's flag can change: a bind remount.)
+mount -o remount,ro small 2>/dev/null || mount -o remount,bind,ro small || exit 0  # no ro.ls
+"$1" build small/out.drydb -i big.jsonl -k id -q 2>ro-build.err
+echo $? >ro-build.status
+cmp -s prev.drydb small/out.drydb && echo untouched >ro-build.target
+"$1" dump big.drydb -o small/out.jsonl 2>ro-dump.err
+echo $? >ro-dump.status
+ls -A small >ro.ls
 exit 0
 SH
 run unshare --mount --propagation private sh inside.sh "$DRYDB"
@@ -59,4 +69,20 @@ run cat stdout.status stdout.err
 expect_stdout <<'OUT'
 2
 drydb: cannot write the output: No space left on device
+OUT
+
+# Read-only: nothing can be created beside the target.
+expect_true "the tmpfs could be remounted read-only" test -e ro.ls
+run cat ro-build.status ro-build.target ro.ls ro-dump.status
+expect_stdout <<'OUT'
+2
+untouched
+out.drydb
+2
+OUT
+run cat ro-build.err
+expect_stdout_has "drydb: small/out.drydb not written: cannot create a temp file in 'small': Read-only file system"
+run cat ro-dump.err
+expect_stdout <<'OUT'
+drydb: cannot create a temp file in 'small': Read-only file system
 OUT
