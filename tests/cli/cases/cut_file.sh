@@ -1,6 +1,7 @@
 # A database truncated in place while a command reads it: the tool reads through pread, so the
 # command stops with a message and exit 2 after printing only correct rows; with --mmap the same
-# cut kills it with SIGBUS (the documented caveat). No sleeps: the scan writes into a FIFO that
+# cut kills it with SIGBUS (the documented caveat). The same for a file rewritten in place at
+# its size: the pages read after the change fail their checksums. No sleeps: the scan writes into a FIFO that
 # this case reads a few lines of, so the scan has produced at most a pipe's and a stdio buffer's
 # worth of rows (its pages lie in the first few hundred kB of the file) when the file is cut.
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "{\"id\":%d,\"name\":\"row number %d\"}\n", i, i }' \
@@ -8,8 +9,10 @@ awk 'BEGIN { for (i = 0; i < 200000; i++) printf "{\"id\":%d,\"name\":\"row numb
 run drydb build full.drydb -i rows.jsonl -k id -q
 expect_status 0
 
-# Scans full.drydb's copy v.drydb into out.fifo (drydb flags in "$@"), reads 3 lines, cuts the
-# file to 8 kB, then reads the rest into rest.txt; `status` is the scan's exit status.
+# Scans full.drydb's copy v.drydb into out.fifo (drydb flags in "$@"), reads 3 lines, changes
+# the file ($change: cut to 8 kB, or zeros written over it from 8 kB on, its size kept), then
+# reads the rest; `status` is the scan's exit status.
+change=cut
 scan_while_cut() {
   cp full.drydb v.drydb
   rm -f out.fifo
@@ -27,12 +30,18 @@ scan_while_cut() {
   for i in 1 2 3; do
     IFS= read -r line <&3 && printf '%s\n' "$line" >>"$OUT"
   done
-  truncate -s 8192 v.drydb
+  if [ "$change" = cut ]; then
+    truncate -s 8192 v.drydb
+  else
+    local size
+    size=$(stat -c %s v.drydb)
+    dd if=/dev/zero of=v.drydb bs=8192 seek=1 count=$((size / 8192 - 1)) conv=notrunc status=none
+  fi
   cat <&3 >>"$OUT"
   exec 3<&-
   wait $pid
   status=$?
-  last="drydb $* scan v.drydb, truncated to 8192 bytes after 3 rows"
+  last="drydb $* scan v.drydb, $change after 3 rows"
 }
 
 # What the scan prints of the untouched file; a cut scan must print a prefix of it, ending on a
@@ -56,6 +65,22 @@ expect_true "the scan stopped early ($rows of 200000 rows)" [ "$rows" -lt 200000
 run drydb verify v.drydb
 expect_status 2
 expect_stderr_has "but the file has 8192"
+
+# Rewritten in place, size kept: the first page read from the new bytes fails its checksum.
+change=zeros
+size_before=$(stat -c %s full.drydb)
+scan_while_cut
+expect_status 2
+expect_stderr_has "drydb: table 'data', page "
+expect_stderr_has "checksum"
+expect_true "the rows printed before the error are the file's first rows, intact" rows_intact
+rows=$(wc -l <"$OUT")
+expect_true "the scan stopped early ($rows of 200000 rows)" [ "$rows" -lt 200000 ]
+expect_true "the file kept its size" [ "$(stat -c %s v.drydb)" -eq "$size_before" ]
+run drydb verify v.drydb
+expect_status 2
+expect_stderr_has "checksum"
+change=cut
 
 # --mmap (before or after the command) maps the file instead: the cut page raises SIGBUS, exit
 # status 128 + 7 from the shell.
