@@ -1,5 +1,6 @@
 // The read path allocates nothing per query: gets, range steps, counts and
-// cursor steps run with a counting global operator new in this test binary.
+// cursor steps run with a counting global operator new (every form, the page
+// cache's aligned one included) in this test binary.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -15,6 +16,18 @@
 
 namespace {
 std::atomic<uint64_t> g_allocations{0};
+std::atomic<uint64_t> g_aligned{0};  // of them, the aligned forms (page cache memory)
+
+void* counted(size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(n ? n : 1);
+}
+void* counted_aligned(size_t n, std::align_val_t a) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  g_aligned.fetch_add(1, std::memory_order_relaxed);
+  const size_t align = static_cast<size_t>(a);
+  return std::aligned_alloc(align, (n + align - 1) / align * align);  // a multiple of align
+}
 }  // namespace
 
 // The replacements below pair malloc with free; g++ cannot see that the
@@ -23,13 +36,57 @@ std::atomic<uint64_t> g_allocations{0};
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 
+// Every form of operator new, so no allocation escapes the count: the plain and nothrow ones,
+// and the aligned ones the page cache uses for page memory.
 void* operator new(size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
+  if (void* p = counted(n)) return p;
   std::abort();
 }
 void* operator new[](size_t n) {
   return operator new(n);
+}
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  return counted(n);
+}
+void* operator new[](size_t n, const std::nothrow_t&) noexcept {
+  return counted(n);
+}
+void* operator new(size_t n, std::align_val_t a) {
+  if (void* p = counted_aligned(n, a)) return p;
+  std::abort();
+}
+void* operator new[](size_t n, std::align_val_t a) {
+  return operator new(n, a);
+}
+void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_aligned(n, a);
+}
+void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_aligned(n, a);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
 }
 void operator delete(void* p) noexcept {
   std::free(p);
@@ -118,7 +175,12 @@ TEST_P(AllocationTest, QueriesAllocateNothingOnceWarm) {
       sum += v.size();
     return sum;
   };
+  const uint64_t aligned_before = g_aligned.load();
   const uint64_t warm = run();  // loads pages (allocates in the cached modes)
+  // The count sees page memory: pread loads pages into the cache's aligned blocks.
+  if (GetParam() == drydb::StorageKind::pread) {
+    EXPECT_GT(g_aligned.load(), aligned_before);
+  }
   // get_many answered what get answers (checked outside the counted run).
   for (size_t i = 0; i < int_keys.size(); ++i) {
     ASSERT_TRUE(int_values[i].has_value());
