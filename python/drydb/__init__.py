@@ -17,7 +17,8 @@ Keys are typed by their table's key encoding: int for "int64", bytes (or str, as
 "bytes", uuid.UUID for "uuid_v7", str for "ulid". Values are bytes (memoryviews with
 copy=False, MessagePack-decoded with decode="msgpack"). Errors are drydb.Error subclasses, one
 per library error code; an absent key is never an error, except for table[key] (KeyError).
-See docs/python.md.
+Sharded datasets (docs/sharding.md) open with drydb.open_dataset, and build with Dask through
+drydb.dask.build_dataset. See docs/python.md.
 """
 
 from ._drydb import (  # noqa: F401  (the package's API)
@@ -26,6 +27,9 @@ from ._drydb import (  # noqa: F401  (the package's API)
     CorruptionError,
     Cursor,
     Database,
+    Dataset,
+    DatasetRange,
+    DatasetTable,
     DuplicateKeyError,
     DuplicateNameError,
     Error,
@@ -49,6 +53,7 @@ from ._drydb import (  # noqa: F401  (the package's API)
     WrongKeyTypeError,
     open,
     open_bytes,
+    open_dataset,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -312,7 +312,8 @@ void bind_dataset(py::module_& m) {
         }
         Manifest m;
         m.shards.push_back(unwrap(std::move(s)));
-        return manifest_dict(m)["shards"].cast<py::list>()[0];
+        const py::list shards = manifest_dict(m)["shards"];
+        return py::object(shards[0]);
       }, py::arg("file"), "A shard file as a manifest describes it (reads the whole file).");
   m.def("read_manifest", [](const fs::path& path) { return manifest_dict(unwrap(read_manifest(path))); },
         py::arg("path"));

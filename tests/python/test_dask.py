@@ -1,0 +1,153 @@
+"""drydb.dask.build_dataset on a real Dask cluster: a LocalCluster of 2 worker processes on
+127.0.0.1 builds datasets of awkward keys into 7 range shards (one of them empty) while one
+shard task fails once and is retried; every row is then answered, absent keys are absent,
+counts and ranges match a reference for a thousand random bounds in both directions, and a
+reader keeps answering while another generation is published and rolled back."""
+
+import os
+import random
+import sys
+import threading
+
+import pytest
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+pandas = pytest.importorskip("pandas")
+
+import dask.dataframe as dd  # noqa: E402
+
+import drydb  # noqa: E402
+from drydb.dask import build_dataset  # noqa: E402
+
+from conftest import Model  # noqa: E402
+from dask_helpers import fail_once  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    # The workers import the test helpers (and drydb) from the same places as this process.
+    here = os.path.dirname(os.path.abspath(__file__))
+    os.environ["PYTHONPATH"] = os.pathsep.join([here] + [p for p in sys.path if p])
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def text_rows(n, rng):
+    """n distinct str keys: shared prefixes, multi-byte UTF-8, a key and the same key plus NUL."""
+    keys = {"user/%06d" % i for i in range(n - 6)}
+    keys |= {"ключ", "ключ\x00", "日本語", "user", "user\x00", "\U0001f600"}
+    return sorted((k, "value of %s" % k) for k in keys)
+
+
+def test_build_query_and_swap_generations(tmp_path, client):
+    rng = random.Random(5)
+    rows = text_rows(200_000, rng)
+    frame = dd.from_pandas(pandas.DataFrame({"key": [k for k, _ in rows], "value": [v for _, v in rows]}),
+                           npartitions=5)
+    # 7 shards; shard 3 ("user/1" .. "user/1\x00") holds nothing.
+    splits = [s.encode() for s in ["user/0", "user/05", "user/1", "user/1\x00", "user/15", "ключ"]]
+    marker = str(tmp_path / "failed-once")
+    root = str(tmp_path / "ds")
+    gen = build_dataset(frame, root, key="key", value="value", shards=7, splits=splits,
+                        indexes=[{"name": "tail", "key": fail_once(marker, "tail")}],
+                        client=client, retries=2)
+    assert gen == 1
+    assert os.path.exists(marker)  # the task did fail once, and was run again
+    # Nothing left behind by the failed attempt: the shards, the manifest, nothing else.
+    assert sorted(os.listdir(os.path.join(root, "gen-1"))) == sorted(
+        ["manifest.json"] + ["shard-%05d.drydb" % i for i in range(7)])
+
+    encoded = [(k.encode(), v.encode()) for k, v in rows]
+    model = Model(encoded)
+    with drydb.open_dataset(root, verify_checksums=True) as ds:
+        assert ds.shard_count == 7
+        manifest = ds.manifest()
+        assert manifest["shards"][3]["tables"][0]["rows"] == 0
+        t = ds.table("rows")
+        assert len(t) == len(rows)
+        for k, v in encoded:
+            assert t[k] == v
+        for absent in [b"", b"a", b"user/", b"user/1", b"\xff", "ключ\x00\x00".encode(), b"user/0000001"]:
+            assert t.get(absent) is None
+        bounds = [k for k, _ in rng.sample(encoded, 300)] + splits + [b"", b"\xff\xff", b"user/1\x00"]
+        for _ in range(1000):
+            a, b = sorted(rng.sample(bounds, 2))
+            se, ee, rev = rng.random() < 0.5, rng.random() < 0.5, rng.random() < 0.5
+            want = model.range(a, b, se, ee, rev)
+            assert t.count_range(a, b, start_exclusive=se, end_exclusive=ee) == len(want)
+            r = t.range(a, b, start_exclusive=se, end_exclusive=ee, reverse=rev)
+            assert len(r) == len(want)
+            if len(want) < 2000:
+                assert list(r) == want
+        for p in [b"user/1", b"user/19", "ключ".encode(), b"zz"]:
+            want = [row for row in model.rows if row[0].startswith(p)]
+            assert list(t.prefix(p)) == want and list(t.prefix(p, reverse=True)) == want[::-1]
+
+    # A reader keeps querying while a second generation (3 shards, other values) is published and
+    # rolled back: every dataset it opens answers wholly from one generation.
+    sample = rng.sample(encoded, 200)
+    stop = threading.Event()
+    seen, failures = set(), []
+
+    def reader():
+        while not stop.is_set():
+            try:
+                with drydb.open_dataset(root) as ds:
+                    t = ds.table("rows")
+                    suffixes = {t[k][len(v):] for k, v in sample}
+                    if len(suffixes) != 1:
+                        failures.append("mixed answers %r" % suffixes)
+                    seen.add((ds.generation, suffixes.pop()))
+            except Exception as e:  # reported below
+                failures.append(repr(e))
+
+    th = threading.Thread(target=reader)
+    th.start()
+    second = frame.assign(value=frame["value"] + "/2")
+    gen2 = build_dataset(second, root, key="key", value="value", shards=3, client=client)
+    assert gen2 == 2
+    with drydb.open_dataset(root) as ds:
+        assert ds.generation == 2 and ds.shard_count == 3
+        assert ds.table("rows")[encoded[0][0]] == encoded[0][1] + b"/2"
+    assert drydb._drydb.rollback_generation(root) == 1
+    with drydb.open_dataset(root) as ds:
+        assert ds.generation == 1
+    stop.set()
+    th.join(timeout=120)
+    assert failures == []
+    assert (1, b"") in seen
+    assert seen <= {(1, b""), (2, b"/2")}
+    assert drydb._drydb.next_generation(root) == 3
+
+
+def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
+    keys = sorted({-2**63, -2**63 + 1, -1, 0, 1, 2**63 - 1} | set(range(-50_000, 50_000, 7)))
+    frame = dd.from_pandas(pandas.DataFrame({"id": keys, "group": [k % 5 for k in keys]}), npartitions=4)
+    root = str(tmp_path / "ints")
+    build_dataset(frame, root, key="id", key_encoding="int64", shards=4, client=client)
+    with drydb.open_dataset(root) as ds:
+        t = ds.table("rows", decode="msgpack")
+        assert len(t) == len(keys)
+        for k in keys[::50] + [2**63 - 1, -2**63]:
+            assert t[k] == {"id": k, "group": k % 5}
+        assert t.count_range(-1, 1) == 3
+        assert [k for k, _ in t.range(None, -2**63 + 1)] == [-2**63, -2**63 + 1]
+    root = str(tmp_path / "hashed")
+    build_dataset(frame, root, key="id", key_encoding="int64", shards=5, partitioning="hash",
+                  client=client)
+    with drydb.open_dataset(root) as ds:
+        t = ds.table("rows")
+        assert ds.manifest()["tables"][0]["partitioning"]["function"] == "xxh3-64-mod-v1"
+        assert len(t) == len(keys) and t.count_range(-1, 1) == 3
+        assert [k for k, _ in t.range(-100, 100)] == sorted(k for k in keys if -100 <= k <= 100)
+    # A unique index that two rows give one key to: nothing is published.
+    with pytest.raises(drydb.DuplicateKeyError):
+        build_dataset(frame, str(tmp_path / "dup"), key="id", key_encoding="int64", shards=2,
+                      indexes=[{"name": "group", "column": "group", "unique": True,
+                                "key_encoding": "int64"}], client=client)
+    assert drydb._drydb.current_generation(str(tmp_path / "dup")) == 0
