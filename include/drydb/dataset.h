@@ -126,15 +126,20 @@ result<uint64_t> current_generation(const std::filesystem::path& dataset);
 // The number a new generation takes: one more than HIGHEST and every gen-N folder present.
 result<uint64_t> next_generation(const std::filesystem::path& dataset);
 
+// Claims the next generation number by creating its folder, DATASET/gen-N (and DATASET if need
+// be); returns N. mkdir is exclusive, so two builders never get one number.
+result<uint64_t> claim_generation(const std::filesystem::path& dataset);
+
 // Makes generation N live: checks that DATASET/gen-N/manifest.json reads and is of generation
 // N, then points CURRENT at it and raises HIGHEST to N (each a temp file, fsync, rename, fsync
-// the folder). Then removes the generation folders other than the live one and the `keep`
-// newest older ones, oldest first.
+// the folder). Then removes the complete generations (those with a manifest) older than N but
+// the `keep` newest of them; folders without a manifest are left alone. Publishing, rollback
+// and retention hold an exclusive flock(2) on DATASET.
 status publish_generation(const std::filesystem::path& dataset, uint64_t generation,
                           uint32_t keep = 2);
 
-// Points CURRENT at the newest generation older than the current one that has a manifest;
-// returns it. errc::not_found when there is none. HIGHEST is unchanged, so the number of the
+// Points CURRENT at the newest generation older than the current one whose manifest reads and
+// is of its number; returns it. errc::not_found when there is none. HIGHEST is unchanged, so the number of the
 // generation rolled back from is never given again.
 result<uint64_t> rollback_generation(const std::filesystem::path& dataset);
 

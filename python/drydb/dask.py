@@ -182,9 +182,9 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     if len(parts) != shards:
         raise _drydb.InvalidStateError("the shuffle gave %d partitions for %d shards" % (len(parts), shards))
 
-    generation = _drydb.next_generation(path)
+    # The generation's number and folder, claimed by an exclusive mkdir: two builds never share one.
+    generation = _drydb.claim_generation(path)
     folder = os.path.join(path, _drydb.generation_folder(generation))
-    os.makedirs(folder, exist_ok=True)
     options = {"page_size": page_size, "compression": compression}
     index_specs = list(indexes)
     built = [dask.delayed(_build_shard, pure=False)(part, i, folder, table, key, value, key_encoding,

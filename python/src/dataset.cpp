@@ -323,6 +323,8 @@ void bind_dataset(py::module_& m) {
       "Writes FOLDER/manifest.json whole (temp file, fsync, rename) after checking every rule.");
   m.def("next_generation", [](const fs::path& dataset) { return unwrap(next_generation(dataset)); },
         py::arg("dataset"));
+  m.def("claim_generation", [](const fs::path& dataset) { return unwrap(claim_generation(dataset)); },
+        py::arg("dataset"), "Creates the next generation's folder (exclusively) and returns its number.");
   m.def("current_generation", [](const fs::path& dataset) { return unwrap(current_generation(dataset)); },
         py::arg("dataset"));
   m.def("publish_generation", [](const fs::path& dataset, uint64_t generation, uint32_t keep) {

@@ -6,7 +6,16 @@
 #include <system_error>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
 #include "drydb/dataset.h"
+#include "format/io_error.h"
 #include "write/sink.h"
 
 namespace drydb {
@@ -110,24 +119,78 @@ result<uint64_t> next_generation(const fs::path& dataset) {
   return top + 1;
 }
 
-status publish_generation(const fs::path& dataset, uint64_t generation, uint32_t keep) {
-  const fs::path folder = dataset / generation_folder(generation);
-  auto m = read_manifest(folder / "manifest.json");
+result<uint64_t> claim_generation(const fs::path& dataset) {
+  std::error_code ec;
+  fs::create_directories(dataset, ec);
+  if (ec) return Error(errc::io_error, "cannot create " + dataset.string() + ": " + ec.message());
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    auto n = next_generation(dataset);
+    if (!n) return n;
+    // mkdir is exclusive: of two builders that chose the same number, one gets it, and the
+    // other chooses again.
+    const fs::path folder = dataset / generation_folder(*n);
+    if (::mkdir(folder.c_str(), 0777) == 0) return *n;
+    if (errno != EEXIST) return detail::io_error("cannot create " + folder.string(), errno);
+  }
+  return Error(errc::io_error, "cannot claim a generation folder in " + dataset.string());
+}
+
+namespace {
+
+// An exclusive flock(2) on the dataset folder, held while CURRENT, HIGHEST and the generation
+// folders change: one publisher, rollback or retention at a time.
+class DatasetLock {
+ public:
+  static result<DatasetLock> take(const fs::path& dataset) {
+    const int fd = ::open(dataset.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return detail::io_error("cannot open " + dataset.string(), errno);
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return detail::io_error("cannot lock " + dataset.string(), err);
+    }
+    return DatasetLock(fd);
+  }
+  DatasetLock(DatasetLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  DatasetLock& operator=(DatasetLock&&) = delete;
+  ~DatasetLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing drops the lock
+  }
+
+ private:
+  explicit DatasetLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// A generation whose manifest reads and is of its folder's number.
+status check_generation(const fs::path& dataset, uint64_t generation) {
+  const fs::path file = dataset / generation_folder(generation) / "manifest.json";
+  auto m = read_manifest(file);
   if (!m) return std::move(m).error();
   if (m->generation != generation)
-    return Error(errc::corruption, (folder / "manifest.json").string() + " is of generation " +
-                                       std::to_string(m->generation) + ", not " +
-                                       std::to_string(generation));
+    return Error(errc::corruption, file.string() + " is of generation " + std::to_string(m->generation) +
+                                       ", not " + std::to_string(generation));
+  return {};
+}
+
+}  // namespace
+
+status publish_generation(const fs::path& dataset, uint64_t generation, uint32_t keep) {
+  DRYDB_TRY(check_generation(dataset, generation));
+  auto lock = DatasetLock::take(dataset);
+  if (!lock) return std::move(lock).error();
   auto high = highest(dataset);
   if (!high) return std::move(high).error();
   DRYDB_TRY(write_pointer(dataset / "CURRENT", generation_folder(generation)));
   if (generation > *high) DRYDB_TRY(write_pointer(dataset / "HIGHEST", std::to_string(generation)));
-  // Retention: the live generation and the `keep` newest before it stay.
+  // Retention: of the complete generations older than the live one, the `keep` newest stay. A
+  // folder without a manifest (a generation being built, or abandoned) is left to its builder.
   auto folders = generation_folders(dataset);
   if (!folders) return std::move(folders).error();
   std::vector<uint64_t> older;
   for (uint64_t n : *folders)
-    if (n < generation) older.push_back(n);
+    if (n < generation && has_manifest(dataset, n)) older.push_back(n);
   const size_t remove = older.size() > keep ? older.size() - keep : 0;
   for (size_t i = 0; i < remove; ++i) {
     std::error_code ec;
@@ -140,17 +203,19 @@ status publish_generation(const fs::path& dataset, uint64_t generation, uint32_t
 }
 
 result<uint64_t> rollback_generation(const fs::path& dataset) {
+  auto lock = DatasetLock::take(dataset);
+  if (!lock) return std::move(lock).error();
   auto current = current_generation(dataset);
   if (!current) return std::move(current).error();
   if (*current == 0) return Error(errc::not_found, dataset.string() + " has no live generation");
   auto folders = generation_folders(dataset);
   if (!folders) return std::move(folders).error();
   for (auto it = folders->rbegin(); it != folders->rend(); ++it) {
-    if (*it >= *current || !has_manifest(dataset, *it)) continue;
+    if (*it >= *current || !check_generation(dataset, *it)) continue;
     DRYDB_TRY(write_pointer(dataset / "CURRENT", generation_folder(*it)));
     return *it;
   }
-  return Error(errc::not_found, dataset.string() + " keeps no generation older than " +
+  return Error(errc::not_found, dataset.string() + " keeps no complete generation older than " +
                                     generation_folder(*current));
 }
 

@@ -84,6 +84,14 @@ void put_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+// The width of the keys of a built-in fixed-width encoding; 0 for others (bytes, custom ones,
+// which a reader may not know).
+size_t key_width(std::string_view encoding) {
+  if (encoding == "int64") return 8;
+  if (encoding == "uuid_v7" || encoding == "ulid") return 16;
+  return 0;
+}
+
 std::string shown(std::string_view name) {
   std::string out;
   put_string(out, name);
@@ -303,6 +311,10 @@ status check_manifest(const Manifest& m) {
     }
     if (status st = check_partitioning(t.partitioning, shards); !st)
       return Error(st.error().code, "manifest: " + label + ": " + st.error().message);
+    if (const size_t w = key_width(t.key_encoding); w != 0)
+      for (const std::string& split : t.partitioning.splits)
+        if (split.size() != w)
+          return invalid(label + ": a split key that is not " + std::to_string(w) + " bytes");
   }
   std::set<std::string_view> files;
   for (size_t i = 0; i < m.shards.size(); ++i) {
@@ -327,6 +339,11 @@ status check_manifest(const Manifest& m) {
       if (st.last < st.first) return invalid(where + ": its last key is before its first");
       if (st.rows == 1 && st.first != st.last)
         return invalid(where + ": one row with two keys");
+      if (st.rows > 1 && st.first == st.last)
+        return invalid(where + ": " + std::to_string(st.rows) + " rows with one key");
+      if (const size_t w = key_width(table.key_encoding);
+          w != 0 && (st.first.size() != w || st.last.size() != w))
+        return invalid(where + ": a key that is not " + std::to_string(w) + " bytes");
       if (table.partitioning.function != kRangePartitioning) continue;
       const auto& splits = table.partitioning.splits;
       if (i > 0 && st.first < splits[i - 1])
@@ -402,7 +419,7 @@ status write_manifest(const std::filesystem::path& folder, const Manifest& m) {
 
 result<Manifest> parse_manifest(std::string_view json) {
   if (json.size() > kMaxManifestBytes)
-    return invalid("over " + std::to_string(kMaxManifestBytes) + " bytes");
+    return corrupt("over " + std::to_string(kMaxManifestBytes) + " bytes");
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(json);
   element root;
@@ -426,8 +443,8 @@ result<Manifest> parse_manifest(std::string_view json) {
       p.array_of(m.get("tables"), "tables", &tables) &&
       p.array_of(m.get("shards"), "shards", &shards)) {
     if (tables.size() > kMaxManifestTables)
-      return invalid("more than " + std::to_string(kMaxManifestTables) + " tables");
-    if (shards.size() > kMaxShards) return invalid("more than " + std::to_string(kMaxShards) + " shards");
+      return corrupt("more than " + std::to_string(kMaxManifestTables) + " tables");
+    if (shards.size() > kMaxShards) return corrupt("more than " + std::to_string(kMaxShards) + " shards");
     size_t i = 0;
     for (element t : tables)
       if (!parse_table(p, t, "tables[" + std::to_string(i++) + "]", &out.tables.emplace_back()))
@@ -438,7 +455,10 @@ result<Manifest> parse_manifest(std::string_view json) {
         return std::move(*p.error);
   }
   if (!p.done(m)) return std::move(*p.error);
-  DRYDB_TRY(check_manifest(out));
+  // A manifest that breaks a rule is a damaged file here, not a caller's mistake.
+  if (status st = check_manifest(out); !st)
+    return Error(st.code() == errc::invalid_argument ? make_error_code(errc::corruption) : st.code(),
+                 st.error().message);
   return out;
 }
 
@@ -457,7 +477,7 @@ result<Manifest> read_manifest(const std::filesystem::path& path) {
   char buf[65536];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     if (text.size() + static_cast<size_t>(in.gcount()) > kMaxManifestBytes)
-      return invalid(file.string() + " is over " + std::to_string(kMaxManifestBytes) + " bytes");
+      return corrupt(file.string() + " is over " + std::to_string(kMaxManifestBytes) + " bytes");
     text.append(buf, static_cast<size_t>(in.gcount()));
   }
   if (in.bad()) return Error(errc::io_error, "cannot read the manifest " + file.string());

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "drydb/key_encoding.h"
@@ -199,7 +200,7 @@ TEST(Manifest, EveryWayOfBeingWrongIsRefused) {
       {"a count over 2^63 - 1", edited("\"bytes\": 8192", "\"bytes\": 9223372036854775808"),
        errc::corruption, "outside"},
       {"a string count", edited("\"rows\": 2", "\"rows\": \"2\""), errc::corruption, "not an integer"},
-      {"generation 0", edited("\"generation\": 3", "\"generation\": 0"), errc::invalid_argument, "generation 0"},
+      {"generation 0", edited("\"generation\": 3", "\"generation\": 0"), errc::corruption, "generation 0"},
       {"upper-case hex", edited("\"6d\"", "\"6D\""), errc::corruption, "lowercase hex"},
       {"odd hex", edited("\"6d\"", "\"6\""), errc::corruption, "lowercase hex"},
       {"a short digest", edited("\"0123456789abcdef\"", "\"0123\""), errc::corruption, "16 lowercase hex"},
@@ -207,28 +208,34 @@ TEST(Manifest, EveryWayOfBeingWrongIsRefused) {
       {"an unknown function", edited("\"range-v1\"", "\"range-v9\""), errc::unsupported_version,
        "range-v9"},
       {"splits out of order", edited("\"splits\": [\"6d\"]", "\"splits\": [\"6d\", \"61\"]"),
-       errc::invalid_argument, "split key"},
-      {"two tables of one name", edited("\"name\": \"names\"", "\"name\": \"by_id\""), errc::invalid_argument,
+       errc::corruption, "split key"},
+      {"two tables of one name", edited("\"name\": \"names\"", "\"name\": \"by_id\""), errc::corruption,
        "two tables"},
-      {"two indexes of one name", edited("\"name\": \"city\"", "\"name\": \"email\""), errc::invalid_argument,
+      {"two indexes of one name", edited("\"name\": \"city\"", "\"name\": \"email\""), errc::corruption,
        "two indexes"},
-      {"a file in another folder", edited("\"shard-00000.drydb\"", "\"../x.drydb\""), errc::invalid_argument,
+      {"a file in another folder", edited("\"shard-00000.drydb\"", "\"../x.drydb\""), errc::corruption,
        "not one file"},
-      {"the folder itself", edited("\"shard-00000.drydb\"", "\"..\""), errc::invalid_argument, "not one file"},
+      {"the folder itself", edited("\"shard-00000.drydb\"", "\"..\""), errc::corruption, "not one file"},
       {"two shards of one file", edited("\"shard-00001.drydb\"", "\"shard-00000.drydb\""),
-       errc::invalid_argument, "two shards"},
-      {"a missing shard table", edited(", {\"rows\": 0}]", "]"), errc::invalid_argument, "describes 1 tables"},
+       errc::corruption, "two shards"},
+      {"a missing shard table", edited(", {\"rows\": 0}]", "]"), errc::corruption, "describes 1 tables"},
       {"keys of no rows", edited("{\"rows\": 0}", "{\"rows\": 0, \"first\": \"61\", \"last\": \"61\"}"),
        errc::corruption, "unknown member"},
       {"no keys of rows", edited("{\"rows\": 0}", "{\"rows\": 5}"), errc::corruption, "no member \"first\""},
       {"last before first", edited("\"first\": \"6d\", \"last\": \"7a6564\"", "\"first\": \"7a\", \"last\": \"6d\""),
-       errc::invalid_argument, "last key is before its first"},
+       errc::corruption, "last key is before its first"},
       {"one row, two keys", edited("\"last\": \"8000000000000064\"", "\"last\": \"8000000000000065\""),
-       errc::invalid_argument, "one row with two keys"},
-      {"a key below its shard", edited("\"first\": \"6d\"", "\"first\": \"6c\""), errc::invalid_argument,
+       errc::corruption, "one row with two keys"},
+      {"a key below its shard", edited("\"first\": \"6d\"", "\"first\": \"6c\""), errc::corruption,
        "before the split key"},
       {"a key above its shard", edited("\"last\": \"8000000000000063\"", "\"last\": \"8000000000000064\""),
-       errc::invalid_argument, "not before the split key"},
+       errc::corruption, "not before the split key"},
+      {"an int64 split key of 2 bytes", edited("\"8000000000000064\"]", "\"0001\"]"), errc::corruption,
+       "not 8 bytes"},
+      {"an int64 key of 3 bytes", edited("\"first\": \"7ffffffffffffffb\"", "\"first\": \"000000\""),
+       errc::corruption, "not 8 bytes"},
+      {"many rows, one key", edited("\"last\": \"7a6564\"", "\"last\": \"6d\""), errc::corruption,
+       "3 rows with one key"},
       {"no tables", edited("\"tables\": [\n  {\"name\": \"by_id\"", "\"tables\": [], \"x\": [{\"name\": \"by_id\""),
        errc::corruption, ""},
   };
@@ -274,7 +281,7 @@ TEST(Manifest, WrittenWholeAndReadBack) {
     big << std::string(drydb::kMaxManifestBytes + 1, ' ');
   }
   auto big = drydb::read_manifest(dir / "big.json");
-  EXPECT_EQ(big.code(), errc::invalid_argument);
+  EXPECT_EQ(big.code(), errc::corruption);
   EXPECT_NE(big.error().message.find("over"), std::string::npos);
 }
 
@@ -363,6 +370,37 @@ TEST(Generations, KeepsTheNewestOlderOnes) {
   make_generation(ds, 6);
   ASSERT_TRUE(drydb::publish_generation(ds.path(), 6, /*keep=*/0));
   EXPECT_EQ(ds.entries(), (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-6"}));
+}
+
+TEST(Generations, ClaimedNumbersAreNeverShared) {
+  TempDir ds;
+  EXPECT_EQ(*drydb::claim_generation(ds / "new"), 1u);  // creates the dataset folder too
+  EXPECT_EQ(*drydb::claim_generation(ds / "new"), 2u);  // gen-1 exists, unpublished: 2
+  // Threads claiming at once each get a number of their own.
+  std::vector<uint64_t> got(8);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] { got[i] = *drydb::claim_generation(ds.path()); });
+  for (auto& t : threads) t.join();
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+TEST(Generations, RetentionAndRollbackCountOnlyCompleteGenerations) {
+  TempDir ds;
+  make_generation(ds, 1);
+  make_generation(ds, 2);
+  std::filesystem::create_directories(ds / "gen-3");  // being built, or abandoned
+  std::filesystem::create_directories(ds / "gen-4");
+  make_generation(ds, 5);
+  ASSERT_TRUE(drydb::publish_generation(ds.path(), 5, /*keep=*/1));
+  // gen-2 is the one complete older generation kept; the folders without a manifest stay.
+  EXPECT_EQ(ds.entries(), (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-2", "gen-3", "gen-4", "gen-5"}));
+  // A generation whose manifest does not read is not rolled back to.
+  std::ofstream(ds / "gen-4" / "manifest.json") << "{";
+  auto back = drydb::rollback_generation(ds.path());
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, 2u);
 }
 
 TEST(Generations, DamagedPointersAreCorruption) {

@@ -260,11 +260,11 @@ TEST(ShardedDatabase, ShardsThatDisagreeWithTheManifestAreRefused) {
   std::swap(m.shards[2].tables[0], m.shards[2].tables[1]);
   refused(m, errc::corruption, "is named");
   m = good;
-  m.tables[2].key_encoding = "int64";
-  refused(m, errc::corruption, "bytes keys");
+  m.tables[1].key_encoding = "bytes";
+  refused(m, errc::corruption, "int64 keys");
   m = good;
-  m.shards[0].tables[1].last = m.shards[0].tables[1].first;
-  m.shards[0].tables[1].rows = m.shards[0].tables[1].rows;  // rows right, last key wrong
+  // The rows right, the last key not the shard's (still inside the shard's interval).
+  m.shards[0].tables[0].last = m.shards[0].tables[0].first + std::string(1, '\0');
   refused(m, errc::corruption, "last key");
   m = good;
   m.shards[2].xxh3 ^= 1;

@@ -11,11 +11,11 @@ import threading
 
 import pytest
 
-dask = pytest.importorskip("dask")
-distributed = pytest.importorskip("distributed")
-pandas = pytest.importorskip("pandas")
-
+# Not importorskip: scripts/test.sh installs Dask, and a missing one must fail, not skip.
+import dask  # noqa: E402,F401
 import dask.dataframe as dd  # noqa: E402
+import distributed  # noqa: E402
+import pandas  # noqa: E402
 
 import drydb  # noqa: E402
 from drydb.dask import build_dataset  # noqa: E402
