@@ -105,17 +105,6 @@ class PyDatabase {
   DbRef h_;
 };
 
-OpenOptions open_options(const std::string& storage, size_t cache_bytes) {
-  OpenOptions o;
-  if (storage == "pread")
-    o.storage = StorageKind::pread;
-  else if (storage == "mmap")
-    o.storage = StorageKind::mmap;
-  else
-    raise_error(errc::invalid_argument, "storage '" + storage + "' is not 'pread' or 'mmap'");
-  o.page_cache_bytes = cache_bytes;
-  return o;
-}
 
 PyDatabase open_path(const std::filesystem::path& path, const std::string& storage,
                      size_t cache_bytes) {
@@ -151,6 +140,18 @@ PyDatabase open_bytes(py::object data, size_t cache_bytes) {
 }
 
 }  // namespace
+
+OpenOptions open_options(const std::string& storage, size_t cache_bytes) {
+  OpenOptions o;
+  if (storage == "pread")
+    o.storage = StorageKind::pread;
+  else if (storage == "mmap")
+    o.storage = StorageKind::mmap;
+  else
+    raise_error(errc::invalid_argument, "storage '" + storage + "' is not 'pread' or 'mmap'");
+  o.page_cache_bytes = cache_bytes;
+  return o;
+}
 
 void bind_database(py::module_& m) {
   py::class_<PyDatabase>(m, "Database",

@@ -163,14 +163,7 @@ class PyDatasetTable {
   uint64_t count_range(py::handle start, py::handle end, bool start_exclusive,
                        bool end_exclusive) const {
     h_->check_open();
-    const PyBound s(start, t_.encoding()), e(end, t_.encoding());
-    const RangeOptions o = range_options(start_exclusive, end_exclusive, false);
-    result<uint64_t> n = Error();
-    {
-      py::gil_scoped_release unlocked;
-      n = t_.count_range(s.bound(), e.bound(), o);
-    }
-    return unwrap(std::move(n));
+    return count_between(t_, start, end, start_exclusive, end_exclusive);
   }
   PyShardedRange prefix(py::object p, bool reverse) const {
     h_->check_open();
@@ -232,13 +225,7 @@ class PyDataset {
 PyDataset open_dataset(const fs::path& path, const std::string& storage, size_t cache_bytes,
                        bool verify_checksums) {
   ShardedOptions o;
-  if (storage == "pread")
-    o.open.storage = StorageKind::pread;
-  else if (storage == "mmap")
-    o.open.storage = StorageKind::mmap;
-  else
-    raise_error(errc::invalid_argument, "storage '" + storage + "' is not 'pread' or 'mmap'");
-  o.open.page_cache_bytes = cache_bytes;
+  o.open = open_options(storage, cache_bytes);
   o.verify_checksums = verify_checksums;
   auto h = std::make_shared<DatasetHandle>();
   h->path = path.string();

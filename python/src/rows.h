@@ -90,6 +90,21 @@ class PyBound {
   std::optional<PyKey> key_;
 };
 
+// count_range of a table, index or dataset table `t` between two Python bounds (None: open),
+// counted without the GIL.
+template <class T>
+uint64_t count_between(const T& t, py::handle start, py::handle end, bool start_exclusive,
+                       bool end_exclusive) {
+  const PyBound s(start, t.encoding()), e(end, t.encoding());
+  const RangeOptions o = range_options(start_exclusive, end_exclusive, false);
+  result<uint64_t> n = Error();
+  {
+    py::gil_scoped_release unlocked;
+    n = t.count_range(s.bound(), e.bound(), o);
+  }
+  return unwrap(std::move(n));
+}
+
 // A prefix: bytes-like or str (UTF-8), whatever the table's key encoding (it applies to the
 // encoded keys).
 inline std::span<const std::byte> prefix_bytes(py::handle p, std::string* copy) {

@@ -148,14 +148,7 @@ class PyIndex {
   uint64_t count_range(py::handle start, py::handle end, bool start_exclusive,
                        bool end_exclusive) const {
     db_->check_open();
-    const PyBound s(start, ix_.encoding()), e(end, ix_.encoding());
-    const RangeOptions o = range_options(start_exclusive, end_exclusive, false);
-    result<uint64_t> n = Error();
-    {
-      py::gil_scoped_release unlocked;
-      n = ix_.count_range(s.bound(), e.bound(), o);
-    }
-    return unwrap(std::move(n));
+    return count_between(ix_, start, end, start_exclusive, end_exclusive);
   }
   PyIndexRange prefix(py::object p, bool reverse) const {
     db_->check_open();
@@ -262,14 +255,7 @@ class PyTable {
   uint64_t count_range(py::handle start, py::handle end, bool start_exclusive,
                        bool end_exclusive) const {
     db_->check_open();
-    const PyBound s(start, t_.encoding()), e(end, t_.encoding());
-    const RangeOptions o = range_options(start_exclusive, end_exclusive, false);
-    result<uint64_t> n = Error();
-    {
-      py::gil_scoped_release unlocked;
-      n = t_.count_range(s.bound(), e.bound(), o);
-    }
-    return unwrap(std::move(n));
+    return count_between(t_, start, end, start_exclusive, end_exclusive);
   }
   PyTableRange prefix(py::object p, bool reverse) const {
     db_->check_open();
