@@ -63,9 +63,24 @@ def _rows(frame):
 
 
 def _index_keys(frame, spec, key):
-    """The index keys `spec` gives the rows of a pandas frame, None for rows it leaves out."""
+    """The encoded index keys `spec` gives the rows of a pandas frame (uniqueness is of encoded
+    keys: "x" and b"x" are one key), None for rows it leaves out."""
     import pandas
-    return pandas.Series([_index_key_of(spec, row[key], row) for row in _rows(frame)], dtype=object)
+    encoding = spec.get("key_encoding", "bytes")
+    out = []
+    for row in _rows(frame):
+        k = _index_key_of(spec, row[key], row)
+        out.append(None if k is None else _drydb.encode_key(k, encoding))
+    return pandas.Series(out, dtype=object)
+
+
+def _shards_of(encoded, function, splits, shards):
+    """The shard of each encoded key of a pandas Series: a binary search of the split keys for
+    range-v1 (bytes compare as drydb orders encoded keys), the hash for xxh3-64-mod-v1."""
+    import bisect
+    if function == "range-v1":
+        return encoded.map(lambda k: bisect.bisect_right(splits, k))
+    return encoded.map(lambda k: _drydb.shard_of(function, splits, shards, k))
 
 
 def _build_shard(frame, number, folder, table, key, value, key_encoding, indexes, options):
@@ -84,13 +99,16 @@ def _build_shard(frame, number, folder, table, key, value, key_encoding, indexes
         else:
             v = msgpack.packb({c: x for c, x in row.items()}, use_bin_type=True)
         t.append(k, v)
+        # By encoded key: the builder calls index functions with the key as the table's encoding
+        # gives it back (bytes for a str key of a bytes table).
+        encoded = _drydb.encode_key(k, key_encoding)
         for spec, keys in zip(indexes, index_keys):
-            keys[k] = _index_key_of(spec, k, row)
+            keys[encoded] = _index_key_of(spec, k, row)
         rows += 1
     for spec, keys in zip(indexes, index_keys):
         t.add_index(spec["name"], unique=spec.get("unique", False),
                     key_encoding=spec.get("key_encoding", "bytes"),
-                    key=lambda k, v, keys=keys: keys.get(k))
+                    key=lambda k, v, keys=keys: keys.get(_drydb.encode_key(k, key_encoding)))
     final = os.path.join(folder, SHARD_FILE.format(number))
     # Builder.build writes a temporary file beside `final` and renames it: a task that is run
     # again replaces the file whole, never leaving two.
@@ -175,7 +193,7 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
 
     # The shuffle: each row to the partition of its shard, fixed divisions 0 .. S - 1.
     frame = data.assign(_shard=encoded.map_partitions(
-        lambda s: s.map(lambda k: _drydb.shard_of(function, splits, shards, k)), meta=("_shard", "i8")))
+        _shards_of, function, splits, shards, meta=("_shard", "i8")))
     frame = frame.set_index("_shard", divisions=list(range(shards)) + [shards - 1], drop=True,
                             sorted=False)
     parts = frame.to_delayed()

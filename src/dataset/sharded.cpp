@@ -320,8 +320,14 @@ ShardedRange::iterator::iterator(ShardedRange* r) : range_(r) {
     skip_empty_parts();
     return;
   }
-  for (uint32_t i = 0; i < parts_.size(); ++i)
-    if (!(parts_[i] == std::default_sentinel)) heap_.push_back(i);
+  for (uint32_t i = 0; i < parts_.size(); ++i) {
+    if (!(parts_[i] == std::default_sentinel)) {
+      heap_.push_back(i);
+    } else if (!r->parts_[i].status()) {  // a part that failed at its start ends it all
+      current_ = kDone;
+      return;
+    }
+  }
   const auto cmp = [this](uint32_t a, uint32_t b) { return after(a, b); };
   std::make_heap(heap_.begin(), heap_.end(), cmp);
   current_ = heap_.empty() ? kDone : heap_.front();

@@ -54,7 +54,8 @@ def test_build_query_and_swap_generations(tmp_path, client):
     marker = str(tmp_path / "failed-once")
     root = str(tmp_path / "ds")
     gen = build_dataset(frame, root, key="key", value="value", shards=7, splits=splits,
-                        indexes=[{"name": "tail", "key": fail_once(marker, "tail")}],
+                        indexes=[{"name": "tail", "key": fail_once(marker, "tail")},
+                                 {"name": "by_value", "column": "value", "unique": True}],
                         client=client, retries=2)
     assert gen == 1
     assert os.path.exists(marker)  # the task did fail once, and was run again
@@ -72,6 +73,13 @@ def test_build_query_and_swap_generations(tmp_path, client):
         assert len(t) == len(rows)
         for k, v in encoded:
             assert t[k] == v
+        # Each shard's unique index holds every row of the shard, under its value.
+        for i in range(7):
+            shard = drydb.open(os.path.join(root, "gen-1", "shard-%05d.drydb" % i))
+            ix = shard.table("rows").index("by_value")
+            assert len(ix) == manifest["shards"][i]["tables"][0]["rows"]
+            for k, v in list(shard.table("rows").range())[:50]:
+                assert ix.get(v) == (k, v)
         for absent in [b"", b"a", b"user/", b"user/1", b"\xff", "ключ\x00\x00".encode(), b"user/0000001"]:
             assert t.get(absent) is None
         bounds = [k for k, _ in rng.sample(encoded, 300)] + splits + [b"", b"\xff\xff", b"user/1\x00"]
@@ -145,6 +153,12 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
         assert ds.manifest()["tables"][0]["partitioning"]["function"] == "xxh3-64-mod-v1"
         assert len(t) == len(keys) and t.count_range(-1, 1) == 3
         assert [k for k, _ in t.range(-100, 100)] == sorted(k for k in keys if -100 <= k <= 100)
+    # "x" and b"x" are one index key: unique across the shards, by encoded key.
+    mixed = dd.from_pandas(pandas.DataFrame({"id": [1, 2], "tag": ["x", b"x"]}), npartitions=2)
+    with pytest.raises(drydb.DuplicateKeyError):
+        build_dataset(mixed, str(tmp_path / "mixed"), key="id", key_encoding="int64", shards=2,
+                      splits=[drydb._drydb.encode_key(2, "int64")],
+                      indexes=[{"name": "tag", "column": "tag", "unique": True}], client=client)
     # A unique index that two rows give one key to: nothing is published.
     with pytest.raises(drydb.DuplicateKeyError):
         build_dataset(frame, str(tmp_path / "dup"), key="id", key_encoding="int64", shards=2,
