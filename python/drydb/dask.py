@@ -18,7 +18,7 @@ through the library's own writer (drydb.write_manifest, drydb.publish_generation
 """
 
 import os
-import uuid
+import shutil
 
 import msgpack
 
@@ -47,6 +47,18 @@ def sample_splits(encoded_keys, shards):
 def _plain(v):
     """A field as a plain Python object: numpy's scalars (pandas gives them) as int, float..."""
     return v.item() if hasattr(v, "item") and not isinstance(v, (bytes, str)) else v
+
+
+def _encode_key(k, column, encoding):
+    """A row's key encoded, with a clear error for a missing one."""
+    if _is_missing(k):
+        raise _drydb.InvalidArgumentError("a row has no key (column %r)" % (column,))
+    k = _plain(k)
+    if encoding == "int64" and isinstance(k, float):
+        raise _drydb.WrongKeyTypeError(
+            "column %r holds floats, not int64 keys (pandas stores an int column with a missing "
+            "value as floats; give it the nullable Int64 dtype)" % (column,))
+    return _drydb.encode_key(k, encoding)
 
 
 def _index_key_of(spec, key, row):
@@ -124,6 +136,32 @@ def _is_missing(v):
         return False
 
 
+def _finish(results, n_checks, unique_specs, shards, folder, generation, path, keep, manifest):
+    """The finalizer: publishes only a complete, consistent generation."""
+    input_rows = results[0]
+    duplicates = results[1:n_checks]
+    shard_results = results[n_checks:]
+    if len(shard_results) != shards:
+        raise _drydb.InvalidStateError("%d of %d shards were built" % (len(shard_results), shards))
+    built_rows = sum(rows for _, rows in shard_results)
+    stored_rows = sum(d["tables"][0]["rows"] for d, _ in shard_results)
+    if built_rows != input_rows or stored_rows != input_rows:
+        raise _drydb.InvalidStateError(
+            "the shards hold %d rows (built from %d); the input has %d" % (stored_rows, built_rows, input_rows))
+    for spec, n in zip(unique_specs, duplicates):
+        if n:
+            raise _drydb.DuplicateKeyError("unique index %r: %d index keys are given by more than one row"
+                                           % (spec["name"], n))
+    for i, (described, _) in enumerate(shard_results):
+        if described["file"] != SHARD_FILE.format(i):
+            raise _drydb.InvalidStateError("shard %d is the file %s" % (i, described["file"]))
+    manifest["shards"] = [d for d, _ in shard_results]
+    # One writer of manifests: the library's, which checks every rule (shards disjoint and in
+    # order for range partitioning) before it writes.
+    _drydb.write_manifest(folder, manifest)
+    _drydb.publish_generation(path, generation, keep)
+
+
 def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="bytes", shards=None,
                   shard_bytes=None, partitioning="range", splits=None, indexes=(), name=None,
                   page_size=4096, compression=None, sample_size=100_000, keep=2, retries=2,
@@ -166,7 +204,7 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
 
     # Every key encoded as drydb orders it, for the splits and the routing.
     encoded = data[key].map_partitions(
-        lambda s: s.map(lambda k: _drydb.encode_key(_plain(k), key_encoding)), meta=(key, object))
+        lambda s: s.map(lambda k: _encode_key(k, key, key_encoding)), meta=(key, object))
     if shards is None:
         if shard_bytes:
             total = run(data.memory_usage_per_partition(deep=True).sum())[0]
@@ -214,38 +252,21 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
         # Unique across every shard: no index key given by two rows of the whole input.
         keys = data.map_partitions(_index_keys, spec, key, meta=(spec["name"], object))
         checks.append((keys.dropna().value_counts() > 1).sum())
-    results = run(*checks, *built)
-    input_rows = results[0]
-    duplicates = results[1:len(checks)]
-    shard_results = results[len(checks):]
-
-    # The finalizer: publish only a complete, consistent generation.
-    if len(shard_results) != shards:
-        raise _drydb.InvalidStateError("%d of %d shards were built" % (len(shard_results), shards))
-    built_rows = sum(rows for _, rows in shard_results)
-    stored_rows = sum(d["tables"][0]["rows"] for d, _ in shard_results)
-    if built_rows != input_rows or stored_rows != input_rows:
-        raise _drydb.InvalidStateError(
-            "the shards hold %d rows (built from %d); the input has %d" % (stored_rows, built_rows, input_rows))
-    for spec, n in zip(unique_specs, duplicates):
-        if n:
-            raise _drydb.DuplicateKeyError("unique index %r: %d index keys are given by more than one row"
-                                           % (spec["name"], n))
-    for i, (described, _) in enumerate(shard_results):
-        if described["file"] != SHARD_FILE.format(i):
-            raise _drydb.InvalidStateError("shard %d is the file %s" % (i, described["file"]))
-    manifest = {
-        "dataset": name or os.path.basename(os.path.abspath(path)),
-        "generation": generation,
-        "tables": [{
-            "name": table, "key_encoding": key_encoding,
-            "indexes": [{"name": s["name"], "unique": bool(s.get("unique", False)),
-                         "key_encoding": s.get("key_encoding", "bytes")} for s in index_specs],
-            "partitioning": {"function": function, "splits": splits}}],
-        "shards": [d for d, _ in shard_results],
-    }
-    # One writer of manifests: the library's, which checks every rule (shards disjoint and in
-    # order for range partitioning) before it writes.
-    _drydb.write_manifest(folder, manifest)
-    _drydb.publish_generation(path, generation, keep)
+    try:
+        _finish(run(*checks, *built), len(checks), unique_specs, shards, folder, generation, path,
+                keep, {
+                    "dataset": name or os.path.basename(os.path.abspath(path)),
+                    "generation": generation,
+                    "tables": [{
+                        "name": table, "key_encoding": key_encoding,
+                        "indexes": [{"name": s["name"], "unique": bool(s.get("unique", False)),
+                                     "key_encoding": s.get("key_encoding", "bytes")}
+                                    for s in index_specs],
+                        "partitioning": {"function": function, "splits": splits}}],
+                })
+    except BaseException:
+        # Never published: the claimed folder and whatever shards it holds go (the number stays
+        # used, as a claimed number always is).
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return generation

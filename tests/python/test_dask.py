@@ -159,6 +159,17 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
         build_dataset(mixed, str(tmp_path / "mixed"), key="id", key_encoding="int64", shards=2,
                       splits=[drydb._drydb.encode_key(2, "int64")],
                       indexes=[{"name": "tag", "column": "tag", "unique": True}], client=client)
+    # A row without a key, or int64 keys that pandas made floats: a clear error, nothing
+    # published and no generation folder left behind.
+    for ids, error in [(["a", None], drydb.InvalidArgumentError), ([1.0, 2.5], drydb.WrongKeyTypeError)]:
+        bad = dd.from_pandas(pandas.DataFrame({"id": ids, "v": ["x", "y"]}), npartitions=1)
+        root = str(tmp_path / "bad")
+        encoding = "bytes" if isinstance(ids[0], str) else "int64"
+        with pytest.raises(error):
+            build_dataset(bad, root, key="id", key_encoding=encoding, shards=2,
+                          splits=[drydb._drydb.encode_key("m" if encoding == "bytes" else 2, encoding)],
+                          client=client, retries=0)
+        assert [f for f in os.listdir(root) if f.startswith("gen-")] == []
     # A unique index that two rows give one key to: nothing is published.
     with pytest.raises(drydb.DuplicateKeyError):
         build_dataset(frame, str(tmp_path / "dup"), key="id", key_encoding="int64", shards=2,
