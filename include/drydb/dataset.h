@@ -75,9 +75,9 @@ struct ShardTable {
 };
 
 struct ManifestShard {
-  std::string file;   // in the generation's folder
-  uint64_t bytes = 0;  // the file's length
-  uint64_t xxh3 = 0;   // XXH3-64 (seed 0) of the whole file
+  std::string file;                // in the generation's folder
+  uint64_t bytes = 0;              // the file's length
+  uint64_t xxh3 = 0;               // XXH3-64 (seed 0) of the whole file
   std::vector<ShardTable> tables;  // one per table of the manifest, in its order
 };
 
@@ -139,8 +139,8 @@ status publish_generation(const std::filesystem::path& dataset, uint64_t generat
                           uint32_t keep = 2);
 
 // Points CURRENT at the newest generation older than the current one whose manifest reads and
-// is of its number; returns it. errc::not_found when there is none. HIGHEST is unchanged, so the number of the
-// generation rolled back from is never given again.
+// is of its number; returns it. errc::not_found when there is none. HIGHEST is unchanged, so the
+// number of the generation rolled back from is never given again.
 result<uint64_t> rollback_generation(const std::filesystem::path& dataset);
 
 }  // namespace drydb

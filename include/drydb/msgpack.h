@@ -855,8 +855,9 @@ class MsgpackTableBuilder {
         name, unique, encoding,
         [state = state_, fn = std::move(index_key), builder = table_,
          table = std::string(table_->name()), table_encoding = table_->encoding(),
-         index = std::string(name)](std::span<const std::byte> key, std::span<const std::byte> value)
-            mutable -> result<std::optional<IndexKey>> {
+         index = std::string(name)](
+            std::span<const std::byte> key,
+            std::span<const std::byte> value) mutable -> result<std::optional<IndexKey>> {
           const T* row = state->decode(
               table,
               detail::MsgpackColumns{builder->columns(), builder->key_column(), table_encoding},

@@ -34,7 +34,7 @@ struct DbHandle : Handle {
   // Destroyed with the GIL held: `owner` is a Python object.
   ~DbHandle() override;
 
-  py::object owner;  // open_bytes: the bytes the database reads in place
+  py::object owner;                    // open_bytes: the bytes the database reads in place
   std::optional<ReadOnlyDatabase> db;  // set once opened
 };
 using DbRef = std::shared_ptr<DbHandle>;

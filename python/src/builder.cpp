@@ -196,12 +196,13 @@ class PyBuilder {
                                               " .. " + std::to_string(kMaxZstdLevel));
     if (compression) {
       if (*compression == "zstd")
-        o.filters.push_back(filters::zstd({.level = zstd_level, .dictionary_bytes = zstd_dictionary}));
+        o.filters.push_back(
+            filters::zstd({.level = zstd_level, .dictionary_bytes = zstd_dictionary}));
       else if (*compression == "lz4")
         o.filters.push_back(filters::lz4());
       else
-        raise_error(errc::invalid_argument, "compression '" + *compression +
-                                                "' is not one of 'zstd', 'lz4' or None");
+        raise_error(errc::invalid_argument,
+                    "compression '" + *compression + "' is not one of 'zstd', 'lz4' or None");
     }
     if (zstd_dictionary != 0 && compression != "zstd")
       raise_error(errc::invalid_argument, "zstd_dictionary needs compression='zstd'");
@@ -222,7 +223,8 @@ class PyBuilder {
   }
 
   py::bytes build_bytes() {
-    result<std::vector<std::byte>> bytes = h_->run_build([&] { return h_->builder.build_to_memory(); });
+    result<std::vector<std::byte>> bytes =
+        h_->run_build([&] { return h_->builder.build_to_memory(); });
     if (!bytes) finish(bytes.error());
     return to_bytes(*bytes);
   }

@@ -105,7 +105,6 @@ class PyDatabase {
   DbRef h_;
 };
 
-
 PyDatabase open_path(const std::filesystem::path& path, const std::string& storage,
                      size_t cache_bytes) {
   const OpenOptions o = open_options(storage, cache_bytes);
@@ -133,8 +132,8 @@ PyDatabase open_bytes(py::object data, size_t cache_bytes) {
   auto h = std::make_shared<DbHandle>();
   h->path = "<bytes>";
   h->owner = data;
-  const auto bytes = std::as_bytes(std::span(PyBytes_AS_STRING(data.ptr()),
-                                             static_cast<size_t>(PyBytes_GET_SIZE(data.ptr()))));
+  const auto bytes = std::as_bytes(
+      std::span(PyBytes_AS_STRING(data.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(data.ptr()))));
   h->db.emplace(unwrap(ReadOnlyDatabase::open_memory(bytes, o)));
   return PyDatabase(std::move(h));
 }
@@ -176,7 +175,8 @@ void bind_database(py::module_& m) {
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyDatabase& self, py::args) { self.close(); })
       .def("__repr__", [](const PyDatabase& self) {
-        return py::str("<drydb.Database {}{}>").format(self.path(), self.closed() ? " (closed)" : "");
+        return py::str("<drydb.Database {}{}>")
+            .format(self.path(), self.closed() ? " (closed)" : "");
       });
 
   m.def("open", &open_path, py::arg("path"), py::kw_only(), py::arg("storage") = "pread",

@@ -49,7 +49,8 @@ py::dict manifest_dict(const Manifest& m) {
     }
     td["indexes"] = indexes;
     py::list splits;
-    for (const std::string& s : t.partitioning.splits) splits.append(py::bytes(s));
+    for (const std::string& s : t.partitioning.splits)
+      splits.append(py::bytes(s));
     py::dict part;
     part["function"] = t.partitioning.function;
     part["splits"] = splits;
@@ -58,7 +59,8 @@ py::dict manifest_dict(const Manifest& m) {
   }
   d["tables"] = tables;
   py::list shards;
-  for (const ManifestShard& s : m.shards) shards.append([&] {
+  for (const ManifestShard& s : m.shards)
+    shards.append([&] {
       py::dict sd;
       sd["file"] = s.file;
       sd["bytes"] = s.bytes;
@@ -95,7 +97,8 @@ Manifest manifest_of(const py::dict& d) {
       }
     const py::dict part = t["partitioning"].cast<py::dict>();
     mt.partitioning.function = part["function"].cast<std::string>();
-    for (py::handle s : part["splits"].cast<py::list>()) mt.partitioning.splits.push_back(s.cast<std::string>());
+    for (py::handle s : part["splits"].cast<py::list>())
+      mt.partitioning.splits.push_back(s.cast<std::string>());
   }
   for (py::handle sh : d["shards"].cast<py::list>()) {
     const py::dict s = sh.cast<py::dict>();
@@ -208,7 +211,8 @@ class PyDataset {
   std::vector<PyDatasetTable> tables() const {
     h_->check_open();
     std::vector<PyDatasetTable> out;
-    for (const ShardedTable& t : h_->ds->tables()) out.push_back(table(std::string(t.name()), std::nullopt));
+    for (const ShardedTable& t : h_->ds->tables())
+      out.push_back(table(std::string(t.name()), std::nullopt));
     return out;
   }
   py::dict manifest() const { return manifest_dict(h_->ds->manifest()); }
@@ -262,7 +266,8 @@ void bind_dataset(py::module_& m) {
       .def_property_readonly("key_encoding", &PyDatasetTable::key_encoding);
 
   py::class_<PyDataset>(m, "Dataset", "One generation of a sharded dataset (drydb.open_dataset).")
-      .def("table", &PyDataset::table, py::arg("name"), py::kw_only(), py::arg("decode") = py::none())
+      .def("table", &PyDataset::table, py::arg("name"), py::kw_only(),
+           py::arg("decode") = py::none())
       .def("tables", &PyDataset::tables)
       .def("manifest", &PyDataset::manifest, "The generation's manifest, as a dict.")
       .def_property_readonly("generation", &PyDataset::generation)
@@ -279,19 +284,27 @@ void bind_dataset(py::module_& m) {
         "manifest, checking every shard against the manifest.");
 
   // What a builder of datasets needs (docs/sharding.md).
-  m.def("encode_key", [](py::handle key, const std::string& encoding) {
+  m.def(
+      "encode_key",
+      [](py::handle key, const std::string& encoding) {
         const PyKey k(key, encoding_by_id(encoding));
         return to_bytes(k.key().bytes());
-      }, py::arg("key"), py::arg("encoding"),
+      },
+      py::arg("key"), py::arg("encoding"),
       "The encoded bytes of a key of that encoding, which drydb orders by memcmp.");
-  m.def("shard_of", [](const std::string& function, const std::vector<std::string>& splits,
-                       uint32_t shards, const py::bytes& encoded) {
+  m.def(
+      "shard_of",
+      [](const std::string& function, const std::vector<std::string>& splits, uint32_t shards,
+         const py::bytes& encoded) {
         const Partitioning p{function, splits};
         check(check_partitioning(p, shards));
         return drydb::shard_of(p, shards, std::string_view(encoded));
-      }, py::arg("function"), py::arg("splits"), py::arg("shards"), py::arg("encoded_key"),
+      },
+      py::arg("function"), py::arg("splits"), py::arg("shards"), py::arg("encoded_key"),
       "The shard of an encoded key under a partition function.");
-  m.def("describe_shard", [](const fs::path& file) {
+  m.def(
+      "describe_shard",
+      [](const fs::path& file) {
         result<ManifestShard> s = Error();
         {
           py::gil_scoped_release unlocked;
@@ -301,24 +314,40 @@ void bind_dataset(py::module_& m) {
         m.shards.push_back(unwrap(std::move(s)));
         const py::list shards = manifest_dict(m)["shards"];
         return py::object(shards[0]);
-      }, py::arg("file"), "A shard file as a manifest describes it (reads the whole file).");
-  m.def("read_manifest", [](const fs::path& path) { return manifest_dict(unwrap(read_manifest(path))); },
-        py::arg("path"));
-  m.def("write_manifest", [](const fs::path& folder, const py::dict& manifest) {
+      },
+      py::arg("file"), "A shard file as a manifest describes it (reads the whole file).");
+  m.def(
+      "read_manifest",
+      [](const fs::path& path) { return manifest_dict(unwrap(read_manifest(path))); },
+      py::arg("path"));
+  m.def(
+      "write_manifest",
+      [](const fs::path& folder, const py::dict& manifest) {
         check(write_manifest(folder, manifest_of(manifest)));
-      }, py::arg("folder"), py::arg("manifest"),
+      },
+      py::arg("folder"), py::arg("manifest"),
       "Writes FOLDER/manifest.json whole (temp file, fsync, rename) after checking every rule.");
-  m.def("next_generation", [](const fs::path& dataset) { return unwrap(next_generation(dataset)); },
-        py::arg("dataset"));
-  m.def("claim_generation", [](const fs::path& dataset) { return unwrap(claim_generation(dataset)); },
-        py::arg("dataset"), "Creates the next generation's folder (exclusively) and returns its number.");
-  m.def("current_generation", [](const fs::path& dataset) { return unwrap(current_generation(dataset)); },
-        py::arg("dataset"));
-  m.def("publish_generation", [](const fs::path& dataset, uint64_t generation, uint32_t keep) {
+  m.def(
+      "next_generation", [](const fs::path& dataset) { return unwrap(next_generation(dataset)); },
+      py::arg("dataset"));
+  m.def(
+      "claim_generation", [](const fs::path& dataset) { return unwrap(claim_generation(dataset)); },
+      py::arg("dataset"),
+      "Creates the next generation's folder (exclusively) and returns its number.");
+  m.def(
+      "current_generation",
+      [](const fs::path& dataset) { return unwrap(current_generation(dataset)); },
+      py::arg("dataset"));
+  m.def(
+      "publish_generation",
+      [](const fs::path& dataset, uint64_t generation, uint32_t keep) {
         check(publish_generation(dataset, generation, keep));
-      }, py::arg("dataset"), py::arg("generation"), py::arg("keep") = 2);
-  m.def("rollback_generation", [](const fs::path& dataset) { return unwrap(rollback_generation(dataset)); },
-        py::arg("dataset"));
+      },
+      py::arg("dataset"), py::arg("generation"), py::arg("keep") = 2);
+  m.def(
+      "rollback_generation",
+      [](const fs::path& dataset) { return unwrap(rollback_generation(dataset)); },
+      py::arg("dataset"));
   m.def("generation_folder", &generation_folder, py::arg("generation"));
 }
 

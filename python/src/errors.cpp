@@ -15,9 +15,9 @@ namespace {
 
 struct ErrorClass {
   errc code;
-  const char* name;  // the class name
+  const char* name;       // the class name
   const char* code_name;  // the errc's name, the exception's .code
-  PyObject* builtin;  // the built-in base beside drydb.Error, or nullptr
+  PyObject* builtin;      // the built-in base beside drydb.Error, or nullptr
   const char* doc;
 };
 

@@ -15,8 +15,8 @@ const char* python_type_name(py::handle obj) {
 
 [[noreturn]] void wrong_type(py::handle obj, KeyEncoding encoding, const char* wanted) {
   raise_error(errc::wrong_key_type, std::string("a key of encoding '") +
-                                        std::string(encoding.id()) + "' is " + wanted +
-                                        ", not " + python_type_name(obj));
+                                        std::string(encoding.id()) + "' is " + wanted + ", not " +
+                                        python_type_name(obj));
 }
 
 py::object& uuid_class() {
@@ -44,7 +44,8 @@ Key PyKey::make(py::handle obj, KeyEncoding encoding, std::string* copy) {
       if (!py::isinstance(obj, uuid_class())) wrong_type(obj, encoding, "a uuid.UUID");
       // UUID.bytes of uuid.UUID itself (a subclass may override the property).
       const std::string b = uuid_class().attr("bytes").attr("__get__")(obj).cast<std::string>();
-      if (b.size() != 16) raise_error(errc::invalid_argument, "a UUID of " + std::to_string(b.size()) + " bytes");
+      if (b.size() != 16)
+        raise_error(errc::invalid_argument, "a UUID of " + std::to_string(b.size()) + " bytes");
       Uuid u;
       std::memcpy(u.bytes.data(), b.data(), 16);
       return Key(u);
@@ -62,7 +63,8 @@ Key PyKey::make(py::handle obj, KeyEncoding encoding, std::string* copy) {
   // Bytes keys: the object's own bytes where Python keeps them fixed (bytes; str's UTF-8 form,
   // cached in the object), a copy of any other buffer (a bytearray may change).
   if (PyBytes_Check(o))
-    return Key(std::as_bytes(std::span(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)))));
+    return Key(
+        std::as_bytes(std::span(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)))));
   if (PyUnicode_Check(o)) {
     Py_ssize_t n = 0;
     const char* s = PyUnicode_AsUTF8AndSize(o, &n);
@@ -82,12 +84,10 @@ Key PyKey::make(py::handle obj, KeyEncoding encoding, std::string* copy) {
 py::object key_to_python(std::span<const std::byte> bytes, KeyEncoding encoding) {
   switch (encoding.kind()) {
     case KeyKind::int64:
-      if (bytes.size() == 8)
-        return py::int_(ordered_to_int64(detail::load_be64(bytes.data())));
+      if (bytes.size() == 8) return py::int_(ordered_to_int64(detail::load_be64(bytes.data())));
       break;
     case KeyKind::uuid:
-      if (bytes.size() == 16)
-        return uuid_class()(py::arg("bytes") = to_bytes(bytes));
+      if (bytes.size() == 16) return uuid_class()(py::arg("bytes") = to_bytes(bytes));
       break;
     case KeyKind::ulid:
       if (bytes.size() == 16) {
@@ -104,7 +104,8 @@ py::object key_to_python(std::span<const std::byte> bytes, KeyEncoding encoding)
 }
 
 py::str text(std::string_view s) {
-  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+  PyObject* o =
+      PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
   if (o == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(o);
 }
