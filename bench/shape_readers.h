@@ -44,7 +44,7 @@ class DrydbShapeQueries {
     return v->has_value() ? shape_fold(v->bytes()) : 0;
   }
   // Sum of shape_fold() over the values of keys[0, n), n <= kShapeBatch, by one get_many.
-  uint64_t get_many(const ShapeKey* keys, size_t n) {
+  uint64_t get_many(const ShapeKey* keys, size_t n) const {
     keys_.clear();  // keeps its capacity: no allocation after the first call
     for (size_t j = 0; j < n; ++j)
       keys_.push_back(key(keys[j]));
@@ -75,8 +75,9 @@ class DrydbShapeQueries {
   }
   bool int_keys_;
   drydb::ReadOnlyTable table_;
-  std::vector<drydb::Key> keys_;
-  std::vector<drydb::Value> values_ = std::vector<drydb::Value>(kShapeBatch);
+  // get_many()'s scratch: the batch's keys and values.
+  mutable std::vector<drydb::Key> keys_;
+  mutable std::vector<drydb::Value> values_ = std::vector<drydb::Value>(kShapeBatch);
 };
 
 // The baseline: std::lower_bound over the shape's own sorted keys (int64_t or std::string),

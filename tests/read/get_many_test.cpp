@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -51,14 +52,28 @@ struct Model {
   }
 };
 
-Model make_model(KeyEncoding enc, size_t rows, uint64_t seed) {
+// The keys of a model: mixed (sparse and dense ids; short text of shared
+// beginnings) or clustered (ids in bursts separated by gaps of very different
+// lengths, where interpolation guesses badly; URL-like text, a long shared
+// prefix then hex digits, whose pages store the keys after it).
+enum class KeyShape { mixed, clustered };
+
+Model make_model(KeyEncoding enc, size_t rows, uint64_t seed, KeyShape shape = KeyShape::mixed) {
   Model m;
   m.enc = enc;
   std::mt19937_64 rng(seed);
+  uint64_t burst = rng() >> 8;
   while (m.rows.size() < rows) {
     const uint64_t r = rng();
     std::string k;
-    if (enc.kind() == drydb::KeyKind::int64)
+    if (shape == KeyShape::clustered && enc.kind() == drydb::KeyKind::int64) {
+      burst += r % 50 == 0 ? uint64_t{1} << (10 + r % 30) : 1 + r % 7;
+      k = be64(burst);
+    } else if (shape == KeyShape::clustered) {
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r >> 20));
+      k = std::string("https://example.com/catalog/items/") + hex;
+    } else if (enc.kind() == drydb::KeyKind::int64)
       k = be64(r % 3 ? r : m.rows.size());  // sparse and dense ids
     else if (enc.fixed_width() == 12)
       k = be64(r) + std::string(4, static_cast<char>(r));
@@ -139,6 +154,7 @@ struct Case {
   KeyEncoding (*enc)();
   uint32_t page_size;
   size_t rows;
+  KeyShape shape = KeyShape::mixed;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -149,7 +165,7 @@ class GetMany : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GetMany, MatchesGetOnEveryStorage) {
   const Case c = GetParam();
-  const Model m = make_model(c.enc(), c.rows, c.rows + c.page_size);
+  const Model m = make_model(c.enc(), c.rows, c.rows + c.page_size, c.shape);
   const auto file = build(m, c.page_size);
   ASSERT_FALSE(file.empty());
   const auto q = queries(m, 7);
@@ -175,14 +191,15 @@ TEST_P(GetMany, MatchesGetOnEveryStorage) {
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, GetMany,
-                         ::testing::Values(Case{"int64_512", &KeyEncoding::int64, 512, 3000},
-                                           Case{"int64_4096", &KeyEncoding::int64, 4096, 20000},
-                                           Case{"bytes_512", &KeyEncoding::bytes, 512, 3000},
-                                           Case{"fixed12_512", &fixed12, 512, 2000}),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(info.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, GetMany,
+    ::testing::Values(Case{"int64_512", &KeyEncoding::int64, 512, 3000},
+                      Case{"int64_4096", &KeyEncoding::int64, 4096, 20000},
+                      Case{"bytes_512", &KeyEncoding::bytes, 512, 3000},
+                      Case{"fixed12_512", &fixed12, 512, 2000},
+                      Case{"int64_bursts_512", &KeyEncoding::int64, 512, 6000, KeyShape::clustered},
+                      Case{"url_512", &KeyEncoding::bytes, 512, 3000, KeyShape::clustered}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(GetManyErrors, SizesMustMatch) {
   const Model m = make_model(KeyEncoding::int64(), 10, 1);

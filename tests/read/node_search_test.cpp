@@ -84,6 +84,48 @@ TEST(SearchPrimitives, UniquePrefixSearchesMatchLowerBound) {
   }
 }
 
+TEST(SearchPrimitives, LockstepBoundsMatchEachSearchAlone) {
+  Rng rng(6);
+  constexpr uint32_t kBatch = 8;
+  for (int trial = 0; trial < 3000; ++trial) {
+    // A batch of up to 8 searches over arrays of 0 .. 300 prefixes, of lengths unlike each
+    // other (the searches then take different numbers of steps), with runs of equal prefixes
+    // (the heads of text keys), each probed at, between and beyond its prefixes.
+    const auto m = static_cast<uint32_t>(rng.between(0, kBatch));
+    std::vector<uint64_t> values[kBatch];
+    std::vector<std::byte> bytes[kBatch];
+    const std::byte* arrays[kBatch];
+    uint32_t n[kBatch];
+    uint64_t x[kBatch];
+    for (uint32_t j = 0; j < m; ++j) {
+      const uint64_t len = rng.between(0, 3) == 0 ? rng.between(0, 3) : rng.between(0, 300);
+      uint64_t v = rng.between(0, 1000);
+      for (uint64_t i = 0; i < len; ++i) {
+        values[j].push_back(v);
+        v += rng.between(0, 4) == 0 ? 0 : rng.between(1, 1000);
+      }
+      // 8 bytes even for an empty array: the contract lets a search read them.
+      bytes[j].resize(8 * std::max<size_t>(1, values[j].size()));
+      for (size_t i = 0; i < values[j].size(); ++i)
+        drydb::detail::store_be64(bytes[j].data() + 8 * i, values[j][i]);
+      arrays[j] = bytes[j].data();
+      n[j] = static_cast<uint32_t>(values[j].size());
+      const uint64_t near = values[j].empty() ? rng.next() : values[j][rng.below(values[j].size())];
+      x[j] = rng.between(0, 5) == 0 ? rng.next() : near + rng.between(0, 2) - 1;
+    }
+    uint32_t lower[kBatch], upper[kBatch];
+    drydb::detail::prefix_bound_lockstep<false, kBatch>(arrays, n, x, m, lower);
+    drydb::detail::prefix_bound_lockstep<true, kBatch>(arrays, n, x, m, upper);
+    for (uint32_t j = 0; j < m; ++j) {
+      const auto& vs = values[j];
+      ASSERT_EQ(lower[j], std::lower_bound(vs.begin(), vs.end(), x[j]) - vs.begin())
+          << "trial " << trial << ", search " << j << " of " << m << ", n " << n[j];
+      ASSERT_EQ(upper[j], std::upper_bound(vs.begin(), vs.end(), x[j]) - vs.begin())
+          << "trial " << trial << ", search " << j << " of " << m << ", n " << n[j];
+    }
+  }
+}
+
 TEST(SearchPrimitives, PrefixRunEndMatchesUpperBound) {
   Rng rng(5);
   for (int trial = 0; trial < 400; ++trial) {

@@ -95,6 +95,10 @@ struct CheckedPages {
 
 // ---- in-page searches -------------------------------------------------------------
 
+// Lookups per batch of probe_batch: enough independent misses in flight to
+// fill the memory pipeline, few enough that a batch's pages stay in L1.
+inline constexpr uint32_t kProbeBatch = 8;
+
 // The child of a prefix-key root holding x, through its hint: the
 // interpolation's guess (the answer on evenly spaced separators) checked
 // with two loads, else the search.
@@ -137,19 +141,49 @@ struct PrefixKeySearch {
   DRYDB_ALWAYS_INLINE uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
     return LeafView::search_prefix_key(leaf.page(), x, found);
   }
+
+  // child() and slot() of a batch (probe_batch): searches[j] in pages[j],
+  // j < m <= kProbeBatch. The internal pages' binary searches run in
+  // lockstep (prefix_bound_lockstep), so that the batch's cache misses
+  // overlap: interpolation, which a single descent uses, is a chain of
+  // dependent loads where separators are unevenly spaced (clustered keys).
+  // The leaves' searches run one after another as slot(): their lines
+  // around the guessed slot were prefetched (prefetch_child), so the guess
+  // costs fewer instructions than a binary search and waits on no miss.
+  DRYDB_ALWAYS_INLINE static void children(const PrefixKeySearch* searches,
+                                           const std::byte* const* pages, uint32_t m,
+                                           uint32_t* out) noexcept {
+    const std::byte* arrays[kProbeBatch];
+    uint32_t n[kProbeBatch];
+    uint64_t x[kProbeBatch];
+    for (uint32_t j = 0; j < m; ++j) {
+      const uint32_t count = load_u16(pages[j] + page::kCountOff);
+      arrays[j] = pages[j] + internal::prefixes_off(count);
+      n[j] = count - 1;  // separators: the number <= x is the child
+      x[j] = searches[j].x;
+    }
+    prefix_bound_lockstep</*kUpper=*/true, kProbeBatch>(arrays, n, x, m, out);
+  }
+  DRYDB_ALWAYS_INLINE static void slots(const PrefixKeySearch* searches,
+                                        const std::byte* const* pages, uint32_t m, uint32_t* out,
+                                        bool* found) noexcept {
+    for (uint32_t j = 0; j < m; ++j)
+      out[j] = searches[j].slot(pages[j], &found[j]);
+  }
   uint32_t fixed_part() const noexcept { return kFixedPart; }
   bool variable() const noexcept { return kVariable; }
 
-  // Prefetches what child(page) will read first of internal page `page`
-  // past its header: the first and last separators, from which it
-  // interpolates. For a batch, whose searches then find those lines arriving
-  // together.
+  // Prefetches what children() will read first of internal page `page`
+  // past its header: the lines of the first two steps of its binary search.
+  // For a batch, whose searches then find those lines arriving together.
   DRYDB_ALWAYS_INLINE void prefetch_search(const std::byte* page) const noexcept {
     const uint32_t n = load_u16(page + page::kCountOff);
     if (n < 3) return;
     const std::byte* seps = page + internal::prefixes_off(n);
-    __builtin_prefetch(seps);
-    __builtin_prefetch(seps + 8 * size_t{n - 2});
+    const size_t k = n - 1;
+    __builtin_prefetch(seps + 8 * (k / 2));
+    __builtin_prefetch(seps + 8 * (k / 4));
+    __builtin_prefetch(seps + 8 * (k / 2 + k / 4));
   }
 
   // Prefetches what the search of child c of internal page `parent` will
@@ -211,6 +245,41 @@ struct BytesSearch {
   }
   DRYDB_ALWAYS_INLINE uint32_t slot(const LeafView& leaf, bool* found) const noexcept {
     return leaf.search_bytes(key, prefix, found);
+  }
+
+  // child() and slot() of a batch, as PrefixKeySearch has them: the
+  // internal pages' searches of the prefixes in lockstep, each key's
+  // placement against its page's shared prefix before and its full
+  // comparisons after (InternalView::place, settle); the leaves' searches one
+  // after another (their lines are prefetched whole: prefetch_child).
+  DRYDB_ALWAYS_INLINE static void children(const BytesSearch* searches,
+                                           const std::byte* const* pages, uint32_t m,
+                                           uint32_t* out) noexcept {
+    constexpr uint32_t kPending = ~uint32_t{0};
+    const std::byte* arrays[kProbeBatch];
+    uint32_t n[kProbeBatch];
+    uint64_t heads[kProbeBatch];
+    ByteView rests[kProbeBatch];
+    for (uint32_t j = 0; j < m; ++j) {
+      const InternalView node(pages[j], searches[j].layout);
+      rests[j] = searches[j].key;
+      heads[j] = searches[j].prefix;
+      arrays[j] = node.prefixes();
+      n[j] = 0;
+      if (node.place(&rests[j], &heads[j], &out[j])) continue;
+      n[j] = node.separators();
+      out[j] = kPending;
+    }
+    uint32_t lo[kProbeBatch];
+    prefix_bound_lockstep</*kUpper=*/false, kProbeBatch>(arrays, n, heads, m, lo);
+    for (uint32_t j = 0; j < m; ++j)
+      if (out[j] == kPending)
+        out[j] = InternalView(pages[j], searches[j].layout).settle(lo[j], rests[j], heads[j]);
+  }
+  DRYDB_ALWAYS_INLINE static void slots(const BytesSearch* searches, const std::byte* const* pages,
+                                        uint32_t m, uint32_t* out, bool* found) noexcept {
+    for (uint32_t j = 0; j < m; ++j)
+      out[j] = searches[j].slot(pages[j], &found[j]);
   }
   uint32_t fixed_part() const noexcept { return layout.fixed_part(); }
   bool variable() const noexcept { return layout.width == 0; }
@@ -498,10 +567,6 @@ DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, co
   return Probe::found;
 }
 
-// Lookups per batch of probe_batch: enough independent misses in flight to
-// fill the memory pipeline, few enough that a batch's pages stay in L1.
-inline constexpr uint32_t kProbeBatch = 8;
-
 // probe() of n <= kProbeBatch keys at once (the root hint is used once
 // filled; probe() and the checked path fill it): the descents advance level by
 // level across the batch, and each key's next page (its header; in a tree
@@ -542,6 +607,10 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
     // misses overlap across the batch instead of following each other.
     const std::byte* inner[kProbeBatch];
     PageSlot* inner_pins[kProbeBatch];
+    uint32_t active[kProbeBatch];  // the keys still descending, and their pages and searches
+    const std::byte* pages_of[kProbeBatch];
+    Search searches_of[kProbeBatch];
+    uint32_t m = 0;
     for (uint32_t j = 0; j < n; ++j) {
       if (probes[j] != Probe::found) continue;
       inner[j] = db.try_fetch(page[j], PageType::internal, level, &inner_pins[j]);
@@ -550,16 +619,24 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
         continue;
       }
       if (tree.prefetch_leaves) searches[j].prefetch_search(inner[j]);
+      active[m] = j;
+      pages_of[m] = inner[j];
+      searches_of[m++] = searches[j];
     }
-    for (uint32_t j = 0; j < n; ++j) {
-      if (probes[j] != Probe::found) continue;
-      const uint32_t c = searches[j].child(inner[j]);
+    uint32_t child[kProbeBatch];
+    Search::children(searches_of, pages_of, m, child);
+    for (uint32_t k = 0; k < m; ++k) {
+      const uint32_t j = active[k], c = child[k];
       page[j] = load_u64(inner[j] + internal::children_off() + 8 * size_t{c});
       searches[j].prefetch_child(db, inner[j], c, page[j], level == 1 && tree.prefetch_leaves,
                                  record_size);
       unpin(inner_pins[j]);  // internal pages are permanent; a no-op that keeps the contract
     }
   }
+  uint32_t active[kProbeBatch];
+  const std::byte* leaves[kProbeBatch];
+  Search searches_of[kProbeBatch];
+  uint32_t m = 0;
   for (uint32_t j = 0; j < n; ++j) {
     if (probes[j] != Probe::found) continue;
     const std::byte* p = db.try_fetch(page[j], PageType::leaf, 0, &pins[j]);
@@ -567,15 +644,23 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       probes[j] = Probe::slow;
       continue;
     }
-    bool found;
-    const uint32_t i = searches[j].slot(p, &found);
+    active[m] = j;
+    leaves[m] = p;
+    searches_of[m++] = searches[j];
+  }
+  uint32_t slot[kProbeBatch];
+  bool found[kProbeBatch];
+  Search::slots(searches_of, leaves, m, slot, found);
+  for (uint32_t k = 0; k < m; ++k) {
+    const uint32_t j = active[k], i = slot[k];
+    const std::byte* p = leaves[k];
     const uint32_t count = leaf::count(p);
     const uint8_t flags = leaf::flags(p);
-    if (found && j == 0) note_leaf_record_size<Search>(tree, p, flags, searches[j].fixed_part());
-    if (!found || leaf::is_overflow(p, count, flags, i)) {
+    if (found[k] && k == 0) note_leaf_record_size<Search>(tree, p, flags, searches[j].fixed_part());
+    if (!found[k] || leaf::is_overflow(p, count, flags, i)) {
       unpin(pins[j]);
       pins[j] = nullptr;
-      probes[j] = found ? Probe::slow : Probe::absent;
+      probes[j] = found[k] ? Probe::slow : Probe::absent;
       continue;
     }
     values[j] = leaf::value_field(p, leaf::records(p, count, flags), count, flags,

@@ -34,6 +34,46 @@ DRYDB_ALWAYS_INLINE uint32_t prefix_lower_bound(const std::byte* prefixes, uint3
   return base + (load_be64(prefixes + 8 * size_t{base}) < x ? 1 : 0);
 }
 
+// prefix_lower_bound (kUpper false: the first prefix >= x[j]) or its upper
+// bound (kUpper true: the first prefix > x[j]) of each of m searches, search
+// j over the n[j] prefixes at arrays[j], into out[j]. The searches run in
+// lockstep, a halving step of every search before the next step of any: the
+// searches of a batch read different pages, so each step's loads are
+// independent and their cache misses overlap, where one search alone waits
+// for each of its loads in turn.
+// Requires: m <= kMax, and 8 readable bytes at arrays[j] even when n[j] is 0.
+template <bool kUpper, uint32_t kMax>
+DRYDB_ALWAYS_INLINE void prefix_bound_lockstep(const std::byte* const* arrays, const uint32_t* n,
+                                               const uint64_t* x, uint32_t m,
+                                               uint32_t* out) noexcept {
+  uint32_t base[kMax], len[kMax];
+  uint32_t longest = 0;
+  for (uint32_t j = 0; j < m; ++j) {
+    base[j] = 0;
+    len[j] = n[j] == 0 ? 1 : n[j];  // an empty array: steps reading arrays[j], answered below
+    longest = len[j] > longest ? len[j] : longest;
+  }
+  // Every search takes as many steps as the longest needs: a search whose
+  // window is down to one slot halves by 0, reloading the slot it holds
+  // (a line in L1), which costs less than a branch per search and step.
+  for (; longest > 1; longest -= longest / 2) {
+    for (uint32_t j = 0; j < m; ++j) {
+      const uint32_t half = len[j] / 2;
+      const uint64_t p = load_be64(arrays[j] + 8 * size_t{base[j] + half});
+      base[j] = (kUpper ? p <= x[j] : p < x[j]) ? base[j] + half : base[j];
+      len[j] -= half;
+    }
+  }
+  for (uint32_t j = 0; j < m; ++j) {
+    if (n[j] == 0) {
+      out[j] = 0;
+      continue;
+    }
+    const uint64_t p = load_be64(arrays[j] + 8 * size_t{base[j]});
+    out[j] = base[j] + ((kUpper ? p <= x[j] : p < x[j]) ? 1 : 0);
+  }
+}
+
 // offset / span as a double, for offset <= span and span > 0: the share of
 // a key range below a key, which interpolation multiplies by a slot count.
 // Both are converted as signed integers (one instruction each, where an
@@ -533,19 +573,43 @@ class InternalView {
   // of the separators sharing the prefix. On a prefixed page, past the
   // shared prefix, both are of the key's rest and the separators' stored parts.
   DRYDB_ALWAYS_INLINE uint32_t search_bytes(ByteView key, uint64_t key_prefix) const noexcept {
-    const uint32_t seps = n_ - 1;
-    if (prefixed()) {
-      const uint32_t shared = shared_len();
-      const int side = compare_to_shared_prefix(key, heap(), shared);
-      if (side != 0) return side < 0 ? 0 : seps;
-      key = key.subspan(shared);
-      key_prefix = detail::key_prefix(key.data(), key.size());
+    uint32_t child;
+    if (place(&key, &key_prefix, &child)) return child;
+    return settle(prefix_lower_bound(prefixes(), separators(), key_prefix), key, key_prefix);
+  }
+
+  // search_bytes() in three steps, for a batch that runs the middle one in
+  // lockstep: place(), then the first of the separators() prefixes at
+  // prefixes() >= the head it leaves in *key_prefix, then settle().
+  //
+  // Places *key against the shared prefix of a prefixed page: true with the
+  // answer in *child when it sorts below or above every separator; else
+  // false, with *key and *key_prefix made the key's rest past the shared
+  // prefix and its prefix (unchanged on a page that is not prefixed).
+  DRYDB_ALWAYS_INLINE bool place(ByteView* key, uint64_t* key_prefix,
+                                 uint32_t* child) const noexcept {
+    if (!prefixed()) return false;
+    const uint32_t shared = shared_len();
+    const int side = compare_to_shared_prefix(*key, heap(), shared);
+    if (side != 0) {
+      *child = side < 0 ? 0 : separators();
+      return true;
     }
-    const std::byte* prefixes = page_ + internal::prefixes_off(n_);
-    uint32_t lo = prefix_lower_bound(prefixes, seps, key_prefix);
-    if (lo < seps && load_be64(prefixes + 8 * lo) == key_prefix) {
-      uint32_t hi = prefix_run_end(prefixes, seps, lo, key_prefix);
-      while (lo < hi) {  // first separator > key among those sharing the prefix
+    *key = key->subspan(shared);
+    *key_prefix = detail::key_prefix(key->data(), key->size());
+    return false;
+  }
+  const std::byte* prefixes() const noexcept { return page_ + internal::prefixes_off(n_); }
+  uint32_t separators() const noexcept { return n_ - 1; }
+  // The child, from lo, the first separator whose prefix is >= the key's:
+  // among the separators sharing the key's prefix, the first one > key.
+  DRYDB_ALWAYS_INLINE uint32_t settle(uint32_t lo, ByteView key,
+                                      uint64_t key_prefix) const noexcept {
+    const uint32_t seps = separators();
+    const std::byte* heads = prefixes();
+    if (lo < seps && load_be64(heads + 8 * size_t{lo}) == key_prefix) {
+      uint32_t hi = prefix_run_end(heads, seps, lo, key_prefix);
+      while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         const int c = compare_bytes(stored_separator(mid), key);
         if (c == 0) return mid + 1;  // separators are distinct
