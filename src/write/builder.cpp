@@ -5,6 +5,7 @@
 #include <deque>
 #include <set>
 
+#include "drydb/detail/build_points.h"
 #include "drydb/detail/catalog.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
@@ -297,9 +298,8 @@ status BuilderState::add_index_entry(TableState& t, IndexState& ix, Bytes key, B
   result<std::optional<IndexKey>> given = ix.index_key(key, value);
   auto row = [&] { return "for row '" + t.encoding.format(key) + "'"; };
   if (!given)
-    return Error(given.error().code,
-                 index_label(t, ix) + ": the index function failed " + row() + ": " +
-                     given.error().message);
+    return Error(given.error().code, index_label(t, ix) + ": the index function failed " + row() +
+                                         ": " + given.error().message);
   std::optional<IndexKey>& index_key = *given;
   if (!index_key) return {};
   const Bytes k = index_key->bytes();
@@ -554,9 +554,11 @@ drydb::status DatabaseBuilder::build_to_file(const std::filesystem::path& path) 
   if (b.built) return Error(errc::invalid_state, "this builder has already built");
   auto sink = detail::AtomicFileSink::create(path);
   if (!sink) return std::move(sink).error();  // nothing consumed: the builder may retry
+  detail::reach_build_point(detail::BuildPoint::temp_created);
   b.built = true;
   uint64_t length = 0;
   DRYDB_TRY(b.write(**sink, length));
+  detail::reach_build_point(detail::BuildPoint::pages_written);
   return (*sink)->commit();
 }
 

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "drydb/detail/build_points.h"
+
 namespace drydb::detail {
 
 status MemorySink::write_at(uint64_t offset, std::span<const std::byte> bytes) {
@@ -174,11 +176,13 @@ status AtomicFileSink::commit() {
   if (::fchmod(fd_, target_mode()) != 0)
     return io_error("cannot chmod '" + temp_.string() + "'", errno);
   if (::fsync(fd_) != 0) return io_error("cannot fsync '" + temp_.string() + "'", errno);
+  reach_build_point(BuildPoint::synced);
   // Renamed while still open, so the lock keeps other builds' cleanup of stale
   // temp files away from it until it has its final name.
   if (::rename(temp_.c_str(), target_.c_str()) != 0)
     return io_error("cannot rename the temp file to '" + target_.string() + "'", errno);
   committed_ = true;
+  reach_build_point(BuildPoint::renamed);
   const int close_rc = ::close(fd_);
   const int close_err = errno;
   fd_ = -1;

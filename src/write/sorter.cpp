@@ -8,6 +8,7 @@
 #include <cstring>
 #include <queue>
 
+#include "drydb/detail/build_points.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/node.h"
 #include "write/page_spool.h"
@@ -190,6 +191,7 @@ status Sorter::spill(const std::filesystem::path& dir) {
   DRYDB_TRY((*run)->finish_writing());
   runs_.push_back(std::move(*run));
   clear_buffered();
+  reach_build_point(BuildPoint::run_spilled);
   return {};
 }
 

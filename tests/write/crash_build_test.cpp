@@ -1,5 +1,6 @@
 // Crash-safe builds (design.md §6: "a failed or killed build never leaves a partial file at the
-// target path"). Builds run in a forked child that is sent SIGKILL at a random moment: while it
+// target path"). Builds run in a forked child that is sent SIGKILL exactly at each of the
+// builder's named points (drydb/detail/build_points.h), and at random moments: while it
 // appends and spills, merges, writes pages, fsyncs, renames or exits. After every kill the
 // target holds nothing (no build finished yet) or a complete database of the previous or the
 // killed build's generation, which opens, verifies and is byte-identical to that generation
@@ -19,6 +20,7 @@
 #include <map>
 #include <thread>
 
+#include "drydb/detail/build_points.h"
 #include "support/fault_util.h"
 
 namespace drydb_fault {
@@ -208,6 +210,67 @@ TEST(CrashBuild, KilledAtRandomMoments) {
   // The kills hit the window where a temp file exists, and both sides of the rename.
   EXPECT_GT(outcomes["killed with its temp file written"], 0);
   EXPECT_GT(outcomes["killed after the rename"] + outcomes["build finished before the kill"], 0);
+}
+
+// The build point a child build is killed at (kill_at_point), set before the fork.
+drydb::detail::BuildPoint g_kill_point;
+
+void kill_at_point(drydb::detail::BuildPoint point) {
+  if (point == g_kill_point) ::raise(SIGKILL);
+}
+
+// The same kill at each named moment of a build (drydb/detail/build_points.h), reached exactly
+// rather than timed: a spilled run written, the temp file created, every page written, the
+// file synced, and the rename done. Before the rename the target is the previous generation
+// whole; from it on, the new one. A temp file is left only by kills between its creation and
+// the rename, and the next build removes it; a spilled run leaves nothing (it is unlinked).
+TEST(CrashBuild, KilledAtEachNamedPoint) {
+  using drydb::detail::BuildPoint;
+  TempDir dir;
+  const auto target = dir / "db.drydb";
+  const auto spill = dir / "spill";
+  std::filesystem::create_directories(spill);
+  uint64_t gen = 1;
+  {
+    DatabaseBuilder b(options(spill));
+    fill(b, gen);
+    ASSERT_TRUE(b.build_to_file(target));
+  }
+  for (const BuildPoint point :
+       {BuildPoint::run_spilled, BuildPoint::temp_created, BuildPoint::pages_written,
+        BuildPoint::synced, BuildPoint::renamed}) {
+    SCOPED_TRACE(drydb::detail::build_point_name(point));
+    g_kill_point = point;
+    drydb::detail::set_build_point_hook(kill_at_point);
+    const pid_t pid = start_build(target, spill, gen + 1);
+    drydb::detail::set_build_point_hook(nullptr);
+    ASSERT_GT(pid, 0);
+    int wstatus = 0;
+    ASSERT_EQ(::waitpid(pid, &wstatus, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL)
+        << "the build did not reach the point (status " << wstatus << ")";
+
+    const bool renamed = point == BuildPoint::renamed;
+    EXPECT_EQ(generation_at(target, spill), static_cast<int64_t>(renamed ? gen + 1 : gen));
+    const bool temp_left = point == BuildPoint::temp_created ||
+                           point == BuildPoint::pages_written || point == BuildPoint::synced;
+    const auto left = leftovers(dir);
+    if (temp_left) {
+      ASSERT_EQ(left.size(), 1u) << testing::PrintToString(left);
+      EXPECT_TRUE(is_temp_of_target(left[0])) << left[0];
+    } else {
+      EXPECT_TRUE(left.empty()) << testing::PrintToString(left);
+    }
+    EXPECT_TRUE(std::filesystem::is_empty(spill)) << "a spilled run outlived its build";
+    if (renamed) ++gen;
+
+    // The next build replaces the target and removes what the killed one left.
+    DatabaseBuilder b(options(spill));
+    fill(b, ++gen);
+    ASSERT_TRUE(b.build_to_file(target));
+    EXPECT_EQ(generation_at(target, spill), static_cast<int64_t>(gen));
+    EXPECT_TRUE(leftovers(dir).empty()) << testing::PrintToString(leftovers(dir));
+  }
 }
 
 // A temp file that a live build holds (locked) is left alone by other builds to the same

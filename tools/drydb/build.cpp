@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "records.h"
 #include "render.h"
+#include "test_pause.h"
 #include "text.h"
 
 namespace drydb::cli {
@@ -1113,6 +1114,7 @@ int BuildCommand::run() {
     } else {
       rows += add_dump_row(input, tables, max_key);
     }
+    test_pause("build:reading");
   }
   if (dump) {
     if (dump_version == 1)

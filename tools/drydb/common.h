@@ -22,8 +22,9 @@ inline constexpr int kExitUsage = kExitError;
 // Set by SIGINT/SIGTERM while `drydb build` reads its input, which then stops
 // at the next record (or blocked read) without writing anything, and while
 // `drydb dump -o` writes, which then stops at the next line and removes its
-// temp file; and by SIGINT (Ctrl-C) while the session waits at its prompt,
-// which then cancels the line.
+// temp file; and by SIGINT (Ctrl-C) while the session on a terminal waits at
+// its prompt, which then cancels the line, or runs a command, whose row walk
+// then stops.
 inline volatile std::sig_atomic_t g_interrupted = 0;
 
 // on: SIGINT and SIGTERM set g_interrupted (without SA_RESTART, so that a read

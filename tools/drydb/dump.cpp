@@ -12,6 +12,7 @@
 #include "msgpack.h"
 #include "render.h"
 #include "session.h"
+#include "test_pause.h"
 #include "text.h"
 
 namespace drydb::cli {
@@ -22,6 +23,7 @@ namespace {
 void write_line(std::FILE* out, std::string_view line) {
   if (g_interrupted) fail("interrupted; the dump is incomplete");
   write_out(out, line);
+  test_pause("dump:writing");
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "render.h"
 #include "session.h"
 #include "shell.h"
+#include "test_pause.h"
 
 #ifndef DRYDB_VERSION
 #define DRYDB_VERSION "unknown"
@@ -284,6 +285,7 @@ int run(int argc, char** argv) {
 }  // namespace drydb::cli
 
 int main(int argc, char** argv) {
+  drydb::cli::init_test_pauses();
   int status;
   try {
     status = drydb::cli::run(argc, argv);

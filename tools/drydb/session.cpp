@@ -13,6 +13,7 @@
 #include "inspect.h"
 #include "json.h"
 #include "keys.h"
+#include "test_pause.h"
 #include "text.h"
 
 namespace drydb::cli {
@@ -210,6 +211,9 @@ uint64_t walk(CursorT cursor, uint64_t first, uint64_t count, SortOrder order, u
     const auto value = cursor.value();
     check(cursor.status());
     printer.row(offset + i + 1, index_key, cursor.key(), value);
+    test_pause("session:row");
+    // SIGINT, caught while a session command runs on a terminal: the command stops here.
+    if (g_interrupted) fail("interrupted");
     if (i + 1 < n) ok = asc ? cursor.next() : cursor.prev();
   }
   return n;

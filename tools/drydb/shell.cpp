@@ -397,8 +397,7 @@ int run_shell(const ShellOptions& options) {
       std::fflush(stdout);
       // Ctrl-C at the prompt cancels the line and prompts again, as shells and sqlite3 do:
       // while readline waits, SIGINT only sets g_interrupted, and the read it interrupts makes
-      // readline return nullptr (getc_or_cancel). A command runs with SIGINT's default
-      // action, which ends the session as before.
+      // readline return nullptr (getc_or_cancel).
       g_interrupted = 0;
       catch_sigint(true);
       char* raw = readline(prompt.c_str());
@@ -428,9 +427,17 @@ int run_shell(const ShellOptions& options) {
       line = l;
       if (options.echo) write_out(stdout, prompt + line + "\n");
     }
+    // On a terminal, Ctrl-C while a command runs stops that command (its row
+    // walk sees the flag: "Error: interrupted") and the session prompts
+    // again, as sqlite3 does; a script's session keeps SIGINT's default.
+    g_interrupted = 0;
+    if (tty) catch_sigint(true);
     try {
       if (!run_command(session, split_command_line(line))) {
-        if (tty) write_out(stdout, "Bye!\n");
+        if (tty) {
+          catch_sigint(false);
+          write_out(stdout, "Bye!\n");
+        }
         break;
       }
     } catch (const CliError& e) {
@@ -442,6 +449,7 @@ int run_shell(const ShellOptions& options) {
         fmt::print(stderr, "Error: {}\n", msg);
       failed = true;
     }
+    if (tty) catch_sigint(false);
     std::fflush(stdout);
   }
   return !tty && failed ? kExitError : kExitOk;

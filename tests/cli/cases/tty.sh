@@ -86,3 +86,35 @@ expect_true "the cancelled line printed nothing" test "${screen//(nil)/}" = "$sc
 expect_true "the cancelled line is not in the history" test "$(grep -c app "$history")" = 0
 expect_true "the history ends with the lines that ran" \
   test "$(tail -n 2 "$history" | tr '\n' ' ')" = "count quit "
+
+# Ctrl-C while a command runs stops that command ("Error: interrupted") and prompts again; the
+# session goes on. The command waits at its first row (DRYDB_TEST_PAUSE,
+# tools/drydb/test_pause.h) until the terminal's Ctrl-C reaches it: no timing.
+rm -f keys.fifo screen.fifo
+mkfifo keys.fifo screen.fifo
+trap '' PIPE
+timeout 60 script -qefc "exec env DRYDB_TEST_PAUSE=session:row $DRYDB items.drydb" /dev/null \
+  < keys.fifo > screen.fifo &
+session_pid=$!
+exec 3>keys.fifo 4<screen.fifo
+screen=""
+wait_for "$prompt"
+printf 'scan\n' >&3
+wait_for "drydb: test pause at session:row"
+printf '\003' >&3
+wait_for "Error: interrupted"
+wait_for "$prompt"
+printf 'count\n' >&3
+wait_for "(integer) 7"
+printf 'quit\n' >&3
+wait_for "Bye!"
+exec 3>&-
+cat <&4 >/dev/null
+exec 4<&-
+wait "$session_pid"
+status=$?
+trap - PIPE
+last="a session given Ctrl-C while a command runs"
+expect_status 0
+expect_true "the scan printed its first row" grep -q '1) ' <<<"$screen"
+expect_true "and stopped there" test "${screen//2) /}" = "$screen"

@@ -1,0 +1,45 @@
+#include "test_pause.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "drydb/detail/build_points.h"
+
+namespace drydb::cli {
+
+namespace {
+std::string g_point;  // DRYDB_TEST_PAUSE, or empty
+bool g_paused = false;
+
+void pause_at_build_point(detail::BuildPoint point) {
+  test_pause(std::string("build:") + detail::build_point_name(point));
+}
+}  // namespace
+
+void init_test_pauses() {
+  const char* point = std::getenv("DRYDB_TEST_PAUSE");
+  if (point == nullptr || *point == '\0') return;
+  g_point = point;
+  if (g_point.rfind("build:", 0) == 0) detail::set_build_point_hook(pause_at_build_point);
+}
+
+void test_pause(std::string_view point) {
+  if (g_point.empty() || g_paused || point != g_point) return;
+  g_paused = true;
+  std::fflush(stdout);
+  fmt::print(stderr, "drydb: test pause at {} (pid {})\n", point, ::getpid());
+  std::fflush(stderr);
+  // Every signal is let in while waiting: a caught one sets g_interrupted.
+  sigset_t none;
+  sigemptyset(&none);
+  while (!g_interrupted)
+    ::sigsuspend(&none);
+}
+
+}  // namespace drydb::cli
