@@ -2,7 +2,7 @@
 # Build drydb's libFuzzer targets with clang (-fsanitize=fuzzer,address,undefined) into
 # build/fuzz and run each for SECONDS seconds (default 60) on a copy of its committed corpus.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: open page build manifest (default: all)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: open page page_index build manifest (default: all)
 #
 # Each run starts from a fresh copy of the committed corpus in build/fuzz/corpus/<target>, where
 # the inputs it finds stay until the next run (FUZZ_KEEP_CORPUS=1 keeps and extends them, for
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(open page build manifest)
+[ ${#targets[@]} -gt 0 ] || targets=(open page page_index build manifest)
 case "$seconds" in '' | *[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2 ;; esac
 
 bash scripts/test.sh --install-deps
@@ -28,7 +28,7 @@ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
 cmake --build build/fuzz -j"${FUZZ_BUILD_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 
 # Input size caps: whole files (open), a page or a few plus two bytes (page), build requests.
-declare -A max_len=([open]=65536 [page]=4096 [build]=4096 [manifest]=8192)
+declare -A max_len=([open]=65536 [page]=4096 [page_index]=4096 [build]=4096 [manifest]=8192)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 

@@ -114,7 +114,7 @@ if [ "$quick" -eq 0 ]; then
   ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -L unit
   done_stages+=", tsan"
 
-  # Each fuzz target for 60 s on a copy of its committed corpus (4 targets: about 5 minutes
+  # Each fuzz target for 60 s on a copy of its committed corpus (5 targets: about 6 minutes
   # with the build).
   stage=fuzz
   bash scripts/fuzz.sh 60

@@ -89,7 +89,7 @@ const std::map<std::string, std::string> kExpected = {
     {"build/regressions/prefix_longer_than_a_fixed_width_index", "built"},
 };
 const std::map<std::string, std::string> kUsual = {
-    {"open", "verified"}, {"page", "verified"}, {"build", "built"}};
+    {"open", "verified"}, {"page", "verified"}, {"page_index", "verified"}, {"build", "built"}};
 
 // Runs every input of the target's folders and checks how each ended; returns how many ran.
 size_t replay(const char* target, Target run) {
@@ -131,6 +131,10 @@ TEST(FuzzRegression, OpenTarget) {
 
 TEST(FuzzRegression, PageTarget) {
   EXPECT_GE(replay("page", drydb_fuzz::run_page), 10u);
+}
+
+TEST(FuzzRegression, PageIndexTarget) {
+  EXPECT_GE(replay("page_index", drydb_fuzz::run_page_index), 5u);
 }
 
 TEST(FuzzRegression, BuildTarget) {

@@ -14,8 +14,8 @@
 // index entries a verified file's forward walks yield (open and page targets; a file that passes
 // verify() must answer every other query consistently with its own walks, and without errors).
 // The build target also builds with page filters (lz4, zstd, zstd with a dictionary, lz4 then
-// zstd); the open corpus holds files with indexes and with zstd and lz4 pages. Still to come:
-// filtered pages and indexes in the page target's base file (page_target.h).
+// zstd); the open corpus holds files with indexes and with zstd and lz4 pages; the page_index
+// target replaces pages of index trees (page_target.h).
 //
 // Everything here is header-only and free of GoogleTest, so the same code runs under libFuzzer
 // (tests/fuzz/*_fuzzer.cpp) and as a unit test that replays committed inputs

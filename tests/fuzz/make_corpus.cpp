@@ -230,6 +230,37 @@ void page_seeds(const fs::path& dir) {
   if (base.page_count > 256) std::fprintf(stderr, "warning: page choice needs more than a byte\n");
 }
 
+// The page_index target's seeds: pages of its base written back unchanged, by their type
+// (tables' and indexes' trees alike: the base's tables are queried for every input), two of
+// each type spread over the file, and the catalog.
+void page_index_seeds(const fs::path& dir) {
+  const drydb_fuzz::PageBase& base = drydb_fuzz::page_index_base();
+  std::map<std::string, std::vector<uint64_t>> pages;  // type -> its pages
+  for (uint64_t p = 1; p < base.page_count; ++p) {
+    const auto type = static_cast<PageType>(base.file[p * base.page_size + 8]);
+    pages[type == PageType::leaf       ? "leaf"
+          : type == PageType::internal ? "internal"
+                                       : "other"]
+        .push_back(p);
+  }
+  for (const auto& [type, list] : pages)
+    for (size_t n = 0; n < 2 && n < list.size(); ++n) {
+      const uint64_t p = list[n == 0 ? list.size() / 3 : list.size() - 1];
+      std::string input;
+      input += static_cast<char>(p - 1);  // byte 0: page 1 + byte % (pages - 1)
+      input += '\0';
+      input.append(reinterpret_cast<const char*>(base.file.data() + p * base.page_size),
+                   base.page_size);
+      write(dir, type + "_" + std::to_string(n + 1), input);
+    }
+  std::string catalog;
+  catalog += static_cast<char>(base.page_count - 1);
+  catalog += '\0';
+  catalog.append(reinterpret_cast<const char*>(base.file.data() + base.catalog_offset),
+                 base.file.size() - base.catalog_offset);
+  write(dir, "catalog", catalog);
+}
+
 // A build request (see build_target.h for the layout).
 struct Request {
   std::string s;
@@ -497,6 +528,7 @@ int main(int argc, char** argv) {
   const fs::path root = argv[1];
   open_seeds(root / "open");
   page_seeds(root / "page");
+  page_index_seeds(root / "page_index");
   build_seeds(root / "build");
   return 0;
 }

@@ -1,8 +1,12 @@
-// Fuzz target "page": one page of a valid database replaced by fuzz input.
+// Fuzz targets "page" and "page_index": one page of a valid database replaced by fuzz input.
 //
-// A fixed database (page size 512; tables of bytes, int64, uuid_v7, ulid and custom fixed and
-// variable keys; leaves, uniform leaves, internal pages at two levels, overflow runs of one and
-// several pages, an empty table, a miss filter on the int64 table) is built once. Input:
+// "page" builds a fixed database once (page size 512; tables of bytes, int64, uuid_v7, ulid and
+// custom fixed and variable keys; leaves, uniform leaves, internal pages at two levels, overflow
+// runs of one and several pages, an empty table, a miss filter on the int64 table);
+// "page_index" another (page size 512; two tables with unique and non-unique secondary indexes
+// of bytes and int64 keys, whose trees have leaves and internal pages at two levels), so that
+// replaced pages land in index trees, where a file that still verifies must tie every entry to
+// one row. Input:
 //   byte 0   which page to replace: page 1 + byte % (pages - 1) ... or, for the last choice,
 //            the catalog
 //   byte 1   bit 0: keep the input's checksum (else every checksum is recomputed, so the
@@ -11,9 +15,10 @@
 //   rest     the new bytes, written from the start of the chosen page (a short input changes
 //            the start of the page only; a long one runs on into the following pages) or, for
 //            the catalog, the whole new catalog (the header's lengths follow it)
-// The result is opened and every query kind run on every table (exercise_database): a leaf,
-// internal or overflow page decoded from the input must be refused or, if the whole file then
-// verifies, answer consistently.
+// The result is opened and every query kind run on every table and index (exercise_database):
+// a leaf, internal or overflow page decoded from the input must be refused or, if the whole
+// file then verifies, answer consistently (index entries against the table's rows, counts
+// against walks, gets against scans).
 #pragma once
 
 #include "fuzz_support.h"
@@ -26,15 +31,29 @@ struct PageBase {
     uint64_t first_page, end_page;
   };
   std::vector<std::byte> file;
-  std::vector<Tree> trees;  // in file order
+  std::vector<Tree> trees;  // in file order (empty: every table is queried for every input)
   uint32_t page_size = 0;
   uint64_t page_count = 0;
   uint64_t catalog_offset = 0;
 };
 
-// Still to come: secondary indexes and page filters in this base file (the build target builds
-// both, the open corpus holds files with both); an index per table and a filter chain here
-// would bring index pages and filtered pages into the choice of pages to replace.
+// Fills the file fields of a base from its built bytes.
+inline PageBase page_base_of(drydb::result<std::vector<std::byte>> built, const char* target) {
+  if (!built)
+    abort_with(std::string(target) +
+               " target: the base database does not build: " + built.error().message);
+  PageBase p;
+  p.file = std::move(*built);
+  p.page_size = fmt::load_u32(p.file.data() + fmt::header::kPageSizeOff);
+  p.page_count = fmt::load_u64(p.file.data() + fmt::header::kPageCountOff);
+  p.catalog_offset = p.page_count * p.page_size;
+  if (p.page_count > 256)
+    abort_with(std::string(target) + " target: the base needs more than a byte per page");
+  return p;
+}
+
+// The "page" target's base. Page filters are not in it: filtered pages are reached by the
+// open corpus (files with zstd and lz4 pages) and the build target.
 inline const PageBase& page_base() {
   static const PageBase base = [] {
     register_encodings();
@@ -84,14 +103,7 @@ inline const PageBase& page_base() {
     drydb::Ulid u{};
     u.bytes[15] = std::byte{1};
     one.append(u, value(600));
-    auto built = b.build_to_memory();
-    if (!built)
-      abort_with("page target: the base database does not build: " + built.error().message);
-    PageBase p;
-    p.file = std::move(*built);
-    p.page_size = fmt::load_u32(p.file.data() + fmt::header::kPageSizeOff);
-    p.page_count = fmt::load_u64(p.file.data() + fmt::header::kPageCountOff);
-    p.catalog_offset = p.page_count * p.page_size;
+    PageBase p = page_base_of(b.build_to_memory(), "page");
     // The tables' pages, from their page counts: each table's tree, then its miss filter, are
     // contiguous, in table order.
     auto db = drydb::ReadOnlyDatabase::open_memory(p.file);
@@ -104,17 +116,63 @@ inline const PageBase& page_base() {
       p.trees.push_back({std::string(t.name()), first, end});
       first = end;
     }
-    if (p.page_count > 256) abort_with("page target: the base needs more than a byte per page");
     return p;
+  }();
+  return base;
+}
+
+// The "page_index" target's base: a table of text keys with a unique index of names and a
+// non-unique one of categories, and a table of int64 keys with a unique index of the negated
+// key and a non-unique one of the key mod 13.
+// An int64 primary key's value, from its encoded bytes.
+inline int64_t int64_of(std::span<const std::byte> key) {
+  return drydb::ordered_to_int64(fmt::load_be64(key.data()));
+}
+
+inline const PageBase& page_index_base() {
+  static const PageBase base = [] {
+    drydb::DatabaseBuilder b({.page_size = 512});
+    auto& items = b.create_table("p", drydb::KeyEncoding::bytes());
+    for (int i = 0; i < 500; ++i) {
+      char k[16], v[40];
+      std::snprintf(k, sizeof k, "item/%05d", i * 7);
+      std::snprintf(v, sizeof v, "name-%05d|cat-%02d", (i * 389) % 1000, i % 17);
+      items.append(std::string_view(k), std::string_view(v));
+    }
+    items.add_secondary_index(
+        "by_name", true, drydb::KeyEncoding::bytes(),
+        [](std::span<const std::byte>,
+           std::span<const std::byte> v) -> std::optional<drydb::IndexKey> {
+          return drydb::IndexKey(std::string_view(reinterpret_cast<const char*>(v.data()), 10));
+        });
+    items.add_secondary_index("by_cat", false, drydb::KeyEncoding::bytes(),
+                              [](std::span<const std::byte>,
+                                 std::span<const std::byte> v) -> std::optional<drydb::IndexKey> {
+                                return drydb::IndexKey(std::string_view(
+                                    reinterpret_cast<const char*>(v.data()) + 11, v.size() - 11));
+                              });
+    auto& numbers = b.create_table("n", drydb::KeyEncoding::int64());
+    for (int64_t i = 0; i < 400; ++i)
+      numbers.append(i * 3 - 500, std::string_view("12345678"));
+    numbers.add_secondary_index("by_neg", true, drydb::KeyEncoding::int64(),
+                                [](std::span<const std::byte> k,
+                                   std::span<const std::byte>) -> std::optional<drydb::IndexKey> {
+                                  return drydb::IndexKey(-int64_of(k));
+                                });
+    numbers.add_secondary_index("by_mod", false, drydb::KeyEncoding::int64(),
+                                [](std::span<const std::byte> k,
+                                   std::span<const std::byte>) -> std::optional<drydb::IndexKey> {
+                                  return drydb::IndexKey(int64_of(k) % 13);
+                                });
+    return page_base_of(b.build_to_memory(), "page_index");
   }();
   return base;
 }
 
 // The file for one input: the base with the chosen page (or the catalog) replaced.
 // `focus` gets the tables whose pages the input overwrote (every table for the catalog).
-inline std::vector<std::byte> page_file(const uint8_t* data, size_t size, bool* cached,
-                                        std::vector<std::string>* focus) {
-  const PageBase& base = page_base();
+inline std::vector<std::byte> page_file(const PageBase& base, const uint8_t* data, size_t size,
+                                        bool* cached, std::vector<std::string>* focus) {
   Input in(data, size);
   const uint8_t which = in.u8();
   const uint8_t flags = in.u8();
@@ -150,13 +208,25 @@ inline std::vector<std::byte> page_file(const uint8_t* data, size_t size, bool* 
 inline void run_page(const uint8_t* data, size_t size) {
   bool cached = false;
   std::vector<std::string> focus;
-  const std::vector<std::byte> f = page_file(data, size, &cached, &focus);
+  const std::vector<std::byte> f = page_file(page_base(), data, size, &cached, &focus);
   const std::vector<std::string> keys{std::string("key/00300"), std::string("key/"),
                                       std::string(8, '\x80'), std::string(16, '\x01')};
   auto db = open_bytes(f, cached, 1024);
   if (!db) return note_refused(db.error());
   note_opened(*db);
   exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, {}, &focus);
+}
+
+inline void run_page_index(const uint8_t* data, size_t size) {
+  bool cached = false;
+  std::vector<std::string> focus;
+  const std::vector<std::byte> f = page_file(page_index_base(), data, size, &cached, &focus);
+  const std::vector<std::string> keys{std::string("item/00700"), std::string("name-00389"),
+                                      std::string("cat-05"), std::string(8, '\x80')};
+  auto db = open_bytes(f, cached, 1024);
+  if (!db) return note_refused(db.error());
+  note_opened(*db);
+  exercise_database(*db, keys, cached ? "page_index: page cache" : "page_index: in place", size);
 }
 
 }  // namespace drydb_fuzz
