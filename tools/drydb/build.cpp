@@ -18,6 +18,7 @@
 #include "json.h"
 #include "keys.h"
 #include "msgpack.h"
+#include "option_checks.h"
 #include "output_file.h"
 #include "progress.h"
 #include "records.h"
@@ -1004,13 +1005,12 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
           ->check(CLI::Range(512u, 65536u));
   f.o_compress =
       cmd_->add_option("--compress", f.compress, "Page compression: none, lz4, zstd or zstd:LEVEL");
-  // NonNegativeNumber: an unsigned option would take -1 as 2^64-1.
   cmd_->add_option("--zstd-dictionary", f.zstd_dictionary,
                    "With zstd: train a dictionary of at most this many bytes from the pages")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer());
   cmd_->add_option("--memory", f.memory_mb,
                    "MB of rows the builder keeps in memory before spilling sorted runs")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer());
   cmd_->add_option("--temp-dir", f.temp_dir, "Folder for spilled runs (default: the system's)");
   add_max_record_option(cmd_, &f.max_record, "an input record (a line, or a CSV record)");
   cmd_->add_flag("--skip-bad", f.skip_bad,
@@ -1019,7 +1019,7 @@ BuildCommand::BuildCommand(CLI::App& app) : f_(std::make_unique<Flags>()) {
   cmd_->add_option("--progress-every", f.progress_every,
                    "Seconds between progress lines when stderr is not a terminal (default 5; "
                    "the bar on a terminal is redrawn every 0.1 s, or this if shorter)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
 
   auto group = "Table (each applies to the last --table before it, or to the first table)";
   f.o_table = cmd_->add_option("-t,--table", f.tables, "Start a table of this name (default: data)")

@@ -23,6 +23,7 @@
 #include "build.h"
 #include "common.h"
 #include "dump.h"
+#include "option_checks.h"
 #include "output_file.h"
 #include "render.h"
 #include "session.h"
@@ -86,10 +87,9 @@ void add_query(CLI::App* c, QueryFlags& q, bool rows) {
   add_format(c, q);
   c->add_flag("--hex", q.hex, "Keys typed, and keys and values shown, as hex digits");
   if (rows) {
-    // NonNegativeNumber: an unsigned option would take -1 as 2^64-1.
     c->add_option("-n,--limit", q.limit, "Print at most this many rows")
-        ->check(CLI::NonNegativeNumber);
-    c->add_option("--offset", q.offset, "Skip this many rows first")->check(CLI::NonNegativeNumber);
+        ->check(non_negative_integer());
+    c->add_option("--offset", q.offset, "Skip this many rows first")->check(non_negative_integer());
     c->add_flag("--desc", q.desc, "Descending order");
   }
 }

@@ -96,6 +96,7 @@ expect_stderr_has "The following argument was not expected: --bogus"
 expect_stderr_has "Run 'drydb --help'"
 run drydb scan items.drydb --limit many
 expect_status 2
+expect_stderr_has "drydb: --limit: expected a non-negative integer, not 'many'"
 run drydb scan items.drydb --format xml
 expect_status 2
 run drydb range items.drydb a
@@ -124,11 +125,20 @@ expect_stderr_has "did you mean 'scan'?"
 run drydb scan items.drydb -n -1
 expect_status 2
 expect_no_stdout
+expect_stderr_has "drydb: --limit: expected a non-negative integer, not '-1'"
 run drydb scan items.drydb --offset -1
 expect_status 2
 expect_no_stdout
+expect_stderr_has "drydb: --offset: expected a non-negative integer, not '-1'"
+run drydb scan items.drydb --offset 1e3
+expect_status 2
+expect_stderr_has "drydb: --offset: expected a non-negative integer, not '1e3'"
 run drydb build x.drydb -i "$DATA/items.jsonl" -k id --memory -1
 expect_status 2
+expect_stderr_has "drydb: --memory: expected a non-negative integer, not '-1'"
+run drydb build x.drydb -i "$DATA/items.jsonl" -k id --progress-every -0.5
+expect_status 2
+expect_stderr_has "drydb: --progress-every: expected a non-negative number, not '-0.5'"
 # A table or index declared twice is bad usage alike.
 run drydb build x.drydb -i "$DATA/items.jsonl" -k id --index kind=kind --index kind=color
 expect_status 2
