@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "drydb/cursor.h"
 #include "drydb/database.h"
 #include "drydb/dataset.h"
 #include "drydb/range.h"
@@ -83,6 +84,49 @@ class ShardedRange {
   uint64_t size_ = 0;
 };
 
+// A cursor over a range-partitioned table's rows across its shards, in key order, as
+// drydb::Cursor is over one file's: a shard's own cursor, handed on to the next (or previous)
+// shard that has rows when it runs off its shard's end, so that a walk crosses shards, empty
+// ones included, as if they were one table. rank() counts the rows of the shards before from
+// the manifest. Positioning calls return valid(); key() and value() views stay valid until the
+// cursor moves. Belongs to one thread at a time; must not outlive its ShardedDatabase.
+class ShardedCursor {
+ public:
+  ShardedCursor() = default;
+
+  bool first();
+  bool last();
+  // The first row whose key is >= key (in its shard, or the first row of a later shard).
+  bool seek(const Key& key);
+  // Positions as seek() and returns whether that row's key equals `key`.
+  bool seek_exact(const Key& key);
+  // The row with 0-based position `rank` among all the shards' rows.
+  bool seek_rank(uint64_t rank);
+  bool next();
+  bool prev();
+
+  bool valid() const noexcept { return cursor_.valid(); }
+  // Requires: valid(). The row's rank among all the shards' rows.
+  uint64_t rank() const noexcept;
+  // The shard of the current row. Requires: valid().
+  uint32_t shard() const noexcept { return shard_; }
+  std::span<const std::byte> key() const noexcept { return cursor_.key(); }
+  std::span<const std::byte> value() const { return cursor_.value(); }
+  // Why the cursor last became invalid or failed to read a value, if an error did (as
+  // Cursor::status()).
+  const drydb::status& status() const noexcept { return cursor_.status(); }
+
+ private:
+  friend class ShardedTable;
+  explicit ShardedCursor(const detail::ShardedTableState* t) : t_(t) {}
+  // Positions on the first row of the first shard from `shard` on that has rows, or with
+  // `backward` on the last row of the last one from `shard` down; invalid when none has.
+  bool enter(int64_t shard, bool backward);
+  const detail::ShardedTableState* t_ = nullptr;
+  uint32_t shard_ = 0;
+  Cursor cursor_;
+};
+
 // One table of a sharded dataset. A cheap handle; must not outlive its ShardedDatabase.
 class ShardedTable {
  public:
@@ -109,6 +153,9 @@ class ShardedTable {
   result<ShardedRange> prefix(std::string_view text, SortOrder order = SortOrder::ascending) const {
     return prefix(std::as_bytes(std::span(text.data(), text.size())), order);
   }
+  // A cursor across the shards, unpositioned (ShardedCursor). errc::invalid_argument for a
+  // hash-partitioned table, whose rows are in no shard order: its ranges merge the shards'.
+  result<ShardedCursor> cursor() const;
 
  private:
   friend class ShardedDatabase;

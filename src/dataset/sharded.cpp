@@ -21,7 +21,7 @@ struct ShardedTableState {
   const ManifestTable* spec;
   uint32_t shards;
   KeyEncoding encoding = KeyEncoding::bytes();
-  std::vector<ReadOnlyTable> parts;  // one per shard
+  std::vector<ReadOnlyTable> parts;   // one per shard
   std::vector<uint64_t> rows_before;  // rows in the shards before shard i; S + 1 entries
   bool range_partitioned() const { return spec->partitioning.function == kRangePartitioning; }
 };
@@ -54,7 +54,8 @@ result<fs::path> manifest_path(const fs::path& path) {
   auto current = current_generation(path);
   if (!current) return std::move(current).error();
   if (*current == 0)
-    return Error(errc::not_found, path.string() + " is not a dataset (no CURRENT) nor a generation");
+    return Error(errc::not_found,
+                 path.string() + " is not a dataset (no CURRENT) nor a generation");
   return path / generation_folder(*current) / "manifest.json";
 }
 
@@ -80,10 +81,12 @@ status check_shard(const Manifest& m, size_t i, const fs::path& file, const Read
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) return Error(errc::io_error, "cannot stat " + file.string());
   if (static_cast<uint64_t>(st.st_size) != shard.bytes)
-    return disagrees(file, std::to_string(st.st_size) + " bytes, not " + std::to_string(shard.bytes));
+    return disagrees(file,
+                     std::to_string(st.st_size) + " bytes, not " + std::to_string(shard.bytes));
   const std::vector<ReadOnlyTable> tables = db.tables();
   if (tables.size() != m.tables.size())
-    return disagrees(file, std::to_string(tables.size()) + " tables, not " + std::to_string(m.tables.size()));
+    return disagrees(
+        file, std::to_string(tables.size()) + " tables, not " + std::to_string(m.tables.size()));
   for (size_t t = 0; t < tables.size(); ++t) {
     const ManifestTable& spec = m.tables[t];
     const ReadOnlyTable& table = tables[t];
@@ -96,7 +99,8 @@ status check_shard(const Manifest& m, size_t i, const fs::path& file, const Read
     if (indexes.size() != spec.indexes.size())
       return disagrees(file, label + " has " + std::to_string(indexes.size()) + " indexes");
     for (size_t x = 0; x < indexes.size(); ++x)
-      if (indexes[x].name() != spec.indexes[x].name || indexes[x].unique() != spec.indexes[x].unique ||
+      if (indexes[x].name() != spec.indexes[x].name ||
+          indexes[x].unique() != spec.indexes[x].unique ||
           indexes[x].encoding().id() != spec.indexes[x].key_encoding)
         return disagrees(file, label + ", index " + std::to_string(x) + " is not '" +
                                    spec.indexes[x].name + "' as the manifest declares it");
@@ -160,7 +164,8 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
   for (size_t i = 0; i < m.shards.size(); ++i) {
     const fs::path file = folder / m.shards[i].file;
     auto db = ReadOnlyDatabase::open(file, options.open);
-    if (!db) return Error(db.error().code, "shard " + std::to_string(i) + ": " + db.error().message);
+    if (!db)
+      return Error(db.error().code, "shard " + std::to_string(i) + ": " + db.error().message);
     DRYDB_TRY(check_shard(m, i, file, *db));
     if (options.verify_checksums) {
       auto hashed = hash_file(file);
@@ -186,31 +191,47 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
   return ShardedDatabase(std::move(state));
 }
 
-const Manifest& ShardedDatabase::manifest() const noexcept { return state_->manifest; }
-size_t ShardedDatabase::shard_count() const noexcept { return state_->shards.size(); }
-const ReadOnlyDatabase& ShardedDatabase::shard(size_t i) const noexcept { return state_->shards[i]; }
+const Manifest& ShardedDatabase::manifest() const noexcept {
+  return state_->manifest;
+}
+size_t ShardedDatabase::shard_count() const noexcept {
+  return state_->shards.size();
+}
+const ReadOnlyDatabase& ShardedDatabase::shard(size_t i) const noexcept {
+  return state_->shards[i];
+}
 
 result<ShardedTable> ShardedDatabase::table(std::string_view name) const {
   for (const auto& t : state_->tables)
     if (t.spec->name == name) return ShardedTable(&t);
   std::string names;
-  for (const auto& t : state_->tables) names += (names.empty() ? "'" : ", '") + t.spec->name + "'";
+  for (const auto& t : state_->tables)
+    names += (names.empty() ? "'" : ", '") + t.spec->name + "'";
   return Error(errc::not_found, "no table '" + std::string(name) + "' in dataset '" +
                                     state_->manifest.dataset + "' (tables: " + names + ")");
 }
 
 std::vector<ShardedTable> ShardedDatabase::tables() const {
   std::vector<ShardedTable> out;
-  for (const auto& t : state_->tables) out.push_back(ShardedTable(&t));
+  for (const auto& t : state_->tables)
+    out.push_back(ShardedTable(&t));
   return out;
 }
 
 // ---- ShardedTable -------------------------------------------------------------------------------
 
-std::string_view ShardedTable::name() const noexcept { return t_->spec->name; }
-KeyEncoding ShardedTable::encoding() const noexcept { return t_->encoding; }
-const Partitioning& ShardedTable::partitioning() const noexcept { return t_->spec->partitioning; }
-uint64_t ShardedTable::count() const noexcept { return t_->rows_before.back(); }
+std::string_view ShardedTable::name() const noexcept {
+  return t_->spec->name;
+}
+KeyEncoding ShardedTable::encoding() const noexcept {
+  return t_->encoding;
+}
+const Partitioning& ShardedTable::partitioning() const noexcept {
+  return t_->spec->partitioning;
+}
+uint64_t ShardedTable::count() const noexcept {
+  return t_->rows_before.back();
+}
 
 uint32_t ShardedTable::shard_of(const Key& key) const noexcept {
   return drydb::shard_of(t_->spec->partitioning, t_->shards, key.bytes());
@@ -218,6 +239,84 @@ uint32_t ShardedTable::shard_of(const Key& key) const noexcept {
 
 result<Value> ShardedTable::get(const Key& key) const {
   return t_->parts[shard_of(key)].get(key);
+}
+
+result<ShardedCursor> ShardedTable::cursor() const {
+  if (!t_->range_partitioned())
+    return Error(errc::invalid_argument,
+                 "table '" + t_->spec->name +
+                     "' is hash-partitioned: its rows are in no order across shards, so there is "
+                     "no cursor over them (get_range and prefix merge the shards' rows)");
+  return ShardedCursor(t_);
+}
+
+// ---- ShardedCursor --------------------------------------------------------------------------
+
+bool ShardedCursor::enter(int64_t shard, bool backward) {
+  const auto& rows_before = t_->rows_before;
+  for (; shard >= 0 && shard < static_cast<int64_t>(t_->shards); shard += backward ? -1 : 1) {
+    const auto i = static_cast<size_t>(shard);
+    if (rows_before[i + 1] == rows_before[i]) continue;  // an empty shard
+    shard_ = static_cast<uint32_t>(i);
+    cursor_ = t_->parts[i].cursor();
+    return backward ? cursor_.last() : cursor_.first();
+  }
+  cursor_ = Cursor();
+  return false;
+}
+
+bool ShardedCursor::first() {
+  return t_ != nullptr && enter(0, /*backward=*/false);
+}
+
+bool ShardedCursor::last() {
+  return t_ != nullptr && enter(int64_t{t_->shards} - 1, /*backward=*/true);
+}
+
+bool ShardedCursor::seek(const Key& key) {
+  if (t_ == nullptr) return false;
+  shard_ = drydb::shard_of(t_->spec->partitioning, t_->shards, key.bytes());
+  cursor_ = t_->parts[shard_].cursor();
+  if (cursor_.seek(key) || !cursor_.status()) return cursor_.valid();
+  return enter(int64_t{shard_} + 1, /*backward=*/false);  // past the shard's keys
+}
+
+bool ShardedCursor::seek_exact(const Key& key) {
+  if (!seek(key)) return false;
+  const auto k = key.bytes();
+  const auto at = cursor_.key();
+  return at.size() == k.size() && std::equal(at.begin(), at.end(), k.begin());
+}
+
+bool ShardedCursor::seek_rank(uint64_t rank) {
+  if (t_ == nullptr) return false;
+  const auto& rows_before = t_->rows_before;  // S + 1 entries, the last the table's rows
+  if (rank >= rows_before.back()) {
+    cursor_ = Cursor();
+    return false;
+  }
+  // The shard holding the row: the last whose rows_before is <= rank (empty shards before it
+  // share its value; upper_bound passes them).
+  const auto it = std::upper_bound(rows_before.begin(), rows_before.end(), rank);
+  shard_ = static_cast<uint32_t>(it - rows_before.begin() - 1);
+  cursor_ = t_->parts[shard_].cursor();
+  return cursor_.seek_rank(rank - rows_before[shard_]);
+}
+
+bool ShardedCursor::next() {
+  if (!cursor_.valid()) return false;
+  if (cursor_.next() || !cursor_.status()) return cursor_.valid();
+  return enter(int64_t{shard_} + 1, /*backward=*/false);
+}
+
+bool ShardedCursor::prev() {
+  if (!cursor_.valid()) return false;
+  if (cursor_.prev() || !cursor_.status()) return cursor_.valid();
+  return enter(int64_t{shard_} - 1, /*backward=*/true);
+}
+
+uint64_t ShardedCursor::rank() const noexcept {
+  return t_->rows_before[shard_] + cursor_.rank();
 }
 
 void ShardedTable::shard_span(const KeyBound& start, const KeyBound& end, uint32_t* first,
@@ -274,14 +373,16 @@ result<ShardedRange> ShardedTable::get_range(const KeyBound& start, const KeyBou
   return ShardedRange(std::move(parts), merge, options.order);
 }
 
-result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix, SortOrder order) const {
+result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix,
+                                          SortOrder order) const {
   // The shards that can hold keys starting with `prefix`: from the prefix's shard to the shard
   // of the first key after every such key (the prefix with its last byte below 0xff raised).
   uint32_t first = 0, last = t_->shards - 1;
   if (t_->range_partitioned()) {
     first = drydb::shard_of(t_->spec->partitioning, t_->shards, prefix);
     std::string above(as_text(prefix));
-    while (!above.empty() && static_cast<unsigned char>(above.back()) == 0xff) above.pop_back();
+    while (!above.empty() && static_cast<unsigned char>(above.back()) == 0xff)
+      above.pop_back();
     if (!above.empty()) {
       above.back() = static_cast<char>(static_cast<unsigned char>(above.back()) + 1);
       last = drydb::shard_of(t_->spec->partitioning, t_->shards, above);
@@ -302,7 +403,8 @@ result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix, Sor
 
 ShardedRange::ShardedRange(std::vector<Range> parts, bool merge, SortOrder order)
     : parts_(std::move(parts)), merge_(merge), order_(order) {
-  for (const Range& r : parts_) size_ += r.size();
+  for (const Range& r : parts_)
+    size_ += r.size();
 }
 
 const drydb::status& ShardedRange::status() const noexcept {
@@ -313,7 +415,8 @@ const drydb::status& ShardedRange::status() const noexcept {
 }
 
 ShardedRange::iterator::iterator(ShardedRange* r) : range_(r) {
-  for (Range& p : r->parts_) parts_.push_back(p.begin());
+  for (Range& p : r->parts_)
+    parts_.push_back(p.begin());
   if (parts_.empty()) return;
   if (!r->merge_) {
     current_ = 0;

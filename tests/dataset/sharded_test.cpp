@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -79,23 +80,31 @@ std::vector<TableSpec> sample_tables(uint32_t shards) {
   std::mt19937_64 rng(7);
   TableSpec words{"words", KeyEncoding::bytes(), {}, {}};
   // Shared prefixes, NUL bytes, a key and the same key plus a NUL, high bytes, the empty key.
-  const std::string alphabet("\x00\x01" "ab\xc3\xbc\xfe\xff", 8);
+  const std::string alphabet(
+      "\x00\x01"
+      "ab\xc3\xbc\xfe\xff",
+      8);
   for (int i = 0; i < 3000; ++i) {
     std::string k;
     const int n = static_cast<int>(rng() % 7);
-    for (int j = 0; j < n; ++j) k += alphabet[rng() % alphabet.size()];
+    for (int j = 0; j < n; ++j)
+      k += alphabet[rng() % alphabet.size()];
     words.rows[k] = "w" + std::to_string(i);
   }
   words.rows["ab"] = "ab";
   words.rows[std::string("ab\0", 3)] = "ab+nul";
-  // Splits: shard 2 ("b" .. "b\x01") holds nothing.
+  // Splits: shard 2 ("b" .. "b\x01": "b" and the keys "b\x00...") holds nothing.
   words.partitioning.splits = {std::string("\x01", 1), "b", "b\x01", "\xfe"};
+  words.rows.erase(words.rows.lower_bound("b"), words.rows.lower_bound("b\x01"));
   TableSpec ids{"ids", KeyEncoding::int64(), {}, {}};
-  for (int64_t v : {INT64_MIN, INT64_MIN + 1, int64_t{-1}, int64_t{0}, INT64_MAX}) ids.rows[int_key(v)] = "x";
-  for (int i = 0; i < 3000; ++i) ids.rows[int_key(static_cast<int64_t>(rng() % 100000) - 50000)] = "i" + std::to_string(i);
+  for (int64_t v : {INT64_MIN, INT64_MIN + 1, int64_t{-1}, int64_t{0}, INT64_MAX})
+    ids.rows[int_key(v)] = "x";
+  for (int i = 0; i < 3000; ++i)
+    ids.rows[int_key(static_cast<int64_t>(rng() % 100000) - 50000)] = "i" + std::to_string(i);
   ids.partitioning.splits = {int_key(-20000), int_key(0), int_key(1), int_key(40000)};
   TableSpec hashed{"hashed", KeyEncoding::bytes(), {std::string(drydb::kHashPartitioning), {}}, {}};
-  for (int i = 0; i < 2000; ++i) hashed.rows["h" + std::to_string(rng() % 100000)] = std::to_string(i);
+  for (int i = 0; i < 2000; ++i)
+    hashed.rows["h" + std::to_string(rng() % 100000)] = std::to_string(i);
   words.partitioning.splits.resize(shards - 1);
   ids.partitioning.splits.resize(shards - 1);
   return {words, ids, hashed};
@@ -103,7 +112,8 @@ std::vector<TableSpec> sample_tables(uint32_t shards) {
 
 std::vector<std::pair<std::string, std::string>> rows_of(drydb::ShardedRange& r) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const drydb::Entry& e : r) out.emplace_back(std::string(e.key_str()), std::string(e.value_str()));
+  for (const drydb::Entry& e : r)
+    out.emplace_back(std::string(e.key_str()), std::string(e.value_str()));
   return out;
 }
 
@@ -148,26 +158,31 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
     for (int i = 0; i < 60; ++i) {
       std::string k = spec.encoding.kind() == drydb::KeyKind::int64
                           ? int_key(static_cast<int64_t>(rng() % 300000) - 150000)
-                          : std::string(1 + rng() % 3, static_cast<char>("\x00" "a\xff"[rng() % 3]));
+                          : std::string(1 + rng() % 3, static_cast<char>("\x00"
+                                                                         "a\xff"[rng() % 3]));
       probes.push_back(k);
       auto got = t->get(key_of(spec, k));
       ASSERT_TRUE(got);
       EXPECT_EQ(static_cast<bool>(*got), spec.rows.count(k) == 1);
     }
-    for (const std::string& split : spec.partitioning.splits) probes.push_back(split);
+    for (const std::string& split : spec.partitioning.splits)
+      probes.push_back(split);
     // Every pair of bounds (absent ones too), every bound kind, both orders.
     std::vector<const std::string*> bounds{nullptr};
-    for (const std::string& p : probes) bounds.push_back(&p);
+    for (const std::string& p : probes)
+      bounds.push_back(&p);
     for (size_t a = 0; a < bounds.size(); a += 3)
       for (size_t b = 0; b < bounds.size(); b += 2) {
         const std::string *s = bounds[a], *e = bounds[b];
         for (int mode = 0; mode < 8; ++mode) {
-          const drydb::RangeOptions o{.start_exclusive = (mode & 1) != 0,
-                                      .end_exclusive = (mode & 2) != 0,
-                                      .order = (mode & 4) ? drydb::SortOrder::descending
-                                                          : drydb::SortOrder::ascending};
-          const drydb::KeyBound sb = s ? drydb::KeyBound(key_of(spec, *s)) : drydb::KeyBound(drydb::unbounded);
-          const drydb::KeyBound eb = e ? drydb::KeyBound(key_of(spec, *e)) : drydb::KeyBound(drydb::unbounded);
+          const drydb::RangeOptions o{
+              .start_exclusive = (mode & 1) != 0,
+              .end_exclusive = (mode & 2) != 0,
+              .order = (mode & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
+          const drydb::KeyBound sb =
+              s ? drydb::KeyBound(key_of(spec, *s)) : drydb::KeyBound(drydb::unbounded);
+          const drydb::KeyBound eb =
+              e ? drydb::KeyBound(key_of(spec, *e)) : drydb::KeyBound(drydb::unbounded);
           auto range = t->get_range(sb, eb, o);
           auto count = t->count_range(sb, eb, o);
           if (s && e && *e < *s) {
@@ -185,8 +200,9 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
         }
       }
     if (spec.encoding.kind() != drydb::KeyKind::bytes) continue;
-    for (const std::string& p : {std::string(), std::string("a"), std::string("ab"), std::string("\xff", 1),
-                                std::string("\xff\xff", 2), std::string("b"), std::string("h1")}) {
+    for (const std::string& p :
+         {std::string(), std::string("a"), std::string("ab"), std::string("\xff", 1),
+          std::string("\xff\xff", 2), std::string("b"), std::string("h1")}) {
       for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
         Rows want;
         for (const auto& [k, v] : spec.rows)
@@ -198,6 +214,112 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
         EXPECT_EQ(rows_of(*r), want) << p;
       }
     }
+  }
+}
+
+// A cursor walks a range-partitioned table across its shards (an empty one among them) as one
+// table: forward and backward walks, seeks to present and absent keys and to ranks, and steps
+// both ways from every kind of position, each against the sorted rows of all shards.
+TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
+  TempDir dir;
+  const auto tables = sample_tables(5);
+  build_generation(dir.path(), 1, tables, 5);
+  auto ds = drydb::ShardedDatabase::open(dir.path());
+  ASSERT_TRUE(ds) << ds.error().message;
+  std::mt19937_64 rng(13);
+  for (const TableSpec& spec : tables) {
+    SCOPED_TRACE(spec.name);
+    auto t = ds->table(spec.name);
+    ASSERT_TRUE(t);
+    auto c = t->cursor();
+    if (spec.partitioning.function == drydb::kHashPartitioning) {
+      EXPECT_EQ(c.code(), errc::invalid_argument);
+      continue;
+    }
+    ASSERT_TRUE(c) << c.error().message;
+    const std::vector<std::pair<std::string, std::string>> rows(spec.rows.begin(), spec.rows.end());
+    const auto at = [&](const drydb::ShardedCursor& cur) {
+      return std::make_pair(
+          std::string(reinterpret_cast<const char*>(cur.key().data()), cur.key().size()),
+          std::string(reinterpret_cast<const char*>(cur.value().data()), cur.value().size()));
+    };
+    // Whole walks, both ways; the shard never goes back on a forward walk.
+    Rows walked;
+    uint32_t shard = 0;
+    for (bool ok = c->first(); ok; ok = c->next()) {
+      ASSERT_EQ(c->rank(), walked.size());
+      ASSERT_GE(c->shard(), shard);
+      shard = c->shard();
+      walked.push_back(at(*c));
+    }
+    EXPECT_TRUE(c->status());
+    EXPECT_EQ(walked, rows);
+    EXPECT_FALSE(c->next());  // past the end it stays invalid
+    Rows back;
+    for (bool ok = c->last(); ok; ok = c->prev()) {
+      ASSERT_EQ(c->rank(), rows.size() - 1 - back.size());
+      back.push_back(at(*c));
+    }
+    std::reverse(back.begin(), back.end());
+    EXPECT_EQ(back, rows);
+    if (spec.name == "words")  // the walks above crossed an empty shard
+      EXPECT_EQ(ds->manifest().shards[2].tables[&spec - tables.data()].rows, 0u);
+    // Seeks: every split key, keys around every shard's first and last row, random keys.
+    std::vector<std::string> probes(spec.partitioning.splits.begin(),
+                                    spec.partitioning.splits.end());
+    for (const auto& sh : ds->manifest().shards) {
+      const drydb::ShardTable& st = sh.tables[&spec - tables.data()];
+      if (st.rows == 0) continue;
+      probes.push_back(st.first);
+      probes.push_back(st.last);
+      probes.push_back(st.last + std::string(1, '\0'));
+    }
+    for (int i = 0; i < 200; ++i)
+      probes.push_back(spec.encoding.kind() == drydb::KeyKind::int64
+                           ? int_key(static_cast<int64_t>(rng() % 300000) - 150000)
+                           : std::string(1 + rng() % 3, static_cast<char>("\x00"
+                                                                          "a\xff"[rng() % 3])));
+    for (const std::string& p : probes) {
+      if (spec.encoding.kind() == drydb::KeyKind::int64 && p.size() != 8) continue;
+      const size_t want = static_cast<size_t>(
+          std::lower_bound(rows.begin(), rows.end(), std::make_pair(p, std::string())) -
+          rows.begin());
+      const bool present = want < rows.size() && rows[want].first == p;
+      ASSERT_EQ(c->seek(key_of(spec, p)), want < rows.size());
+      if (want < rows.size()) {
+        EXPECT_EQ(c->rank(), want);
+        EXPECT_EQ(at(*c), rows[want]);
+        // A step each way from there crosses into the neighbouring shard when it must.
+        if (c->prev())
+          EXPECT_EQ(at(*c), rows[want - 1]);
+        else
+          EXPECT_EQ(want, 0u);
+      }
+      EXPECT_EQ(c->seek_exact(key_of(spec, p)), present);
+    }
+    // Ranks, and a few steps both ways from each.
+    for (int i = 0; i < 300; ++i) {
+      size_t r = rng() % (rows.size() + 2);
+      ASSERT_EQ(c->seek_rank(r), r < rows.size());
+      if (r >= rows.size()) continue;
+      EXPECT_EQ(at(*c), rows[r]);
+      for (int step = 0; step < 6; ++step) {
+        const bool forward = rng() % 2 == 0;
+        const bool ok = forward ? c->next() : c->prev();
+        if (!ok) {
+          EXPECT_EQ(forward ? r + 1 : r, forward ? rows.size() : 0u);
+          break;
+        }
+        r = forward ? r + 1 : r - 1;
+        ASSERT_EQ(c->rank(), r);
+        EXPECT_EQ(at(*c), rows[r]);
+      }
+    }
+    // A key of the wrong kind: invalid, with the error.
+    const drydb::Key wrong =
+        spec.encoding.kind() == drydb::KeyKind::int64 ? drydb::Key("x") : drydb::Key(int64_t{1});
+    EXPECT_FALSE(c->seek(wrong));
+    EXPECT_EQ(c->status().code(), errc::wrong_key_type);
   }
 }
 
