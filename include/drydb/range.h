@@ -40,6 +40,9 @@ class BasicRange {
   uint64_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
   SortOrder order() const noexcept { return order_; }
+  // The rank, in key order, of the range's lowest row (its first ascending, its last
+  // descending); 0 for an empty range.
+  uint64_t first_rank() const noexcept { return first_rank_; }
   // The first error met while iterating (a corrupt page or failed read ends
   // the iteration early).
   const drydb::status& status() const noexcept { return cursor_.status(); }

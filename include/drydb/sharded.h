@@ -24,6 +24,7 @@
 #include "drydb/cursor.h"
 #include "drydb/database.h"
 #include "drydb/dataset.h"
+#include "drydb/index.h"
 #include "drydb/range.h"
 
 namespace drydb {
@@ -127,6 +128,102 @@ class ShardedCursor {
   Cursor cursor_;
 };
 
+// An entry of a secondary index across shards: its index key, and its row's primary key and
+// value. The views stay valid until the iteration steps.
+struct ShardedIndexEntry {
+  std::span<const std::byte> index_key;
+  std::span<const std::byte> key;
+  std::span<const std::byte> value;
+};
+
+// The entries of a secondary index between two bounds across the shards, in (index key,
+// primary key) order or its reverse: every shard's own entries, merged (S-way). Its size is
+// known up front; entries are read as it is iterated. Belongs to one thread at a time; must not
+// be moved while an iteration runs, nor outlive its ShardedDatabase.
+class ShardedIndexRange {
+ public:
+  ShardedIndexRange() = default;
+  uint64_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  // The first error met while iterating (which ends the iteration early).
+  const drydb::status& status() const noexcept { return status_; }
+
+  class iterator {
+   public:
+    using value_type = ShardedIndexEntry;
+    using difference_type = std::ptrdiff_t;
+    ShardedIndexEntry operator*() const;
+    iterator& operator++();
+    bool operator==(std::default_sentinel_t) const noexcept { return heap_.empty(); }
+
+   private:
+    friend class ShardedIndexRange;
+    explicit iterator(ShardedIndexRange* r);
+    // Whether part a's entry comes after part b's in the range's order (the heap's order).
+    bool after(uint32_t a, uint32_t b) const;
+    // After part i moved (to `moved`, whether it is on an entry): puts it on the heap with its
+    // entry read, or ends the iteration with the error that stopped it.
+    void take(uint32_t i, bool moved);
+    ShardedIndexRange* range_;
+    std::vector<uint64_t> left_;  // entries each part has still to give
+    std::vector<uint32_t> heap_;  // the parts with an entry at hand, the next one on top
+  };
+  // Iterating again starts over.
+  iterator begin() { return iterator(this); }
+  std::default_sentinel_t end() const noexcept { return {}; }
+
+ private:
+  friend class ShardedIndex;
+  struct Part {
+    IndexCursor cursor;
+    uint64_t first_rank = 0, count = 0;  // the shard's entries of the range, in index order
+  };
+  ShardedIndexRange(std::vector<Part> parts, SortOrder order);
+  std::vector<Part> parts_;
+  SortOrder order_ = SortOrder::ascending;
+  uint64_t size_ = 0;
+  drydb::status status_;
+};
+
+// A secondary index of a sharded table: each shard's index over its rows, queried together.
+// Lookups and counts ask every shard (O(S log n)); ranges merge the shards' entries. A unique
+// index is unique across the dataset (the builder's finalizer checks it), so get() finds at most
+// one row. A cheap handle; must not outlive its ShardedDatabase.
+class ShardedIndex {
+ public:
+  std::string_view name() const noexcept { return parts_.front().name(); }
+  bool unique() const noexcept { return parts_.front().unique(); }
+  KeyEncoding encoding() const noexcept { return parts_.front().encoding(); }
+  // Entries in every shard.
+  uint64_t count() const noexcept;
+  // The row whose index key is `key` (for a non-unique index, the first in primary-key order),
+  // as SecondaryIndex::get.
+  result<Row> get(const Key& key) const;
+  // Every row whose index key is `key`, in primary-key order.
+  result<ShardedIndexRange> get_all(const Key& key) const { return get_range(key, key); }
+  // As SecondaryIndex::get_range, across the shards.
+  result<ShardedIndexRange> get_range(const KeyBound& start, const KeyBound& end,
+                                      const RangeOptions& options = {}) const;
+  // As SecondaryIndex::count_range, summed over the shards.
+  result<uint64_t> count_range(const KeyBound& start, const KeyBound& end,
+                               const RangeOptions& options = {}) const;
+  // As SecondaryIndex::prefix, across the shards.
+  result<ShardedIndexRange> prefix(std::span<const std::byte> prefix,
+                                   SortOrder order = SortOrder::ascending) const;
+  result<ShardedIndexRange> prefix(std::string_view text,
+                                   SortOrder order = SortOrder::ascending) const {
+    return prefix(std::as_bytes(std::span(text.data(), text.size())), order);
+  }
+
+ private:
+  friend class ShardedTable;
+  explicit ShardedIndex(std::vector<SecondaryIndex> parts) : parts_(std::move(parts)) {}
+  // The merged range of each shard's own range, made by `range_of(shard's index)`.
+  template <class RangeOf>
+  result<ShardedIndexRange> merged(RangeOf range_of, SortOrder order) const;
+  std::vector<SecondaryIndex> parts_;  // one per shard
+};
+
 // One table of a sharded dataset. A cheap handle; must not outlive its ShardedDatabase.
 class ShardedTable {
  public:
@@ -153,6 +250,9 @@ class ShardedTable {
   result<ShardedRange> prefix(std::string_view text, SortOrder order = SortOrder::ascending) const {
     return prefix(std::as_bytes(std::span(text.data(), text.size())), order);
   }
+  // The secondary index `name` across the shards; errc::not_found naming the indexes there are.
+  result<ShardedIndex> index(std::string_view name) const;
+  std::vector<ShardedIndex> indexes() const;
   // A cursor across the shards, unpositioned (ShardedCursor). errc::invalid_argument for a
   // hash-partitioned table, whose rows are in no shard order: its ranges merge the shards'.
   result<ShardedCursor> cursor() const;

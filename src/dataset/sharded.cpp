@@ -474,4 +474,143 @@ ShardedRange::iterator& ShardedRange::iterator::operator++() {
   return *this;
 }
 
+// ---- secondary indexes across shards -------------------------------------------------------
+
+result<ShardedIndex> ShardedTable::index(std::string_view name) const {
+  std::vector<SecondaryIndex> parts;
+  parts.reserve(t_->parts.size());
+  for (const ReadOnlyTable& part : t_->parts) {
+    auto ix = part.index(name);
+    if (!ix) return std::move(ix).error();
+    parts.push_back(*ix);
+  }
+  return ShardedIndex(std::move(parts));
+}
+
+std::vector<ShardedIndex> ShardedTable::indexes() const {
+  std::vector<ShardedIndex> out;
+  for (const ManifestIndex& m : t_->spec->indexes)
+    if (auto ix = index(m.name)) out.push_back(std::move(*ix));
+  return out;
+}
+
+uint64_t ShardedIndex::count() const noexcept {
+  uint64_t n = 0;
+  for (const SecondaryIndex& part : parts_)
+    n += part.count();
+  return n;
+}
+
+result<Row> ShardedIndex::get(const Key& key) const {
+  Row best;  // of a non-unique index's rows in several shards, the first by primary key
+  for (const SecondaryIndex& part : parts_) {
+    auto row = part.get(key);
+    if (!row) return std::move(row).error();
+    if (!row->has_value()) continue;
+    if (!best.has_value() || std::ranges::lexicographical_compare(row->key(), best.key()))
+      best = std::move(*row);
+    if (unique()) break;  // unique across the dataset: no other shard has it
+  }
+  return best;
+}
+
+result<uint64_t> ShardedIndex::count_range(const KeyBound& start, const KeyBound& end,
+                                           const RangeOptions& options) const {
+  uint64_t n = 0;
+  for (const SecondaryIndex& part : parts_) {
+    auto c = part.count_range(start, end, options);
+    if (!c) return c;
+    n += *c;
+  }
+  return n;
+}
+
+template <class RangeOf>
+result<ShardedIndexRange> ShardedIndex::merged(RangeOf range_of, SortOrder order) const {
+  std::vector<ShardedIndexRange::Part> parts;
+  for (const SecondaryIndex& part : parts_) {
+    auto r = range_of(part);
+    if (!r) return std::move(r).error();
+    if (r->empty()) continue;
+    parts.push_back({part.cursor(), r->first_rank(), r->size()});
+  }
+  return ShardedIndexRange(std::move(parts), order);
+}
+
+result<ShardedIndexRange> ShardedIndex::get_range(const KeyBound& start, const KeyBound& end,
+                                                  const RangeOptions& options) const {
+  RangeOptions ascending = options;
+  ascending.order = SortOrder::ascending;
+  return merged([&](const SecondaryIndex& ix) { return ix.get_range(start, end, ascending); },
+                options.order);
+}
+
+result<ShardedIndexRange> ShardedIndex::prefix(std::span<const std::byte> prefix,
+                                               SortOrder order) const {
+  return merged([&](const SecondaryIndex& ix) { return ix.prefix(prefix, SortOrder::ascending); },
+                order);
+}
+
+ShardedIndexRange::ShardedIndexRange(std::vector<Part> parts, SortOrder order)
+    : parts_(std::move(parts)), order_(order) {
+  for (const Part& p : parts_)
+    size_ += p.count;
+}
+
+ShardedIndexRange::iterator::iterator(ShardedIndexRange* r) : range_(r) {
+  r->status_ = {};
+  left_.resize(r->parts_.size());
+  for (uint32_t i = 0; i < r->parts_.size(); ++i) {
+    Part& p = r->parts_[i];
+    left_[i] = p.count;
+    const bool ascending = r->order_ == SortOrder::ascending;
+    take(i, p.cursor.seek_rank(ascending ? p.first_rank : p.first_rank + p.count - 1));
+    if (!r->status_) return;
+  }
+}
+
+void ShardedIndexRange::iterator::take(uint32_t i, bool moved) {
+  IndexCursor& c = range_->parts_[i].cursor;
+  if (moved) {  // read now: a read error shows in status()
+    (void)c.index_key();
+    (void)c.key();
+  }
+  if (!moved || !c.status()) {
+    // A shard that runs out before its counted entries, or fails: the iteration ends here.
+    range_->status_ = c.status() ? drydb::status(detail::range_count_mismatch()) : c.status();
+    heap_.clear();
+    return;
+  }
+  heap_.push_back(i);
+  std::push_heap(heap_.begin(), heap_.end(),
+                 [this](uint32_t a, uint32_t b) { return after(a, b); });
+}
+
+bool ShardedIndexRange::iterator::after(uint32_t a, uint32_t b) const {
+  const IndexCursor& x = range_->parts_[a].cursor;
+  const IndexCursor& y = range_->parts_[b].cursor;
+  auto cmp = std::lexicographical_compare_three_way(x.index_key().begin(), x.index_key().end(),
+                                                    y.index_key().begin(), y.index_key().end());
+  if (cmp == 0) {
+    const auto xk = x.key(), yk = y.key();
+    cmp = std::lexicographical_compare_three_way(xk.begin(), xk.end(), yk.begin(), yk.end());
+  }
+  return range_->order_ == SortOrder::ascending ? cmp > 0 : cmp < 0;
+}
+
+ShardedIndexEntry ShardedIndexRange::iterator::operator*() const {
+  const IndexCursor& c = range_->parts_[heap_.front()].cursor;
+  return {c.index_key(), c.key(), c.value()};
+}
+
+ShardedIndexRange::iterator& ShardedIndexRange::iterator::operator++() {
+  std::pop_heap(heap_.begin(), heap_.end(), [this](uint32_t a, uint32_t b) { return after(a, b); });
+  const uint32_t i = heap_.back();
+  heap_.pop_back();
+  if (--left_[i] == 0) return *this;
+  IndexCursor& c = range_->parts_[i].cursor;
+  take(i, range_->order_ == SortOrder::ascending ? c.next() : c.prev());
+  return *this;
+}
+
 }  // namespace drydb

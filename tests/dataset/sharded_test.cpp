@@ -10,9 +10,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "drydb/builder.h"
@@ -25,11 +28,20 @@ using drydb::errc;
 using drydb::KeyEncoding;
 using drydb_support::TempDir;
 
+// A secondary index of a sample table: its encoded key for a row (encoded key, value), if any.
+struct IndexSpec {
+  std::string name;
+  bool unique;
+  KeyEncoding encoding;
+  std::function<std::optional<std::string>(const std::string&, const std::string&)> key;
+};
+
 struct TableSpec {
   std::string name;
   KeyEncoding encoding;
   drydb::Partitioning partitioning;
   std::map<std::string, std::string> rows;  // encoded key -> value, in drydb's key order
+  std::vector<IndexSpec> indexes = {};
 };
 
 std::string int_key(int64_t v) {
@@ -46,6 +58,18 @@ drydb::Key key_of(const TableSpec& t, const std::string& encoded) {
   return drydb::Key(std::string_view(encoded));
 }
 
+// A Key of an encoding's kind for an encoded key.
+drydb::Key key_in(const KeyEncoding& encoding, const std::string& encoded) {
+  if (encoding.kind() == drydb::KeyKind::int64)
+    return drydb::Key(drydb::ordered_to_int64(
+        drydb::detail::load_be64(reinterpret_cast<const std::byte*>(encoded.data()))));
+  return drydb::Key(std::string_view(encoded));
+}
+
+std::string as_string(std::span<const std::byte> b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
 // Writes generation `gen` of the dataset at `root`: each shard a drydb file of every table's rows
 // that the table's partitioning sends there, then the manifest, then publishes it.
 void build_generation(const fs::path& root, uint64_t gen, const std::vector<TableSpec>& tables,
@@ -55,14 +79,30 @@ void build_generation(const fs::path& root, uint64_t gen, const std::vector<Tabl
   drydb::Manifest m;
   m.dataset = "test";
   m.generation = gen;
-  for (const TableSpec& t : tables)
-    m.tables.push_back({t.name, std::string(t.encoding.id()), {}, t.partitioning});
+  for (const TableSpec& t : tables) {
+    std::vector<drydb::ManifestIndex> indexes;
+    for (const IndexSpec& ix : t.indexes)
+      indexes.push_back({ix.name, ix.unique, std::string(ix.encoding.id())});
+    m.tables.push_back({t.name, std::string(t.encoding.id()), indexes, t.partitioning});
+  }
   for (uint32_t i = 0; i < shards; ++i) {
     drydb::DatabaseBuilder b({.page_size = 512});
     for (const TableSpec& t : tables) {
       auto& tb = b.create_table(t.name, t.encoding);
       for (const auto& [k, v] : t.rows)
         if (drydb::shard_of(t.partitioning, shards, k) == i) tb.append(key_of(t, k), v);
+      for (const IndexSpec& ix : t.indexes)
+        tb.add_secondary_index(
+            ix.name, ix.unique, ix.encoding,
+            [ix](std::span<const std::byte> pk,
+                 std::span<const std::byte> v) -> std::optional<drydb::IndexKey> {
+              const auto k = ix.key(as_string(pk), as_string(v));
+              if (!k) return std::nullopt;
+              if (ix.encoding.kind() == drydb::KeyKind::int64)
+                return drydb::IndexKey(drydb::ordered_to_int64(
+                    drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k->data()))));
+              return drydb::IndexKey(std::string_view(*k));
+            });
     }
     const fs::path file = folder / ("shard-" + std::to_string(i) + ".drydb");
     ASSERT_TRUE(b.build_to_file(file));
@@ -107,6 +147,25 @@ std::vector<TableSpec> sample_tables(uint32_t shards) {
     hashed.rows["h" + std::to_string(rng() % 100000)] = std::to_string(i);
   words.partitioning.splits.resize(shards - 1);
   ids.partitioning.splits.resize(shards - 1);
+  // Indexes: non-unique ones whose keys repeat in every shard, unique ones across the dataset.
+  words.indexes = {
+      {"by_length", false, KeyEncoding::int64(),
+       [](const std::string& k, const std::string&) -> std::optional<std::string> {
+         return int_key(static_cast<int64_t>(k.size()));
+       }},
+      {"by_value", true, KeyEncoding::bytes(),
+       [](const std::string&, const std::string& v) -> std::optional<std::string> { return v; }}};
+  ids.indexes = {{"by_complement", true, KeyEncoding::int64(),
+                  [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                    const int64_t v = drydb::ordered_to_int64(
+                        drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k.data())));
+                    return int_key(~v);  // -v - 1: no overflow at INT64_MIN
+                  }}};
+  hashed.indexes = {{"by_last_digit", false, KeyEncoding::bytes(),
+                     [](const std::string&, const std::string& v) -> std::optional<std::string> {
+                       if (v.back() == '7') return std::nullopt;  // rows without an entry
+                       return std::string("d") + v.back();
+                     }}};
   return {words, ids, hashed};
 }
 
@@ -320,6 +379,117 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
         spec.encoding.kind() == drydb::KeyKind::int64 ? drydb::Key("x") : drydb::Key(int64_t{1});
     EXPECT_FALSE(c->seek(wrong));
     EXPECT_EQ(c->status().code(), errc::wrong_key_type);
+  }
+}
+
+// Secondary indexes across shards answer as one index over all the rows: entries in (index
+// key, primary key) order, get() the first row by primary key, counts, ranges (every bound
+// kind, both orders) and prefixes, for unique and non-unique indexes of range- and
+// hash-partitioned tables.
+TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
+  TempDir dir;
+  const auto tables = sample_tables(5);
+  build_generation(dir.path(), 1, tables, 5);
+  auto ds = drydb::ShardedDatabase::open(dir.path());
+  ASSERT_TRUE(ds) << ds.error().message;
+  using Entries = std::vector<std::tuple<std::string, std::string, std::string>>;
+  std::mt19937_64 rng(17);
+  for (const TableSpec& spec : tables) {
+    auto t = ds->table(spec.name);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->indexes().size(), spec.indexes.size());
+    EXPECT_EQ(t->index("nope").code(), errc::not_found);
+    for (const IndexSpec& ix : spec.indexes) {
+      SCOPED_TRACE(spec.name + "." + ix.name);
+      Entries model;
+      for (const auto& [k, v] : spec.rows)
+        if (auto ik = ix.key(k, v)) model.emplace_back(*ik, k, v);
+      std::sort(model.begin(), model.end());
+      auto index = t->index(ix.name);
+      ASSERT_TRUE(index) << index.error().message;
+      EXPECT_EQ(index->unique(), ix.unique);
+      EXPECT_EQ(index->count(), model.size());
+      const auto entries = [](drydb::ShardedIndexRange& r) {
+        Entries out;
+        for (const drydb::ShardedIndexEntry e : r)
+          out.emplace_back(as_string(e.index_key), as_string(e.key), as_string(e.value));
+        return out;
+      };
+      // get(): every index key there is, and keys that are not.
+      std::vector<std::string> probes;
+      for (size_t i = 0; i < model.size(); i += 1 + rng() % (model.size() / 60 + 1))
+        probes.push_back(std::get<0>(model[i]));
+      for (int i = 0; i < 20; ++i)
+        probes.push_back(ix.encoding.kind() == drydb::KeyKind::int64
+                             ? int_key(static_cast<int64_t>(rng() % 200) - 100)
+                             : std::string(1 + rng() % 3, "dw\xff"[rng() % 3]));
+      for (const std::string& p : probes) {
+        auto row = index->get(key_in(ix.encoding, p));
+        ASSERT_TRUE(row) << row.error().message;
+        const auto first = std::lower_bound(model.begin(), model.end(),
+                                            std::make_tuple(p, std::string(), std::string()));
+        const bool present = first != model.end() && std::get<0>(*first) == p;
+        ASSERT_EQ(row->has_value(), present);
+        if (present) {
+          EXPECT_EQ(as_string(row->key()), std::get<1>(*first));
+          EXPECT_EQ(as_string(row->value()), std::get<2>(*first));
+        }
+        auto all = index->get_all(key_in(ix.encoding, p));
+        ASSERT_TRUE(all);
+        Entries want;
+        for (auto it = first; it != model.end() && std::get<0>(*it) == p; ++it)
+          want.push_back(*it);
+        EXPECT_EQ(all->size(), want.size());
+        EXPECT_EQ(entries(*all), want);
+      }
+      // Ranges between pairs of probes and unbounded ends, every bound kind, both orders.
+      std::vector<const std::string*> bounds{nullptr};
+      for (size_t i = 0; i < probes.size(); i += probes.size() / 12 + 1)
+        bounds.push_back(&probes[i]);
+      for (const std::string* s : bounds)
+        for (const std::string* e : bounds) {
+          if (s && e && *e < *s) continue;
+          for (int mode = 0; mode < 8; ++mode) {
+            const drydb::RangeOptions o{
+                .start_exclusive = (mode & 1) != 0,
+                .end_exclusive = (mode & 2) != 0,
+                .order = (mode & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
+            Entries want;
+            for (const auto& en : model) {
+              const std::string& k = std::get<0>(en);
+              if (s && (o.start_exclusive ? !(*s < k) : k < *s)) continue;
+              if (e && (o.end_exclusive ? !(k < *e) : *e < k)) continue;
+              want.push_back(en);
+            }
+            if (o.order == drydb::SortOrder::descending) std::reverse(want.begin(), want.end());
+            const drydb::KeyBound sb =
+                s ? drydb::KeyBound(key_in(ix.encoding, *s)) : drydb::KeyBound(drydb::unbounded);
+            const drydb::KeyBound eb =
+                e ? drydb::KeyBound(key_in(ix.encoding, *e)) : drydb::KeyBound(drydb::unbounded);
+            auto range = index->get_range(sb, eb, o);
+            ASSERT_TRUE(range) << range.error().message;
+            auto count = index->count_range(sb, eb, o);
+            ASSERT_TRUE(count);
+            EXPECT_EQ(*count, want.size());
+            EXPECT_EQ(range->size(), want.size());
+            EXPECT_EQ(entries(*range), want);
+            EXPECT_TRUE(range->status());
+            EXPECT_EQ(entries(*range), want);  // iterating again starts over
+          }
+        }
+      if (ix.encoding.kind() != drydb::KeyKind::bytes) continue;
+      for (const std::string& p : {std::string(), std::string("d"), std::string("d3"),
+                                   std::string("w1"), std::string("w12"), std::string("\xff", 1)})
+        for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
+          Entries want;
+          for (const auto& en : model)
+            if (std::get<0>(en).compare(0, p.size(), p) == 0) want.push_back(en);
+          if (order == drydb::SortOrder::descending) std::reverse(want.begin(), want.end());
+          auto r = index->prefix(p, order);
+          ASSERT_TRUE(r);
+          EXPECT_EQ(entries(*r), want) << p;
+        }
+    }
   }
 }
 
