@@ -321,8 +321,9 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
     }
     std::reverse(back.begin(), back.end());
     EXPECT_EQ(back, rows);
-    if (spec.name == "words")  // the walks above crossed an empty shard
+    if (spec.name == "words") {  // the walks above crossed an empty shard
       EXPECT_EQ(ds->manifest().shards[2].tables[&spec - tables.data()].rows, 0u);
+    }
     // Seeks: every split key, keys around every shard's first and last row, random keys.
     std::vector<std::string> probes(spec.partitioning.splits.begin(),
                                     spec.partitioning.splits.end());
@@ -349,10 +350,11 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
         EXPECT_EQ(c->rank(), want);
         EXPECT_EQ(at(*c), rows[want]);
         // A step each way from there crosses into the neighbouring shard when it must.
-        if (c->prev())
+        if (c->prev()) {
           EXPECT_EQ(at(*c), rows[want - 1]);
-        else
+        } else {
           EXPECT_EQ(want, 0u);
+        }
       }
       EXPECT_EQ(c->seek_exact(key_of(spec, p)), present);
     }

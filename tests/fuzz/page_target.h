@@ -121,13 +121,14 @@ inline const PageBase& page_base() {
   return base;
 }
 
-// The "page_index" target's base: a table of text keys with a unique index of names and a
-// non-unique one of categories, and a table of int64 keys with a unique index of the negated
-// key and a non-unique one of the key mod 13.
 // An int64 primary key's value, from its encoded bytes.
 inline int64_t int64_of(std::span<const std::byte> key) {
   return drydb::ordered_to_int64(fmt::load_be64(key.data()));
 }
+
+// The "page_index" target's base: a table of text keys with a unique index of names and a
+// non-unique one of categories, and a table of int64 keys with a unique index of the negated
+// key and a non-unique one of the key mod 13.
 
 inline const PageBase& page_index_base() {
   static const PageBase base = [] {

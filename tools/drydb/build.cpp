@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -229,7 +230,8 @@ BuildOptions build_options(const Flags& f) {
     fail_usage(fmt::format("--page-size {} is not a power of two", f.page_size));
   BuildOptions options;
   options.page_size = f.page_size;
-  options.memory_budget = f.memory_mb << 20;
+  // MB to bytes; a number too large for that is "as much as there is", not a wrapped small one.
+  options.memory_budget = f.memory_mb > (SIZE_MAX >> 20) ? SIZE_MAX : f.memory_mb << 20;
   options.temp_dir = f.temp_dir;
   const std::string& c = f.compress;
   if (c == "lz4") {

@@ -30,7 +30,10 @@ inline volatile std::sig_atomic_t g_interrupted = 0;
 // on: SIGINT and SIGTERM set g_interrupted (without SA_RESTART, so that a read
 // blocked on a pipe returns and sees the flag); off: their default action.
 void catch_interrupts(bool on);
-// The same for SIGINT alone: SIGTERM keeps its action.
+// The same for SIGINT alone, for the session on a terminal: SIGTERM keeps its
+// action, and SIGINT restarts what it interrupts (SA_RESTART: a write blocked
+// on a full pipe to a pager goes on), but for the prompt's wait, which
+// ppoll does and a signal always ends.
 void catch_sigint(bool on);
 
 // A failure that ends a command: its message goes to stderr and `code` is the

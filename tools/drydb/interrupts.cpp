@@ -19,11 +19,12 @@ struct Saved {
 };
 Saved g_sigint, g_sigterm;
 
-void set_action(int signal, Saved& saved, bool on) {
+void set_action(int signal, Saved& saved, bool on, int flags = 0) {
   if (on == saved.caught) return;
   if (on) {
     struct sigaction sa {};
     sa.sa_handler = on_interrupt;
+    sa.sa_flags = flags;
     sigemptyset(&sa.sa_mask);
     sigaction(signal, &sa, &saved.action);
   } else {
@@ -34,7 +35,7 @@ void set_action(int signal, Saved& saved, bool on) {
 }  // namespace
 
 void catch_sigint(bool on) {
-  set_action(SIGINT, g_sigint, on);
+  set_action(SIGINT, g_sigint, on, SA_RESTART);
 }
 
 void catch_interrupts(bool on) {

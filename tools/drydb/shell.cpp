@@ -381,6 +381,10 @@ int run_shell(const ShellOptions& options) {
     stifle_history(1000);
     history = history_path();
     if (!history.empty()) read_history(history.c_str());
+    // On a terminal SIGINT only sets g_interrupted, from here to the end of the session: at
+    // the prompt it cancels the line; while a command runs, the command's row walk stops at
+    // the flag (commands that print no rows finish first); between the two it is dropped.
+    catch_sigint(true);
   }
   // A script's lines, bounded as build's records are: stdin may be /dev/zero.
   std::unique_ptr<InputSource> script;
@@ -399,9 +403,7 @@ int run_shell(const ShellOptions& options) {
       // while readline waits, SIGINT only sets g_interrupted, and the read it interrupts makes
       // readline return nullptr (getc_or_cancel).
       g_interrupted = 0;
-      catch_sigint(true);
       char* raw = readline(prompt.c_str());
-      catch_sigint(false);
       if (g_interrupted) {
         std::free(raw);  // a line read as the signal came: cancelled too
         write_out(stdout, "\n");
@@ -431,13 +433,9 @@ int run_shell(const ShellOptions& options) {
     // walk sees the flag: "Error: interrupted") and the session prompts
     // again, as sqlite3 does; a script's session keeps SIGINT's default.
     g_interrupted = 0;
-    if (tty) catch_sigint(true);
     try {
       if (!run_command(session, split_command_line(line))) {
-        if (tty) {
-          catch_sigint(false);
-          write_out(stdout, "Bye!\n");
-        }
+        if (tty) write_out(stdout, "Bye!\n");
         break;
       }
     } catch (const CliError& e) {
@@ -449,9 +447,9 @@ int run_shell(const ShellOptions& options) {
         fmt::print(stderr, "Error: {}\n", msg);
       failed = true;
     }
-    if (tty) catch_sigint(false);
     std::fflush(stdout);
   }
+  if (tty) catch_sigint(false);
   return !tty && failed ? kExitError : kExitOk;
 }
 

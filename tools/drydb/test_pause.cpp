@@ -32,14 +32,23 @@ void init_test_pauses() {
 void test_pause(std::string_view point) {
   if (g_point.empty() || g_paused || point != g_point) return;
   g_paused = true;
+  // SIGINT and SIGTERM are blocked from before the line that tells the test to send one until
+  // sigsuspend lets them in, so that one caught in between is not missed (it stays pending).
+  sigset_t stop, before;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stop, &before);
   std::fflush(stdout);
   fmt::print(stderr, "drydb: test pause at {} (pid {})\n", point, ::getpid());
   std::fflush(stderr);
-  // Every signal is let in while waiting: a caught one sets g_interrupted.
+  // Every signal is let in while waiting: a caught one sets g_interrupted; any other takes its
+  // action.
   sigset_t none;
   sigemptyset(&none);
   while (!g_interrupted)
     ::sigsuspend(&none);
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
 }
 
 }  // namespace drydb::cli

@@ -180,10 +180,11 @@ struct PrefixKeySearch {
     const uint32_t n = load_u16(page + page::kCountOff);
     if (n < 3) return;
     const std::byte* seps = page + internal::prefixes_off(n);
-    const size_t k = n - 1;
-    __builtin_prefetch(seps + 8 * (k / 2));
-    __builtin_prefetch(seps + 8 * (k / 4));
-    __builtin_prefetch(seps + 8 * (k / 2 + k / 4));
+    // prefix_bound_lockstep's first probe is at k / 2, its second at half of either half.
+    const size_t k = n - 1, half = k / 2, quarter = (k - half) / 2;
+    __builtin_prefetch(seps + 8 * half);
+    __builtin_prefetch(seps + 8 * quarter);
+    __builtin_prefetch(seps + 8 * (half + quarter));
   }
 
   // Prefetches what the search of child c of internal page `parent` will
