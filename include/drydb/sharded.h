@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "drydb/cursor.h"
@@ -174,9 +175,23 @@ class ShardedIndexRange {
 
  private:
   friend class ShardedIndex;
+  // A shard's part of the range: its entries [first_rank, first_rank + count) in index order.
+  // A copy (a copied range) gets a cursor of its own.
   struct Part {
+    Part(SecondaryIndex ix, uint64_t first, uint64_t n)
+        : index(ix), cursor(ix.cursor()), first_rank(first), count(n) {}
+    Part(const Part& o) : Part(o.index, o.first_rank, o.count) {}
+    Part(Part&&) noexcept = default;
+    Part& operator=(Part o) noexcept {
+      std::swap(index, o.index);
+      std::swap(cursor, o.cursor);
+      first_rank = o.first_rank;
+      count = o.count;
+      return *this;
+    }
+    SecondaryIndex index;
     IndexCursor cursor;
-    uint64_t first_rank = 0, count = 0;  // the shard's entries of the range, in index order
+    uint64_t first_rank, count;
   };
   ShardedIndexRange(std::vector<Part> parts, SortOrder order);
   std::vector<Part> parts_;

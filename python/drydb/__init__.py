@@ -28,6 +28,8 @@ from ._drydb import (  # noqa: F401  (the package's API)
     Cursor,
     Database,
     Dataset,
+    DatasetIndex,
+    DatasetIndexRange,
     DatasetRange,
     DatasetTable,
     DuplicateKeyError,

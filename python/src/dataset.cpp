@@ -12,6 +12,7 @@
 #include "drydb/dataset.h"
 #include "drydb/sharded.h"
 #include "errors.h"
+#include "index.h"
 #include "keys.h"
 #include "rows.h"
 
@@ -27,6 +28,7 @@ struct DatasetHandle : Handle {
 using DatasetRef = std::shared_ptr<DatasetHandle>;
 
 using PyShardedRange = PyRange<ShardedRange>;
+using PyDatasetIndex = PyIndexOf<ShardedIndex, ShardedIndexRange>;
 
 // ---- manifests as dicts -------------------------------------------------------------------------
 
@@ -181,6 +183,17 @@ class PyDatasetTable {
   }
   py::str name() const { return text(t_.name()); }
   py::str key_encoding() const { return text(t_.encoding().id()); }
+  PyDatasetIndex index(const std::string& name) const {
+    h_->check_open();
+    return PyDatasetIndex(h_, unwrap(t_.index(name)), t_.encoding(), decoder_);
+  }
+  std::vector<PyDatasetIndex> indexes() const {
+    h_->check_open();
+    std::vector<PyDatasetIndex> out;
+    for (const ShardedIndex& ix : t_.indexes())
+      out.emplace_back(h_, ix, t_.encoding(), decoder_);
+    return out;
+  }
 
  private:
   // The value of `key`, or nothing when absent.
@@ -246,6 +259,11 @@ PyDataset open_dataset(const fs::path& path, const std::string& storage, size_t 
 
 void bind_dataset(py::module_& m) {
   bind_range<ShardedRange>(m, "DatasetRange", "_DatasetRangeChunks");
+  bind_range<ShardedIndexRange>(m, "DatasetIndexRange", "_DatasetIndexRangeChunks");
+  bind_index<PyDatasetIndex>(m, "DatasetIndex",
+                             "A secondary index across a dataset's shards: rows as (primary_key, "
+                             "value), in index-key order (rows of one index key in primary-key "
+                             "order), the shards' entries merged.");
 
   py::class_<PyDatasetTable>(m, "DatasetTable",
                              "A table of a sharded dataset: queries routed to its shards or "
@@ -262,6 +280,9 @@ void bind_dataset(py::module_& m) {
            py::arg("end") = py::none(), py::kw_only(), py::arg("start_exclusive") = false,
            py::arg("end_exclusive") = false)
       .def("prefix", &PyDatasetTable::prefix, py::arg("prefix"), py::arg("reverse") = false)
+      .def("index", &PyDatasetTable::index, py::arg("name"),
+           "The secondary index `name`, across the shards.")
+      .def("indexes", &PyDatasetTable::indexes)
       .def_property_readonly("name", &PyDatasetTable::name)
       .def_property_readonly("key_encoding", &PyDatasetTable::key_encoding);
 

@@ -155,7 +155,7 @@ class Chunker {
       }
       auto& it = *it_;
       while (spans_.size() < want && !(it == std::default_sentinel)) {
-        const Entry e = *it;
+        const auto e = *it;  // an Entry, or a ShardedIndexEntry
         spans_.push_back({bytes_.size(), e.key.size(), e.value.size()});
         bytes_.append(reinterpret_cast<const char*>(e.key.data()), e.key.size());
         bytes_.append(reinterpret_cast<const char*>(e.value.data()), e.value.size());

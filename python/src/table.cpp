@@ -11,13 +11,13 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "index.h"
 #include "keys.h"
 #include "rows.h"
 
 namespace drydb::python {
 
 namespace {
-
 
 // A value handed out without a copy (copy=False): the bytes stay in their page, which this
 // object keeps resident, as it keeps the database open. Exposed as a read-only buffer.
@@ -31,7 +31,8 @@ class KeyBatch {
  public:
   void add(py::handle obj, KeyEncoding encoding) {
     Key k = PyKey::make(obj, encoding, &scratch_);
-    if (!scratch_.empty() && k.bytes().data() == reinterpret_cast<const std::byte*>(scratch_.data())) {
+    if (!scratch_.empty() &&
+        k.bytes().data() == reinterpret_cast<const std::byte*>(scratch_.data())) {
       // A copied buffer: kept where it stays put (a moved short string would not).
       copies_.push_back(std::move(scratch_));
       scratch_.clear();
@@ -52,12 +53,14 @@ class KeyBatch {
 };
 
 using PyTableRange = PyRange<Range>;
-using PyIndexRange = PyRange<IndexRange>;
 
 class PyCursor {
  public:
   PyCursor(DbRef db, const ReadOnlyTable& t, DecoderRef decoder)
-      : db_(std::move(db)), cursor_(t.cursor()), encoding_(t.encoding()), decoder_(std::move(decoder)) {}
+      : db_(std::move(db)),
+        cursor_(t.cursor()),
+        encoding_(t.encoding()),
+        decoder_(std::move(decoder)) {}
 
   bool first() {
     db_->check_open();
@@ -122,60 +125,7 @@ class PyCursor {
   DecoderRef decoder_;
 };
 
-class PyIndex {
- public:
-  PyIndex(DbRef db, SecondaryIndex ix, KeyEncoding table_encoding, DecoderRef decoder)
-      : db_(std::move(db)), ix_(ix), table_encoding_(table_encoding), decoder_(std::move(decoder)) {}
-
-  py::object get(py::handle key, py::object dflt) const {
-    db_->check_open();
-    const PyKey k(key, ix_.encoding());
-    Row row = unwrap(ix_.get(k.key()));
-    if (!row) return dflt;
-    return py::make_tuple(key_to_python(row.key(), table_encoding_),
-                          (*decoder_)(row.key(), row.value()));
-  }
-  PyIndexRange get_all(py::object key) const { return range(key, key, false, false, false); }
-  PyIndexRange range(py::object start, py::object end, bool start_exclusive, bool end_exclusive,
-                     bool reverse) const {
-    db_->check_open();
-    const RangeOptions o = range_options(start_exclusive, end_exclusive, reverse);
-    return wrap([ix = ix_, start, end, o] {
-      const PyBound s(start, ix.encoding()), e(end, ix.encoding());
-      return unwrap(ix.get_range(s.bound(), e.bound(), o));
-    }, reverse);
-  }
-  uint64_t count_range(py::handle start, py::handle end, bool start_exclusive,
-                       bool end_exclusive) const {
-    db_->check_open();
-    return count_between(ix_, start, end, start_exclusive, end_exclusive);
-  }
-  PyIndexRange prefix(py::object p, bool reverse) const {
-    db_->check_open();
-    return wrap([ix = ix_, p, reverse] {
-      std::string copy;
-      const auto bytes = prefix_bytes(p, &copy);
-      return unwrap(ix.prefix(bytes, reverse ? SortOrder::descending : SortOrder::ascending));
-    }, reverse);
-  }
-  uint64_t size() const {
-    db_->check_open();
-    return ix_.count();
-  }
-  py::str name() const { return text(ix_.name()); }
-  bool unique() const { return ix_.unique(); }
-  py::str key_encoding() const { return text(ix_.encoding().id()); }
-
- private:
-  PyIndexRange wrap(PyIndexRange::Query q, bool reverse) const {
-    return PyIndexRange(db_, std::move(q), reverse, table_encoding_, decoder_);
-  }
-
-  DbRef db_;
-  SecondaryIndex ix_;
-  KeyEncoding table_encoding_;
-  DecoderRef decoder_;
-};
+using PyIndex = PyIndexOf<SecondaryIndex, IndexRange>;
 
 class PyTable {
  public:
@@ -247,10 +197,12 @@ class PyTable {
                      bool reverse) const {
     db_->check_open();
     const RangeOptions o = range_options(start_exclusive, end_exclusive, reverse);
-    return wrap([t = t_, start, end, o] {
-      const PyBound s(start, t.encoding()), e(end, t.encoding());
-      return unwrap(t.get_range(s.bound(), e.bound(), o));
-    }, reverse);
+    return wrap(
+        [t = t_, start, end, o] {
+          const PyBound s(start, t.encoding()), e(end, t.encoding());
+          return unwrap(t.get_range(s.bound(), e.bound(), o));
+        },
+        reverse);
   }
   uint64_t count_range(py::handle start, py::handle end, bool start_exclusive,
                        bool end_exclusive) const {
@@ -259,11 +211,13 @@ class PyTable {
   }
   PyTableRange prefix(py::object p, bool reverse) const {
     db_->check_open();
-    return wrap([t = t_, p, reverse] {
-      std::string copy;
-      const auto bytes = prefix_bytes(p, &copy);
-      return unwrap(t.prefix(bytes, reverse ? SortOrder::descending : SortOrder::ascending));
-    }, reverse);
+    return wrap(
+        [t = t_, p, reverse] {
+          std::string copy;
+          const auto bytes = prefix_bytes(p, &copy);
+          return unwrap(t.prefix(bytes, reverse ? SortOrder::descending : SortOrder::ascending));
+        },
+        reverse);
   }
   PyCursor cursor() const {
     db_->check_open();
@@ -290,7 +244,8 @@ class PyTable {
   py::list columns() const {
     db_->check_open();
     py::list out;
-    for (const std::string& c : t_.columns()) out.append(text(c));
+    for (const std::string& c : t_.columns())
+      out.append(text(c));
     return out;
   }
 
@@ -349,7 +304,8 @@ PyObject* table_get(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
         if (truth < 0) throw py::error_already_set();
         copy = truth != 0;
       } else {
-        throw py::type_error("get() got an unexpected or repeated argument '" + std::string(name) + "'");
+        throw py::type_error("get() got an unexpected or repeated argument '" + std::string(name) +
+                             "'");
       }
     }
     if (key == nullptr) throw py::type_error("get() missing its argument 'key'");
@@ -381,7 +337,6 @@ void set_fast_method(py::handle cls, PyMethodDef* def) {
   }
   Py_DECREF(descr);
 }
-
 
 }  // namespace
 
@@ -416,23 +371,9 @@ void bind_table(py::module_& m) {
       .def_property_readonly("value", &PyCursor::value)
       .def_property_readonly("rank", &PyCursor::rank, "The row's position in key order.");
 
-  py::class_<PyIndex>(m, "Index",
+  bind_index<PyIndex>(m, "Index",
                       "A secondary index: rows as (primary_key, value), in index-key order "
-                      "(rows of one index key in primary-key order).")
-      .def("get", &PyIndex::get, py::arg("key"), py::arg("default") = py::none(),
-           "The first row of index key `key`, as (primary_key, value), or default.")
-      .def("get_all", &PyIndex::get_all, py::arg("key"))
-      .def("range", &PyIndex::range, py::arg("start") = py::none(), py::arg("end") = py::none(),
-           py::kw_only(), py::arg("start_exclusive") = false, py::arg("end_exclusive") = false,
-           py::arg("reverse") = false)
-      .def("count_range", &PyIndex::count_range, py::arg("start") = py::none(),
-           py::arg("end") = py::none(), py::kw_only(), py::arg("start_exclusive") = false,
-           py::arg("end_exclusive") = false)
-      .def("prefix", &PyIndex::prefix, py::arg("prefix"), py::arg("reverse") = false)
-      .def("__len__", &PyIndex::size)
-      .def_property_readonly("name", &PyIndex::name)
-      .def_property_readonly("unique", &PyIndex::unique)
-      .def_property_readonly("key_encoding", &PyIndex::key_encoding);
+                      "(rows of one index key in primary-key order).");
 
   py::class_<PyTable> table(m, "Table", "A table of an open database (Database.table).");
   table
@@ -456,7 +397,8 @@ void bind_table(py::module_& m) {
       .def_property_readonly("name", &PyTable::name)
       .def_property_readonly("key_encoding", &PyTable::key_encoding)
       .def_property_readonly("columns", &PyTable::columns)
-      .def("__repr__", [](const PyTable& t) { return py::str("<drydb.Table {}>").format(t.name()); });
+      .def("__repr__",
+           [](const PyTable& t) { return py::str("<drydb.Table {}>").format(t.name()); });
 
   static PyMethodDef get_def{
       "get", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_get)),

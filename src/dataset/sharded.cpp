@@ -532,7 +532,7 @@ result<ShardedIndexRange> ShardedIndex::merged(RangeOf range_of, SortOrder order
     auto r = range_of(part);
     if (!r) return std::move(r).error();
     if (r->empty()) continue;
-    parts.push_back({part.cursor(), r->first_rank(), r->size()});
+    parts.emplace_back(part, r->first_rank(), r->size());
   }
   return ShardedIndexRange(std::move(parts), order);
 }

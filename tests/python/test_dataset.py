@@ -10,9 +10,10 @@ import drydb
 from conftest import Model
 
 
-def build_generation(root, rows, splits, key_encoding="bytes", tag=b""):
+def build_generation(root, rows, splits, key_encoding="bytes", tag=b"", indexes=()):
     """Writes and publishes a new generation of `rows` ((key, value) pairs) in len(splits) + 1
-    range shards; returns its number."""
+    range shards, with `indexes` ((name, unique, key_encoding, key function) each) on its
+    table; returns its number."""
     shards = len(splits) + 1
     generation = drydb._drydb.next_generation(root)
     folder = os.path.join(root, drydb._drydb.generation_folder(generation))
@@ -24,11 +25,15 @@ def build_generation(root, rows, splits, key_encoding="bytes", tag=b""):
         t.append_many((k, v + tag) for k, v in rows
                       if drydb._drydb.shard_of("range-v1", splits, shards,
                                                drydb._drydb.encode_key(k, key_encoding)) == i)
+        for name, unique, encoding, key in indexes:
+            t.add_index(name, unique=unique, key_encoding=encoding, key=key)
         path = os.path.join(folder, "shard-%d.drydb" % i)
         b.build(path)
         described.append(drydb._drydb.describe_shard(path))
     manifest = {"dataset": "d", "generation": generation,
-                "tables": [{"name": "t", "key_encoding": key_encoding, "indexes": [],
+                "tables": [{"name": "t", "key_encoding": key_encoding,
+                            "indexes": [{"name": n, "unique": u, "key_encoding": e}
+                                        for n, u, e, _ in indexes],
                             "partitioning": {"function": "range-v1", "splits": splits}}],
                 "shards": described}
     drydb._drydb.write_manifest(folder, manifest)
@@ -64,6 +69,39 @@ def test_dataset_answers_as_one_table(tmp_path, rng):
         assert [s["tables"][0]["rows"] for s in manifest["shards"]] == [
             sum(1 for k, _ in rows if lo <= k < hi)
             for lo, hi in [(-2**63, -3000), (-3000, 0), (0, 1), (1, 9000), (9000, 2**63)]]
+
+
+def test_dataset_indexes_merge_the_shards(tmp_path, rng):
+    """A non-unique index whose keys recur in every shard and a unique one answer as one index
+    over all the rows: entries in (index key, primary key) order, both directions."""
+    rows = [(i * 7 - 3000, b"v%d" % i) for i in range(3000)]
+    splits = [drydb._drydb.encode_key(k, "int64") for k in (-1000, 0, 5000, 99999)]  # last empty
+    indexes = [("by_tail", False, "bytes", lambda k, v: v[-1:]),
+               ("by_value", True, "bytes", lambda k, v: v)]
+    build_generation(str(tmp_path), rows, splits, "int64", indexes=indexes)
+    by_tail = sorted((v[-1:], k, v) for k, v in rows)
+    with drydb.open_dataset(tmp_path) as ds:
+        t = ds.table("t")
+        assert sorted(ix.name for ix in t.indexes()) == ["by_tail", "by_value"]
+        tail = t.index("by_tail")
+        assert len(tail) == len(rows) and not tail.unique
+        assert list(tail.range()) == [(k, v) for _, k, v in by_tail]
+        assert list(tail.range(reverse=True)) == [(k, v) for _, k, v in reversed(by_tail)]
+        for d in b"0123456789":
+            want = [(k, v) for ik, k, v in by_tail if ik == bytes([d])]
+            assert tail.get(bytes([d])) == want[0]  # the first row by primary key
+            assert list(tail.get_all(bytes([d]))) == want
+            assert tail.count_range(bytes([d]), b"9") == sum(
+                1 for ik, _, _ in by_tail if bytes([d]) <= ik <= b"9")
+        assert list(tail.range(b"3", b"5", start_exclusive=True)) == [
+            (k, v) for ik, k, v in by_tail if b"3" < ik <= b"5"]
+        value = t.index("by_value")
+        assert value.unique and value.get(b"v42") == (42 * 7 - 3000, b"v42")
+        assert value.get(b"nope") is None
+        assert list(value.prefix(b"v299", reverse=True)) == sorted(
+            ((k, v) for k, v in rows if v.startswith(b"v299")), key=lambda r: r[1], reverse=True)
+        with pytest.raises(drydb.NotFoundError):
+            t.index("nope")
 
 
 def test_generations_publish_and_roll_back(tmp_path):
