@@ -32,8 +32,7 @@ class ValueDecoder {
       : encoding_(t.encoding()) {
     if (!decode) return;
     if (*decode != "msgpack")
-      raise_error(errc::invalid_argument,
-                  "decode '" + *decode + "' is not 'msgpack' or None");
+      raise_error(errc::invalid_argument, "decode '" + *decode + "' is not 'msgpack' or None");
     unpackb_ = py::module_::import("msgpack").attr("unpackb");
     for (const std::string& c : t.columns())
       columns_.push_back(py::str(c));
@@ -44,16 +43,15 @@ class ValueDecoder {
     if (!unpackb_) return to_bytes(value);
     // strict_map_key=False: maps keyed by integers (what msgpack.h packs from a std::map<int,
     // ...>) decode too.
-    py::object v = unpackb_(to_bytes(value), py::arg("raw") = false,
-                            py::arg("strict_map_key") = false);
+    py::object v =
+        unpackb_(to_bytes(value), py::arg("raw") = false, py::arg("strict_map_key") = false);
     if (columns_.empty() || !PyList_Check(v.ptr())) return v;
     py::dict row;
     const py::list fields = v;
     const size_t n = std::min(fields.size(), columns_.size());
     for (size_t i = 0; i < n; ++i) {
       py::object f = fields[i];
-      if (f.is_none() && key_column_ && *key_column_ == i)
-        f = text(encoding_.column_text(key));
+      if (f.is_none() && key_column_ && *key_column_ == i) f = text(encoding_.column_text(key));
       if (!f.is_none()) row[columns_[i]] = f;
     }
     return row;
@@ -171,8 +169,8 @@ class Chunker {
       const std::span<const std::byte> k(base + s.at, s.key), v(base + s.at + s.key, s.value);
       // The row's pair through the C API: py::make_tuple's casts cost a third of a row.
       py::object key = int64_keys_ && k.size() == 8
-                           ? py::reinterpret_steal<py::object>(PyLong_FromLongLong(
-                                 ordered_to_int64(detail::load_be64(k.data()))))
+                           ? py::reinterpret_steal<py::object>(
+                                 PyLong_FromLongLong(ordered_to_int64(detail::load_be64(k.data()))))
                            : key_to_python(k, key_encoding_);
       py::object value = (*decoder_)(k, v);
       if (!key || !value) throw py::error_already_set();
@@ -236,8 +234,7 @@ class PyRange {
     db_->check_open();
     R range = first_ ? std::move(*first_) : query_();
     first_.reset();
-    const py::object chunker =
-        py::cast(Chunker<R>(db_, std::move(range), key_encoding_, decoder_));
+    const py::object chunker = py::cast(Chunker<R>(db_, std::move(range), key_encoding_, decoder_));
     return make_row_iterator(chunker.attr("next_chunk"));
   }
 
@@ -257,8 +254,8 @@ void bind_range(py::module_& m, const char* name, const char* chunks_name) {
   py::class_<Chunker<R>>(m, chunks_name, "Internal: the chunks of rows of a range iteration.")
       .def("next_chunk", &Chunker<R>::next_chunk);
   py::class_<Rows>(m, name,
-                "Rows between two bounds, as (key, value) pairs in key order (or reversed). "
-                "len() is known up front; each iteration reads the rows again.")
+                   "Rows between two bounds, as (key, value) pairs in key order (or reversed). "
+                   "len() is known up front; each iteration reads the rows again.")
       .def("__len__", &Rows::size)
       .def("__iter__", &Rows::iter)
       .def_property_readonly("reverse", &Rows::reverse);

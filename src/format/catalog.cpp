@@ -263,10 +263,12 @@ result<Catalog> decode_catalog(std::span<const std::byte> bytes, uint32_t page_s
   }
   // The miss filter descriptors and the column lists, when there are any,
   // follow the page directory, whose size the page count gives.
-  const uint64_t directory = c.filters.empty() ? 0 : uint64_t{kPageLocationSize} * (page_count - 1);
   const uint64_t descriptors = miss_filters ? uint64_t{kMissFilterDescSize} * c.tables.size() : 0;
   if (!c.filters.empty()) {
-    if (r.remaining() < directory + descriptors)
+    // Compared by division: the page count is the header's, and its directory's size in bytes
+    // could wrap (a wrapped size once passed, and the resize below threw length_error).
+    if (page_count == 0 || r.remaining() < descriptors ||
+        page_count - 1 > (r.remaining() - descriptors) / kPageLocationSize)
       return bad("page directory does not match the page count");
     c.pages.resize(page_count - 1);
     for (auto& p : c.pages) {

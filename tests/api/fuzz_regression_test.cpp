@@ -17,6 +17,9 @@
 //   open/leaf-record-offset-past-last: a leaf's record offsets rose past its last offset, and
 //   the page check read a key length past the page before it failed the record; now an offset
 //   past the last one is corruption before the record is read.
+//   open/catalog-directory-size-wraps: a filtered file whose header gives 2^62 + 12 pages made
+//   the page directory's size in bytes wrap, pass the catalog's length check, and resize the
+//   directory to 2^62 entries (std::length_error); now compared by division: corruption.
 //   build/prefix_longer_than_a_fixed_width_index: a prefix query longer than the width of a
 //   non-unique index of fixed-width keys matched the rank bytes its tree keys go on with (seven
 //   entries of key 00 00 00 for the prefix of five zero bytes); now such a prefix matches nothing.
@@ -74,6 +77,7 @@ const std::map<std::string, std::string> kExpected = {
     {"open/corpus/empty_file", "refused: truncated file"},
     {"open/corpus/header_only", "refused: unsupported format version or feature"},
     {"open/regressions/leaf-record-offset-past-last", "unverified: corrupt file"},
+    {"open/regressions/catalog-directory-size-wraps", "refused: corrupt file"},
     {"page/regressions/empty-catalog-read-memcpy-null", "refused: corrupt file"},
     // Builds that must fail, each with its error.
     {"build/corpus/error_duplicate_key", "refused: duplicate key"},

@@ -183,6 +183,16 @@ void open_seeds(const fs::path& dir) {
   write(dir, "empty_file", std::string());
 }
 
+// The seed that gives a page target's base its own catalog back (its last choice).
+void write_catalog_seed(const fs::path& dir, const drydb_fuzz::PageBase& base) {
+  std::string catalog;
+  catalog += static_cast<char>(base.page_count - 1);
+  catalog += '\0';
+  catalog.append(reinterpret_cast<const char*>(base.file.data() + base.catalog_offset),
+                 base.file.size() - base.catalog_offset);
+  write(dir, "catalog", catalog);
+}
+
 void page_seeds(const fs::path& dir) {
   const drydb_fuzz::PageBase& base = drydb_fuzz::page_base();
   auto db = drydb::ReadOnlyDatabase::open_memory(base.file).value();
@@ -221,12 +231,7 @@ void page_seeds(const fs::path& dir) {
     }
     page = end;
   }
-  std::string catalog;
-  catalog += static_cast<char>(base.page_count - 1);
-  catalog += '\0';
-  catalog.append(reinterpret_cast<const char*>(base.file.data() + base.catalog_offset),
-                 base.file.size() - base.catalog_offset);
-  write(dir, "catalog", catalog);
+  write_catalog_seed(dir, base);
   if (base.page_count > 256) std::fprintf(stderr, "warning: page choice needs more than a byte\n");
 }
 
@@ -253,12 +258,7 @@ void page_index_seeds(const fs::path& dir) {
                    base.page_size);
       write(dir, type + "_" + std::to_string(n + 1), input);
     }
-  std::string catalog;
-  catalog += static_cast<char>(base.page_count - 1);
-  catalog += '\0';
-  catalog.append(reinterpret_cast<const char*>(base.file.data() + base.catalog_offset),
-                 base.file.size() - base.catalog_offset);
-  write(dir, "catalog", catalog);
+  write_catalog_seed(dir, base);
 }
 
 // A build request (see build_target.h for the layout).

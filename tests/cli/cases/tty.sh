@@ -46,12 +46,24 @@ expect_true "a bar is drawn and redrawn in place" grep -q $'\r *[0-9]*% \\[#*\\.
 # Ctrl-C at the prompt cancels the line being typed and prompts again; the session goes on.
 # Each key is typed only once the session has shown what comes before it (read from its output,
 # a bounded wait), so the line is in libedit's hands when Ctrl-C comes.
-mkfifo keys.fifo screen.fifo
-trap '' PIPE  # a session that ended early fails the waits below, not the case's shell
-timeout 60 script -qefc "exec $DRYDB items.drydb" /dev/null < keys.fifo > screen.fifo &
-session_pid=$!
-exec 3>keys.fifo 4<screen.fifo
-screen=""
+start_session() {  # COMMAND: runs COMMAND on a terminal, typed to through fd 3, read from fd 4
+  rm -f keys.fifo screen.fifo
+  mkfifo keys.fifo screen.fifo
+  trap '' PIPE  # a session that ended early fails the waits below, not the case's shell
+  timeout 60 script -qefc "$1" /dev/null < keys.fifo > screen.fifo &
+  session_pid=$!
+  exec 3>keys.fifo 4<screen.fifo
+  screen=""
+}
+end_session() {  # closes the session's input, reads what is left and sets status to its exit
+  exec 3>&-
+  cat <&4 >/dev/null
+  exec 4<&-
+  wait "$session_pid"
+  status=$?
+  trap - PIPE
+}
+start_session "exec $DRYDB items.drydb"
 wait_for() {  # TEXT: reads the session's output until TEXT has appeared (since the last call)
   local c seen=""
   while IFS= read -r -d '' -n1 -t 30 c <&4; do
@@ -72,12 +84,7 @@ printf 'count\n' >&3
 wait_for "(integer) 7"
 printf 'quit\n' >&3
 wait_for "Bye!"
-exec 3>&-
-cat <&4 >/dev/null
-exec 4<&-
-wait "$session_pid"
-status=$?
-trap - PIPE
+end_session
 last="a session given Ctrl-C at its prompt"
 expect_status 0
 # `get app` would print (nil) (or an error): neither appears.
@@ -90,14 +97,7 @@ expect_true "the history ends with the lines that ran" \
 # Ctrl-C while a command runs stops that command ("Error: interrupted") and prompts again; the
 # session goes on. The command waits at its first row (DRYDB_TEST_PAUSE,
 # tools/drydb/test_pause.h) until the terminal's Ctrl-C reaches it: no timing.
-rm -f keys.fifo screen.fifo
-mkfifo keys.fifo screen.fifo
-trap '' PIPE
-timeout 60 script -qefc "exec env DRYDB_TEST_PAUSE=session:row $DRYDB items.drydb" /dev/null \
-  < keys.fifo > screen.fifo &
-session_pid=$!
-exec 3>keys.fifo 4<screen.fifo
-screen=""
+start_session "exec env DRYDB_TEST_PAUSE=session:row $DRYDB items.drydb"
 wait_for "$prompt"
 printf 'scan\n' >&3
 wait_for "drydb: test pause at session:row"
@@ -108,12 +108,7 @@ printf 'count\n' >&3
 wait_for "(integer) 7"
 printf 'quit\n' >&3
 wait_for "Bye!"
-exec 3>&-
-cat <&4 >/dev/null
-exec 4<&-
-wait "$session_pid"
-status=$?
-trap - PIPE
+end_session
 last="a session given Ctrl-C while a command runs"
 expect_status 0
 expect_true "the scan printed its first row" grep -q '1) ' <<<"$screen"
