@@ -19,12 +19,20 @@ namespace {
 constexpr uint64_t kMaxCount = (uint64_t{1} << 63) - 1;
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-Error invalid(std::string what) { return Error(errc::invalid_argument, "manifest: " + std::move(what)); }
-Error corrupt(std::string what) { return Error(errc::corruption, "manifest: " + std::move(what)); }
+Error invalid(std::string what) {
+  return Error(errc::invalid_argument, "manifest: " + std::move(what));
+}
+Error corrupt(std::string what) {
+  return Error(errc::corruption, "manifest: " + std::move(what));
+}
 
-bool valid_utf8(std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); }
+bool valid_utf8(std::string_view s) {
+  return simdjson::validate_utf8(s.data(), s.size());
+}
 
-bool valid_name(std::string_view s) { return !s.empty() && s.size() <= 255 && valid_utf8(s); }
+bool valid_name(std::string_view s) {
+  return !s.empty() && s.size() <= 255 && valid_utf8(s);
+}
 
 // A shard's file name: one file in the generation's folder.
 bool valid_file_name(std::string_view s) {
@@ -257,7 +265,8 @@ bool parse_shard(Parser& p, element e, const std::string& where, ManifestShard* 
       p.string(m.get("xxh3"), where + ".xxh3", &digest) &&
       p.array_of(m.get("tables"), where + ".tables", &tables)) {
     const auto value = from_hex(digest);
-    if (digest.size() != 16 || !value) return p.fail(where + ".xxh3 is not 16 lowercase hex digits");
+    if (digest.size() != 16 || !value)
+      return p.fail(where + ".xxh3 is not 16 lowercase hex digits");
     out->xxh3 = detail::load_be64(reinterpret_cast<const std::byte*>(value->data()));
     if (tables.size() > kMaxManifestTables)
       return p.fail(where + ": more than " + std::to_string(kMaxManifestTables) + " tables");
@@ -302,7 +311,8 @@ status check_manifest(const Manifest& m) {
       return invalid(label + ": more than " + std::to_string(kMaxManifestIndexes) + " indexes");
     std::set<std::string_view> indexes;
     for (const ManifestIndex& ix : t.indexes) {
-      if (!valid_name(ix.name)) return invalid(label + ": an index's name is not 1 to 255 bytes of UTF-8");
+      if (!valid_name(ix.name))
+        return invalid(label + ": an index's name is not 1 to 255 bytes of UTF-8");
       if (!indexes.insert(ix.name).second)
         return invalid(label + ": two indexes are named " + shown(ix.name));
       if (!valid_name(ix.key_encoding))
@@ -337,14 +347,22 @@ status check_manifest(const Manifest& m) {
         continue;
       }
       if (st.last < st.first) return invalid(where + ": its last key is before its first");
-      if (st.rows == 1 && st.first != st.last)
-        return invalid(where + ": one row with two keys");
+      if (st.rows == 1 && st.first != st.last) return invalid(where + ": one row with two keys");
       if (st.rows > 1 && st.first == st.last)
         return invalid(where + ": " + std::to_string(st.rows) + " rows with one key");
       if (const size_t w = key_width(table.key_encoding);
           w != 0 && (st.first.size() != w || st.last.size() != w))
         return invalid(where + ": a key that is not " + std::to_string(w) + " bytes");
-      if (table.partitioning.function != kRangePartitioning) continue;
+      if (table.partitioning.function != kRangePartitioning) {
+        // xxh3-64-mod-v1: the shard's first and last keys are its own (a sample of its rows).
+        const auto shards = static_cast<uint32_t>(m.shards.size());
+        for (const std::string* key : {&st.first, &st.last})
+          if (shard_of(table.partitioning, shards, *key) != i)
+            return invalid(where + ": its " + (key == &st.first ? "first" : "last") +
+                           " key belongs to shard " +
+                           std::to_string(shard_of(table.partitioning, shards, *key)));
+        continue;
+      }
       const auto& splits = table.partitioning.splits;
       if (i > 0 && st.first < splits[i - 1])
         return invalid(where + ": its first key is before the split key that begins the shard");
@@ -444,7 +462,8 @@ result<Manifest> parse_manifest(std::string_view json) {
       p.array_of(m.get("shards"), "shards", &shards)) {
     if (tables.size() > kMaxManifestTables)
       return corrupt("more than " + std::to_string(kMaxManifestTables) + " tables");
-    if (shards.size() > kMaxShards) return corrupt("more than " + std::to_string(kMaxShards) + " shards");
+    if (shards.size() > kMaxShards)
+      return corrupt("more than " + std::to_string(kMaxShards) + " shards");
     size_t i = 0;
     for (element t : tables)
       if (!parse_table(p, t, "tables[" + std::to_string(i++) + "]", &out.tables.emplace_back()))
@@ -457,8 +476,9 @@ result<Manifest> parse_manifest(std::string_view json) {
   if (!p.done(m)) return std::move(*p.error);
   // A manifest that breaks a rule is a damaged file here, not a caller's mistake.
   if (status st = check_manifest(out); !st)
-    return Error(st.code() == errc::invalid_argument ? make_error_code(errc::corruption) : st.code(),
-                 st.error().message);
+    return Error(
+        st.code() == errc::invalid_argument ? make_error_code(errc::corruption) : st.code(),
+        st.error().message);
   return out;
 }
 

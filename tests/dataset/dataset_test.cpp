@@ -36,15 +36,17 @@ TEST(Partitioning, RangeCountsTheSplitKeysAtOrBelowTheKey) {
   const Partitioning p{std::string(drydb::kRangePartitioning), {"b", "d"}};
   ASSERT_TRUE(drydb::check_partitioning(p, 3));
   const std::vector<std::pair<std::string, uint32_t>> cases = {
-      {"", 0}, {"a", 0}, {"a\xff\xff", 0}, {"b", 1}, {std::string("b\0", 2), 1}, {"c", 1},
-      {"d", 2}, {"zz", 2}, {"\xff", 2}};
-  for (const auto& [key, shard] : cases) EXPECT_EQ(drydb::shard_of(p, 3, key), shard) << key;
+      {"", 0},  {"a", 0}, {"a\xff\xff", 0}, {"b", 1},   {std::string("b\0", 2), 1},
+      {"c", 1}, {"d", 2}, {"zz", 2},        {"\xff", 2}};
+  for (const auto& [key, shard] : cases)
+    EXPECT_EQ(drydb::shard_of(p, 3, key), shard) << key;
   // Bytes compare unsigned: 0x80 is after 0x7f.
   const Partitioning high{std::string(drydb::kRangePartitioning), {"\x80"}};
   EXPECT_EQ(drydb::shard_of(high, 2, "\x7f"), 0u);
   EXPECT_EQ(drydb::shard_of(high, 2, "\x80"), 1u);
   // int64 keys split in numeric order through their encoding.
-  const Partitioning ints{std::string(drydb::kRangePartitioning), {int_key(-10), int_key(0), int_key(1000)}};
+  const Partitioning ints{std::string(drydb::kRangePartitioning),
+                          {int_key(-10), int_key(0), int_key(1000)}};
   ASSERT_TRUE(drydb::check_partitioning(ints, 4));
   EXPECT_EQ(drydb::shard_of(ints, 4, int_key(INT64_MIN)), 0u);
   EXPECT_EQ(drydb::shard_of(ints, 4, int_key(-11)), 0u);
@@ -67,7 +69,8 @@ TEST(Partitioning, HashIsXxh3OfTheEncodedKeyModuloTheShards) {
     ASSERT_EQ(drydb::shard_of(p, 7, k), want);
     ++per_shard[want];
   }
-  for (int n : per_shard) EXPECT_GT(n, 100);  // 1,000 keys spread over all 7
+  for (int n : per_shard)
+    EXPECT_GT(n, 100);  // 1,000 keys spread over all 7
   // Fixed values, so that the function can never drift with the library: shard_of(k) for 1,000
   // shards, from xxHash 0.8's XXH3_64bits as docs/sharding.md specifies it.
   // (docs/sharding.md lists them for other implementations.)
@@ -85,11 +88,11 @@ TEST(Partitioning, RefusesWhatDoesNotFit) {
   } cases[] = {
       {{range, {}}, 0, errc::invalid_argument},
       {{range, {}}, drydb::kMaxShards + 1, errc::invalid_argument},
-      {{range, {"a"}}, 1, errc::invalid_argument},     // 1 shard takes no split
-      {{range, {"a"}}, 3, errc::invalid_argument},     // 3 shards take 2
+      {{range, {"a"}}, 1, errc::invalid_argument},       // 1 shard takes no split
+      {{range, {"a"}}, 3, errc::invalid_argument},       // 3 shards take 2
       {{range, {"b", "a"}}, 3, errc::invalid_argument},  // not increasing
       {{range, {"a", "a"}}, 3, errc::invalid_argument},  // not strictly
-      {{range, {""}}, 2, errc::invalid_argument},      // the empty key splits nothing
+      {{range, {""}}, 2, errc::invalid_argument},        // the empty key splits nothing
       {{hash, {"a"}}, 2, errc::invalid_argument},
       {{"range-v2", {}}, 1, errc::unsupported_version},
   };
@@ -117,33 +120,44 @@ Manifest sample() {
   names.partitioning.splits = {"m"};
   m.tables = {t, names};
   m.shards = {
-      {"shard-00000.drydb", 8192, 0x0123456789abcdefULL, {{2, int_key(-5), int_key(99)}, {0, "", ""}}},
-      {"shard-00001.drydb", 12288, 0xfedcba9876543210ULL, {{1, int_key(100), int_key(100)}, {3, "m", "zed"}}},
+      {"shard-00000.drydb",
+       8192,
+       0x0123456789abcdefULL,
+       {{2, int_key(-5), int_key(99)}, {0, "", ""}}},
+      {"shard-00001.drydb",
+       12288,
+       0xfedcba9876543210ULL,
+       {{1, int_key(100), int_key(100)}, {3, "m", "zed"}}},
   };
   return m;
 }
 
-bool same(const Manifest& a, const Manifest& b) { return drydb::manifest_json(a) == drydb::manifest_json(b); }
+bool same(const Manifest& a, const Manifest& b) {
+  return drydb::manifest_json(a) == drydb::manifest_json(b);
+}
 
 TEST(Manifest, JsonIsAsDocumented) {
   const Manifest m = sample();
   ASSERT_TRUE(drydb::check_manifest(m)) << drydb::check_manifest(m).error().message;
-  EXPECT_EQ(drydb::manifest_json(m),
-            "{\"format\": \"drydb-dataset\", \"version\": 1, \"dataset\": \"users\", \"generation\": 3,\n"
-            "\"tables\": [\n"
-            "  {\"name\": \"by_id\", \"key_encoding\": \"int64\", \"indexes\": [{\"name\": \"email\", "
-            "\"unique\": true, \"key_encoding\": \"bytes\"}, {\"name\": \"city\", \"unique\": false, "
-            "\"key_encoding\": \"bytes\"}], \"partitioning\": {\"function\": \"range-v1\", \"splits\": "
-            "[\"8000000000000064\"]}},\n"
-            "  {\"name\": \"names\", \"key_encoding\": \"bytes\", \"indexes\": [], \"partitioning\": "
-            "{\"function\": \"range-v1\", \"splits\": [\"6d\"]}}],\n"
-            "\"shards\": [\n"
-            "  {\"file\": \"shard-00000.drydb\", \"bytes\": 8192, \"xxh3\": \"0123456789abcdef\", "
-            "\"tables\": [{\"rows\": 2, \"first\": \"7ffffffffffffffb\", \"last\": \"8000000000000063\"}, "
-            "{\"rows\": 0}]},\n"
-            "  {\"file\": \"shard-00001.drydb\", \"bytes\": 12288, \"xxh3\": \"fedcba9876543210\", "
-            "\"tables\": [{\"rows\": 1, \"first\": \"8000000000000064\", \"last\": \"8000000000000064\"}, "
-            "{\"rows\": 3, \"first\": \"6d\", \"last\": \"7a6564\"}]}]}\n");
+  EXPECT_EQ(
+      drydb::manifest_json(m),
+      "{\"format\": \"drydb-dataset\", \"version\": 1, \"dataset\": \"users\", \"generation\": 3,\n"
+      "\"tables\": [\n"
+      "  {\"name\": \"by_id\", \"key_encoding\": \"int64\", \"indexes\": [{\"name\": \"email\", "
+      "\"unique\": true, \"key_encoding\": \"bytes\"}, {\"name\": \"city\", \"unique\": false, "
+      "\"key_encoding\": \"bytes\"}], \"partitioning\": {\"function\": \"range-v1\", \"splits\": "
+      "[\"8000000000000064\"]}},\n"
+      "  {\"name\": \"names\", \"key_encoding\": \"bytes\", \"indexes\": [], \"partitioning\": "
+      "{\"function\": \"range-v1\", \"splits\": [\"6d\"]}}],\n"
+      "\"shards\": [\n"
+      "  {\"file\": \"shard-00000.drydb\", \"bytes\": 8192, \"xxh3\": \"0123456789abcdef\", "
+      "\"tables\": [{\"rows\": 2, \"first\": \"7ffffffffffffffb\", \"last\": "
+      "\"8000000000000063\"}, "
+      "{\"rows\": 0}]},\n"
+      "  {\"file\": \"shard-00001.drydb\", \"bytes\": 12288, \"xxh3\": \"fedcba9876543210\", "
+      "\"tables\": [{\"rows\": 1, \"first\": \"8000000000000064\", \"last\": "
+      "\"8000000000000064\"}, "
+      "{\"rows\": 3, \"first\": \"6d\", \"last\": \"7a6564\"}]}]}\n");
   auto back = drydb::parse_manifest(drydb::manifest_json(m));
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_TRUE(same(*back, m));
@@ -188,55 +202,73 @@ TEST(Manifest, EveryWayOfBeingWrongIsRefused) {
       {"not JSON", "{", errc::corruption, "not JSON"},
       {"not an object", "[]", errc::corruption, "is not an object"},
       {"another format", edited("\"drydb-dataset\"", "\"sqlite\""), errc::corruption, "format"},
-      {"a newer version", edited("\"version\": 1", "\"version\": 2"), errc::unsupported_version, "version 2"},
-      {"an unknown member", edited("\"generation\": 3", "\"generation\": 3, \"extra\": 0"), errc::corruption,
-       "unknown member \"extra\""},
+      {"a newer version", edited("\"version\": 1", "\"version\": 2"), errc::unsupported_version,
+       "version 2"},
+      {"an unknown member", edited("\"generation\": 3", "\"generation\": 3, \"extra\": 0"),
+       errc::corruption, "unknown member \"extra\""},
       {"a member twice", edited("\"generation\": 3", "\"generation\": 3, \"generation\": 4"),
        errc::corruption, "twice"},
-      {"a missing member", edited("\"dataset\": \"users\", ", ""), errc::corruption, "no member \"dataset\""},
-      {"a fractional count", edited("\"bytes\": 8192", "\"bytes\": 8192.0"), errc::corruption, "not an integer"},
-      {"an exponent", edited("\"bytes\": 8192", "\"bytes\": 8e3"), errc::corruption, "not an integer"},
+      {"a missing member", edited("\"dataset\": \"users\", ", ""), errc::corruption,
+       "no member \"dataset\""},
+      {"a fractional count", edited("\"bytes\": 8192", "\"bytes\": 8192.0"), errc::corruption,
+       "not an integer"},
+      {"an exponent", edited("\"bytes\": 8192", "\"bytes\": 8e3"), errc::corruption,
+       "not an integer"},
       {"a negative count", edited("\"bytes\": 8192", "\"bytes\": -1"), errc::corruption, "outside"},
       {"a count over 2^63 - 1", edited("\"bytes\": 8192", "\"bytes\": 9223372036854775808"),
        errc::corruption, "outside"},
-      {"a string count", edited("\"rows\": 2", "\"rows\": \"2\""), errc::corruption, "not an integer"},
-      {"generation 0", edited("\"generation\": 3", "\"generation\": 0"), errc::corruption, "generation 0"},
+      {"a string count", edited("\"rows\": 2", "\"rows\": \"2\""), errc::corruption,
+       "not an integer"},
+      {"generation 0", edited("\"generation\": 3", "\"generation\": 0"), errc::corruption,
+       "generation 0"},
       {"upper-case hex", edited("\"6d\"", "\"6D\""), errc::corruption, "lowercase hex"},
       {"odd hex", edited("\"6d\"", "\"6\""), errc::corruption, "lowercase hex"},
-      {"a short digest", edited("\"0123456789abcdef\"", "\"0123\""), errc::corruption, "16 lowercase hex"},
-      {"unique not a bool", edited("\"unique\": true", "\"unique\": 1"), errc::corruption, "not true or false"},
+      {"a short digest", edited("\"0123456789abcdef\"", "\"0123\""), errc::corruption,
+       "16 lowercase hex"},
+      {"unique not a bool", edited("\"unique\": true", "\"unique\": 1"), errc::corruption,
+       "not true or false"},
       {"an unknown function", edited("\"range-v1\"", "\"range-v9\""), errc::unsupported_version,
        "range-v9"},
       {"splits out of order", edited("\"splits\": [\"6d\"]", "\"splits\": [\"6d\", \"61\"]"),
        errc::corruption, "split key"},
-      {"two tables of one name", edited("\"name\": \"names\"", "\"name\": \"by_id\""), errc::corruption,
-       "two tables"},
-      {"two indexes of one name", edited("\"name\": \"city\"", "\"name\": \"email\""), errc::corruption,
-       "two indexes"},
-      {"a file in another folder", edited("\"shard-00000.drydb\"", "\"../x.drydb\""), errc::corruption,
+      {"two tables of one name", edited("\"name\": \"names\"", "\"name\": \"by_id\""),
+       errc::corruption, "two tables"},
+      {"two indexes of one name", edited("\"name\": \"city\"", "\"name\": \"email\""),
+       errc::corruption, "two indexes"},
+      {"a file in another folder", edited("\"shard-00000.drydb\"", "\"../x.drydb\""),
+       errc::corruption, "not one file"},
+      {"the folder itself", edited("\"shard-00000.drydb\"", "\"..\""), errc::corruption,
        "not one file"},
-      {"the folder itself", edited("\"shard-00000.drydb\"", "\"..\""), errc::corruption, "not one file"},
       {"two shards of one file", edited("\"shard-00001.drydb\"", "\"shard-00000.drydb\""),
        errc::corruption, "two shards"},
-      {"a missing shard table", edited(", {\"rows\": 0}]", "]"), errc::corruption, "describes 1 tables"},
-      {"keys of no rows", edited("{\"rows\": 0}", "{\"rows\": 0, \"first\": \"61\", \"last\": \"61\"}"),
+      {"a missing shard table", edited(", {\"rows\": 0}]", "]"), errc::corruption,
+       "describes 1 tables"},
+      {"keys of no rows",
+       edited("{\"rows\": 0}", "{\"rows\": 0, \"first\": \"61\", \"last\": \"61\"}"),
        errc::corruption, "unknown member"},
-      {"no keys of rows", edited("{\"rows\": 0}", "{\"rows\": 5}"), errc::corruption, "no member \"first\""},
-      {"last before first", edited("\"first\": \"6d\", \"last\": \"7a6564\"", "\"first\": \"7a\", \"last\": \"6d\""),
+      {"no keys of rows", edited("{\"rows\": 0}", "{\"rows\": 5}"), errc::corruption,
+       "no member \"first\""},
+      {"last before first",
+       edited("\"first\": \"6d\", \"last\": \"7a6564\"", "\"first\": \"7a\", \"last\": \"6d\""),
        errc::corruption, "last key is before its first"},
-      {"one row, two keys", edited("\"last\": \"8000000000000064\"", "\"last\": \"8000000000000065\""),
-       errc::corruption, "one row with two keys"},
+      {"one row, two keys",
+       edited("\"last\": \"8000000000000064\"", "\"last\": \"8000000000000065\""), errc::corruption,
+       "one row with two keys"},
       {"a key below its shard", edited("\"first\": \"6d\"", "\"first\": \"6c\""), errc::corruption,
        "before the split key"},
-      {"a key above its shard", edited("\"last\": \"8000000000000063\"", "\"last\": \"8000000000000064\""),
-       errc::corruption, "not before the split key"},
-      {"an int64 split key of 2 bytes", edited("\"8000000000000064\"]", "\"0001\"]"), errc::corruption,
-       "not 8 bytes"},
-      {"an int64 key of 3 bytes", edited("\"first\": \"7ffffffffffffffb\"", "\"first\": \"000000\""),
+      {"a key above its shard",
+       edited("\"last\": \"8000000000000063\"", "\"last\": \"8000000000000064\""), errc::corruption,
+       "not before the split key"},
+      {"an int64 split key of 2 bytes", edited("\"8000000000000064\"]", "\"0001\"]"),
        errc::corruption, "not 8 bytes"},
+      {"an int64 key of 3 bytes",
+       edited("\"first\": \"7ffffffffffffffb\"", "\"first\": \"000000\""), errc::corruption,
+       "not 8 bytes"},
       {"many rows, one key", edited("\"last\": \"7a6564\"", "\"last\": \"6d\""), errc::corruption,
        "3 rows with one key"},
-      {"no tables", edited("\"tables\": [\n  {\"name\": \"by_id\"", "\"tables\": [], \"x\": [{\"name\": \"by_id\""),
+      {"no tables",
+       edited("\"tables\": [\n  {\"name\": \"by_id\"",
+              "\"tables\": [], \"x\": [{\"name\": \"by_id\""),
        errc::corruption, ""},
   };
   for (const auto& c : cases) {
@@ -246,6 +278,34 @@ TEST(Manifest, EveryWayOfBeingWrongIsRefused) {
     EXPECT_EQ(m.code(), c.code) << m.error().message;
     EXPECT_NE(m.error().message.find(c.message), std::string::npos) << m.error().message;
   }
+}
+
+// A hash-partitioned table's shard describes its own rows: its first and last keys hash to it.
+TEST(Manifest, HashShardsKeysRouteToTheirShard) {
+  drydb::Manifest m;
+  m.dataset = "d";
+  m.generation = 1;
+  m.tables.push_back({"t", "bytes", {}, {std::string(drydb::kHashPartitioning), {}}});
+  // Keys of each shard of 3, found by the partition function itself.
+  std::vector<std::vector<std::string>> keys(3);
+  for (int i = 0; keys[0].size() < 2 || keys[1].size() < 2 || keys[2].size() < 2; ++i) {
+    const std::string k = "k" + std::to_string(i);
+    auto& of = keys[drydb::shard_of(m.tables[0].partitioning, 3, k)];
+    if (of.size() < 2) of.push_back(k);
+  }
+  for (uint32_t s = 0; s < 3; ++s) {
+    std::sort(keys[s].begin(), keys[s].end());
+    m.shards.push_back({"s" + std::to_string(s), 1, 0, {{2, keys[s][0], keys[s][1]}}});
+  }
+  EXPECT_TRUE(drydb::check_manifest(m));
+  drydb::Manifest wrong = m;  // shard 1 says one of its keys is shard 2's
+  const auto [low, high] = std::minmax(keys[1][0], keys[2][0]);
+  wrong.shards[1].tables[0] = {2, low, high};
+  const auto st = drydb::check_manifest(wrong);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.code(), errc::invalid_argument);
+  EXPECT_NE(st.error().message.find("key belongs to shard 2"), std::string::npos)
+      << st.error().message;
 }
 
 TEST(Manifest, ChecksWhatItWrites) {
@@ -294,8 +354,8 @@ TEST(Manifest, FuzzInputsReplay) {
   size_t inputs = 0;
   for (const char* kind : {"corpus", "regressions"}) {
     std::error_code ec;
-    for (std::filesystem::directory_iterator it(root / kind / "manifest", ec), end; !ec && it != end;
-         it.increment(ec)) {
+    for (std::filesystem::directory_iterator it(root / kind / "manifest", ec), end;
+         !ec && it != end; it.increment(ec)) {
       std::ifstream in(it->path(), std::ios::binary);
       const std::string data((std::istreambuf_iterator<char>(in)), {});
       SCOPED_TRACE(it->path().string());
@@ -306,7 +366,8 @@ TEST(Manifest, FuzzInputsReplay) {
   }
   std::sort(parsed.begin(), parsed.end());
   EXPECT_GE(inputs, 5u);
-  EXPECT_EQ(parsed, (std::vector<std::string>{"hash_two_tables", "one_shard", "range_three_shards"}));
+  EXPECT_EQ(parsed,
+            (std::vector<std::string>{"hash_two_tables", "one_shard", "range_three_shards"}));
 }
 
 // ---- generations --------------------------------------------------------------------------------
@@ -366,7 +427,8 @@ TEST(Generations, KeepsTheNewestOlderOnes) {
     make_generation(ds, n);
     ASSERT_TRUE(drydb::publish_generation(ds.path(), n, /*keep=*/2));
   }
-  EXPECT_EQ(ds.entries(), (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-3", "gen-4", "gen-5"}));
+  EXPECT_EQ(ds.entries(),
+            (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-3", "gen-4", "gen-5"}));
   make_generation(ds, 6);
   ASSERT_TRUE(drydb::publish_generation(ds.path(), 6, /*keep=*/0));
   EXPECT_EQ(ds.entries(), (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-6"}));
@@ -381,7 +443,8 @@ TEST(Generations, ClaimedNumbersAreNeverShared) {
   std::vector<std::thread> threads;
   for (size_t i = 0; i < got.size(); ++i)
     threads.emplace_back([&, i] { got[i] = *drydb::claim_generation(ds.path()); });
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
@@ -395,7 +458,8 @@ TEST(Generations, RetentionAndRollbackCountOnlyCompleteGenerations) {
   make_generation(ds, 5);
   ASSERT_TRUE(drydb::publish_generation(ds.path(), 5, /*keep=*/1));
   // gen-2 is the one complete older generation kept; the folders without a manifest stay.
-  EXPECT_EQ(ds.entries(), (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-2", "gen-3", "gen-4", "gen-5"}));
+  EXPECT_EQ(ds.entries(),
+            (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-2", "gen-3", "gen-4", "gen-5"}));
   // A generation whose manifest does not read is not rolled back to.
   std::ofstream(ds / "gen-4" / "manifest.json") << "{";
   auto back = drydb::rollback_generation(ds.path());
@@ -405,7 +469,8 @@ TEST(Generations, RetentionAndRollbackCountOnlyCompleteGenerations) {
 
 TEST(Generations, DamagedPointersAreCorruption) {
   TempDir ds;
-  for (const char* text : {"gen-0\n", "gen-01\n", "gen-1", "generation 1\n", "gen-1\ngen-2\n", ""}) {
+  for (const char* text :
+       {"gen-0\n", "gen-01\n", "gen-1", "generation 1\n", "gen-1\ngen-2\n", ""}) {
     std::ofstream(ds / "CURRENT", std::ios::trunc) << text;
     EXPECT_EQ(drydb::current_generation(ds.path()).code(), errc::corruption) << text;
   }
