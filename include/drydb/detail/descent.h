@@ -142,14 +142,14 @@ struct PrefixKeySearch {
     return LeafView::search_prefix_key(leaf.page(), x, found);
   }
 
-  // child() and slot() of a batch (probe_batch): searches[j] in pages[j],
-  // j < m <= kProbeBatch. The internal pages' binary searches run in
-  // lockstep (prefix_bound_lockstep), so that the batch's cache misses
-  // overlap: interpolation, which a single descent uses, is a chain of
-  // dependent loads where separators are unevenly spaced (clustered keys).
-  // The leaves' searches run one after another as slot(): their lines
-  // around the guessed slot were prefetched (prefetch_child), so the guess
-  // costs fewer instructions than a binary search and waits on no miss.
+  // child() of a batch (probe_batch): searches[j] in internal pages[j],
+  // j < m <= kProbeBatch, the binary searches run in lockstep
+  // (prefix_bound_lockstep) so that the batch's cache misses overlap:
+  // interpolation, which a single descent uses, is a chain of dependent loads
+  // where separators are unevenly spaced (clustered keys). A batch's leaves
+  // are searched one by one with slot(): their lines around the guessed slot
+  // were prefetched (prefetch_child), so the guess costs fewer instructions
+  // than a binary search and waits on no miss.
   DRYDB_ALWAYS_INLINE static void children(const PrefixKeySearch* searches,
                                            const std::byte* const* pages, uint32_t m,
                                            uint32_t* out) noexcept {
@@ -163,12 +163,6 @@ struct PrefixKeySearch {
       x[j] = searches[j].x;
     }
     prefix_bound_lockstep</*kUpper=*/true, kProbeBatch>(arrays, n, x, m, out);
-  }
-  DRYDB_ALWAYS_INLINE static void slots(const PrefixKeySearch* searches,
-                                        const std::byte* const* pages, uint32_t m, uint32_t* out,
-                                        bool* found) noexcept {
-    for (uint32_t j = 0; j < m; ++j)
-      out[j] = searches[j].slot(pages[j], &found[j]);
   }
   uint32_t fixed_part() const noexcept { return kFixedPart; }
   bool variable() const noexcept { return kVariable; }
@@ -248,11 +242,10 @@ struct BytesSearch {
     return leaf.search_bytes(key, prefix, found);
   }
 
-  // child() and slot() of a batch, as PrefixKeySearch has them: the
-  // internal pages' searches of the prefixes in lockstep, each key's
-  // placement against its page's shared prefix before and its full
-  // comparisons after (InternalView::place, settle); the leaves' searches one
-  // after another (their lines are prefetched whole: prefetch_child).
+  // child() of a batch, as PrefixKeySearch has it: the searches of the
+  // prefixes in lockstep, each key's placement against its page's shared
+  // prefix before and its full comparisons after (InternalView::place,
+  // settle).
   DRYDB_ALWAYS_INLINE static void children(const BytesSearch* searches,
                                            const std::byte* const* pages, uint32_t m,
                                            uint32_t* out) noexcept {
@@ -276,11 +269,6 @@ struct BytesSearch {
     for (uint32_t j = 0; j < m; ++j)
       if (out[j] == kPending)
         out[j] = InternalView(pages[j], searches[j].layout).settle(lo[j], rests[j], heads[j]);
-  }
-  DRYDB_ALWAYS_INLINE static void slots(const BytesSearch* searches, const std::byte* const* pages,
-                                        uint32_t m, uint32_t* out, bool* found) noexcept {
-    for (uint32_t j = 0; j < m; ++j)
-      out[j] = searches[j].slot(pages[j], &found[j]);
   }
   uint32_t fixed_part() const noexcept { return layout.fixed_part(); }
   bool variable() const noexcept { return layout.width == 0; }
@@ -634,10 +622,6 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       unpin(inner_pins[j]);  // internal pages are permanent; a no-op that keeps the contract
     }
   }
-  uint32_t active[kProbeBatch];
-  const std::byte* leaves[kProbeBatch];
-  Search searches_of[kProbeBatch];
-  uint32_t m = 0;
   for (uint32_t j = 0; j < n; ++j) {
     if (probes[j] != Probe::found) continue;
     const std::byte* p = db.try_fetch(page[j], PageType::leaf, 0, &pins[j]);
@@ -645,23 +629,15 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       probes[j] = Probe::slow;
       continue;
     }
-    active[m] = j;
-    leaves[m] = p;
-    searches_of[m++] = searches[j];
-  }
-  uint32_t slot[kProbeBatch];
-  bool found[kProbeBatch];
-  Search::slots(searches_of, leaves, m, slot, found);
-  for (uint32_t k = 0; k < m; ++k) {
-    const uint32_t j = active[k], i = slot[k];
-    const std::byte* p = leaves[k];
+    bool found;
+    const uint32_t i = searches[j].slot(p, &found);
     const uint32_t count = leaf::count(p);
     const uint8_t flags = leaf::flags(p);
-    if (found[k] && k == 0) note_leaf_record_size<Search>(tree, p, flags, searches[j].fixed_part());
-    if (!found[k] || leaf::is_overflow(p, count, flags, i)) {
+    if (found && j == 0) note_leaf_record_size<Search>(tree, p, flags, searches[j].fixed_part());
+    if (!found || leaf::is_overflow(p, count, flags, i)) {
       unpin(pins[j]);
       pins[j] = nullptr;
-      probes[j] = found[k] ? Probe::slow : Probe::absent;
+      probes[j] = found ? Probe::slow : Probe::absent;
       continue;
     }
     values[j] = leaf::value_field(p, leaf::records(p, count, flags), count, flags,
