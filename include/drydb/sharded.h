@@ -299,6 +299,8 @@ class ShardedDatabase {
   size_t shard_count() const noexcept;
   // Shard i as the database it is.
   const ReadOnlyDatabase& shard(size_t i) const noexcept;
+  // Shard i's file: the manifest's name for it, in the manifest's folder.
+  std::filesystem::path shard_path(size_t i) const;
 
   // The table `name`; errc::not_found naming the tables there are.
   result<ShardedTable> table(std::string_view name) const;

@@ -28,6 +28,8 @@ struct ShardedTableState {
 
 struct ShardedState {
   Manifest manifest;
+  std::filesystem::path folder;  // the shards'
+
   std::vector<ReadOnlyDatabase> shards;
   std::vector<ShardedTableState> tables;
 };
@@ -160,6 +162,7 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
   state->manifest = std::move(*manifest);
   const Manifest& m = state->manifest;
   const fs::path folder = where->parent_path();
+  state->folder = folder;
   state->shards.reserve(m.shards.size());
   for (size_t i = 0; i < m.shards.size(); ++i) {
     const fs::path file = folder / m.shards[i].file;
@@ -199,6 +202,9 @@ size_t ShardedDatabase::shard_count() const noexcept {
 }
 const ReadOnlyDatabase& ShardedDatabase::shard(size_t i) const noexcept {
   return state_->shards[i];
+}
+std::filesystem::path ShardedDatabase::shard_path(size_t i) const {
+  return state_->folder / state_->manifest.shards[i].file;
 }
 
 result<ShardedTable> ShardedDatabase::table(std::string_view name) const {

@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "drydb/index.h"
+#include "drydb/sharded.h"
 #include "inspect.h"
 #include "json.h"
 #include "keys.h"
@@ -26,11 +27,56 @@ void write_line(std::FILE* out, std::string_view line) {
   test_pause("dump:writing");
 }
 
+// Calls row(key, value) for each row of a table, in key order: a file's, or a dataset's
+// across its shards.
+template <class Row>
+void for_each_row(const ReadOnlyTable& t, const ShardedTable* sharded, Row row) {
+  if (sharded) {
+    ShardedRange r = check(sharded->get_range(unbounded, unbounded));
+    for (const Entry e : r)
+      row(e.key, e.value);
+    return check(r.status());
+  }
+  Cursor c = t.cursor();
+  for (bool ok = c.first(); ok; ok = c.next()) {
+    const auto value = c.value();
+    check(c.status());
+    row(c.key(), value);
+  }
+  check(c.status());
+}
+
+// Calls entry(key, index_key) for each entry of an index, in (index key, key) order.
+template <class IndexEntry>
+void for_each_entry(const SecondaryIndex& ix, const ShardedTable* sharded, IndexEntry entry) {
+  if (sharded) {
+    ShardedIndexRange r = check(check(sharded->index(ix.name())).get_range(unbounded, unbounded));
+    for (const ShardedIndexEntry e : r)
+      entry(e.key, e.index_key);
+    return check(r.status());
+  }
+  IndexCursor c = ix.cursor();
+  for (bool ok = c.first(); ok; ok = c.next()) {
+    const auto key = c.key();
+    check(c.status());
+    entry(key, c.index_key());
+  }
+  check(c.status());
+}
+
 }  // namespace
 
 void run_dump(const std::string& path, const std::vector<std::string>& names, std::FILE* out) {
-  const ReadOnlyDatabase db = open_database(path);
-  const FileInfo layout = read_layout(path);
+  // A dataset dumps as the one file its shards make: its tables' shape (and the page size and
+  // filters) from its first shard, its rows and index entries across the shards.
+  std::optional<ShardedDatabase> dataset;
+  std::optional<ReadOnlyDatabase> file;
+  if (is_dataset(path))
+    dataset.emplace(open_dataset(path));
+  else
+    file.emplace(open_database(path));
+  const ReadOnlyDatabase& db = dataset ? dataset->shard(0) : *file;
+  const FileInfo layout = read_layout(dataset ? dataset->shard_path(0).string() : path);
   std::vector<ReadOnlyTable> tables;
   if (names.empty()) {
     tables = db.tables();
@@ -40,6 +86,10 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
           names.begin() + static_cast<std::ptrdiff_t>(i))
         tables.push_back(check(db.table(names[i])));
   }
+  std::vector<ShardedTable> sharded;
+  if (dataset)
+    for (const auto& t : tables)
+      sharded.push_back(check(dataset->table(t.name())));
 
   std::string line =
       fmt::format("{{\"drydb_dump\":2,\"page_size\":{},\"filters\":[", db.page_size());
@@ -94,27 +144,26 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
 
   // The end record, filled in as the rows and entries are written.
   std::string rows = "{\"drydb_dump_end\":{\"rows\":{", entries = ",\"index_entries\":{";
-  for (const auto& t : tables) {
+  for (size_t k = 0; k < tables.size(); ++k) {
+    const ReadOnlyTable& t = tables[k];
+    const ShardedTable* across = dataset ? &sharded[k] : nullptr;
     uint64_t row_count = 0;
     std::string prefix = "{\"table\":";
     append_json_string(prefix, t.name());
     std::optional<RowColumns> columns;
     if (!t.columns().empty()) columns = RowColumns{t.columns(), t.key_column(), t.encoding()};
     std::string map, again, err, json;
-    Cursor c = t.cursor();
-    for (bool ok = c.first(); ok; ok = c.next()) {
-      const auto value = c.value();
-      check(c.status());
+    for_each_row(t, across, [&](std::span<const std::byte> key, std::span<const std::byte> value) {
       line = prefix;
       line += ",\"key\":";
-      append_json_key(line, t.encoding(), c.key());
+      append_json_key(line, t.encoding(), key);
       line += ",\"value\":";
       // A row as the map it stands for, when JSON holds the map exactly and build turns it
       // back into the same row; else the row itself, which build stores as it is.
       const std::string_view row = as_text(value);
       json.clear();
-      if (columns && row_to_map(row, *columns, c.key(), &map) &&
-          map_to_row(map, *columns, c.key(), &again, &err) && again == row &&
+      if (columns && row_to_map(row, *columns, key, &map) &&
+          map_to_row(map, *columns, key, &again, &err) && again == row &&
           msgpack_to_exact_json(map, &json)) {
         line += "{\"msgpack\":";
         line += json;
@@ -125,9 +174,8 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
       line += "}\n";
       write_line(out, line);
       ++row_count;
-    }
-    check(c.status());
-    if (&t != &tables.front()) rows += ',', entries += ',';
+    });
+    if (k > 0) rows += ',', entries += ',';
     append_json_string(rows, t.name());
     rows += fmt::format(":{}", row_count);
     append_json_string(entries, t.name());
@@ -137,20 +185,17 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
       uint64_t entry_count = 0;
       std::string ix_prefix = prefix + ",\"index\":";
       append_json_string(ix_prefix, ix.name());
-      IndexCursor ic = ix.cursor();
-      for (bool ok = ic.first(); ok; ok = ic.next()) {
-        const auto key = ic.key();
-        check(ic.status());
-        line = ix_prefix;
-        line += ",\"key\":";
-        append_json_key(line, t.encoding(), key);
-        line += ",\"index_key\":";
-        append_json_key(line, ix.encoding(), ic.index_key());
-        line += "}\n";
-        write_line(out, line);
-        ++entry_count;
-      }
-      check(ic.status());
+      for_each_entry(ix, across,
+                     [&](std::span<const std::byte> key, std::span<const std::byte> index_key) {
+                       line = ix_prefix;
+                       line += ",\"key\":";
+                       append_json_key(line, t.encoding(), key);
+                       line += ",\"index_key\":";
+                       append_json_key(line, ix.encoding(), index_key);
+                       line += "}\n";
+                       write_line(out, line);
+                       ++entry_count;
+                     });
       if (!first_entry) entries += ',';
       first_entry = false;
       append_json_string(entries, ix.name());

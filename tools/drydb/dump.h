@@ -1,4 +1,4 @@
-// `drydb dump FILE`: the whole database as JSON Lines that `drydb build`
+// `drydb dump FILE`: the whole database (or dataset, read as one) as JSON Lines that `drydb build`
 // reads back into an equivalent database.
 //
 // Line 1, the header: {"drydb_dump":2,"page_size":N,"filters":[...],"tables":[{"name":...,

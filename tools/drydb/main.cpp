@@ -1,7 +1,8 @@
 // drydb: the command-line tool. `drydb FILE` opens an interactive session;
 // `drydb get|scan|range|prefix|count|tables|info|stats|verify|dump FILE ...`
 // answer one query for scripts; `drydb build OUT` makes a database from
-// JSON Lines, CSV or TSV. docs/cli.md documents every command and flag.
+// JSON Lines, CSV or TSV; `drydb shard ...` works on sharded datasets, which
+// every read command also reads. docs/cli.md documents every command and flag.
 //
 // Data goes to stdout, diagnostics to stderr. Exit status: 0 success, 1 not
 // found (`get` of a key that is not there), 2 any error, bad usage included.
@@ -27,6 +28,7 @@
 #include "output_file.h"
 #include "render.h"
 #include "session.h"
+#include "shard.h"
 #include "shell.h"
 #include "test_pause.h"
 
@@ -193,6 +195,7 @@ int run(int argc, char** argv) {
   dump->add_option("-o,--output", q.output, "Write to this file instead of stdout");
 
   BuildCommand build(app);
+  ShardCommand shard(app);
 
   // `drydb FILE [...]` is `drydb shell FILE [...]`.
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -235,6 +238,11 @@ int run(int argc, char** argv) {
   const Format format = parse_format(q.format);
   if (shell->parsed()) return run_shell({q.file, q.table, q.echo, q.max_line});
   if (build.subcommand()->parsed()) return build.run();
+  if (shard.subcommand()->parsed()) return shard.run();
+  if (verify->parsed() && is_dataset(q.file)) {
+    verify_dataset(q.file, stdout);
+    return kExitOk;
+  }
   if (verify->parsed()) {
     const ReadOnlyDatabase db = open_database(q.file);
     if (auto st = db.verify(); !st) fail(fmt::format("{}: {}", q.file, st.error().message));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 #include <fmt/format.h>
@@ -112,14 +113,57 @@ ReadOnlyDatabase open_database(const std::string& path) {
   return std::move(db).value();
 }
 
-// What a query runs against: the current table, or one of its indexes.
+bool is_dataset(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (S_ISDIR(st.st_mode)) {
+    // A dataset (CURRENT, HIGHEST: docs/sharding.md) or a generation (its manifest); any other
+    // folder is opened as a file, which says what it is.
+    std::error_code ec;
+    const std::filesystem::path p(path);
+    return std::filesystem::exists(p / "CURRENT", ec) ||
+           std::filesystem::exists(p / "HIGHEST", ec) ||
+           std::filesystem::exists(p / "manifest.json", ec);
+  }
+  // A manifest is JSON text, an object; a database file starts with "DRY\0". Only a regular
+  // file is read here: a FIFO or device is left to open_database, which refuses it.
+  if (!S_ISREG(st.st_mode)) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  int c;
+  while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
+  }
+  std::fclose(f);
+  return c == '{';
+}
+
+ShardedDatabase open_dataset(const std::string& path, bool checksums) {
+  auto ds = ShardedDatabase::open(
+      path, {.open = {.storage = mapped_reads ? StorageKind::mmap : StorageKind::pread,
+                      .page_cache_bytes = size_t{16} << 20},
+             .verify_checksums = checksums});
+  if (!ds) fail(fmt::format("cannot open the dataset '{}': {}", path, ds.error().message));
+  return std::move(ds).value();
+}
+
+// What a query runs against: the current table, or one of its indexes; of a
+// file, or across a dataset's shards (`sharded`, where `table` is the first
+// shard's, for the table's encoding and column list).
 struct Session::Target {
   ReadOnlyTable table;
   std::optional<SecondaryIndex> index;
+  std::optional<ShardedTable> sharded;
+  std::optional<ShardedIndex> sharded_index;
 
   KeyEncoding encoding() const { return index ? index->encoding() : table.encoding(); }
-  uint64_t count() const { return index ? index->count() : table.count(); }
+  uint64_t count() const {
+    if (sharded) return sharded_index ? sharded_index->count() : sharded->count();
+    return index ? index->count() : table.count();
+  }
   uint64_t count_range(const KeyBound& s, const KeyBound& e, RangeOptions o) const {
+    if (sharded)
+      return check(sharded_index ? sharded_index->count_range(s, e, o)
+                                 : sharded->count_range(s, e, o));
     return check(index ? index->count_range(s, e, o) : table.count_range(s, e, o));
   }
   // The rank of the first row at or after (or, exclusive, after) a bound.
@@ -131,11 +175,15 @@ struct Session::Target {
 
 Session::Session(const std::string& path, const std::string& table, bool shell, Format format,
                  std::FILE* out)
-    : path_(path), db_(open_database(path)), shell_(shell), format_(format), out_(out) {
+    : path_(path), shell_(shell), format_(format), out_(out) {
+  if (is_dataset(path))
+    dataset_.emplace(open_dataset(path));
+  else
+    db_.emplace(open_database(path));
   if (!table.empty()) {
-    table_ = check(db_.table(table));
-  } else if (auto all = db_.tables(); !all.empty()) {
-    table_ = all.front();
+    use(table);
+  } else if (auto all = table_names(); !all.empty()) {
+    use(all.front());
   }
 }
 
@@ -145,7 +193,12 @@ std::string Session::table_name() const {
 
 std::vector<std::string> Session::table_names() const {
   std::vector<std::string> names;
-  for (const auto& t : db_.tables())
+  if (dataset_) {
+    for (const auto& t : dataset_->tables())
+      names.emplace_back(t.name());
+    return names;
+  }
+  for (const auto& t : db_->tables())
     names.emplace_back(t.name());
   return names;
 }
@@ -159,7 +212,12 @@ std::vector<std::string> Session::index_names() const {
 }
 
 void Session::use(const std::string& table) {
-  table_ = check(db_.table(table));
+  if (!dataset_) {
+    table_ = check(db_->table(table));
+    return;
+  }
+  sharded_table_ = check(dataset_->table(table));
+  table_ = check(dataset_->shard(0).table(table));
 }
 
 const ReadOnlyTable& Session::current() const {
@@ -168,8 +226,11 @@ const ReadOnlyTable& Session::current() const {
 }
 
 Session::Target Session::target(const QueryArgs& a) const {
-  Target t{current(), std::nullopt};
-  if (!a.index.empty()) t.index = check(t.table.index(a.index));
+  Target t{current(), std::nullopt, sharded_table_, std::nullopt};
+  if (!a.index.empty()) {
+    t.index = check(t.table.index(a.index));
+    if (t.sharded) t.sharded_index = check(t.sharded->index(a.index));
+  }
   return t;
 }
 
@@ -226,7 +287,39 @@ uint64_t walk_target(const ReadOnlyTable& table, const std::optional<SecondaryIn
   return walk(table.cursor(), first, count, order, offset, limit, printer);
 }
 
+// Prints the entries of a range across shards (ShardedRange, ShardedIndexRange)
+// as walk() prints a cursor's, skipping `offset` and printing at most `limit`.
+template <class RangeT>
+uint64_t walk_range(RangeT& range, uint64_t offset, uint64_t limit, RowPrinter& printer) {
+  uint64_t i = 0, n = 0;
+  for (auto it = range.begin(); it != range.end() && n < limit; ++it, ++i) {
+    if (i < offset) continue;
+    const auto e = *it;
+    std::span<const std::byte> index_key;
+    if constexpr (requires { e.index_key; }) index_key = e.index_key;
+    printer.row(i + 1, index_key, e.key, e.value);
+    ++n;
+    test_pause("session:row");
+    if (g_interrupted) fail("interrupted");
+  }
+  check(range.status());
+  return n;
+}
+
 }  // namespace
+
+uint64_t Session::walk_sharded(const Target& t, const KeyBound& start, const KeyBound& end,
+                               const RangeOptions& o, const std::string* prefix, uint64_t offset,
+                               uint64_t limit, RowPrinter& printer) const {
+  if (t.sharded_index) {
+    ShardedIndexRange r = check(prefix ? t.sharded_index->prefix(as_bytes(*prefix), o.order)
+                                       : t.sharded_index->get_range(start, end, o));
+    return walk_range(r, offset, limit, printer);
+  }
+  ShardedRange r = check(prefix ? t.sharded->prefix(as_bytes(*prefix), o.order)
+                                : t.sharded->get_range(start, end, o));
+  return walk_range(r, offset, limit, printer);
+}
 
 bool Session::get(const QueryArgs& a) {
   if (a.args.size() != 1) fail_usage("get takes one key: get <key>");
@@ -237,14 +330,14 @@ bool Session::get(const QueryArgs& a) {
   Value v;
   Row r;
   if (t.index) {
-    r = check(t.index->get(key));
+    r = check(t.sharded_index ? t.sharded_index->get(key) : t.index->get(key));
     if (!r) {
       if (shell_) write_out(out_, "(nil)\n");
       return false;
     }
     row_key = r.key(), value = r.value();
   } else {
-    v = check(t.table.get(key));
+    v = check(t.sharded ? t.sharded->get(key) : t.table.get(key));
     if (!v) {
       if (shell_) write_out(out_, "(nil)\n");
       return false;
@@ -281,9 +374,12 @@ void Session::scan(const QueryArgs& a, ScanWhat what) {
   RowPrinter printer(out_, s);
   printer.header();
   const uint64_t offset = a.offset.value_or(0);
-  const uint64_t n = walk_target(t.table, t.index, 0, t.count(),
-                                 a.desc ? SortOrder::descending : SortOrder::ascending, offset,
-                                 a.limit.value_or(shell_ ? kShellRowLimit : kNoLimit), printer);
+  const SortOrder order = a.desc ? SortOrder::descending : SortOrder::ascending;
+  const uint64_t limit = a.limit.value_or(shell_ ? kShellRowLimit : kNoLimit);
+  const uint64_t n =
+      t.sharded
+          ? walk_sharded(t, unbounded, unbounded, {.order = order}, nullptr, offset, limit, printer)
+          : walk_target(t.table, t.index, 0, t.count(), order, offset, limit, printer);
   const char* noun = what == ScanWhat::keys     ? "keys"
                      : what == ScanWhat::values ? "values"
                                                 : "entries";
@@ -300,14 +396,18 @@ void Session::range(const QueryArgs& a) {
   const Bound sb = parse_bound(t.encoding(), a.args[0], a.hex);
   const Bound eb = parse_bound(t.encoding(), a.args[1], a.hex);
   const KeyBound start = key_bound(sb, kind), end = key_bound(eb, kind);
-  const RangeOptions o{.start_exclusive = a.exclusive_start, .end_exclusive = a.exclusive_end};
+  const SortOrder order = a.desc ? SortOrder::descending : SortOrder::ascending;
+  const RangeOptions o{
+      .start_exclusive = a.exclusive_start, .end_exclusive = a.exclusive_end, .order = order};
   const uint64_t total = t.count_range(start, end, o);
-  const uint64_t first = t.first_rank(start, a.exclusive_start);
   RowPrinter printer(out_, style(t, a));
   printer.header();
-  const uint64_t n = walk_target(
-      t.table, t.index, first, total, a.desc ? SortOrder::descending : SortOrder::ascending,
-      a.offset.value_or(0), a.limit.value_or(shell_ ? kShellRowLimit : kNoLimit), printer);
+  const uint64_t offset = a.offset.value_or(0);
+  const uint64_t limit = a.limit.value_or(shell_ ? kShellRowLimit : kNoLimit);
+  const uint64_t n = t.sharded
+                         ? walk_sharded(t, start, end, o, nullptr, offset, limit, printer)
+                         : walk_target(t.table, t.index, t.first_rank(start, a.exclusive_start),
+                                       total, order, offset, limit, printer);
   footer(n == 0 ? "(empty)" : fmt::format("Displayed {} of {} entries", n, group_digits(total)));
 }
 
@@ -321,14 +421,22 @@ void Session::prefix(const QueryArgs& a) {
                      t.encoding().id()));
   const std::string p = parse_key_text(KeyEncoding::bytes(), a.args[0].text, a.hex);
   const auto bytes = as_bytes(p);
-  const uint64_t total =
-      t.index ? check(t.index->prefix(bytes)).size() : check(t.table.prefix(bytes)).size();
-  const uint64_t first = t.first_rank(KeyBound(Key(bytes)), false);
+  const SortOrder order = a.desc ? SortOrder::descending : SortOrder::ascending;
+  const uint64_t offset = a.offset.value_or(0);
+  const uint64_t limit = a.limit.value_or(shell_ ? kShellPrefixLimit : kNoLimit);
   RowPrinter printer(out_, style(t, a));
-  printer.header();
-  const uint64_t n = walk_target(
-      t.table, t.index, first, total, a.desc ? SortOrder::descending : SortOrder::ascending,
-      a.offset.value_or(0), a.limit.value_or(shell_ ? kShellPrefixLimit : kNoLimit), printer);
+  uint64_t total, n;
+  if (t.sharded) {
+    total = t.sharded_index ? check(t.sharded_index->prefix(bytes)).size()
+                            : check(t.sharded->prefix(bytes)).size();
+    printer.header();
+    n = walk_sharded(t, unbounded, unbounded, {.order = order}, &p, offset, limit, printer);
+  } else {
+    total = t.index ? check(t.index->prefix(bytes)).size() : check(t.table.prefix(bytes)).size();
+    printer.header();
+    n = walk_target(t.table, t.index, t.first_rank(KeyBound(Key(bytes)), false), total, order,
+                    offset, limit, printer);
+  }
   footer(n == 0 ? "(empty)"
                 : fmt::format("Displayed {} of {} entries with prefix '{}'", n, group_digits(total),
                               escape_display(p)));
@@ -361,7 +469,6 @@ void Session::count(const QueryArgs& a) {
 }
 
 void Session::tables() {
-  const auto all = db_.tables();
   const bool text = shell_ || format_ == Format::text;
   std::vector<std::vector<std::string>> rows;
   if (text) rows.push_back({"#", "table", "key encoding", "rows", "indexes"});
@@ -369,7 +476,8 @@ void Session::tables() {
     write_out(out_, format_ == Format::csv ? "table,key_encoding,rows,indexes\n"
                                            : "table\tkey_encoding\trows\tindexes\n");
   size_t i = 0;
-  for (const auto& t : all) {
+  // A file's ReadOnlyTable or a dataset's ShardedTable, which answer alike.
+  auto print_table = [&](const auto& t) {
     ++i;
     std::string idx;
     std::string json_idx;
@@ -404,9 +512,15 @@ void Session::tables() {
       append_delimited_field(line, idx, d);
       write_out(out_, line + "\n");
     }
-  }
+  };
+  if (dataset_)
+    for (const auto& t : dataset_->tables())
+      print_table(t);
+  else
+    for (const auto& t : db_->tables())
+      print_table(t);
   if (text) {
-    if (all.empty())
+    if (i == 0)
       write_out(out_, "(no tables)\n");
     else
       write_out(out_, aligned(rows));
@@ -415,16 +529,89 @@ void Session::tables() {
 
 void Session::indexes() {
   const ReadOnlyTable& t = current();
-  const auto all = t.indexes();
-  if (all.empty()) return write_out(out_, fmt::format("(table '{}' has no indexes)\n", t.name()));
+  if (t.indexes().empty())
+    return write_out(out_, fmt::format("(table '{}' has no indexes)\n", t.name()));
   std::vector<std::vector<std::string>> rows{{"index", "key encoding", "unique", "entries"}};
-  for (const auto& ix : all)
+  // A file's SecondaryIndex or a dataset's ShardedIndex (entries in every shard).
+  auto add = [&](const auto& ix) {
     rows.push_back({escape_display(ix.name()), std::string(ix.encoding().id()),
                     ix.unique() ? "yes" : "no", group_digits(ix.count())});
+  };
+  if (sharded_table_)
+    for (const auto& ix : sharded_table_->indexes())
+      add(ix);
+  else
+    for (const auto& ix : t.indexes())
+      add(ix);
+  write_out(out_, aligned(rows));
+}
+
+namespace {
+
+// `info`'s lines on the current table: a file's ReadOnlyTable or a dataset's ShardedTable.
+void add_table_rows(std::vector<std::vector<std::string>>& rows, const auto& t) {
+  std::string idx;
+  for (const auto& ix : t.indexes())
+    idx += fmt::format("{}{} ({}{})", idx.empty() ? "" : ", ", ix.name(), ix.encoding().id(),
+                       ix.unique() ? ", unique" : "");
+  rows.push_back({"current table", escape_display(t.name())});
+  rows.push_back({"key encoding", std::string(t.encoding().id())});
+  rows.push_back({"rows", group_digits(t.count())});
+  rows.push_back({"indexes", idx.empty() ? "none" : idx});
+}
+
+}  // namespace
+
+void Session::dataset_info() {
+  const Manifest& m = dataset_->manifest();
+  uint64_t bytes = 0;
+  for (const auto& sh : m.shards)
+    bytes += sh.bytes;
+  const ShardedTable* t = sharded_table_ ? &*sharded_table_ : nullptr;
+  if (!shell_ && format_ == Format::jsonl) {
+    std::string line = "{\"dataset\":";
+    append_json_string(line, path_);
+    line += ",\"name\":";
+    append_json_string(line, m.dataset);
+    line += fmt::format(",\"generation\":{},\"shards\":{},\"size\":{},\"tables\":{}", m.generation,
+                        m.shards.size(), bytes, m.tables.size());
+    if (t) {
+      line += ",\"current_table\":";
+      append_json_string(line, t->name());
+      line += ",\"partitioning\":";
+      append_json_string(line, t->partitioning().function);
+      line += ",\"shard_rows\":[";
+      const size_t ti = static_cast<size_t>(
+          std::find_if(m.tables.begin(), m.tables.end(),
+                       [&](const ManifestTable& mt) { return mt.name == t->name(); }) -
+          m.tables.begin());
+      for (size_t i = 0; i < m.shards.size(); ++i)
+        line += fmt::format("{}{}", i ? "," : "", m.shards[i].tables[ti].rows);
+      line += ']';
+    }
+    write_out(out_, line + "}\n");
+    return;
+  }
+  std::vector<std::vector<std::string>> rows{
+      {"dataset", path_},
+      {"name", escape_display(m.dataset)},
+      {"generation", std::to_string(m.generation)},
+      {"shards", fmt::format("{} ({} bytes)", m.shards.size(), group_digits(bytes))},
+      {"tables", std::to_string(m.tables.size())},
+  };
+  if (t) {
+    add_table_rows(rows, *t);
+    const Partitioning& p = t->partitioning();
+    rows.push_back(
+        {"partitioning", p.function == kRangePartitioning
+                             ? fmt::format("{}, {} split keys", p.function, p.splits.size())
+                             : p.function});
+  }
   write_out(out_, aligned(rows));
 }
 
 void Session::info() {
+  if (dataset_) return dataset_info();
   const FileInfo l = read_layout(path_);
   std::string filters;
   for (const auto& f : l.filters)
@@ -466,14 +653,7 @@ void Session::info() {
       {"tables", std::to_string(l.tables)},
   };
   if (table_) {
-    std::string idx;
-    for (const auto& ix : table_->indexes())
-      idx += fmt::format("{}{} ({}{})", idx.empty() ? "" : ", ", ix.name(), ix.encoding().id(),
-                         ix.unique() ? ", unique" : "");
-    rows.push_back({"current table", escape_display(table_->name())});
-    rows.push_back({"key encoding", std::string(table_->encoding().id())});
-    rows.push_back({"rows", group_digits(table_->count())});
-    rows.push_back({"indexes", idx.empty() ? "none" : idx});
+    add_table_rows(rows, *table_);
     if (const uint32_t bits = table_->info().miss_filter_bits_per_key; bits != 0)
       rows.push_back({"miss filter", fmt::format("at most {} bits per row", bits)});
     if (!table_->columns().empty()) {
@@ -489,6 +669,14 @@ void Session::info() {
 }
 
 void Session::stats(bool all_tables) {
+  if (dataset_) {
+    // A dataset's trees are its shards': each shard's statistics in turn.
+    for (size_t i = 0; i < dataset_->shard_count(); ++i) {
+      Session shard(dataset_->shard_path(i).string(), table_name(), shell_, format_, out_);
+      shard.stats(all_tables);
+    }
+    return;
+  }
   const FileInfo l = read_layout(path_);
   const bool json = !shell_ && format_ == Format::jsonl;
   const bool filtered = !l.filters.empty();
@@ -522,7 +710,7 @@ void Session::stats(bool all_tables) {
   // nullptr for an index).
   auto tree = [&](std::string_view table, std::string_view index, bool unique,
                   std::string_view encoding_id, const TableInfo* filter) {
-    const TreeStats d = check(tree_stats(db_, table, index));
+    const TreeStats d = check(tree_stats(*db_, table, index));
     const std::string_view what = index.empty() ? "table" : "index";
     const std::string_view name = index.empty() ? table : index;
     const uint64_t pages = d.leaf_pages + d.internal_pages + d.overflow_pages;
@@ -599,7 +787,7 @@ void Session::stats(bool all_tables) {
                          group_digits(filter->miss_filter_pages * l.page_size),
                          filter->miss_filter_bits_per_key);
   };
-  for (const ReadOnlyTable& t : db_.tables()) {
+  for (const ReadOnlyTable& t : db_->tables()) {
     if (!all_tables && (!table_ || t.name() != table_->name())) continue;
     const TableInfo info = t.info();
     tree(t.name(), {}, false, t.encoding().id(), &info);
