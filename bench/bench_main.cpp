@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
 #ifdef DRYDB_BENCH_HAVE_LMDB
   drydb_bench::register_lmdb();
 #endif
+#ifdef DRYDB_BENCH_HAVE_DATASET
+  drydb_bench::register_sharded();
+#endif
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -21,7 +21,9 @@
 // names, dense_1M or a 16M one (ROWS is ignored):
 //   valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_queries*'
 //     build/bench/bench/drydb_instr_count drydb get@names 20
-// With --cache-sim=yes, callgrind also counts the first-level data cache misses per query.
+// With --cache-sim=yes, callgrind also counts the first-level data cache misses per query. Store
+// "sharded" (when drydb::dataset is built) runs them on the shape's rows as a dataset of 8 range
+// shards through drydb::ShardedDatabase (sharded_shape.h; no getmany).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -37,6 +39,9 @@
 #include "drydb/drydb.h"
 #include "shape_readers.h"
 #include "shapes.h"
+#ifdef DRYDB_BENCH_HAVE_DATASET
+#include "sharded_shape.h"
+#endif
 
 namespace drydb_bench {
 namespace {
@@ -259,6 +264,18 @@ int run_shape(std::string_view store, std::string_view spec, int ops) {
     run_on(VectorShapeQueries(*s));
     return 0;
   }
+#ifdef DRYDB_BENCH_HAVE_DATASET
+  if (store == "sharded") {
+    build_sharded_shape(*s, scratch_dir() / "sharded", 8);
+    {
+      auto ds = drydb::ShardedDatabase::open(scratch_dir() / "sharded");
+      require(ds.has_value(), "drydb sharded open", ds ? "" : ds.error().message);
+      run_on(ShardedShapeQueries(*s, ds->table("items").value()));
+    }
+    cleanup();
+    return 0;
+  }
+#endif
   if (store != "drydb") die("unknown store", store);
   const auto path = scratch_dir() / "shape.drydb";
   {

@@ -284,5 +284,6 @@ void register_baselines();
 void register_sqlite();
 void register_rocksdb();
 void register_lmdb();
+void register_sharded();  // drydb::ShardedDatabase, when drydb::dataset is built
 
 }  // namespace drydb_bench

@@ -6,10 +6,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
+#include <optional>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
+#include "drydb/detail/coding.h"
 #include "drydb/index.h"
 #include "format/checksum.h"
 
@@ -17,12 +21,65 @@ namespace drydb {
 
 namespace detail {
 
+// drydb::shard_of for one table, precomputed: each query routes through it. For range-v1, the
+// split keys' first 8 bytes as numbers (zero-padded, big-endian), so that the search compares
+// integers and compares whole keys only where a split's head equals the key's (for int64 keys,
+// at most one split, and only when the key is one).
+class Router {
+ public:
+  Router(const Partitioning& p, uint32_t shards) : shards_(shards), splits_(p.splits) {
+    hashed_ = p.function == kHashPartitioning;
+    for (const std::string& split : splits_)
+      heads_.push_back(head(std::as_bytes(std::span(split.data(), split.size()))));
+  }
+
+  // The shard of encoded key `key`: drydb::shard_of(p, shards, key).
+  uint32_t route(std::span<const std::byte> key) const noexcept {
+    if (hashed_) return static_cast<uint32_t>(checksum(key) % shards_);
+    const uint64_t h = head(key);
+    const auto n = static_cast<uint32_t>(heads_.size());
+    // The splits whose head is below h, all <= key: counted without a branch where there are
+    // few (the usual dataset), by a binary search where there are many.
+    uint32_t i = 0;
+    if (n <= kCounted) {
+      for (uint32_t j = 0; j < n; ++j)
+        i += heads_[j] < h ? 1u : 0u;
+    } else {
+      i = static_cast<uint32_t>(std::lower_bound(heads_.begin(), heads_.end(), h) - heads_.begin());
+    }
+    if (i == n || heads_[i] != h) return i;
+    const std::string_view k(reinterpret_cast<const char*>(key.data()), key.size());
+    while (i < n && heads_[i] == h && splits_[i] <= k)
+      ++i;
+    return i;
+  }
+  uint32_t route(std::string_view key) const noexcept {
+    return route(std::as_bytes(std::span(key.data(), key.size())));
+  }
+
+ private:
+  static constexpr uint32_t kCounted = 32;
+  // The first 8 bytes of a key, zero-padded, big-endian: heads order as their keys do, or tie.
+  static uint64_t head(std::span<const std::byte> key) noexcept {
+    if (key.size() >= 8) return load_be64(key.data());
+    std::byte b[8] = {};
+    std::memcpy(b, key.data(), key.size());
+    return load_be64(b);
+  }
+
+  bool hashed_ = false;
+  uint32_t shards_;
+  std::vector<std::string> splits_;
+  std::vector<uint64_t> heads_;
+};
+
 struct ShardedTableState {
   const ManifestTable* spec;
   uint32_t shards;
   KeyEncoding encoding = KeyEncoding::bytes();
   std::vector<ReadOnlyTable> parts;   // one per shard
   std::vector<uint64_t> rows_before;  // rows in the shards before shard i; S + 1 entries
+  std::optional<Router> router;
   bool range_partitioned() const { return spec->partitioning.function == kRangePartitioning; }
 };
 
@@ -190,6 +247,7 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
       ts.rows_before.push_back(ts.rows_before.back() + m.shards[i].tables[t].rows);
     }
     ts.encoding = ts.parts[0].encoding();
+    ts.router.emplace(ts.spec->partitioning, shards);
   }
   return ShardedDatabase(std::move(state));
 }
@@ -240,7 +298,7 @@ uint64_t ShardedTable::count() const noexcept {
 }
 
 uint32_t ShardedTable::shard_of(const Key& key) const noexcept {
-  return drydb::shard_of(t_->spec->partitioning, t_->shards, key.bytes());
+  return t_->router->route(key.bytes());
 }
 
 result<Value> ShardedTable::get(const Key& key) const {
@@ -281,7 +339,7 @@ bool ShardedCursor::last() {
 
 bool ShardedCursor::seek(const Key& key) {
   if (t_ == nullptr) return false;
-  shard_ = drydb::shard_of(t_->spec->partitioning, t_->shards, key.bytes());
+  shard_ = t_->router->route(key.bytes());
   cursor_ = t_->parts[shard_].cursor();
   if (cursor_.seek(key) || !cursor_.status()) return cursor_.valid();
   return enter(int64_t{shard_} + 1, /*backward=*/false);  // past the shard's keys
@@ -385,13 +443,13 @@ result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix,
   // of the first key after every such key (the prefix with its last byte below 0xff raised).
   uint32_t first = 0, last = t_->shards - 1;
   if (t_->range_partitioned()) {
-    first = drydb::shard_of(t_->spec->partitioning, t_->shards, prefix);
+    first = t_->router->route(prefix);
     std::string above(as_text(prefix));
     while (!above.empty() && static_cast<unsigned char>(above.back()) == 0xff)
       above.pop_back();
     if (!above.empty()) {
       above.back() = static_cast<char>(static_cast<unsigned char>(above.back()) + 1);
-      last = drydb::shard_of(t_->spec->partitioning, t_->shards, above);
+      last = t_->router->route(above);
     }
   }
   std::vector<Range> parts;

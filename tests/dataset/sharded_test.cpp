@@ -411,6 +411,52 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
   }
 }
 
+TEST(ShardedDatabase, RoutesKeysAsThePartitionFunction) {
+  // ShardedTable::shard_of (which gets, cursors and ranges route by) against drydb::shard_of, the
+  // manifest's function, for every key, every split key and their neighbours: a byte more or
+  // less, a NUL appended, the last byte raised, heads that tie (keys sharing 8 bytes).
+  TempDir dir;
+  auto tables = sample_tables(5);
+  for (int i = 0; i < 50; ++i)
+    tables[0].rows["shared8b" + std::string(static_cast<size_t>(i % 3), '\0') + std::to_string(i)] =
+        "t" + std::to_string(i);
+  tables[0].partitioning.splits = {std::string("\x01", 1), "shared8b",
+                                   std::string("shared8b\0\x05", 10), "shared8b4"};
+  build_generation(dir.path(), 1, tables, 5);
+  auto ds = drydb::ShardedDatabase::open(dir.path());
+  ASSERT_TRUE(ds) << ds.error().message;
+  for (const TableSpec& spec : tables) {
+    auto t = ds->table(spec.name);
+    ASSERT_TRUE(t);
+    std::vector<std::string> probes;
+    for (const auto& [k, v] : spec.rows)
+      probes.push_back(k);
+    probes.insert(probes.end(), spec.partitioning.splits.begin(), spec.partitioning.splits.end());
+    const size_t n = probes.size();
+    for (size_t i = 0; i < n; ++i) {
+      const std::string k = probes[i];
+      if (spec.encoding.kind() == drydb::KeyKind::int64) {
+        const int64_t v = drydb::ordered_to_int64(
+            drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k.data())));
+        if (v != INT64_MAX) probes.push_back(int_key(v + 1));
+        if (v != INT64_MIN) probes.push_back(int_key(v - 1));
+        continue;
+      }
+      probes.push_back(k + '\0');
+      probes.push_back(k + "\xff");
+      if (!k.empty()) {
+        probes.push_back(k.substr(0, k.size() - 1));
+        std::string raised = k;
+        raised.back() = static_cast<char>(static_cast<unsigned char>(raised.back()) + 1);
+        probes.push_back(raised);
+      }
+    }
+    for (const std::string& k : probes)
+      ASSERT_EQ(t->shard_of(key_in(spec.encoding, k)), drydb::shard_of(spec.partitioning, 5, k))
+          << spec.name << " " << testing::PrintToString(k);
+  }
+}
+
 TEST(ShardedDatabase, OpensADatasetAGenerationOrAManifest) {
   TempDir dir;
   auto tables = sample_tables(3);
