@@ -63,15 +63,17 @@ class LiveDataset {
 
   // A thread's way to pin generations: one per thread (or per task that runs on one thread at a
   // time). Requires: at most one Pinned of a Reader at a time; the Reader destroyed before the
-  // LiveDataset.
+  // LiveDataset. A Reader destroyed while its Pinned lives keeps its slot from other readers
+  // (the pinned generation stays protected; the slot is not reused).
   class Reader {
    public:
     Reader(Reader&& o) noexcept : state_(o.state_), slot_(o.slot_) { o.slot_ = nullptr; }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
     ~Reader();
-    // The generation served now, pinned.
-    Pinned pin() const noexcept;
+    // The generation served now, pinned. Not on a temporary Reader: pin a kept one.
+    Pinned pin() const& noexcept;
+    Pinned pin() const&& = delete;
 
    private:
     friend class LiveDataset;
@@ -81,8 +83,10 @@ class LiveDataset {
     detail::ReaderSlot* slot_;
   };
 
-  // Opens the dataset at `path` (a dataset folder: its CURRENT generation) as
-  // ShardedDatabase::open does, with its errors.
+  // Opens the dataset folder at `path` (its CURRENT generation) as ShardedDatabase::open does,
+  // with its errors; errc::invalid_argument for a path that is not a dataset folder with a
+  // CURRENT (a gen-N folder or a manifest names one generation, which nothing would swap: open
+  // it with ShardedDatabase).
   static result<LiveDataset> open(const std::filesystem::path& path,
                                   const ShardedOptions& options = {});
 
@@ -97,12 +101,14 @@ class LiveDataset {
   // Serves CURRENT's generation if it is not the one served: opens and checks it, swaps it in,
   // and releases the generations swapped out earlier that no reader still pins. Returns whether
   // it swapped; an error (the new generation's open error) leaves the served one in place.
-  // Safe to call from any thread, also while holding a pin (it never waits for readers).
+  // Safe to call from any thread, also while holding a pin (it never waits for readers); while
+  // it opens a generation, pins, reader() and other calls go on (refreshes run one at a time).
   result<bool> refresh();
 
   // Calls refresh() every `every` on a thread of its own until the LiveDataset is destroyed or
   // stop_watching() is called; each error is passed to `on_error` (when given) and the watcher
-  // goes on. Calling it again replaces the watcher.
+  // goes on. Calling it again replaces the watcher. `on_error` runs on the watcher's thread: it
+  // must not throw, nor stop the watcher or destroy the LiveDataset.
   void watch(std::chrono::milliseconds every, std::function<void(const Error&)> on_error = nullptr);
   void stop_watching();
 

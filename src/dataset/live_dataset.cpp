@@ -7,7 +7,9 @@
 // >= E. All of these are sequentially consistent. If the releasing scan missed a reader's slot
 // store, that store comes after the scan, so the reader's load of `current` comes after the
 // swap and sees the new generation; if the scan saw it, the slot holds an epoch read before the
-// advance (< E), and the old generation is kept.
+// advance (< E), and the old generation is kept. (Unpinning stores "idle" with release order: a
+// scan that reads it comes after the pin's queries, and the slot's next pin stores after it in
+// the slot's modification order, so the argument holds for that pin as for any other.)
 #include "drydb/live_dataset.h"
 
 #include <algorithm>
@@ -41,11 +43,12 @@ struct LiveState {
   // through `current` (which a refresh may release meanwhile).
   std::atomic<uint64_t> generation{0};
 
-  alignas(64) std::mutex mutex;  // guards what follows, and makes refreshes one at a time
+  std::mutex refreshing;         // held by a refresh from start to end: one at a time
+  alignas(64) std::mutex mutex;  // guards what follows; held briefly (never while opening)
   std::filesystem::path path;
   ShardedOptions options;
-  std::deque<ReaderSlot> slots;  // a deque: slots never move
-  std::unique_ptr<ShardedDatabase> served;
+  std::deque<ReaderSlot> slots;             // a deque: slots never move
+  std::unique_ptr<ShardedDatabase> served;  // written by refresh(), holding both locks
   // A generation swapped out when the epoch became `epoch`: released once no slot holds an
   // epoch below it.
   struct Retired {
@@ -70,15 +73,21 @@ struct LiveState {
   // LiveDataset::refresh (the watcher's too, which holds the state, not the LiveDataset that
   // may move).
   result<bool> refresh() {
-    std::lock_guard lock(mutex);
-    release_unpinned();
+    std::lock_guard one_at_a_time(refreshing);
+    {
+      std::lock_guard lock(mutex);
+      release_unpinned();
+    }
+    // `served` changes only under `refreshing`, which this thread holds.
+    const uint64_t serving = served->generation();
     auto live = current_generation(path);
     if (!live) return std::move(live).error();
-    if (*live == served->generation()) return false;
+    if (*live == serving) return false;
     auto db = ShardedDatabase::open(path, options);
     if (!db) return std::move(db).error();
-    if (db->generation() == served->generation()) return false;  // CURRENT moved back meanwhile
+    if (db->generation() == serving) return false;  // CURRENT moved back meanwhile
     auto next = std::make_unique<ShardedDatabase>(std::move(*db));
+    std::lock_guard lock(mutex);
     current.store(next.get(), std::memory_order_seq_cst);
     generation.store(next->generation(), std::memory_order_relaxed);
     // Pins from now on read this epoch or a later one, and so hold `next`.
@@ -99,17 +108,24 @@ LiveDataset::Pinned::~Pinned() {
 LiveDataset::Reader::~Reader() {
   if (slot_ == nullptr) return;
   std::lock_guard lock(state_->mutex);
-  slot_->pinned.store(detail::kIdle, std::memory_order_release);
-  slot_->taken = false;
+  // A slot whose pin is still held (a Pinned outliving its Reader) stays taken: handed to
+  // another reader, that pin's end would mark the other reader idle.
+  if (slot_->pinned.load(std::memory_order_acquire) == detail::kIdle) slot_->taken = false;
 }
 
-LiveDataset::Pinned LiveDataset::Reader::pin() const noexcept {
+LiveDataset::Pinned LiveDataset::Reader::pin() const& noexcept {
   slot_->pinned.store(state_->epoch.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
   return Pinned(state_->current.load(std::memory_order_seq_cst), slot_);
 }
 
 result<LiveDataset> LiveDataset::open(const std::filesystem::path& path,
                                       const ShardedOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec) || !std::filesystem::exists(path / "CURRENT", ec))
+    return Error(errc::invalid_argument,
+                 path.string() +
+                     " is not a dataset folder with a CURRENT generation (a LiveDataset follows "
+                     "CURRENT; a gen-N folder or manifest opens with ShardedDatabase)");
   auto db = ShardedDatabase::open(path, options);
   if (!db) return std::move(db).error();
   auto state = std::make_unique<detail::LiveState>();

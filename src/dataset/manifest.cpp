@@ -427,6 +427,10 @@ std::string manifest_json(const Manifest& m) {
 status write_manifest(const std::filesystem::path& folder, const Manifest& m) {
   DRYDB_TRY(check_manifest(m));
   const std::string text = manifest_json(m);
+  if (text.size() > kMaxManifestBytes)
+    return Error(errc::invalid_argument,
+                 "the manifest would be " + std::to_string(text.size()) + " bytes, over the " +
+                     std::to_string(kMaxManifestBytes) + " a reader accepts");
   auto sink = detail::AtomicFileSink::create(folder / "manifest.json");
   if (!sink) return std::move(sink).error();
   DRYDB_TRY((*sink)->write_at(0, std::as_bytes(std::span(text.data(), text.size()))));

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -96,6 +97,42 @@ TEST(LiveDataset, PinnedGenerationOutlivesItsSwap) {
   EXPECT_EQ(*back, 1u);
   ASSERT_TRUE(live->refresh());
   EXPECT_EQ(read_all(*reader.pin()), "g1");
+}
+
+// A pin is taken from a kept Reader, never from a temporary one that would end before it.
+template <class R>
+concept Pinnable = requires(R&& r) {
+  std::forward<R>(r).pin();
+};
+static_assert(Pinnable<drydb::LiveDataset::Reader&> && !Pinnable<drydb::LiveDataset::Reader>);
+
+TEST(LiveDataset, PinOutlivingItsReaderStaysProtected) {
+  TempDir dir;
+  build(dir.path(), 1, 2);
+  auto live = drydb::LiveDataset::open(dir.path());
+  ASSERT_TRUE(live) << live.error().message;
+  std::optional<drydb::LiveDataset::Reader> first = live->reader();
+  auto pinned = first->pin();
+  first.reset();  // its slot stays taken while `pinned` lives
+  auto second = live->reader();
+  { auto p = second.pin(); }  // the second reader, idle again, must not end the first's pin
+  build(dir.path(), 2, 3);
+  ASSERT_TRUE(live->refresh());
+  EXPECT_EQ(live->retired(), 1u);
+  EXPECT_EQ(read_all(*pinned), "g1");
+  { auto ended = std::move(pinned); }
+  ASSERT_TRUE(live->refresh());
+  EXPECT_EQ(live->retired(), 0u);
+}
+
+TEST(LiveDataset, FollowsOnlyADatasetFolder) {
+  TempDir dir;
+  build(dir.path(), 1, 2);
+  for (const fs::path& p : {dir.path() / "gen-1", dir.path() / "gen-1" / "manifest.json"}) {
+    auto live = drydb::LiveDataset::open(p);
+    ASSERT_FALSE(live) << p;
+    EXPECT_EQ(live.error().code, drydb::errc::invalid_argument);
+  }
 }
 
 TEST(LiveDataset, GenerationThatDoesNotOpenIsNotServed) {

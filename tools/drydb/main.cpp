@@ -260,6 +260,7 @@ int run(int argc, char** argv) {
     }
     if (same_file(q.file, q.output))
       fail_usage(fmt::format("the output '{}' is the database being dumped", q.output));
+    if (is_dataset(q.file)) refuse_output_in(open_dataset(q.file), q.output);
     // Replaced only by a complete dump: a failed or interrupted one leaves the file as it was.
     OutputFile out(q.output);
     catch_interrupts(true);

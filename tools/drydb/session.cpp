@@ -126,7 +126,9 @@ bool is_dataset(const std::string& path) {
            std::filesystem::exists(p / "manifest.json", ec);
   }
   // A manifest is JSON text, an object; a database file starts with "DRY\0". Only a regular
-  // file is read here: a FIFO or device is left to open_database, which refuses it.
+  // file is read here: a FIFO or device is left to open_database, which refuses it. JSON that is
+  // no manifest (a JSON Lines input given by mistake) is left to open_database too, which says
+  // it is not a drydb file, unless it is named as one.
   if (!S_ISREG(st.st_mode)) return false;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
@@ -134,16 +136,58 @@ bool is_dataset(const std::string& path) {
   while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
   }
   std::fclose(f);
-  return c == '{';
+  if (c != '{') return false;
+  return std::filesystem::path(path).filename() == "manifest.json" ||
+         read_manifest(path).has_value();
 }
 
+namespace {
+
+// The manifest a dataset path names: a manifest file, a gen-N folder's, or the generation
+// CURRENT names; empty when there is none to read.
+std::filesystem::path manifest_of(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (!fs::is_directory(p, ec)) return p;
+  if (fs::exists(p / "manifest.json", ec)) return p / "manifest.json";
+  const auto current = current_generation(p);
+  if (!current || *current == 0) return {};
+  return p / generation_folder(*current) / "manifest.json";
+}
+
+}  // namespace
+
 ShardedDatabase open_dataset(const std::string& path, bool checksums) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  if (!is_dataset(path))
+    fail(fmt::format("'{}' is not a dataset (a dataset folder, a gen-N folder or a manifest)",
+                     path));
+  // The tool's 64 MiB of page cache, shared among the shards (each given at least 1 MiB).
+  size_t shards = 1;
+  if (const auto where = manifest_of(path); !where.empty())
+    if (const auto m = read_manifest(where)) shards = std::max<size_t>(1, m->shards.size());
+  const size_t cache = std::max<size_t>(size_t{1} << 20, (size_t{64} << 20) / shards);
   auto ds = ShardedDatabase::open(
       path, {.open = {.storage = mapped_reads ? StorageKind::mmap : StorageKind::pread,
-                      .page_cache_bytes = size_t{16} << 20},
+                      .page_cache_bytes = cache},
              .verify_checksums = checksums});
   if (!ds) fail(fmt::format("cannot open the dataset '{}': {}", path, ds.error().message));
   return std::move(ds).value();
+}
+
+void refuse_output_in(const ShardedDatabase& ds, const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path generation = fs::canonical(ds.shard_path(0).parent_path(), ec);
+  if (ec) return;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(output), ec).parent_path();
+  if (ec) return;
+  if (folder == generation ||
+      (folder == generation.parent_path() && fs::exists(generation.parent_path() / "CURRENT", ec)))
+    fail_usage(fmt::format("the output '{}' is inside the dataset it reads", output));
 }
 
 // What a query runs against: the current table, or one of its indexes; of a
@@ -289,18 +333,20 @@ uint64_t walk_target(const ReadOnlyTable& table, const std::optional<SecondaryIn
 
 // Prints the entries of a range across shards (ShardedRange, ShardedIndexRange)
 // as walk() prints a cursor's, skipping `offset` and printing at most `limit`.
+// Rows before `offset` are stepped over one by one: a merged range has no ranks.
 template <class RangeT>
 uint64_t walk_range(RangeT& range, uint64_t offset, uint64_t limit, RowPrinter& printer) {
+  if (offset >= range.size() || limit == 0) return 0;
   uint64_t i = 0, n = 0;
-  for (auto it = range.begin(); it != range.end() && n < limit; ++it, ++i) {
+  for (auto it = range.begin(); it != range.end(); ++it, ++i) {
     if (i < offset) continue;
     const auto e = *it;
     std::span<const std::byte> index_key;
     if constexpr (requires { e.index_key; }) index_key = e.index_key;
     printer.row(i + 1, index_key, e.key, e.value);
-    ++n;
     test_pause("session:row");
     if (g_interrupted) fail("interrupted");
+    if (++n == limit) return n;  // not a step past the last row printed
   }
   check(range.status());
   return n;
@@ -318,7 +364,13 @@ uint64_t Session::walk_sharded(const Target& t, const KeyBound& start, const Key
   }
   ShardedRange r = check(prefix ? t.sharded->prefix(as_bytes(*prefix), o.order)
                                 : t.sharded->get_range(start, end, o));
-  return walk_range(r, offset, limit, printer);
+  if (t.sharded->partitioning().function != kRangePartitioning)
+    return walk_range(r, offset, limit, printer);
+  // Range shards hold the rows in key order: a cursor across them positions by rank, as a
+  // file's walk does.
+  const uint64_t first = prefix ? t.first_rank(KeyBound(Key(as_bytes(*prefix))), false)
+                                : t.first_rank(start, o.start_exclusive);
+  return walk(check(t.sharded->cursor()), first, r.size(), o.order, offset, limit, printer);
 }
 
 bool Session::get(const QueryArgs& a) {

@@ -105,6 +105,10 @@ bool is_dataset(const std::string& path);
 // when it fails.
 ShardedDatabase open_dataset(const std::string& path, bool checksums = false);
 
+// A usage error when `output` would be written inside the dataset `ds` reads (its generation's
+// folder, or its dataset folder): a shard, the manifest, CURRENT or HIGHEST replaced.
+void refuse_output_in(const ShardedDatabase& ds, const std::string& output);
+
 // How open_database reads files from then on: through pread and a page cache (the default), or
 // mapped (`--mmap`). See open_database for why pread is the default.
 void use_mapped_reads(bool mapped);

@@ -19,7 +19,6 @@
 #include "json.h"
 #include "keys.h"
 #include "option_checks.h"
-#include "output_file.h"
 #include "render.h"
 #include "session.h"
 #include "text.h"
@@ -122,47 +121,70 @@ std::vector<IndexLookup> index_lookups(const ShardedTable& t) {
   return out;
 }
 
-// The smallest key of `width` bytes (0: any length) above encoded key `k`, or above every
-// key when `k` is null; a CliError when there is none (k is the largest fixed-width key).
-std::string key_above(const std::string* k, uint32_t width) {
-  if (width == 0) return k ? *k + '\0' : std::string(1, '\0');
-  if (!k) return std::string(width, '\0');
-  std::string next = *k;
-  for (size_t i = next.size(); i-- > 0;) {
-    if (++reinterpret_cast<unsigned char&>(next[i]) != 0) return next;
+// The fixed-width key one above (`up`) or below `k`, as a big-endian number; false at the end of
+// the range.
+bool step_key(std::string& k, bool up) {
+  for (size_t i = k.size(); i-- > 0;) {
+    auto& byte = reinterpret_cast<unsigned char&>(k[i]);
+    if (up ? byte++ != 0xff : byte-- != 0x00) return true;
   }
-  fail("no split key fits above the largest key");
+  return false;
 }
 
 // S - 1 split keys for `t` that give its S shards near-equal rows: the keys at ranks
-// i * n / S. A table of fewer rows than shards takes the keys of its rows but the first, then
-// keys above its last, so that its last shards are empty.
+// i * n / S. A table of fewer rows than shards splits at its keys but the first, then at filler
+// keys, so that some of its shards are empty: above its last key (byte keys: the last key and a
+// NUL, then that with its last byte raised, a NUL appended after 0xff, so that a key grows by a
+// byte per 256 fillers); fixed-width keys, one above the other, and below the first key where
+// the range ends above.
 std::vector<std::string> even_splits(const ReadOnlyTable& t, uint32_t shards) {
   const uint64_t n = t.count();
-  std::vector<std::string> splits;
   Cursor c = t.cursor();
-  for (uint32_t i = 1; i < shards; ++i) {
-    const uint64_t rank = n >= shards ? i * n / shards : i;
-    if (rank < n) {
-      if (!c.seek_rank(rank)) {
-        check(c.status());
-        fail(
-            fmt::format("table '{}' ended before its counted rows (run `drydb verify`)", t.name()));
-      }
-      splits.push_back(to_string(c.key()));
-    } else {
-      std::string last;
-      const std::string* below = nullptr;
-      if (!splits.empty()) {
-        below = &splits.back();
-      } else if (n > 0) {
-        if (!c.seek_rank(n - 1)) check(c.status());
-        last = to_string(c.key());
-        below = &last;
-      }
-      splits.push_back(key_above(below, t.encoding().fixed_width()));
+  auto key_at = [&](uint64_t rank) {
+    if (!c.seek_rank(rank)) {
+      check(c.status());
+      fail(fmt::format("table '{}' ended before its counted rows (run `drydb verify`)", t.name()));
     }
+    return to_string(c.key());
+  };
+  std::vector<std::string> splits;
+  if (n >= shards) {
+    for (uint32_t i = 1; i < shards; ++i)
+      splits.push_back(key_at(i * n / shards));
+    return splits;
   }
+  for (uint64_t r = 1; r < n; ++r)
+    splits.push_back(key_at(r));
+  uint64_t fillers = (shards - 1) - splits.size();
+  const uint32_t width = t.encoding().fixed_width();
+  if (width == 0) {
+    std::string k = (n > 0 ? key_at(n - 1) : std::string()) + '\0';
+    for (; fillers > 0; --fillers) {
+      splits.push_back(k);
+      if (static_cast<unsigned char>(k.back()) == 0xff)
+        k += '\0';
+      else
+        k.back() = static_cast<char>(static_cast<unsigned char>(k.back()) + 1);
+    }
+    return splits;
+  }
+  std::string above = n > 0 ? key_at(n - 1) : std::string(width, '\0');
+  if (n == 0) {  // the first filler is the smallest key
+    splits.push_back(above);
+    --fillers;
+  }
+  for (; fillers > 0 && step_key(above, true); --fillers)
+    splits.push_back(above);
+  std::vector<std::string> below;
+  std::string k = n > 0 ? key_at(0) : std::string();
+  for (; fillers > 0 && n > 0 && step_key(k, false); --fillers)
+    below.push_back(k);
+  if (fillers > 0)
+    fail(
+        fmt::format("table '{}' has {} rows and no {} more {}-byte keys above or below them to "
+                    "split at: split into fewer shards",
+                    t.name(), n, fillers, width));
+  splits.insert(splits.begin(), below.rbegin(), below.rend());
   return splits;
 }
 
@@ -194,9 +216,8 @@ void merge(const ShardCommand::Flags& f) {
   if (fs::is_directory(f.output, ec))
     fail_usage(fmt::format("the output '{}' is a folder", f.output));
   const ShardedDatabase ds = open_dataset(f.dataset);
-  for (size_t i = 0; i < ds.shard_count(); ++i)
-    if (same_file(ds.shard_path(i).string(), f.output))
-      fail_usage(fmt::format("the output '{}' is shard {} of the dataset", f.output, i));
+  refuse_output_in(ds, f.output);
+  catch_interrupts(true);  // reading stops at the next row; the builder writes OUT whole or not
   DatabaseBuilder b(copy_options(ds.shard_path(0).string()));
   std::vector<std::vector<IndexLookup>> lookups;  // kept until the build
   uint64_t rows = 0;
@@ -205,12 +226,14 @@ void merge(const ShardCommand::Flags& f) {
     TableBuilder& tb = declare_table(b, check(ds.shard(0).table(t.name())), lookups.back());
     ShardedRange r = check(t.get_range(unbounded, unbounded));
     for (const Entry e : r) {
+      if (g_interrupted) fail(fmt::format("interrupted; {} not written", f.output));
       tb.append(make_key(t.encoding().kind(), as_text(e.key)), e.value);
       ++rows;
     }
     check(r.status());
   }
   check(b.build_to_file(f.output));
+  catch_interrupts(false);
   write_out(stdout, fmt::format("merged: {} rows of {} shards into {}\n", group_digits(rows),
                                 ds.shard_count(), f.output));
 }
@@ -220,10 +243,14 @@ void split(const ShardCommand::Flags& f) {
   const ReadOnlyDatabase db = open_database(f.file);
   const BuildOptions options = copy_options(f.file);
   const auto tables = db.tables();
+  if (tables.empty()) fail(fmt::format("{} has no tables to split", f.file));
   Manifest m;
   m.dataset = f.name.empty() ? dataset_name(f.dataset) : f.name;
+  m.generation = 1;  // until claimed
+  m.shards.resize(f.shards);
+  for (uint32_t i = 0; i < f.shards; ++i)
+    m.shards[i].file = shard_file(i);
   std::vector<std::vector<uint64_t>> bounds;  // per table: the first rank of each shard, and n
-  std::vector<std::vector<IndexLookup>> lookups;
   for (const ReadOnlyTable& t : tables) {
     ManifestTable& mt = m.tables.emplace_back();
     mt.name = t.name();
@@ -236,10 +263,35 @@ void split(const ShardCommand::Flags& f) {
       b.push_back(check(
           t.count_range(unbounded, make_key(t.encoding().kind(), s), {.end_exclusive = true})));
     b.push_back(t.count());
-    lookups.push_back(index_lookups(t));
+    // What each shard will hold, so that the manifest is checked before anything is written.
+    Cursor c = t.cursor();
+    for (uint32_t i = 0; i < f.shards; ++i) {
+      ShardTable& st = m.shards[i].tables.emplace_back();
+      st.rows = b[i + 1] - b[i];
+      if (st.rows == 0) continue;
+      if (c.seek_rank(b[i])) st.first = to_string(c.key());
+      if (c.seek_rank(b[i + 1] - 1)) st.last = to_string(c.key());
+      check(c.status());
+    }
   }
+  if (auto st = check_manifest(m); !st)
+    fail(fmt::format("cannot split {} into {} shards: {}", f.file, f.shards, st.error().message));
+  std::vector<std::vector<IndexLookup>> lookups;
+  for (const ReadOnlyTable& t : tables)
+    lookups.push_back(index_lookups(t));
+
+  std::error_code ec;
+  const bool made_dataset = !fs::exists(f.dataset, ec);
   m.generation = check(claim_generation(f.dataset));
   const fs::path folder = fs::path(f.dataset) / generation_folder(m.generation);
+  // A split that fails or is interrupted leaves the dataset as it was: the generation's folder
+  // (and a dataset folder it made) removed, CURRENT untouched.
+  auto undo = [&] {
+    if (auto live = current_generation(f.dataset); live && *live == m.generation) return;
+    fs::remove_all(folder, ec);
+    if (made_dataset) fs::remove_all(f.dataset, ec);
+  };
+  catch_interrupts(true);
   try {
     for (uint32_t i = 0; i < f.shards; ++i) {
       DatabaseBuilder b(options);
@@ -249,6 +301,7 @@ void split(const ShardCommand::Flags& f) {
         Cursor c = tables[k].cursor();
         bool ok = c.seek_rank(bounds[k][i]);
         for (uint64_t r = bounds[k][i]; r < bounds[k][i + 1]; ++r, ok = c.next()) {
+          if (g_interrupted) fail(fmt::format("interrupted; {} is unchanged", f.dataset));
           if (!ok) {
             check(c.status());
             fail(fmt::format("table '{}' ended before its counted rows (run `drydb verify`)",
@@ -261,16 +314,17 @@ void split(const ShardCommand::Flags& f) {
       }
       const fs::path file = folder / shard_file(i);
       check(b.build_to_file(file));
-      m.shards.push_back(check(describe_shard(file)));
+      m.shards[i] = check(describe_shard(file));
     }
+    if (g_interrupted) fail(fmt::format("interrupted; {} is unchanged", f.dataset));
     check(write_manifest(folder, m));
+    check(publish_generation(f.dataset, m.generation, f.keep));
   } catch (...) {
-    // The generation's number stays claimed (HIGHEST never goes back); its folder goes.
-    std::error_code ec;
-    fs::remove_all(folder, ec);
+    catch_interrupts(false);
+    undo();
     throw;
   }
-  check(publish_generation(f.dataset, m.generation, f.keep));
+  catch_interrupts(false);
   write_out(stdout, fmt::format("split: {} into {} shards: {} is live\n", f.file, f.shards,
                                 folder.string()));
 }

@@ -85,9 +85,17 @@ expect_stdout <<'EOF'
 merged: 1,000 rows of 4 shards into merged.drydb
 EOF
 expect_true "merge gives the file back, byte for byte" cmp wide.drydb merged.drydb
-run drydb shard merge ds -o ds/gen-1/shard-00002.drydb
-expect_status 2
-expect_stderr_has "the output 'ds/gen-1/shard-00002.drydb' is shard 2 of the dataset"
+# Nothing of the dataset is written over: its shards, manifest, CURRENT, HIGHEST.
+for out in ds/gen-1/shard-00002.drydb ds/gen-1/manifest.json ds/CURRENT ds/HIGHEST; do
+  run drydb shard merge ds -o "$out"
+  expect_status 2
+  expect_stderr_has "the output '$out' is inside the dataset it reads"
+  run drydb dump ds -o "$out"
+  expect_status 2
+  expect_stderr_has "the output '$out' is inside the dataset it reads"
+done
+run drydb verify ds
+expect_status 0
 
 run drydb verify ds
 expect_status 0
@@ -165,7 +173,39 @@ expect_stdout <<'EOF'
 split: items.drydb into 1 shards: ds/gen-3 is live
 EOF
 
+# Fewer rows than shards at the top of the int64 range: filler split keys below the first key.
+printf '{"id":5,"v":"a"}\n{"id":9223372036854775807,"v":"b"}\n' > top.jsonl
+run drydb build top.drydb -i top.jsonl -q --key id --key-encoding int64 --value v
+run drydb shard split top.drydb -n 4 -o topds
+expect_status 0
+run drydb info topds -f jsonl
+expect_stdout_has '"shard_rows":[0,0,1,1]'
+run drydb dump topds
+drydb dump top.drydb > top.dump
+expect_true "the shards dump as the file" cmp top.dump "$OUT"
+# A byte-keyed table of one row in 300 shards: filler keys grow a byte per 256 of them.
+printf '{"k":"only","v":"x"}\n' > one.jsonl
+run drydb build one.drydb -i one.jsonl -q --key k --value v
+run drydb shard split one.drydb -n 300 -o oneds
+expect_status 0
+run drydb count oneds
+expect_stdout <<'EOF'
+1
+EOF
+expect_true "the manifest stays small" test "$(stat -c %s oneds/gen-1/manifest.json)" -lt 40000
+# A split refused before anything is written: no dataset folder made.
+run drydb shard split items.drydb -n 2 -o newds --name "$(printf 'x%.0s' $(seq 300))"
+expect_status 2
+expect_stderr_has "cannot split items.drydb into 2 shards"
+expect_true "nothing is made" test ! -e newds
+
 # Bad usage and bad datasets.
+run drydb scan wide.jsonl
+expect_status 2
+expect_stderr_has "not a drydb file"
+run drydb shard verify wide.drydb
+expect_status 2
+expect_stderr_has "'wide.drydb' is not a dataset"
 run drydb shard split ds -n 2 -o other
 expect_status 2
 expect_stderr_has "'ds' is a dataset, not a database file"
