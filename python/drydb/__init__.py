@@ -17,8 +17,9 @@ Keys are typed by their table's key encoding: int for "int64", bytes (or str, as
 "bytes", uuid.UUID for "uuid_v7", str for "ulid". Values are bytes (memoryviews with
 copy=False, MessagePack-decoded with decode="msgpack"). Errors are drydb.Error subclasses, one
 per library error code; an absent key is never an error, except for table[key] (KeyError).
-Sharded datasets (docs/sharding.md) open with drydb.open_dataset, and build with Dask through
-drydb.dask.build_dataset. See docs/python.md.
+Sharded datasets (docs/sharding.md) open with drydb.open_dataset (drydb.follow_dataset to follow
+their CURRENT generation under load), and build with Dask through drydb.dask.build_dataset. See
+docs/python.md.
 """
 
 from ._drydb import (  # noqa: F401  (the package's API)
@@ -41,6 +42,7 @@ from ._drydb import (  # noqa: F401  (the package's API)
     InvalidStateError,
     IoError,
     KeyTooLongError,
+    LiveDataset,
     NotFoundError,
     OutOfMemoryError,
     Range,
@@ -53,6 +55,7 @@ from ._drydb import (  # noqa: F401  (the package's API)
     Value,
     ValueTooLargeError,
     WrongKeyTypeError,
+    follow_dataset,
     open,
     open_bytes,
     open_dataset,

@@ -1,15 +1,19 @@
-// drydb.open_dataset (a generation of a sharded dataset: ShardedDatabase) and the dataset
+// drydb.open_dataset (a generation of a sharded dataset: ShardedDatabase), drydb.follow_dataset
+// (a dataset that follows CURRENT: LiveDataset, whose pins are Datasets) and the dataset
 // functions a builder of datasets needs (drydb.dask uses them): encoded keys, partition
 // functions, describe_shard, manifests as dicts, and a dataset folder's generations.
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "bindings.h"
 #include "drydb/dataset.h"
+#include "drydb/live_dataset.h"
 #include "drydb/sharded.h"
 #include "errors.h"
 #include "index.h"
@@ -22,8 +26,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A generation being read: one opened (open_dataset) or pinned (LiveDataset.pin), which `owner`
+// keeps open, or pinned, until the last object reading it is gone.
 struct DatasetHandle : Handle {
-  std::optional<ShardedDatabase> ds;
+  const ShardedDatabase* ds = nullptr;
+  std::shared_ptr<void> owner;
 };
 using DatasetRef = std::shared_ptr<DatasetHandle>;
 
@@ -251,8 +258,94 @@ PyDataset open_dataset(const fs::path& path, const std::string& storage, size_t 
     py::gil_scoped_release unlocked;
     ds = ShardedDatabase::open(path, o);
   }
-  h->ds.emplace(unwrap(std::move(ds)));
+  auto owned = std::make_shared<ShardedDatabase>(unwrap(std::move(ds)));
+  h->ds = owned.get();
+  h->owner = std::move(owned);
   return PyDataset(std::move(h));
+}
+
+// drydb.follow_dataset: a LiveDataset, and the last error its watcher met.
+struct LiveHolder {
+  std::mutex mutex;
+  std::optional<std::string> watch_error;  // guarded by mutex
+  std::optional<LiveDataset> live;         // destroyed first: its watcher writes the above
+};
+
+// A generation pinned for a Dataset: its Reader and Pinned, and the LiveDataset they belong to.
+struct PinHolder {
+  explicit PinHolder(std::shared_ptr<LiveHolder> l)
+      : live(std::move(l)), reader(live->live->reader()), pinned(reader.pin()) {}
+  // Destroyed in reverse: the pin, its Reader, then (maybe) the LiveDataset.
+  std::shared_ptr<LiveHolder> live;
+  LiveDataset::Reader reader;
+  LiveDataset::Pinned pinned;
+};
+
+class PyLiveDataset {
+ public:
+  explicit PyLiveDataset(std::shared_ptr<LiveHolder> h, std::string path)
+      : h_(std::move(h)), path_(std::move(path)) {}
+
+  // The generation served now, pinned until the Dataset and everything taken from it are gone.
+  PyDataset pin() const {
+    auto holder = std::make_shared<PinHolder>(h_);
+    auto d = std::make_shared<DatasetHandle>();
+    d->path = path_;
+    d->ds = &*holder->pinned;
+    d->owner = std::move(holder);
+    return PyDataset(std::move(d));
+  }
+  bool refresh() const {
+    result<bool> r = Error();
+    {
+      py::gil_scoped_release unlocked;
+      r = h_->live->refresh();
+    }
+    return unwrap(std::move(r));
+  }
+  void watch(double seconds) const {
+    if (!(seconds > 0)) throw py::value_error("watch: the interval must be positive");
+    LiveHolder* raw = h_.get();  // outlives the watcher, which `live` stops when destroyed
+    py::gil_scoped_release unlocked;
+    raw->live->watch(
+        std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000))),
+        [raw](const Error& e) {
+          std::lock_guard lock(raw->mutex);
+          raw->watch_error = e.message;
+        });
+  }
+  void stop_watching() const {
+    py::gil_scoped_release unlocked;
+    h_->live->stop_watching();
+  }
+  std::optional<std::string> watch_error() const {
+    std::lock_guard lock(h_->mutex);
+    return h_->watch_error;
+  }
+  uint64_t generation() const { return h_->live->generation(); }
+  size_t retired() const { return h_->live->retired(); }
+  py::str path() const { return path_text(path_); }
+
+ private:
+  std::shared_ptr<LiveHolder> h_;
+  std::string path_;
+};
+
+PyLiveDataset follow_dataset(const fs::path& path, const std::string& storage, size_t cache_bytes,
+                             bool verify_checksums, std::optional<double> watch) {
+  ShardedOptions o;
+  o.open = open_options(storage, cache_bytes);
+  o.verify_checksums = verify_checksums;
+  auto h = std::make_shared<LiveHolder>();
+  result<LiveDataset> live = Error();
+  {
+    py::gil_scoped_release unlocked;
+    live = LiveDataset::open(path, o);
+  }
+  h->live.emplace(unwrap(std::move(live)));
+  PyLiveDataset out(std::move(h), path.string());
+  if (watch) out.watch(*watch);
+  return out;
 }
 
 }  // namespace
@@ -298,6 +391,34 @@ void bind_dataset(py::module_& m) {
       .def("close", &PyDataset::close)
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyDataset& self, py::args) { self.close(); });
+
+  py::class_<PyLiveDataset>(
+      m, "LiveDataset",
+      "A dataset folder that follows CURRENT (drydb.follow_dataset): pin() gives the generation "
+      "served now as a Dataset, which stays readable (pinned) until it and every table, index and "
+      "range taken from it are gone; refresh() swaps in the generation CURRENT names (queries on "
+      "pinned Datasets finish on theirs); watch(seconds) refreshes on a thread of its own.")
+      .def("pin", &PyLiveDataset::pin,
+           "The generation served now, as a Dataset pinned until it is gone.")
+      .def("refresh", &PyLiveDataset::refresh,
+           "Serves the generation CURRENT names if it is another; returns whether it swapped. A "
+           "generation that does not open raises, and the served one stays.")
+      .def("watch", &PyLiveDataset::watch, py::arg("seconds"),
+           "Refreshes every `seconds` on a thread of its own (errors: watch_error).")
+      .def("stop_watching", &PyLiveDataset::stop_watching)
+      .def_property_readonly("watch_error", &PyLiveDataset::watch_error,
+                             "The message of the last refresh the watcher failed, or None.")
+      .def_property_readonly("generation", &PyLiveDataset::generation,
+                             "The generation the next pin() gives.")
+      .def_property_readonly("retired", &PyLiveDataset::retired,
+                             "Generations swapped out that a pin may still hold.")
+      .def_property_readonly("path", &PyLiveDataset::path);
+
+  m.def("follow_dataset", &follow_dataset, py::arg("path"), py::kw_only(),
+        py::arg("storage") = "pread", py::arg("cache_bytes") = size_t{64} << 20,
+        py::arg("verify_checksums") = false, py::arg("watch") = py::none(),
+        "Opens a dataset folder and follows its CURRENT generation (a LiveDataset); with "
+        "`watch`, refreshes every that many seconds.");
 
   m.def("open_dataset", &open_dataset, py::arg("path"), py::kw_only(), py::arg("storage") = "pread",
         py::arg("cache_bytes") = size_t{64} << 20, py::arg("verify_checksums") = false,

@@ -1,13 +1,17 @@
 """drydb.dask.build_dataset on a real Dask cluster: a LocalCluster of 2 worker processes on
 127.0.0.1 builds datasets of awkward keys into 7 range shards (one of them empty) while one
 shard task fails once and is retried; every row is then answered, absent keys are absent,
-counts and ranges match a reference for a thousand random bounds in both directions, and a
-reader keeps answering while another generation is published and rolled back."""
+counts, ranges and index queries match a reference for a thousand random bounds in both
+directions, a reader following CURRENT (drydb.follow_dataset) keeps answering while another
+generation is published and rolled back, and `drydb shard merge` of the dataset dumps as one
+file built from the same input."""
 
 import os
 import random
+import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -44,7 +48,7 @@ def text_rows(n, rng):
     return sorted((k, "value of %s" % k) for k in keys)
 
 
-def test_build_query_and_swap_generations(tmp_path, client):
+def test_build_query_and_swap_generations(tmp_path, client, cli):
     rng = random.Random(5)
     rows = text_rows(200_000, rng)
     frame = dd.from_pandas(pandas.DataFrame({"key": [k for k, _ in rows], "value": [v for _, v in rows]}),
@@ -83,6 +87,12 @@ def test_build_query_and_swap_generations(tmp_path, client):
         for absent in [b"", b"a", b"user/", b"user/1", b"\xff", "ключ\x00\x00".encode(), b"user/0000001"]:
             assert t.get(absent) is None
         bounds = [k for k, _ in rng.sample(encoded, 300)] + splits + [b"", b"\xff\xff", b"user/1\x00"]
+        # The unique index by value, across the shards, against its own reference: entries in
+        # (index key, primary key) order.
+        by_value = t.index("by_value")
+        entries = sorted((v, k) for k, v in encoded)
+        value_bounds = [v for v, _ in rng.sample(entries, 300)] + [b"", b"value of user/1", b"\xff"]
+        assert len(by_value) == len(encoded) and len(t.index("tail")) == 0
         for _ in range(1000):
             a, b = sorted(rng.sample(bounds, 2))
             se, ee, rev = rng.random() < 0.5, rng.random() < 0.5, rng.random() < 0.5
@@ -92,20 +102,48 @@ def test_build_query_and_swap_generations(tmp_path, client):
             assert len(r) == len(want)
             if len(want) < 2000:
                 assert list(r) == want
+            a, b = sorted(rng.sample(value_bounds, 2))
+            want = [(k, v) for v, k in entries
+                    if (a < v if se else a <= v) and (v < b if ee else v <= b)]
+            if rev:
+                want.reverse()
+            assert by_value.count_range(a, b, start_exclusive=se, end_exclusive=ee) == len(want)
+            r = by_value.range(a, b, start_exclusive=se, end_exclusive=ee, reverse=rev)
+            assert len(r) == len(want)
+            if len(want) < 2000:
+                assert list(r) == want
+        for k, v in rng.sample(encoded, 200):
+            assert by_value.get(v) == (k, v)
+        assert by_value.get(b"value of nobody") is None
         for p in [b"user/1", b"user/19", "ключ".encode(), b"zz"]:
             want = [row for row in model.rows if row[0].startswith(p)]
             assert list(t.prefix(p)) == want and list(t.prefix(p, reverse=True)) == want[::-1]
 
-    # A reader keeps querying while a second generation (3 shards, other values) is published and
-    # rolled back: every dataset it opens answers wholly from one generation.
+    # `drydb shard merge` writes one file of the dataset, which dumps as one file built from the
+    # same input in one process.
+    single = drydb.Builder()
+    st = single.create_table("rows")
+    st.append_many(encoded)
+    st.add_index("tail", unique=False, key_encoding="bytes", key=lambda k, v: None)
+    st.add_index("by_value", unique=True, key_encoding="bytes", key=lambda k, v: v)
+    single.build(str(tmp_path / "single.drydb"))
+    merged = str(tmp_path / "merged.drydb")
+    subprocess.run([cli, "shard", "merge", root, "-o", merged], check=True, capture_output=True)
+    dumps = [subprocess.run([cli, "dump", f], check=True, capture_output=True).stdout
+             for f in (merged, str(tmp_path / "single.drydb"), root)]
+    assert dumps[0] == dumps[1] == dumps[2]
+
+    # A service following CURRENT keeps querying while a second generation (3 shards, other
+    # values) is published and rolled back: every pin answers wholly from one generation.
     sample = rng.sample(encoded, 200)
     stop = threading.Event()
     seen, failures = set(), []
+    live = drydb.follow_dataset(root, watch=0.01)
 
     def reader():
         while not stop.is_set():
             try:
-                with drydb.open_dataset(root) as ds:
+                with live.pin() as ds:
                     t = ds.table("rows")
                     suffixes = {t[k][len(v):] for k, v in sample}
                     if len(suffixes) != 1:
@@ -122,14 +160,25 @@ def test_build_query_and_swap_generations(tmp_path, client):
     with drydb.open_dataset(root) as ds:
         assert ds.generation == 2 and ds.shard_count == 3
         assert ds.table("rows")[encoded[0][0]] == encoded[0][1] + b"/2"
+    for _ in range(2000):  # the watcher follows the publish, and the reader sees it
+        if (2, b"/2") in seen:
+            break
+        time.sleep(0.01)
+    assert live.generation == 2
     assert drydb._drydb.rollback_generation(root) == 1
     with drydb.open_dataset(root) as ds:
         assert ds.generation == 1
+    for _ in range(2000):  # and the rollback
+        if live.generation == 1:
+            break
+        time.sleep(0.01)
+    time.sleep(0.1)
     stop.set()
     th.join(timeout=120)
-    assert failures == []
-    assert (1, b"") in seen
-    assert seen <= {(1, b""), (2, b"/2")}
+    live.stop_watching()
+    assert failures == [] and live.watch_error is None
+    assert live.generation == 1
+    assert {(1, b""), (2, b"/2")} <= seen <= {(1, b""), (2, b"/2")}
     assert drydb._drydb.next_generation(root) == 3
 
 

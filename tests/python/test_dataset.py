@@ -3,6 +3,7 @@ functions (shard_of, describe_shard, write_manifest, publish_generation), read b
 drydb.open_dataset against a model, and generations published and rolled back."""
 
 import os
+import time
 
 import pytest
 
@@ -120,3 +121,50 @@ def test_generations_publish_and_roll_back(tmp_path):
         drydb.open_dataset(tmp_path / "gen-1").table("nope")
     with pytest.raises(drydb.IoError):
         drydb.open_dataset(tmp_path / "nowhere")
+
+
+def test_follow_dataset_swaps_generations_under_pins(tmp_path):
+    root = str(tmp_path)
+    rows = [(b"k%03d" % i, b"v") for i in range(100)]
+    build_generation(root, rows, [b"k050"], tag=b"1")
+    live = drydb.follow_dataset(root)
+    assert live.generation == 1 and live.refresh() is False
+    old = live.pin()
+    old_table = old.table("t")
+    assert old.generation == 1 and old_table[b"k001"] == b"v1"
+    build_generation(root, rows, [b"k020", b"k080"], tag=b"2")
+    assert live.refresh() is True and live.generation == 2
+    new = live.pin()
+    assert new.generation == 2 and new.shard_count == 3 and new.table("t")[b"k099"] == b"v2"
+    # The old generation stays pinned, and readable, while anything taken from it lives.
+    assert live.retired == 1
+    assert list(old_table.range(b"k010", b"k012")) == [(b"k%03d" % i, b"v1") for i in (10, 11, 12)]
+    del old, old_table
+    live.refresh()
+    assert live.retired == 0
+    # A rollback is followed too, by the watcher.
+    assert drydb._drydb.rollback_generation(root) == 1
+    live.watch(0.01)
+    for _ in range(1000):
+        if live.generation == 1:
+            break
+        time.sleep(0.01)
+    live.stop_watching()
+    assert live.generation == 1 and live.watch_error is None
+    with live.pin() as ds:
+        assert ds.table("t")[b"k001"] == b"v1"
+    # Only a dataset folder is followed; a generation that does not open is not served.
+    with pytest.raises(drydb.InvalidArgumentError):
+        drydb.follow_dataset(tmp_path / "gen-1")
+    gen = build_generation(root, rows, [b"k050"], tag=b"3")
+    os.remove(os.path.join(root, "gen-%d" % gen, "shard-1.drydb"))
+    with pytest.raises(drydb.IoError):
+        live.refresh()
+    assert live.generation == 1
+    live.watch(0.01)
+    for _ in range(1000):
+        if live.watch_error is not None:
+            break
+        time.sleep(0.01)
+    live.stop_watching()
+    assert "shard 1" in live.watch_error
