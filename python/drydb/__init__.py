@@ -29,6 +29,7 @@ from ._drydb import (  # noqa: F401  (the package's API)
     Cursor,
     Database,
     Dataset,
+    DatasetCursor,
     DatasetIndex,
     DatasetIndexRange,
     DatasetRange,

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "cursor.h"
 #include "drydb/dataset.h"
 #include "drydb/live_dataset.h"
 #include "drydb/sharded.h"
@@ -194,6 +195,11 @@ class PyDatasetTable {
     h_->check_open();
     return PyDatasetIndex(h_, unwrap(t_.index(name)), t_.encoding(), decoder_);
   }
+  // A cursor across the shards (range-partitioned tables; InvalidArgumentError for a hashed one).
+  PyCursorOf<ShardedCursor> cursor() const {
+    h_->check_open();
+    return PyCursorOf<ShardedCursor>(h_, unwrap(t_.cursor()), t_.encoding(), decoder_);
+  }
   std::vector<PyDatasetIndex> indexes() const {
     h_->check_open();
     std::vector<PyDatasetIndex> out;
@@ -351,6 +357,11 @@ PyLiveDataset follow_dataset(const fs::path& path, const std::string& storage, s
 }  // namespace
 
 void bind_dataset(py::module_& m) {
+  bind_cursor<PyCursorOf<ShardedCursor>>(
+      m, "DatasetCursor",
+      "A position among a range-partitioned dataset table's rows, across its shards (empty ones "
+      "included): rank() counts the rows of every shard before. Each move returns whether it is "
+      "on a row.");
   bind_range<ShardedRange>(m, "DatasetRange", "_DatasetRangeChunks");
   bind_range<ShardedIndexRange>(m, "DatasetIndexRange", "_DatasetIndexRangeChunks");
   bind_index<PyDatasetIndex>(m, "DatasetIndex",
@@ -376,6 +387,8 @@ void bind_dataset(py::module_& m) {
       .def("index", &PyDatasetTable::index, py::arg("name"),
            "The secondary index `name`, across the shards.")
       .def("indexes", &PyDatasetTable::indexes)
+      .def("cursor", &PyDatasetTable::cursor,
+           "A cursor across the shards, in key order (range-partitioned tables).")
       .def_property_readonly("name", &PyDatasetTable::name)
       .def_property_readonly("key_encoding", &PyDatasetTable::key_encoding);
 

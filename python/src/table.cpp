@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "cursor.h"
 #include "errors.h"
 #include "index.h"
 #include "keys.h"
@@ -54,76 +55,7 @@ class KeyBatch {
 
 using PyTableRange = PyRange<Range>;
 
-class PyCursor {
- public:
-  PyCursor(DbRef db, const ReadOnlyTable& t, DecoderRef decoder)
-      : db_(std::move(db)),
-        cursor_(t.cursor()),
-        encoding_(t.encoding()),
-        decoder_(std::move(decoder)) {}
-
-  bool first() {
-    db_->check_open();
-    return moved(cursor_.first());
-  }
-  bool last() {
-    db_->check_open();
-    return moved(cursor_.last());
-  }
-  bool next() {
-    db_->check_open();
-    return moved(cursor_.valid() && cursor_.next());
-  }
-  bool prev() {
-    db_->check_open();
-    return moved(cursor_.valid() && cursor_.prev());
-  }
-  bool seek(py::handle key) {
-    db_->check_open();
-    const PyKey k(key, encoding_);
-    return moved(cursor_.seek(k.key()));
-  }
-  bool seek_exact(py::handle key) {
-    db_->check_open();
-    const PyKey k(key, encoding_);
-    const bool exact = cursor_.seek_exact(k.key());
-    moved(cursor_.valid());
-    return exact;
-  }
-  bool valid() const {
-    db_->check_open();
-    return cursor_.valid();
-  }
-  py::object key() const {
-    on_row();
-    return key_to_python(cursor_.key(), encoding_);
-  }
-  py::object value() const {
-    on_row();
-    const Entry e = cursor_.entry();
-    if (!cursor_.status()) raise_error(cursor_.status().error());
-    return (*decoder_)(e.key, e.value);
-  }
-  uint64_t rank() const {
-    on_row();
-    return cursor_.rank();
-  }
-
- private:
-  bool moved(bool valid) {
-    if (!valid && !cursor_.status()) raise_error(cursor_.status().error());
-    return valid;
-  }
-  void on_row() const {
-    db_->check_open();
-    if (!cursor_.valid()) raise_error(errc::invalid_state, "the cursor is not on a row");
-  }
-
-  DbRef db_;
-  Cursor cursor_;
-  KeyEncoding encoding_;
-  DecoderRef decoder_;
-};
+using PyCursor = PyCursorOf<Cursor>;
 
 using PyIndex = PyIndexOf<SecondaryIndex, IndexRange>;
 
@@ -221,7 +153,7 @@ class PyTable {
   }
   PyCursor cursor() const {
     db_->check_open();
-    return PyCursor(db_, t_, decoder_);
+    return PyCursor(db_, t_.cursor(), t_.encoding(), decoder_);
   }
   PyIndex index(const std::string& name) const {
     db_->check_open();
@@ -356,20 +288,9 @@ void bind_table(py::module_& m) {
   bind_range<Range>(m, "Range", "_RangeChunks");
   bind_range<IndexRange>(m, "IndexRange", "_IndexRangeChunks");
 
-  py::class_<PyCursor>(m, "Cursor",
-                       "A position among a table's rows. Each move returns whether it is on a "
-                       "row.")
-      .def("first", &PyCursor::first)
-      .def("last", &PyCursor::last)
-      .def("next", &PyCursor::next)
-      .def("prev", &PyCursor::prev)
-      .def("seek", &PyCursor::seek, py::arg("key"), "To the first row whose key is >= key.")
-      .def("seek_exact", &PyCursor::seek_exact, py::arg("key"),
-           "As seek; returns whether that row's key is key.")
-      .def_property_readonly("valid", &PyCursor::valid)
-      .def_property_readonly("key", &PyCursor::key)
-      .def_property_readonly("value", &PyCursor::value)
-      .def_property_readonly("rank", &PyCursor::rank, "The row's position in key order.");
+  bind_cursor<PyCursor>(m, "Cursor",
+                        "A position among a table's rows. Each move returns whether it is on a "
+                        "row.");
 
   bind_index<PyIndex>(m, "Index",
                       "A secondary index: rows as (primary_key, value), in index-key order "

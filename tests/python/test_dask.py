@@ -202,6 +202,8 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
         assert ds.manifest()["tables"][0]["partitioning"]["function"] == "xxh3-64-mod-v1"
         assert len(t) == len(keys) and t.count_range(-1, 1) == 3
         assert [k for k, _ in t.range(-100, 100)] == sorted(k for k in keys if -100 <= k <= 100)
+        with pytest.raises(drydb.InvalidArgumentError):  # no order across hashed shards
+            t.cursor()
     # "x" and b"x" are one index key: unique across the shards, by encoded key.
     mixed = dd.from_pandas(pandas.DataFrame({"id": [1, 2], "tag": ["x", b"x"]}), npartitions=2)
     with pytest.raises(drydb.DuplicateKeyError):

@@ -66,6 +66,27 @@ def test_dataset_answers_as_one_table(tmp_path, rng):
                 assert t.count_range(a, b, start_exclusive=se, end_exclusive=ee) == len(want)
         assert list(t.range(reverse=True)) == model.rows[::-1]
         assert t.shard_of(-3001) == 0 and t.shard_of(-3000) == 1 and t.shard_of(10**6) == 4
+        # A cursor crosses the shards (the empty ones too) as one table's would.
+        c = t.cursor()
+        assert isinstance(c, drydb.DatasetCursor) and not c.valid
+        walked, ok = [], c.first()
+        while ok:
+            walked.append((c.key, c.value, c.rank))
+            ok = c.next()
+        assert walked == [(k, v, i) for i, (k, v) in enumerate(model.rows)]
+        walked, ok = [], c.last()
+        while ok:
+            walked.append(c.key)
+            ok = c.prev()
+        assert walked == [k for k, _ in reversed(model.rows)]
+        for _ in range(200):
+            k = rng.randint(-6000, 14000)
+            keys = [r[0] for r in model.rows if r[0] >= k]
+            assert c.seek(k) == bool(keys) and (not keys or (c.key, c.rank) == (keys[0], len(rows) - len(keys)))
+            assert c.seek_exact(k) == (bool(keys) and keys[0] == k)
+        assert not c.seek(10**9) and not c.valid
+        with pytest.raises(drydb.InvalidStateError):
+            c.key
         manifest = ds.manifest()
         assert [s["tables"][0]["rows"] for s in manifest["shards"]] == [
             sum(1 for k, _ in rows if lo <= k < hi)
