@@ -10,7 +10,8 @@
 #                                        ran in 146 s with 3 repetitions of 0.2 s)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
 #                                        <workload>/<store>/...; "Python" runs
-#                                        bench/python_bench.py); the report then goes to
+#                                        bench/python_bench.py, "Dask" bench/dask_build_bench.py);
+#                                        the report then goes to
 #                                        build/bench/report/ unless --out is given
 #   scripts/bench.sh --repetitions 5     repetitions per benchmark (default 5)
 #   scripts/bench.sh --min-time 0.5      seconds per benchmark and repetition (default 0.5)
@@ -54,6 +55,7 @@ results=$BUILD/results.json
 callgrind_out=$BUILD/callgrind.txt
 csv_size_out=$BUILD/csv_size.md
 python_out=$BUILD/python_bench.md
+dask_out=$BUILD/dask_build.md
 
 if ! command -v python3 >/dev/null; then
   echo "bench.sh: python3 is needed to write the report (Debian: python3)" >&2
@@ -98,10 +100,22 @@ if [ -z "$report_only" ]; then
   if [ -z "$filter" ] || [[ Python =~ $filter ]]; then
     cmake -S . -B "$BUILD/python" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_PYTHON=ON \
       -DPython_EXECUTABLE=/usr/bin/python3 -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF \
-      -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+      -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=ON -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
     cmake --build "$BUILD/python" -j"$JOBS" --target drydb_python
     /usr/bin/python3 bench/python_bench.py --package "$BUILD/python/python/package" \
       --rounds "$repetitions" --out "$python_out"
+  fi
+
+  # A sharded dataset built by Dask on a 2-worker LocalCluster beside `drydb build`
+  # (bench/dask_build_bench.py): the Python package and the tool, on the whole suite or "Dask".
+  rm -f "$dask_out"
+  if [ -z "$filter" ] || [[ Dask =~ $filter ]]; then
+    cmake -S . -B "$BUILD/python" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_PYTHON=ON \
+      -DPython_EXECUTABLE=/usr/bin/python3 -DDRYDB_BUILD_TESTS=OFF -DDRYDB_BUILD_EXAMPLES=OFF \
+      -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=ON -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF
+    cmake --build "$BUILD/python" -j"$JOBS" --target drydb_python drydb_cli
+    /usr/bin/python3 bench/dask_build_bench.py --package "$BUILD/python/python/package" \
+      --cli "$BUILD/python/tools/drydb/drydb" --rounds 3 --out "$dask_out"
   fi
 
   rm -f "$callgrind_out"
@@ -140,6 +154,7 @@ report=(python3 bench/report.py "$results" --out "$out" --command "$command" --c
 [ ! -f "$callgrind_out" ] || report+=(--callgrind "$callgrind_out")
 [ ! -f "$csv_size_out" ] || report+=(--csv-size "$csv_size_out")
 [ ! -f "$python_out" ] || report+=(--python "$python_out")
+[ ! -f "$dask_out" ] || report+=(--dask "$dask_out")
 [ ! -f "$results.seconds" ] || report+=(--seconds "$(cat "$results.seconds")")
 [ ! -f "$results.commit" ] || report+=(--commit "$(cat "$results.commit")")
 report+=(--notes bench/key_shape_notes.md)

@@ -1,0 +1,134 @@
+"""The Dask build of a sharded dataset (drydb.dask.build_dataset) on a LocalCluster of 2 worker
+processes on 127.0.0.1, beside `drydb build` of one file in one process, from the same JSON Lines
+rows: rows per second of each, and where the Dask build's time goes (its tasks' compute time by
+kind, summed over the workers, from Dask's task stream).
+
+    /usr/bin/python3 bench/dask_build_bench.py --package build/release/python/package \\
+        --cli build/release/tools/drydb/drydb [--rows 1000000] [--shards 8] [--rounds 3] \\
+        [--out FILE.md]
+
+The input: `rows` records {"id": int, "name": str, "score": int} in a random order of their ids,
+written as 8 JSON Lines files (Dask reads one partition per file) and, for `drydb build`, as one
+file of the same lines. Both store each record as a MessagePack map under its int64 id. Rounds
+alternate the two builds; the medians are reported. Writes a Markdown section to --out, and
+prints it.
+"""
+
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def write_input(folder, rows, files):
+    rng = random.Random(7)
+    ids = list(range(rows))
+    rng.shuffle(ids)
+    parts = [open(os.path.join(folder, "part-%02d.jsonl" % i), "w") for i in range(files)]
+    with open(os.path.join(folder, "all.jsonl"), "w") as whole:
+        for n, i in enumerate(ids):
+            line = json.dumps({"id": i, "name": "user %07d" % i, "score": (i * 7919) % 1000}) + "\n"
+            whole.write(line)
+            parts[n % files].write(line)
+    for p in parts:
+        p.close()
+
+
+def time_drydb_build(cli, folder):
+    out = os.path.join(folder, "one.drydb")
+    start = time.perf_counter()
+    subprocess.run([cli, "build", out, "-i", os.path.join(folder, "all.jsonl"), "--key", "id",
+                    "--key-encoding", "int64", "-q"], check=True)
+    return time.perf_counter() - start
+
+
+def time_dask_build(client, folder, shards, build_dataset, get_task_stream, key_split):
+    root = os.path.join(folder, "ds")
+    shutil.rmtree(root, ignore_errors=True)
+    with get_task_stream(client) as ts:
+        start = time.perf_counter()
+        build_dataset(os.path.join(folder, "part-*.jsonl"), root, key="id", key_encoding="int64",
+                      shards=shards, client=client)
+        seconds = time.perf_counter() - start
+    by_kind = collections.Counter()
+    for task in ts.data:
+        for ss in task.get("startstops", ()):
+            if ss["action"] == "compute":
+                by_kind[key_split(task["key"])] += ss["stop"] - ss["start"]
+    return seconds, by_kind
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--package", required=True, help="the folder holding the built drydb package")
+    ap.add_argument("--cli", required=True, help="the drydb tool")
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--shards", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    sys.path.insert(0, os.path.abspath(args.package))
+    os.environ["PYTHONPATH"] = os.pathsep.join([os.path.abspath(args.package)] + sys.path[1:])
+
+    import distributed
+    from dask.utils import key_split
+    from distributed import get_task_stream
+
+    from drydb.dask import build_dataset
+
+    folder = tempfile.mkdtemp(prefix="drydb-dask-bench-")
+    try:
+        write_input(folder, args.rows, 8)
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", dashboard_address=None)
+        client = distributed.Client(cluster)
+        one, dask_times, kinds = [], [], []
+        for _ in range(args.rounds):
+            one.append(time_drydb_build(args.cli, folder))
+            seconds, by_kind = time_dask_build(client, folder, args.shards, build_dataset,
+                                               get_task_stream, key_split)
+            dask_times.append(seconds)
+            kinds.append(by_kind)
+        client.close()
+        cluster.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    one_s, dask_s = statistics.median(one), statistics.median(dask_times)
+    median_round = kinds[dask_times.index(sorted(dask_times)[len(dask_times) // 2])]
+    total = sum(median_round.values())
+    lines = [
+        "## Building a sharded dataset with Dask", "",
+        "`/usr/bin/python3 bench/dask_build_bench.py --package build/release/python/package "
+        "--cli build/release/tools/drydb/drydb --rows %d --shards %d --rounds %d`: %s rows of "
+        "JSON Lines (`id`, `name`, `score`, ids in random order), each stored as a MessagePack map "
+        "under its int64 id; medians of %d alternated rounds." % (
+            args.rows, args.shards, args.rounds, format(args.rows, ","), args.rounds), "",
+        "| build | seconds | rows/s |", "|---|--:|--:|",
+        "| `drydb build`, one file, one process | %.2f | %s |" % (one_s, format(int(args.rows / one_s), ",")),
+        "| `drydb.dask.build_dataset`, %d shards, LocalCluster of 2 worker processes | %.2f | %s |" % (
+            args.shards, dask_s, format(int(args.rows / dask_s), ",")),
+        "",
+        "Where the Dask build's time goes (the round of median time): compute time of its tasks "
+        "by kind, summed over both workers (%.1f s in all; the rest of the wall time is the "
+        "scheduler, transfers between the workers and the client's own steps):" % total, "",
+        "| task kind | compute seconds | share |", "|---|--:|--:|",
+    ]
+    for kind, s in median_round.most_common(10):
+        lines.append("| `%s` | %.2f | %.0f%% |" % (kind, s, 100 * s / total if total else 0))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
