@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "drydb/detail/coding.h"
+#include "drydb/detail/node.h"
 #include "drydb/index.h"
 #include "format/checksum.h"
 
@@ -22,22 +23,37 @@ namespace drydb {
 namespace detail {
 
 // drydb::shard_of for one table, precomputed: each query routes through it. For range-v1, the
-// split keys' first 8 bytes as numbers (zero-padded, big-endian), so that the search compares
-// integers and compares whole keys only where a split's head equals the key's (for int64 keys,
-// at most one split, and only when the key is one).
+// split keys' 8 bytes after the whole words they all share (URLs' "https://..."), as numbers
+// (zero-padded, big-endian), so that the search compares integers, and compares whole keys
+// only where a split's head equals the key's (for int64 keys, at most one split, and only when
+// the key is one).
 class Router {
  public:
   Router(const Partitioning& p, uint32_t shards) : shards_(shards), splits_(p.splits) {
     hashed_ = p.function == kHashPartitioning;
+    // The bytes every split starts with, then kept in whole 8-byte words.
+    size_t common = splits_.empty() ? 0 : splits_.front().size();
+    for (const std::string& split : splits_) {
+      size_t i = 0;
+      while (i < common && i < split.size() && split[i] == splits_.front()[i])
+        ++i;
+      common = i;
+    }
+    shared_ = splits_.empty() ? std::string() : splits_.front().substr(0, common / 8 * 8);
     for (const std::string& split : splits_)
-      heads_.push_back(head(std::as_bytes(std::span(split.data(), split.size()))));
+      heads_.push_back(head(as_bytes(split).subspan(shared_.size())));
   }
 
   // The shard of encoded key `key`: drydb::shard_of(p, shards, key).
   uint32_t route(std::span<const std::byte> key) const noexcept {
     if (hashed_) return static_cast<uint32_t>(checksum(key) % shards_);
-    const uint64_t h = head(key);
     const auto n = static_cast<uint32_t>(heads_.size());
+    if (!shared_.empty()) {  // every split starts with shared_: a key that does not is outside
+      const int c =
+          compare_bytes(key.first(std::min(key.size(), shared_.size())), as_bytes(shared_));
+      if (c != 0) return c < 0 ? 0 : n;
+    }
+    const uint64_t h = head(key.subspan(shared_.size()));
     // The splits whose head is below h, all <= key: counted without a branch where there are
     // few (the usual dataset), by a binary search where there are many.
     uint32_t i = 0;
@@ -59,6 +75,9 @@ class Router {
 
  private:
   static constexpr uint32_t kCounted = 32;
+  static std::span<const std::byte> as_bytes(const std::string& s) noexcept {
+    return std::as_bytes(std::span(s.data(), s.size()));
+  }
   // The first 8 bytes of a key, zero-padded, big-endian: heads order as their keys do, or tie.
   static uint64_t head(std::span<const std::byte> key) noexcept {
     if (key.size() >= 8) return load_be64(key.data());
@@ -70,7 +89,8 @@ class Router {
   bool hashed_ = false;
   uint32_t shards_;
   std::vector<std::string> splits_;
-  std::vector<uint64_t> heads_;
+  std::string shared_;           // the whole 8-byte words every split starts with
+  std::vector<uint64_t> heads_;  // each split's next 8 bytes
 };
 
 struct ShardedTableState {

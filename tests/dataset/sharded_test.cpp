@@ -422,6 +422,18 @@ TEST(ShardedDatabase, RoutesKeysAsThePartitionFunction) {
         "t" + std::to_string(i);
   tables[0].partitioning.splits = {std::string("\x01", 1), "shared8b",
                                    std::string("shared8b\0\x05", 10), "shared8b4"};
+  // Split keys sharing 24 bytes (URLs), and keys below, inside and above that prefix, and
+  // keys that are a part of it.
+  TableSpec urls{"urls", KeyEncoding::bytes(), {}, {}};
+  const std::string site = "https://example.org/items/";
+  for (int i = 0; i < 400; i += 3)
+    urls.rows[site + std::to_string(1000 + i)] = "u";
+  for (const std::string& k : {std::string(""), std::string("a"), std::string("https://"),
+                               site.substr(0, 23), site.substr(0, 24), site, site + "\xff",
+                               std::string("zzz"), std::string("https://example.org/itemz")})
+    urls.rows[k] = "u";
+  urls.partitioning.splits = {site + "1100", site + "1200", site + "12000", site + "1300"};
+  tables.push_back(urls);
   build_generation(dir.path(), 1, tables, 5);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
