@@ -17,6 +17,7 @@ unique indexes unique across shards) and writes the manifest and publishes the g
 through the library's own writer (drydb.write_manifest, drydb.publish_generation).
 """
 
+import datetime
 import os
 import shutil
 
@@ -45,8 +46,22 @@ def sample_splits(encoded_keys, shards):
 
 
 def _plain(v):
-    """A field as a plain Python object: numpy's scalars (pandas gives them) as int, float..."""
+    """A field as a plain Python object: numpy's scalars (pandas gives them) as int, float...;
+    a datetime (pandas.Timestamp too) as MessagePack's timestamp."""
+    if isinstance(v, datetime.datetime):
+        return _timestamp(v)
     return v.item() if hasattr(v, "item") and not isinstance(v, (bytes, str)) else v
+
+
+def _timestamp(v):
+    """A datetime as MessagePack's timestamp (extension type -1), in UTC: a naive datetime is
+    taken as UTC; a pandas.Timestamp keeps its nanoseconds."""
+    nanos = getattr(v, "value", None)  # pandas.Timestamp: nanoseconds since the epoch, UTC
+    if isinstance(nanos, int):
+        return msgpack.Timestamp.from_unix_nano(nanos)
+    if v.tzinfo is None:
+        v = v.replace(tzinfo=datetime.timezone.utc)
+    return msgpack.Timestamp.from_datetime(v)
 
 
 def _encode_key(k, column, encoding):

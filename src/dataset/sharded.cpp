@@ -265,6 +265,15 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
     for (uint32_t i = 0; i < shards; ++i) {
       ts.parts.push_back(state->shards[i].tables()[t]);
       ts.rows_before.push_back(ts.rows_before.back() + m.shards[i].tables[t].rows);
+      // Rows are read as their table's column list says, which the manifest does not record:
+      // every shard's must be the first's.
+      const ReadOnlyTable& first = ts.parts.front();
+      const ReadOnlyTable& part = ts.parts.back();
+      if (!std::ranges::equal(part.columns(), first.columns()) ||
+          part.key_column() != first.key_column())
+        return disagrees(
+            folder / m.shards[i].file,
+            "its table '" + m.tables[t].name + "' has another column list than the first shard's");
     }
     ts.encoding = ts.parts[0].encoding();
     ts.router.emplace(ts.spec->partitioning, shards);

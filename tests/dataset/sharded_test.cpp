@@ -546,4 +546,34 @@ TEST(ShardedDatabase, ShardsThatDisagreeWithTheManifestAreRefused) {
   EXPECT_TRUE(drydb::ShardedDatabase::open(dir.path(), checksums()));
 }
 
+TEST(ShardedDatabase, ShardsWithAnotherColumnListAreRefused) {
+  // Rows are read as their table's column list says, which the manifest does not record: a
+  // shard whose list is not the first shard's is refused, though the manifest describes it.
+  TempDir dir;
+  const fs::path gen = dir / "gen-1";
+  fs::create_directories(gen);
+  drydb::Manifest m;
+  m.dataset = "columns";
+  m.generation = 1;
+  m.tables.push_back({"t", "bytes", {}, {std::string(drydb::kRangePartitioning), {"m"}}});
+  const std::string row("\x92\x01\x02", 3);  // a MessagePack array of two fields
+  for (int i = 0; i < 2; ++i) {
+    drydb::DatabaseBuilder b;
+    auto& t = b.create_table("t");
+    t.set_columns({"a", i == 0 ? "b" : "c"});
+    t.append(drydb::Key(std::string_view(i == 0 ? "a" : "x")), row);
+    const fs::path file = gen / ("shard-" + std::to_string(i) + ".drydb");
+    ASSERT_TRUE(b.build_to_file(file));
+    m.shards.push_back(*drydb::describe_shard(file));
+  }
+  ASSERT_TRUE(drydb::write_manifest(gen, m));
+  auto ds = drydb::ShardedDatabase::open(gen);
+  ASSERT_FALSE(ds);
+  EXPECT_EQ(ds.code(), errc::corruption);
+  EXPECT_NE(ds.error().message.find("shard-1.drydb disagrees with its manifest: its table 't' has "
+                                    "another column list than the first shard's"),
+            std::string::npos)
+      << ds.error().message;
+}
+
 }  // namespace

@@ -19,6 +19,7 @@ import pytest
 import dask  # noqa: E402,F401
 import dask.dataframe as dd  # noqa: E402
 import distributed  # noqa: E402
+import msgpack  # noqa: E402
 import pandas  # noqa: E402
 
 import drydb  # noqa: E402
@@ -204,6 +205,18 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
         assert [k for k, _ in t.range(-100, 100)] == sorted(k for k in keys if -100 <= k <= 100)
         with pytest.raises(drydb.InvalidArgumentError):  # no order across hashed shards
             t.cursor()
+    # Datetime fields (naive ones taken as UTC) are stored as MessagePack timestamps, to the
+    # nanosecond; a missing one (NaT) is left out of its row.
+    when = pandas.to_datetime(["2026-12-02 10:00:00.123456789", None, "1969-07-20 20:17:40"])
+    timed = dd.from_pandas(pandas.DataFrame({"id": [1, 2, 3], "when": when}), npartitions=2)
+    build_dataset(timed, str(tmp_path / "timed"), key="id", key_encoding="int64", shards=2,
+                  client=client)
+    with drydb.open_dataset(str(tmp_path / "timed")) as ds:
+        t = ds.table("rows", decode="msgpack")
+        assert t[1] == {"id": 1, "when": msgpack.Timestamp.from_unix_nano(when[0].value)}
+        assert t[1]["when"].to_unix_nano() == 1796205600123456789
+        assert t[2] == {"id": 2}
+        assert t[3]["when"].to_datetime().isoformat() == "1969-07-20T20:17:40+00:00"
     # "x" and b"x" are one index key: unique across the shards, by encoded key.
     mixed = dd.from_pandas(pandas.DataFrame({"id": [1, 2], "tag": ["x", b"x"]}), npartitions=2)
     with pytest.raises(drydb.DuplicateKeyError):
