@@ -106,11 +106,11 @@ def main():
     total = sum(median_round.values())
     lines = [
         "## Building a sharded dataset with Dask", "",
-        "`/usr/bin/python3 bench/dask_build_bench.py --package build/release/python/package "
-        "--cli build/release/tools/drydb/drydb --rows %d --shards %d --rounds %d`: %s rows of "
-        "JSON Lines (`id`, `name`, `score`, ids in random order), each stored as a MessagePack map "
-        "under its int64 id; medians of %d alternated rounds." % (
-            args.rows, args.shards, args.rounds, format(args.rows, ","), args.rounds), "",
+        "`/usr/bin/python3 bench/dask_build_bench.py --package %s --cli %s --rows %d --shards %d "
+        "--rounds %d`: %s rows of JSON Lines (`id`, `name`, `score`, ids in random order), each "
+        "stored as a MessagePack map under its int64 id; medians of %d alternated rounds." % (
+            args.package, args.cli, args.rows, args.shards, args.rounds, format(args.rows, ","),
+            args.rounds), "",
         "| build | seconds | rows/s |", "|---|--:|--:|",
         "| `drydb build`, one file, one process | %.2f | %s |" % (one_s, format(int(args.rows / one_s), ",")),
         "| `drydb.dask.build_dataset`, %d shards, LocalCluster of 2 worker processes | %.2f | %s |" % (
