@@ -33,18 +33,25 @@ inline drydb::KeyEncoding shape_key_encoding(const Shape& shape) {
   return shape.int_keys ? drydb::KeyEncoding::int64() : drydb::KeyEncoding::bytes();
 }
 
-// The queries of a shape's drydb table (built by append_shape_rows).
-class DrydbShapeQueries {
+// Tables with a batched get (ReadOnlyTable::get_many).
+template <class T>
+concept BatchedGets = requires(const T& t, std::vector<drydb::Key>& k, std::span<drydb::Value> v) {
+  t.get_many(k, v);
+};
+
+// The queries of a shape's drydb table (built by append_shape_rows): a file's ReadOnlyTable, or
+// a dataset's ShardedTable (sharded_shape.h), which has no get_many.
+template <class TableT>
+class ShapeQueries {
  public:
-  DrydbShapeQueries(const Shape& shape, drydb::ReadOnlyTable table)
-      : int_keys_(shape.int_keys), table_(table) {}
+  ShapeQueries(const Shape& shape, TableT table) : int_keys_(shape.int_keys), table_(table) {}
   uint64_t get(const ShapeKey& k) const {
     auto v = table_.get(key(k));
     if (!v) return kShapeFailed;
     return v->has_value() ? shape_fold(v->bytes()) : 0;
   }
   // Sum of shape_fold() over the values of keys[0, n), n <= kShapeBatch, by one get_many.
-  uint64_t get_many(const ShapeKey* keys, size_t n) const {
+  uint64_t get_many(const ShapeKey* keys, size_t n) const requires BatchedGets<TableT> {
     keys_.clear();  // keeps its capacity: no allocation after the first call
     for (size_t j = 0; j < n; ++j)
       keys_.push_back(key(keys[j]));
@@ -74,11 +81,13 @@ class DrydbShapeQueries {
     return int_keys_ ? drydb::Key(k.i) : drydb::Key(k.bytes);
   }
   bool int_keys_;
-  drydb::ReadOnlyTable table_;
+  TableT table_;
   // get_many()'s scratch: the batch's keys and values.
   mutable std::vector<drydb::Key> keys_;
   mutable std::vector<drydb::Value> values_ = std::vector<drydb::Value>(kShapeBatch);
 };
+
+using DrydbShapeQueries = ShapeQueries<drydb::ReadOnlyTable>;
 
 // The baseline: std::lower_bound over the shape's own sorted keys (int64_t or std::string),
 // beside a vector of their values.

@@ -55,37 +55,7 @@ inline void build_sharded_shape(const Shape& shape, const std::filesystem::path&
   require(bool(published), "drydb sharded publish", published ? "" : published.error().message);
 }
 
-// The queries of a shape's sharded table (built by build_sharded_shape), as DrydbShapeQueries'.
-class ShardedShapeQueries {
- public:
-  ShardedShapeQueries(const Shape& shape, drydb::ShardedTable table)
-      : int_keys_(shape.int_keys), table_(table) {}
-  uint64_t get(const ShapeKey& k) const {
-    auto v = table_.get(key(k));
-    if (!v) return kShapeFailed;
-    return v->has_value() ? shape_fold(v->bytes()) : 0;
-  }
-  uint64_t scan(const ShapeKey& from, int64_t n) const {
-    auto r = table_.get_range(key(from), drydb::unbounded);
-    if (!r) return kShapeFailed;
-    uint64_t sum = 0;
-    for (auto e : *r) {
-      sum += shape_fold(e.value);
-      if (--n == 0) break;
-    }
-    return r->status() ? sum : kShapeFailed;
-  }
-  uint64_t count(const ShapeKey& lo, const ShapeKey& hi) const {
-    auto n = table_.count_range(key(lo), key(hi));
-    return n ? *n : kShapeFailed;
-  }
-
- private:
-  drydb::Key key(const ShapeKey& k) const {
-    return int_keys_ ? drydb::Key(k.i) : drydb::Key(k.bytes);
-  }
-  bool int_keys_;
-  drydb::ShardedTable table_;
-};
+// The queries of a shape's sharded table (built by build_sharded_shape).
+using ShardedShapeQueries = ShapeQueries<drydb::ShardedTable>;
 
 }  // namespace drydb_bench
