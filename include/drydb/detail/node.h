@@ -263,11 +263,23 @@ DRYDB_ALWAYS_INLINE int compare_to_shared_prefix(ByteView key, const std::byte* 
   return key.size() < len ? -1 : 0;
 }
 
-// memcpy for the few bytes of a key's parts, without a library call for the
-// short lengths that are the common case.
+// memcpy for the few bytes of a key's parts (at most kMaxPrefixedKeyLength
+// where a rebuilt key's parts are copied), without a library call: a call
+// makes its callers keep their values in saved registers, which a walk along
+// a page of text keys paid for on every row.
 DRYDB_ALWAYS_INLINE void copy_key_bytes(std::byte* dst, const std::byte* src, size_t n) noexcept {
-  if (n > 16) {
-    std::memcpy(dst, src, n);
+  if (n > 16) {  // 16-byte copies, the last overlapping the one before
+    struct Chunk {
+      std::byte b[16];
+    };
+    for (size_t done = 0; done + 16 < n; done += 16) {
+      Chunk c;
+      std::memcpy(&c, src + done, 16);
+      std::memcpy(dst + done, &c, 16);
+    }
+    Chunk last;
+    std::memcpy(&last, src + n - 16, 16);
+    std::memcpy(dst + n - 16, &last, 16);
   } else if (n >= 8) {  // two 8-byte copies that overlap
     uint64_t a, b;
     std::memcpy(&a, src, 8);
@@ -406,10 +418,9 @@ class LeafView {
     const std::byte* offsets = page_ + leaf::offsets_off(n_);
     const std::byte* rec = records_ + load_u16(offsets + 2 * size_t{i});
     const std::byte* end = records_ + load_u16(offsets + 2 * size_t{i} + 2);
-    const ByteView key = rebuild_key(i, rec, buf, buf_has_shared);
     const uint32_t part = 2 + leaf::tail_size(load_u16(rec));
     *value_field = {rec + part, static_cast<size_t>(end - rec - part)};
-    return key;
+    return rebuild_key(i, rec, buf, buf_has_shared);
   }
 
   // Whether no value of the page is an overflow run: every entry() is then
@@ -491,12 +502,32 @@ class LeafView {
   // Key i of a prefixed page, whose record is `rec`, rebuilt in buf.
   DRYDB_ALWAYS_INLINE ByteView rebuild_key(uint32_t i, const std::byte* rec, KeyBuffer& buf,
                                            bool buf_has_shared) const noexcept {
+    // Every field is read before the first store: a byte store may alias
+    // this view, after which the compiler reads its fields again.
     const uint32_t m = load_u16(rec);
-    if (!buf_has_shared) copy_key_bytes(buf.bytes, records_, shared_len_);
-    store_be64(buf.bytes + shared_len_, prefix(i));
-    if (m > 8) copy_key_bytes(buf.bytes + shared_len_ + 8, rec + 2, m - 8);
-    return {buf.bytes, size_t{shared_len_} + m};
+    const uint64_t head_bytes = prefix(i);
+    const std::byte* const records = records_;
+    const uint32_t shared = shared_len_;
+    const std::byte* records_end = records + load_u16(page_ + leaf::offsets_off(n_) + 2 * n_);
+    if (!buf_has_shared) copy_key_bytes(buf.bytes, records, shared);
+    std::byte* head = buf.bytes + shared;
+    store_be64(head, head_bytes);
+    // The tail, rec[2 .. m-6): text keys' lengths vary from row to row, so a
+    // walk along a page branched unpredictably on each one's copy. Where 32
+    // bytes can be read from the record (the records area goes on that far)
+    // and written after the head, they are copied whatever the tail's length.
+    const size_t tail = leaf::tail_size(m);
+    if (tail <= kFixedTailCopy && rec + 2 + kFixedTailCopy <= records_end &&
+        shared + 8 + kFixedTailCopy <= sizeof(buf.bytes)) {
+      std::byte chunk[kFixedTailCopy];
+      std::memcpy(chunk, rec + 2, kFixedTailCopy);
+      std::memcpy(head + 8, chunk, kFixedTailCopy);
+    } else {
+      copy_key_bytes(head + 8, rec + 2, tail);
+    }
+    return {buf.bytes, size_t{shared} + m};
   }
+  static constexpr size_t kFixedTailCopy = 32;
 
   // search_bytes on a prefixed page: past the shared prefix, the heads in
   // the prefix array discriminate; entries of equal heads are ordered by
