@@ -1,12 +1,12 @@
 // Pages of text keys that store their keys after a shared prefix (format 2.2, flag
 // kPrefixedKeys): every query answers as the model does, on files built with and without the
-// layout (BuildOptions::prefixed_keys), for keys that share long prefixes (URL-like, names),
-// keys that are prefixes of one another, keys with zero bytes, keys whose part past the shared
-// prefix is shorter or longer than its 8-byte head, keys too long to prefix beside short ones,
-// and the index trees of text indexes; the file announces the layout (required feature bit 2)
-// only when a page uses it; a key view of a cursor lives until it moves, a Row's key as long as
-// the Row, moved or assigned over; structural damage to a prefixed page behind a valid checksum is
-// reported, never a wrong answer or a crash.
+// layout (BuildOptions::prefixed_keys), for keys that share long prefixes (URL-like, names, over
+// 224 bytes), keys that are prefixes of one another, keys with zero bytes, keys whose part past
+// the shared prefix is shorter or longer than its 8-byte head, keys too long to prefix beside
+// short ones, and the index trees of text indexes; the file announces the layout (required
+// feature bit 2) only when a page uses it; a key view of a cursor lives until it moves, a Row's
+// key as long as the Row, moved or assigned over; structural damage to a prefixed page behind a
+// valid checksum is reported, never a wrong answer or a crash.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -113,12 +113,23 @@ TableModel long_keys(Rng& rng, uint32_t page_size) {
   return t;
 }
 
+// Keys of 242 bytes sharing their first 226 (on 4 KiB pages): a page's shared prefix leaves
+// less room after it in a rebuilt key's buffer than a walk's fixed 32-byte copy of a tail needs,
+// so those tails are copied by their length.
+TableModel deep_prefix(Rng& rng) {
+  TableModel t = make_table("deep_prefix", KeyEncoding::bytes());
+  for (int i = 0; i < 400; ++i)
+    t.rows.emplace(std::string(226, 'p') + hex16(rng.next()), std::to_string(i));
+  return t;
+}
+
 DbModel model(uint32_t page_size, uint64_t seed) {
   Rng rng(seed);
   DbModel m;
   m.page_size = page_size;
   m.tables = {urls(rng, page_size == 512 ? 600 : 3000), names(rng, 800), edges(),
               long_keys(rng, page_size)};
+  if (fmt::max_key_length(page_size) >= 242) m.tables.push_back(deep_prefix(rng));
   TableModel ints = make_table("ints", KeyEncoding::int64());  // no prefixed pages
   for (int64_t i = 0; i < 200; ++i)
     ints.rows.emplace(drydb_support::int64_key(i * 5), std::to_string(i));
