@@ -11,7 +11,9 @@
 // range (100 rows, 2000..2099) and count (1000..8999); and one per other path of the read path:
 // get_bytes (a get on a byte-keyed table of "key%013d" keys, the StringKeys shape), seek_key (a
 // cursor seek to a random int64 key, then its value), seek_rank (a cursor seek to a random rank,
-// then its value) and index_get (a get through a unique int64 index whose key is rows-1-key).
+// then its value) and index_get (a get through a unique int64 index whose key is rows-1-key);
+// and open (OpenAndFirstRead: open a file of the table alone, get key 123, close; one query
+// per op, the file in the OS cache, the system calls' kernel time not counted).
 // The LCG and the checksum run inside the measured function for both stores alike; get_bytes'
 // 1,000 text keys per op are made before counting starts. scripts/bench.sh --callgrind runs
 // every pair.
@@ -303,12 +305,48 @@ int run(const T& t, std::string_view workload, int ops) {
   return 0;
 }
 
+// One op of workload "open", as OpenAndFirstRead: open the file, its table, get kFindKey, close.
+uint64_t open_and_first_get(const std::filesystem::path& path) {
+  auto db = drydb::ReadOnlyDatabase::open(path);
+  if (!db) return 0;
+  auto table = db->table("items");
+  if (!table) return 0;
+  auto v = table->get(kFindKey);
+  return v && v->has_value() ? fold(v->bytes()) : 0;
+}
+
+[[gnu::noinline]] std::pair<uint64_t, uint64_t> measured_queries_open(
+    const std::filesystem::path& path, int ops) {
+  uint64_t sum = 0;
+  for (int op = 0; op < ops; ++op)
+    sum += open_and_first_get(path);
+  return {sum, static_cast<uint64_t>(ops)};
+}
+
+int run_open(int ops) {
+  const auto path = scratch_dir() / "open.drydb";
+  {
+    drydb::DatabaseBuilder builder({.page_size = kPageSize});
+    auto& items = builder.create_table("items", drydb::KeyEncoding::int64());
+    for (int64_t k = 0; k < g_rows; ++k)
+      items.append(k, value_of(k));
+    auto st = builder.build_to_file(path);
+    require(st.has_value(), "drydb build", st ? "" : st.error().message);
+  }
+  require(open_and_first_get(path) != 0, "drydb open", "no row at the find key");
+  auto [sum, n] = measured_queries_open(path, ops);
+  std::printf("queries %llu checksum %llu\n", static_cast<unsigned long long>(n),
+              static_cast<unsigned long long>(sum));
+  cleanup();
+  return 0;
+}
+
 int main_impl(int argc, char** argv) {
   if (argc != 4 && argc != 5) {
     std::fprintf(
         stderr,
         "usage: %s drydb|vector get_random|get_same|range|count|get_bytes|seek_key|"
-        "seek_rank|index_get OPS [ROWS]\n"
+        "seek_rank|index_get|open OPS [ROWS] (open: drydb only)\n"
         "       %s drydb|vector get|getmany|miss|scan|count@SHAPE OPS (getmany: drydb only)\n",
         argv[0], argv[0]);
     return 2;
@@ -333,6 +371,7 @@ int main_impl(int argc, char** argv) {
     return run(t, workload, ops);
   }
   if (store != "drydb") die("unknown store", store);
+  if (workload == "open") return run_open(ops);
   const auto path = scratch_dir() / "items.drydb";
   {
     drydb::DatabaseBuilder builder({.page_size = kPageSize});
