@@ -50,9 +50,9 @@ class BasicRange {
   // A run of rows the iterator steps through by position: row pos's key is
   // key_len bytes at key_base + key_step * pos, its value value_len bytes at
   // value_base + value_step * pos.
-  // Its fields are as narrow as their bounds allow (values and their
-  // lengths are 32-bit in the format, strides within a page), so that
-  // next_run returns it with fewer stores, once per row on text keys.
+  // Its fields are as narrow as their bounds allow (value lengths are
+  // 32-bit in the format, strides within a page): next_run returns one
+  // per row on text keys.
   struct Run {
     const std::byte* key_base = nullptr;
     const std::byte* value_base = nullptr;
