@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "drydb/cursor.h"
 
@@ -109,8 +110,16 @@ class BasicRange {
   // Internal: rows [first_rank, first_rank + count) of the cursor's tree.
   BasicRange(CursorT cursor, uint64_t first_rank, uint64_t count, SortOrder order) noexcept
       : cursor_(std::move(cursor)), first_rank_(first_rank), count_(count), order_(order) {}
+  // Internal: an empty range over the cursor CursorT(cursor_args...), which
+  // ReadOnlyTable::get_range positions in place: a cursor moved into a range
+  // copies its path, its leaf and its status.
+  template <class... A>
+  explicit BasicRange(std::in_place_t, A&&... cursor_args) noexcept
+      : cursor_(std::forward<A>(cursor_args)...) {}
 
  private:
+  friend class ReadOnlyTable;
+
   // The rows are yielded in runs, walked by position while the cursor
   // stays on the run's first row. On a leaf whose rows sit at fixed
   // strides, a run is the rows left in it (up to the range's end), stepped

@@ -63,6 +63,12 @@ class [[nodiscard]] result {
     new (&value_) T(std::forward<U>(v));
   }
   result(Error e) : has_value_(false) { new (&error_) Error(std::move(e)); }  // NOLINT: implicit
+  // A value made in place from `args`, as std::expected's: for a T that is
+  // costly to move.
+  template <class... A>
+  explicit result(std::in_place_t, A&&... args) : has_value_(true) {
+    new (&value_) T(std::forward<A>(args)...);
+  }
 
   result(const result& o) : has_value_(o.has_value_) {
     if (has_value_)

@@ -112,46 +112,12 @@ class ReadOnlyTable {
   // row (in the range's order), the other finds the rank of the far end.
   result<Range> get_range(const KeyBound& start, const KeyBound& end,
                           RangeOptions options = {}) const {
+    // Every path returns `out`, made in place, so that the range's cursor
+    // (near 1 KiB: its path, its leaf) is never moved.
+    result<Range> out(std::in_place, std::in_place, db_, tree_);
     detail::ErrorOut err;
-    if (!detail::check_range_bounds(*tree_, start, end, &err)) return std::move(*err);
-    const uint64_t rows = tree_->desc->rows;
-    Cursor cursor(db_, tree_);
-    uint64_t first, last;
-    bool found;
-    if (options.order == SortOrder::ascending) {
-      if (start.bounded()) {
-        cursor.seek_key(start.key(), &found);
-        first = cursor.valid() ? cursor.rank() : rows;
-        if (found && options.start_exclusive) {
-          cursor.next();
-          ++first;
-        }
-      } else {
-        cursor.first();
-        first = 0;
-      }
-      if (!cursor.status()) return cursor.status().error();
-      if (!end_rank(end, options, &last, &err, &cursor)) return std::move(*err);
-    } else {
-      if (end.bounded()) {
-        cursor.seek_key(end.key(), &found);
-        if (!cursor.status()) return cursor.status().error();  // before moving clears it
-        last = cursor.valid() ? cursor.rank() : rows;
-        if (found && !options.end_exclusive)
-          ++last;
-        else if (cursor.valid())
-          cursor.prev();
-        else
-          cursor.last();
-      } else {
-        cursor.last();
-        last = rows;
-      }
-      if (!cursor.status()) return cursor.status().error();
-      if (!start_rank(start, options, &first, &err, &cursor)) return std::move(*err);
-    }
-    if (last <= first) return Range();
-    return Range(std::move(cursor), first, last - first, options.order);
+    if (!position_range(&*out, start, end, options, &err)) out = std::move(*err);
+    return out;
   }
 
   // The number of rows between two bounds: two descents whatever the range's
@@ -342,6 +308,68 @@ class ReadOnlyTable {
           if (!ok) return std::move(*err);
           return Value::found(v.data(), v.size(), pin);
         });
+  }
+
+  // get_range()'s work on `range`, an empty range over an unpositioned
+  // cursor of this table: positions its cursor on the range's first row and
+  // sets its rows and order. false (the error in *err) on bad bounds or a
+  // failed read.
+  bool position_range(Range* range, const KeyBound& start, const KeyBound& end,
+                      const RangeOptions& options, detail::ErrorOut* err) const {
+    if (!detail::check_range_bounds(*tree_, start, end, err)) return false;
+    const uint64_t rows = tree_->desc->rows;
+    Cursor& cursor = range->cursor_;
+    uint64_t first, last;
+    bool found;
+    if (options.order == SortOrder::ascending) {
+      if (start.bounded()) {
+        cursor.seek_key(start.key(), &found);
+        first = cursor.valid() ? cursor.rank() : rows;
+        if (found && options.start_exclusive) {
+          cursor.next();
+          ++first;
+        }
+      } else {
+        cursor.first();
+        first = 0;
+      }
+      if (!cursor.status()) {
+        *err = cursor.status().error();
+        return false;
+      }
+      if (!end_rank(end, options, &last, err, &cursor)) return false;
+    } else {
+      if (end.bounded()) {
+        cursor.seek_key(end.key(), &found);
+        if (!cursor.status()) {  // before moving clears it
+          *err = cursor.status().error();
+          return false;
+        }
+        last = cursor.valid() ? cursor.rank() : rows;
+        if (found && !options.end_exclusive)
+          ++last;
+        else if (cursor.valid())
+          cursor.prev();
+        else
+          cursor.last();
+      } else {
+        cursor.last();
+        last = rows;
+      }
+      if (!cursor.status()) {
+        *err = cursor.status().error();
+        return false;
+      }
+      if (!start_rank(start, options, &first, err, &cursor)) return false;
+    }
+    range->order_ = options.order;
+    if (last <= first) {
+      cursor.clear();  // an empty range holds no page
+      return true;
+    }
+    range->first_rank_ = first;
+    range->count_ = last - first;
+    return true;
   }
 
   // The rank of the first row at or after the start bound.

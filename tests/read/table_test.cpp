@@ -1016,6 +1016,8 @@ TEST(EdgeTest, EqualAndReversedBounds) {
       auto r = t.get_range("k150", "k150", o);
       ASSERT_TRUE(r);
       EXPECT_EQ(r->size(), 0u);
+      EXPECT_EQ(r->first_rank(), 0u);
+      EXPECT_EQ(r->order(), order);  // an empty range keeps the order it was asked for
       EXPECT_TRUE(r->begin() == r->end());
       EXPECT_EQ(*t.count_range("k150", "k150", o), 0u);
     }
