@@ -412,6 +412,8 @@ inline std::span<const std::byte> IndexCursor::index_key() const {
   const uint32_t width = tree.encoding.fixed_width();
   if (width != 0) return k.first(width);
   // group(key) ++ rank: drop the rank and the terminator, undo the escapes.
+  // A key too short for them is corrupt (verify() refuses it): no index key.
+  if (k.size() < detail::kRankSuffixSize + 2) return {};
   const auto escaped = k.first(k.size() - detail::kRankSuffixSize - 2);
   index_key_.resize(escaped.size());
   return {index_key_.data(), detail::unescape_index_group(escaped, index_key_.data())};

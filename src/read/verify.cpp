@@ -199,9 +199,10 @@ class TreeVerifier {
 
   // Each entry refers to a row of the table, no row is referred to by two
   // entries (an index function gives a row one index key or none), and a
-  // non-unique entry's rank suffix is that row's rank. Which index key a row
-  // has only the index function knows: an entry moved to a row the index left
-  // out cannot be told from a right one.
+  // non-unique entry's rank suffix is that row's rank, after a group of a
+  // variable-length key in its one written form (detail::is_index_group).
+  // Which index key a row has only the index function knows: an entry moved
+  // to a row the index left out cannot be told from a right one.
   status check_index_entries(uint64_t page, const detail::LeafView& leaf) {
     if (referenced_.empty()) referenced_.assign(tree_.primary->desc->rows, false);
     for (uint32_t i = 0; i < leaf.size(); ++i) {
@@ -222,6 +223,11 @@ class TreeVerifier {
         if (key.size() < detail::kRankSuffixSize ||
             detail::load_be64(key.data() + key.size() - detail::kRankSuffixSize) != rank)
           return bad(page, "entry " + std::to_string(i) + " has a rank that is not its row's");
+        if (tree_.encoding.fixed_width() == 0 &&
+            !detail::is_index_group(key.first(key.size() - detail::kRankSuffixSize)))
+          return bad(page, "entry " + std::to_string(i) +
+                               " has an index key that is not escaped and ended as the format "
+                               "writes it (each 00 byte followed by FF, then 00 01)");
       }
     }
     return {};

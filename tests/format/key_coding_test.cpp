@@ -1,11 +1,14 @@
 // The public int64 key coding (key_encoding.h) and format limits (limits.h): the coding round
-// trips and sorts as the numbers do; the limits are the ones the builder enforces.
+// trips and sorts as the numbers do; the limits are the ones the builder enforces. And the
+// group of a non-unique index's variable-length key (index_coding.h): what put_index_group
+// writes is the one form is_index_group accepts.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <string>
 
+#include "drydb/detail/index_coding.h"
 #include "drydb/drydb.h"
 #include "drydb/limits.h"
 
@@ -54,6 +57,54 @@ TEST(FormatLimits, AreWhatTheBuilderEnforces) {
     }
   }
   EXPECT_EQ(drydb::kMaxValueLength, 0xFFFF'FFFFull);
+}
+
+// Keys of 00, 01, FE and FF bytes, every one up to 6 bytes long: each one's group is accepted
+// and reads back as the key. Each group with one byte changed is accepted exactly when it is
+// the group of the key it reads back as (the written form of some key); a 00 before anything
+// but FF or the terminator's place, or a missing terminator, is not.
+TEST(IndexGroupCoding, OnlyTheWrittenFormIsAGroup) {
+  namespace fmt = drydb::detail;
+  const std::byte alphabet[] = {std::byte{0x00}, std::byte{0x01}, std::byte{0xFE}, std::byte{0xFF}};
+  std::vector<std::vector<std::byte>> keys{{}};
+  for (size_t at = 0; at < keys.size() && keys[at].size() < 6; ++at)
+    for (std::byte b : alphabet) {
+      auto k = keys[at];
+      k.push_back(b);
+      keys.push_back(k);
+    }
+  size_t refused = 0;
+  for (const auto& key : keys) {
+    std::vector<std::byte> group(fmt::index_group_size(key, 0));
+    ASSERT_EQ(fmt::put_index_group(group.data(), key, 0), group.data() + group.size());
+    ASSERT_TRUE(fmt::is_index_group(group));
+    std::vector<std::byte> back(group.size());
+    const size_t n =
+        fmt::unescape_index_group(std::span(group).first(group.size() - 2), back.data());
+    EXPECT_EQ(std::vector<std::byte>(back.begin(), back.begin() + static_cast<ptrdiff_t>(n)), key);
+    for (size_t i = 0; i < group.size(); ++i)
+      for (std::byte b : alphabet) {
+        if (b == group[i]) continue;
+        auto changed = group;
+        changed[i] = b;
+        bool valid = false;
+        if (changed[changed.size() - 2] == std::byte{0} && changed.back() == std::byte{1}) {
+          std::vector<std::byte> read(changed.size());
+          read.resize(
+              fmt::unescape_index_group(std::span(changed).first(changed.size() - 2), read.data()));
+          std::vector<std::byte> rewritten(fmt::index_group_size(read, 0));
+          fmt::put_index_group(rewritten.data(), read, 0);
+          valid = rewritten == changed;
+        }
+        EXPECT_EQ(fmt::is_index_group(changed), valid)
+            << "key of " << key.size() << " bytes, byte " << i;
+        refused += !valid;
+      }
+  }
+  EXPECT_GT(refused, keys.size());
+  EXPECT_FALSE(fmt::is_index_group({}));
+  const std::byte lone_terminator_byte[] = {std::byte{1}};
+  EXPECT_FALSE(fmt::is_index_group(lone_terminator_byte));
 }
 
 }  // namespace

@@ -64,6 +64,19 @@ inline size_t unescape_index_group(std::span<const std::byte> escaped, std::byte
   return n;
 }
 
+// Whether `group` is a variable-length group as put_index_group writes it:
+// each 0x00 byte before the terminator followed by 0xFF, then 00 01.
+// unescape_index_group reads any 00 xx pair as a zero, and a tree key whose
+// pair is not 00 FF sorts apart from the group it decodes to, so that a
+// search for its index key misses it (verify() rejects such a key).
+inline bool is_index_group(std::span<const std::byte> group) noexcept {
+  const size_t n = group.size();
+  if (n < 2 || group[n - 2] != std::byte{0} || group[n - 1] != std::byte{1}) return false;
+  for (size_t i = 0; i < n - 2; ++i)
+    if (group[i] == std::byte{0} && (i + 1 == n - 2 || group[++i] != std::byte{0xFF})) return false;
+  return true;
+}
+
 // The smallest byte string greater than every string starting with s[0, n):
 // trailing FF bytes dropped, the last remaining byte incremented. Returns the
 // new length, 0 when none exists (s was all FF or empty).
