@@ -58,18 +58,31 @@ class ShardedRange {
     using value_type = Entry;
     using difference_type = std::ptrdiff_t;
     Entry operator*() const { return *parts_[current_]; }
-    iterator& operator++();
+    // Concatenated, a step within the current part is inline, as a one-file range's is; the
+    // next part is reached out of line.
+    iterator& operator++() {
+      if (merge_) return step_merged();
+      Range::iterator& part = parts_[current_];
+      ++part;
+      if (part == std::default_sentinel) skip_empty_parts();
+      return *this;
+    }
     bool operator==(std::default_sentinel_t) const noexcept { return current_ == kDone; }
 
    private:
     friend class ShardedRange;
     static constexpr size_t kDone = SIZE_MAX;
     explicit iterator(ShardedRange* r);
-    // Concatenated: moves current_ to the first part, from current_ on, that has a row left.
+    // Concatenated: moves current_ to the first part, from current_ on, that has a row left,
+    // beginning each part it moves to.
     void skip_empty_parts();
+    // Merged: the next row of the parts' heap.
+    iterator& step_merged();
     // Merged: whether part a's row comes after part b's in the range's order (the heap's order).
     bool after(uint32_t a, uint32_t b) const;
     ShardedRange* range_;
+    bool merge_;
+    // Each part's iterator; concatenated, only the parts begun so far (up to current_).
     std::vector<Range::iterator> parts_;
     std::vector<uint32_t> heap_;  // merged: the parts with a row left, the next row's on top
     size_t current_ = kDone;

@@ -455,13 +455,23 @@ result<ShardedRange> ShardedTable::get_range(const KeyBound& start, const KeyBou
     if (!r) return std::move(r).error();
     return ShardedRange();
   }
+  const bool merge = !t_->range_partitioned();
   std::vector<Range> parts;
+  parts.reserve(last - first + 1);
   for (uint32_t i = first; i <= last; ++i) {
+    // range-v1: a shard past the start's shard (or every shard, with no start bound) and before
+    // the end's holds keys that are all inside the range: its part is all its rows, counted from
+    // the manifest and positioned when an iteration reaches it (ShardedRange::iterator), not
+    // descended now.
+    if (!merge && (i > first || !start.bounded()) && (i < last || !end.bounded())) {
+      parts.emplace_back(t_->parts[i].cursor(), 0, t_->rows_before[i + 1] - t_->rows_before[i],
+                         options.order);
+      continue;
+    }
     auto r = t_->parts[i].get_range(start, end, options);
     if (!r) return std::move(r).error();
     parts.push_back(std::move(*r));
   }
-  const bool merge = !t_->range_partitioned();
   if (!merge && options.order == SortOrder::descending) std::reverse(parts.begin(), parts.end());
   return ShardedRange(std::move(parts), merge, options.order);
 }
@@ -481,13 +491,21 @@ result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix,
       last = t_->router->route(above);
     }
   }
+  const bool merge = !t_->range_partitioned();
   std::vector<Range> parts;
+  parts.reserve(last - first + 1);
   for (uint32_t i = first; i <= last; ++i) {
+    // range-v1: every key of a shard between the two edge shards starts with the prefix (as in
+    // get_range, all its rows, positioned when reached).
+    if (!merge && i > first && i < last) {
+      parts.emplace_back(t_->parts[i].cursor(), 0, t_->rows_before[i + 1] - t_->rows_before[i],
+                         order);
+      continue;
+    }
     auto r = t_->parts[i].prefix(prefix, order);
     if (!r) return std::move(r).error();
     parts.push_back(std::move(*r));
   }
-  const bool merge = !t_->range_partitioned();
   if (!merge && order == SortOrder::descending) std::reverse(parts.begin(), parts.end());
   return ShardedRange(std::move(parts), merge, order);
 }
@@ -507,15 +525,18 @@ const drydb::status& ShardedRange::status() const noexcept {
   return ok;
 }
 
-ShardedRange::iterator::iterator(ShardedRange* r) : range_(r) {
-  for (Range& p : r->parts_)
-    parts_.push_back(p.begin());
-  if (parts_.empty()) return;
+ShardedRange::iterator::iterator(ShardedRange* r) : range_(r), merge_(r->merge_) {
+  if (r->parts_.empty()) return;
   if (!r->merge_) {
+    // Concatenated: a part is begun (its cursor positioned) when the iteration reaches it.
+    parts_.reserve(r->parts_.size());
+    parts_.push_back(r->parts_[0].begin());
     current_ = 0;
     skip_empty_parts();
     return;
   }
+  for (Range& p : r->parts_)
+    parts_.push_back(p.begin());
   for (uint32_t i = 0; i < parts_.size(); ++i) {
     if (!(parts_[i] == std::default_sentinel)) {
       heap_.push_back(i);
@@ -535,23 +556,18 @@ bool ShardedRange::iterator::after(uint32_t a, uint32_t b) const {
 }
 
 void ShardedRange::iterator::skip_empty_parts() {
-  while (current_ < parts_.size() && parts_[current_] == std::default_sentinel) {
+  while (parts_[current_] == std::default_sentinel) {
     // A part that ended on an error ends the whole iteration: status() says why.
-    if (!range_->parts_[current_].status()) {
+    if (!range_->parts_[current_].status() || current_ + 1 == range_->parts_.size()) {
       current_ = kDone;
       return;
     }
     ++current_;
+    parts_.push_back(range_->parts_[current_].begin());
   }
-  if (current_ >= parts_.size()) current_ = kDone;
 }
 
-ShardedRange::iterator& ShardedRange::iterator::operator++() {
-  if (!range_->merge_) {
-    ++parts_[current_];
-    skip_empty_parts();
-    return *this;
-  }
+ShardedRange::iterator& ShardedRange::iterator::step_merged() {
   const auto cmp = [this](uint32_t a, uint32_t b) { return after(a, b); };
   std::pop_heap(heap_.begin(), heap_.end(), cmp);
   const uint32_t top = heap_.back();

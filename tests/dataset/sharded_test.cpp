@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <random>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "drydb/builder.h"
+#include "drydb/detail/format.h"
 #include "generation_builder.h"
 #include "support/suite.h"
 
@@ -190,6 +192,65 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
       }
     }
   }
+}
+
+// A range reads the shards after its start's when its iteration reaches them, and a part that
+// fails there ends the iteration with its error. A leaf of shard 3 is corrupted, one that the
+// open's checks (each shard's first and last keys) do not read but that a walk of a table's rows
+// does; then a range over every row of each table, in both orders, yields the model's rows in
+// order up to the bad page, and stops there with status() holding the corruption.
+TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
+  TempDir dir;
+  const auto tables = sample_tables(5);
+  build_generation(dir.path(), 1, tables, 5);
+  const fs::path file = dir / "gen-1" / "shard-3.drydb";
+  std::string original;
+  {
+    std::ifstream in(file, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  constexpr size_t kPage = 512;  // build_generation's page size
+  // Ranges over every row of each table in both orders: how many ended on an error. Each yields
+  // a run of the model's rows, all of them when it ends without one.
+  auto failed_walks = [&](const drydb::ShardedDatabase& ds) {
+    int failed = 0;
+    for (const TableSpec& spec : tables)
+      for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
+        const drydb::RangeOptions o{.order = order};
+        auto range = ds.table(spec.name)->get_range(drydb::unbounded, drydb::unbounded, o);
+        EXPECT_TRUE(range) << range.error().message;  // no shard read until iterated
+        if (!range) continue;
+        const Rows want = model_range(spec, nullptr, nullptr, o);
+        const Rows got = rows_of(*range);
+        EXPECT_LE(got.size(), want.size());
+        EXPECT_TRUE(got.size() <= want.size() && std::equal(got.begin(), got.end(), want.begin()))
+            << spec.name;
+        if (range->status()) {
+          EXPECT_EQ(got.size(), want.size()) << spec.name;
+          continue;
+        }
+        EXPECT_EQ(range->status().code(), errc::corruption) << range->status().error().message;
+        EXPECT_LT(got.size(), want.size());
+        ++failed;
+      }
+    return failed;
+  };
+  int failed = 0;
+  for (size_t at = kPage; failed == 0 && at + kPage <= original.size(); at += kPage) {
+    if (original[at + drydb::detail::page::kTypeOff] !=
+        static_cast<char>(drydb::detail::PageType::leaf))
+      continue;
+    std::string bad = original;
+    bad[at + kPage / 2] ^= 0x5a;
+    {
+      std::ofstream out(file, std::ios::binary | std::ios::trunc);
+      out.write(bad.data(), static_cast<std::streamsize>(bad.size()));
+    }
+    auto ds = drydb::ShardedDatabase::open(dir.path());
+    if (ds) failed = failed_walks(*ds);  // 0 for a leaf of an index
+  }
+  // The bad page's table, in both orders.
+  EXPECT_EQ(failed, 2) << "no leaf of shard 3 fails a walk of its table and lets the dataset open";
 }
 
 // A cursor walks a range-partitioned table across its shards (an empty one among them) as one
