@@ -94,6 +94,9 @@ class ShardedRange {
   friend class ShardedTable;
   ShardedRange(std::vector<Range> parts, bool merge, SortOrder order);
   std::vector<Range> parts_;  // in shard order (reversed for a descending concatenation)
+  // The parts the latest iteration began: status() reads theirs, not an earlier iteration's
+  // error of a part this one has not reached.
+  size_t begun_ = 0;
   bool merge_ = false;
   SortOrder order_ = SortOrder::ascending;
   uint64_t size_ = 0;

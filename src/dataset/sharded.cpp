@@ -460,9 +460,9 @@ result<ShardedRange> ShardedTable::get_range(const KeyBound& start, const KeyBou
   parts.reserve(last - first + 1);
   for (uint32_t i = first; i <= last; ++i) {
     // range-v1: a shard past the start's shard (or every shard, with no start bound) and before
-    // the end's holds keys that are all inside the range: its part is all its rows, counted from
-    // the manifest and positioned when an iteration reaches it (ShardedRange::iterator), not
-    // descended now.
+    // the end's (or every shard, with no end bound) holds keys that are all inside the range: its
+    // part is all its rows, counted from the manifest and positioned when an iteration reaches it
+    // (ShardedRange::iterator), not descended now.
     if (!merge && (i > first || !start.bounded()) && (i < last || !end.bounded())) {
       parts.emplace_back(t_->parts[i].cursor(), 0, t_->rows_before[i + 1] - t_->rows_before[i],
                          options.order);
@@ -520,8 +520,8 @@ ShardedRange::ShardedRange(std::vector<Range> parts, bool merge, SortOrder order
 
 const drydb::status& ShardedRange::status() const noexcept {
   static const drydb::status ok;
-  for (const Range& r : parts_)
-    if (!r.status()) return r.status();
+  for (size_t i = 0; i < begun_; ++i)
+    if (!parts_[i].status()) return parts_[i].status();
   return ok;
 }
 
@@ -531,12 +531,14 @@ ShardedRange::iterator::iterator(ShardedRange* r) : range_(r), merge_(r->merge_)
     // Concatenated: a part is begun (its cursor positioned) when the iteration reaches it.
     parts_.reserve(r->parts_.size());
     parts_.push_back(r->parts_[0].begin());
+    r->begun_ = 1;
     current_ = 0;
     skip_empty_parts();
     return;
   }
   for (Range& p : r->parts_)
     parts_.push_back(p.begin());
+  r->begun_ = parts_.size();
   for (uint32_t i = 0; i < parts_.size(); ++i) {
     if (!(parts_[i] == std::default_sentinel)) {
       heap_.push_back(i);
@@ -564,6 +566,7 @@ void ShardedRange::iterator::skip_empty_parts() {
     }
     ++current_;
     parts_.push_back(range_->parts_[current_].begin());
+    range_->begun_ = current_ + 1;
   }
 }
 
