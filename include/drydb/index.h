@@ -235,7 +235,7 @@ class SecondaryIndex {
     uint64_t first, last;
     detail::ErrorOut err;
     if (!ranks(start, end, options, &first, &last, &err)) return std::move(*err);
-    if (last <= first) return IndexRange();
+    if (last <= first) return IndexRange(IndexCursor(), 0, 0, options.order);
     return IndexRange(cursor(), first, last - first, options.order);
   }
 
@@ -412,7 +412,7 @@ inline std::span<const std::byte> IndexCursor::index_key() const {
   const uint32_t width = tree.encoding.fixed_width();
   if (width != 0) return k.first(width);
   // group(key) ++ rank: drop the rank and the terminator, undo the escapes.
-  // A key too short for them is corrupt (verify() refuses it): no index key.
+  // A key too short for them is corrupt (verify() refuses it): an empty one.
   if (k.size() < detail::kRankSuffixSize + 2) return {};
   const auto escaped = k.first(k.size() - detail::kRankSuffixSize - 2);
   index_key_.resize(escaped.size());

@@ -113,9 +113,9 @@ class BasicRange {
   // Internal: an empty range over the cursor CursorT(cursor_args...), which
   // ReadOnlyTable::get_range positions in place: a cursor moved into a range
   // copies its path, its leaf and its status.
-  template <class... A>
-  explicit BasicRange(std::in_place_t, A&&... cursor_args) noexcept
-      : cursor_(std::forward<A>(cursor_args)...) {}
+  template <class A0, class... A>
+  explicit BasicRange(std::in_place_t, A0&& cursor_arg, A&&... cursor_args) noexcept
+      : cursor_(std::forward<A0>(cursor_arg), std::forward<A>(cursor_args)...) {}
 
  private:
   friend class ReadOnlyTable;

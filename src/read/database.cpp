@@ -516,7 +516,7 @@ result<IndexRange> SecondaryIndex::prefix(std::span<const std::byte> prefix,
   const uint32_t width = tree_->encoding.fixed_width();
   // Index keys of a fixed width are never longer than it; a non-unique tree
   // key goes on with the row's rank, whose bytes a longer prefix must not match.
-  if (width != 0 && prefix.size() > width) return IndexRange();
+  if (width != 0 && prefix.size() > width) return IndexRange(IndexCursor(), 0, 0, order);
   const bool escaped = !unique() && width == 0;
   std::byte* p = buf.reserve(escaped ? detail::index_group_size(prefix, 0) : prefix.size() + 1);
   size_t n =
@@ -533,7 +533,7 @@ result<IndexRange> SecondaryIndex::prefix(std::span<const std::byte> prefix,
         !detail::rank_of(*db_, *tree_, std::span<const std::byte>(p, m), &last, &found, &err))
       return std::move(*err);
   }
-  if (last <= first) return IndexRange();
+  if (last <= first) return IndexRange(IndexCursor(), 0, 0, order);
   return IndexRange(cursor(), first, last - first, order);
 }
 
@@ -547,7 +547,7 @@ result<Range> ReadOnlyTable::prefix(std::span<const std::byte> prefix, SortOrder
   // An empty prefix (whose data() may be null) is every row.
   if (prefix.empty()) return get_range(unbounded, unbounded, options);
   std::byte successor[detail::kMaxPageSize / 4];
-  if (prefix.size() > sizeof successor) return Range();  // longer than any key
+  if (prefix.size() > sizeof successor) return Range(Cursor(), 0, 0, order);  // longer than any key
   size_t len = prefix.size();
   std::memcpy(successor, prefix.data(), len);
   while (len > 0 && successor[len - 1] == std::byte{0xFF})

@@ -4,9 +4,11 @@
 // writes is the one form is_index_group accepts.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "drydb/detail/index_coding.h"
 #include "drydb/drydb.h"
@@ -81,7 +83,8 @@ TEST(IndexGroupCoding, OnlyTheWrittenFormIsAGroup) {
     std::vector<std::byte> back(group.size());
     const size_t n =
         fmt::unescape_index_group(std::span(group).first(group.size() - 2), back.data());
-    EXPECT_EQ(std::vector<std::byte>(back.begin(), back.begin() + static_cast<ptrdiff_t>(n)), key);
+    EXPECT_EQ(std::vector<std::byte>(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(n)),
+              key);
     for (size_t i = 0; i < group.size(); ++i)
       for (std::byte b : alphabet) {
         if (b == group[i]) continue;
