@@ -229,6 +229,14 @@ TEST(Index, EmptyTableAndEmptyIndex) {
     EXPECT_EQ(ix.get_range(unbounded, unbounded)->size(), 0u);
     EXPECT_EQ(*ix.count_range(unbounded, unbounded), 0u);
     EXPECT_FALSE(ix.cursor().first());
+    // An empty range keeps the order it was asked for.
+    const drydb::RangeOptions descending{.order = drydb::SortOrder::descending};
+    EXPECT_EQ(ix.get_range(unbounded, unbounded, descending)->order(),
+              drydb::SortOrder::descending);
+    if (ix.encoding().kind() == drydb::KeyKind::bytes) {
+      EXPECT_EQ(ix.prefix("a", drydb::SortOrder::descending)->order(),
+                drydb::SortOrder::descending);
+    }
   }
 }
 
