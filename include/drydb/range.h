@@ -173,19 +173,19 @@ class BasicRange {
   // (rebuilt in the cursor's buffer on a prefixed leaf, whose shared prefix
   // the walk's first row left there) and value, as a run of one row.
   DRYDB_ALWAYS_INLINE Run walked_row() const {
-    Run run;
-    run.len = 1;
     if constexpr (std::is_same_v<CursorT, Cursor>) {
       const CursorT& c = cursor_;
       const uint32_t i = order_ == SortOrder::ascending ? c.index_ + walked_ : c.index_ - walked_;
       detail::ByteView v;
       const detail::ByteView k = c.leaf_.inline_entry(i, c.key_buf_, &v);
-      run.key_base = k.data();
-      run.key_len = static_cast<uint32_t>(k.size());
-      run.value_base = v.data();
-      run.value_len = static_cast<uint32_t>(v.size());
+      // Every field set once, none zeroed first: the run goes back through memory.
+      return Run{.key_base = k.data(),
+                 .value_base = v.data(),
+                 .key_len = static_cast<uint32_t>(k.size()),
+                 .value_len = static_cast<uint32_t>(v.size()),
+                 .len = 1};
     }
-    return run;
+    return Run{};
   }
 
   // After a run's last row: the walk's next row, or catches the cursor up
