@@ -34,6 +34,9 @@ class Storage {
 // Opens `path` read-only (O_RDONLY; no lock or sidecar file is created).
 result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& path);
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path);
+// Reads `path` whole into memory backed by huge pages where the system has them
+// (StorageKind::memory).
+result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path& path);
 
 // The call pread storage reads its file through: up to dst.size() bytes of the
 // descriptor `fd` at `offset` into dst, returning the count read (0 at the end

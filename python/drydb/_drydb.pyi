@@ -200,7 +200,7 @@ class Database:
 def open(
     path: Union[str, os.PathLike[str]],
     *,
-    storage: Literal["pread", "mmap"] = "pread",
+    storage: Literal["pread", "mmap", "memory"] = "pread",
     cache_bytes: int = 64 << 20,
 ) -> Database: ...
 def open_bytes(data: Union[bytes, bytearray, memoryview], *, cache_bytes: int = 64 << 20) -> Database: ...
@@ -299,7 +299,7 @@ class Dataset:
 def open_dataset(
     path: Union[str, os.PathLike[str]],
     *,
-    storage: Literal["pread", "mmap"] = "pread",
+    storage: Literal["pread", "mmap", "memory"] = "pread",
     cache_bytes: int = 64 << 20,
     verify_checksums: bool = False,
 ) -> Dataset: ...
@@ -321,7 +321,7 @@ class LiveDataset:
 def follow_dataset(
     path: Union[str, os.PathLike[str]],
     *,
-    storage: Literal["pread", "mmap"] = "pread",
+    storage: Literal["pread", "mmap", "memory"] = "pread",
     cache_bytes: int = 64 << 20,
     verify_checksums: bool = False,
     watch: Optional[float] = None,

@@ -146,8 +146,11 @@ OpenOptions open_options(const std::string& storage, size_t cache_bytes) {
     o.storage = StorageKind::pread;
   else if (storage == "mmap")
     o.storage = StorageKind::mmap;
+  else if (storage == "memory")
+    o.storage = StorageKind::memory;
   else
-    raise_error(errc::invalid_argument, "storage '" + storage + "' is not 'pread' or 'mmap'");
+    raise_error(errc::invalid_argument,
+                "storage '" + storage + "' is not 'pread', 'mmap' or 'memory'");
   o.page_cache_bytes = cache_bytes;
   return o;
 }
@@ -184,7 +187,9 @@ void bind_database(py::module_& m) {
         "Opens a drydb file read-only. storage='pread' (the default) reads pages into a cache "
         "of cache_bytes and reports a file changed under it as an error; storage='mmap' maps "
         "the file and reads in place (faster, but a file truncated while mapped kills the "
-        "process with SIGBUS).");
+        "process with SIGBUS); storage='memory' reads the whole file at open into memory "
+        "(huge pages where the system allows) and reads it in place, never seeing a later "
+        "change of the file, at the cost of memory the size of the file.");
   m.def("open_bytes", &open_bytes, py::arg("data"), py::kw_only(),
         py::arg("cache_bytes") = size_t{64} << 20,
         "Opens a database held in memory (bytes, read in place; another buffer is copied).");

@@ -412,8 +412,9 @@ result<ReadOnlyDatabase> ReadOnlyDatabase::open_storage(std::unique_ptr<Storage>
 
 result<ReadOnlyDatabase> ReadOnlyDatabase::open(const std::filesystem::path& path,
                                                 const OpenOptions& options) {
-  auto storage =
-      options.storage == StorageKind::mmap ? open_mmap_storage(path) : open_pread_storage(path);
+  auto storage = options.storage == StorageKind::mmap     ? open_mmap_storage(path)
+                 : options.storage == StorageKind::memory ? open_loaded_storage(path)
+                                                          : open_pread_storage(path);
   if (!storage) return std::move(storage).error();
   auto db = open_storage(std::move(*storage), options);
   if (!db) {

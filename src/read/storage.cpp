@@ -67,11 +67,16 @@ status pread_exact(int fd, uint64_t size, const PreadFunction& read, uint64_t of
   return {};
 }
 
-class MmapStorage final : public Storage {
+// A file's bytes at `base`, in a region of `region_size` bytes at `region` that
+// this storage maps and unmaps: the file's own mapping (mmap storage; the
+// region is the file), or anonymous memory the file was read into (memory
+// storage, its region aligned to huge pages around the bytes).
+class MappedRegionStorage final : public Storage {
  public:
-  MmapStorage(const std::byte* base, uint64_t size) : base_(base), size_(size) {}
-  ~MmapStorage() override {
-    if (size_ > 0) ::munmap(const_cast<std::byte*>(base_), size_);
+  MappedRegionStorage(void* region, size_t region_size, const std::byte* base, uint64_t size)
+      : region_(region), region_size_(region_size), base_(base), size_(size) {}
+  ~MappedRegionStorage() override {
+    if (region_size_ > 0) ::munmap(region_, region_size_);
   }
   uint64_t size() const override { return size_; }
   status read_at(uint64_t offset, std::span<std::byte> dst) const override {
@@ -83,6 +88,8 @@ class MmapStorage final : public Storage {
   std::span<const std::byte> mapped() const override { return {base_, size_}; }
 
  private:
+  void* region_;
+  size_t region_size_;
   const std::byte* base_;
   uint64_t size_;
 };
@@ -121,6 +128,51 @@ class MemoryStorage final : public Storage {
 
 }  // namespace
 
+result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path& path) {
+  uint64_t size = 0;
+  auto fd = open_readonly(path, &size);
+  if (!fd) return std::move(fd).error();
+  const int file = *fd;
+  if (size == 0) {
+    ::close(file);
+    return std::unique_ptr<Storage>(new MappedRegionStorage(nullptr, 0, nullptr, 0));
+  }
+  constexpr uint64_t kHugePage = uint64_t{2} << 20;
+  const uint64_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+  if (rounded < size || rounded > SIZE_MAX - kHugePage) {
+    ::close(file);
+    return Error(errc::out_of_memory, "'" + path.string() + "' is too large to load");
+  }
+  // One huge page more than the file needs, so that an aligned start lies inside.
+  const size_t region_size = static_cast<size_t>(rounded + kHugePage);
+  void* region =
+      ::mmap(nullptr, region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) {
+    const int err = errno;
+    ::close(file);
+    return Error(errc::out_of_memory, "cannot reserve " + std::to_string(region_size) +
+                                          " bytes to load '" + path.string() +
+                                          "': " + std::strerror(err));
+  }
+  const auto aligned =
+      (reinterpret_cast<uintptr_t>(region) + kHugePage - 1) / kHugePage * kHugePage;
+  auto* base = reinterpret_cast<std::byte*>(aligned);
+  // Advice only: where the kernel has no transparent huge pages, 4 KiB pages serve.
+  (void)::madvise(base, static_cast<size_t>(rounded), MADV_HUGEPAGE);
+  status read = pread_exact(file, size, PreadFunction{}, 0, {base, static_cast<size_t>(size)});
+  ::close(file);
+  if (read && ::mprotect(base, static_cast<size_t>(rounded), PROT_READ) != 0)
+    read = detail::io_error("cannot protect the memory '" + path.string() + "' was loaded into",
+                            errno);
+  if (!read) {
+    ::munmap(region, region_size);
+    Error e = std::move(read).error();
+    e.message = "cannot load '" + path.string() + "': " + e.message;
+    return e;
+  }
+  return std::unique_ptr<Storage>(new MappedRegionStorage(region, region_size, base, size));
+}
+
 result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& path) {
   uint64_t size = 0;
   auto fd = open_readonly(path, &size);
@@ -136,7 +188,8 @@ result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& 
   }
   // The mapping keeps the file's contents reachable; the descriptor is not needed.
   ::close(*fd);
-  return std::unique_ptr<Storage>(new MmapStorage(static_cast<const std::byte*>(base), size));
+  return std::unique_ptr<Storage>(
+      new MappedRegionStorage(base, size, static_cast<const std::byte*>(base), size));
 }
 
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path) {

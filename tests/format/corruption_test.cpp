@@ -274,7 +274,8 @@ TEST(Corruption, ByteFlipsThroughPageCache) {
   expect_clean(s, "page cache (2 pages)");
 }
 
-// A subset through real files: open() with StorageKind::pread and a tiny cache, and with mmap.
+// A subset through real files: open() with StorageKind::pread and a tiny cache, with mmap, and
+// with the file read whole at open (StorageKind::memory).
 TEST(Corruption, ByteFlipsThroughFiles) {
   const Fixture& f = fixture();
   TempDir dir;
@@ -282,7 +283,7 @@ TEST(Corruption, ByteFlipsThroughFiles) {
   ASSERT_TRUE(write_file(path, f.file));
   int fd = ::open(path.c_str(), O_WRONLY);
   ASSERT_GE(fd, 0);
-  for (StorageKind kind : {StorageKind::pread, StorageKind::mmap}) {
+  for (StorageKind kind : {StorageKind::pread, StorageKind::mmap, StorageKind::memory}) {
     SweepStats s;
     const uint64_t stride =
         (kind == StorageKind::pread ? 11 : 37) * (1 + DRYDB_TEST_SANITIZED) * kThin;
@@ -296,7 +297,9 @@ TEST(Corruption, ByteFlipsThroughFiles) {
       ASSERT_EQ(::pwrite(fd, &f.file[o], 1, static_cast<off_t>(o)), 1);
       record_flip(s, o, mask, f.map, out);
     }
-    expect_clean(s, kind == StorageKind::pread ? "file, pread, 3-page cache" : "file, mmap");
+    expect_clean(s, kind == StorageKind::pread  ? "file, pread, 3-page cache"
+                    : kind == StorageKind::mmap ? "file, mmap"
+                                                : "file, read whole at open");
   }
   ::close(fd);
 }

@@ -47,7 +47,7 @@ def test_build_and_read_back(tmp_path):
     {"compression": "lz4"}, {"page_size": 512}, {"page_size": 65536}])
 def test_builder_options(tmp_path, options):
     path = small_db(tmp_path, **options)
-    for storage in ["pread", "mmap"]:
+    for storage in ["pread", "mmap", "memory"]:
         with drydb.open(path, storage=storage, cache_bytes=1 << 16) as db:
             assert list(db.table("items").range(b"k100", b"k102")) == [
                 (b"k100", b"value 100"), (b"k101", b"value 101"), (b"k102", b"value 102")]
@@ -303,6 +303,22 @@ def test_a_file_changed_under_a_pread_database_raises(tmp_path):
         list(t.range())
     path.write_bytes(data)
     assert len(list(t.range())) == 5000
+
+
+def test_a_file_loaded_into_memory_does_not_see_changes_after_open(tmp_path):
+    # storage="memory" reads the whole file at open: cutting or rewriting it later changes
+    # nothing the database answers.
+    b = drydb.Builder(page_size=512)
+    b.create_table("t", "int64").append_many((i, b"v" * 40) for i in range(5000))
+    path = tmp_path / "t.drydb"
+    b.build(path)
+    db = drydb.open(path, storage="memory")
+    with open(path, "r+b") as f:
+        f.truncate(8192)
+    assert list(db.table("t").range()) == [(i, b"v" * 40) for i in range(5000)]
+    db.verify()
+    with pytest.raises((drydb.TruncatedError, drydb.CorruptionError)):
+        drydb.open(path, storage="memory")
 
 
 def test_open_bytes_takes_any_buffer_in_its_logical_order(tmp_path):

@@ -195,9 +195,12 @@ TEST_P(AllocationTest, QueriesAllocateNothingOnceWarm) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Storage, AllocationTest,
-                         ::testing::Values(drydb::StorageKind::mmap, drydb::StorageKind::pread),
+                         ::testing::Values(drydb::StorageKind::mmap, drydb::StorageKind::pread,
+                                           drydb::StorageKind::memory),
                          [](const auto& info) {
-                           return info.param == drydb::StorageKind::mmap ? "mmap" : "pread";
+                           return info.param == drydb::StorageKind::mmap    ? "mmap"
+                                  : info.param == drydb::StorageKind::pread ? "pread"
+                                                                            : "memory";
                          });
 
 }  // namespace

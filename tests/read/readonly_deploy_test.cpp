@@ -3,23 +3,26 @@
 //
 // What proves "read-only, no sidecar" even though tests run as root (for whom permission bits
 // do not stop writes):
-//   * inotify on the folder while a database is opened, queried and closed (mmap and pread):
+//   * inotify on the folder while a database is opened, queried and closed (mmap, pread and
+//     memory):
 //     no file is created, modified, renamed, deleted or has its attributes changed, and every
 //     open of the database file is closed as IN_CLOSE_NOWRITE (the kernel reports
 //     IN_CLOSE_WRITE for a descriptor that was open for writing);
 //   * the folder lists the same entries before, during and after;
 //   * pread: the descriptor open on the file has O_RDONLY access (/proc/self/fdinfo); mmap:
 //     the mapping is read-only and shared ("r--s" in /proc/self/maps) and no descriptor stays
-//     open;
+//     open; memory: neither a descriptor nor a mapping of the file stays;
 //   * in a child that gives up root (setuid to nobody), the file at mode 0444 in a folder at
-//     0555 opens and answers through both storage kinds.
+//     0555 opens and answers through every storage kind.
 // Hot swap: a file replaced by rename (build_to_file does that) or unlinked while open keeps
 // answering with the old contents, both mapped and through a page cache smaller than the file
-// (so pages are read after the swap); opening again sees the new file.
+// (so pages are read after the swap); opening again sees the new file. A file cut in place:
+// pread reports errc::truncated; a file read whole at open does not see it.
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +30,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "support/fault_util.h"
 
@@ -69,7 +73,7 @@ std::string as_text(std::span<const std::byte> b) {
 }
 
 const char* kind_name(StorageKind k) {
-  return k == StorageKind::mmap ? "mmap" : "pread";
+  return k == StorageKind::mmap ? "mmap" : k == StorageKind::pread ? "pread" : "memory";
 }
 
 // ---- read-only access ------------------------------------------------------------------------
@@ -148,7 +152,7 @@ TEST(ReadOnlyDeploy, OpensReadOnlyAndWritesNothing) {
   ASSERT_EQ(::chmod(dir.path().c_str(), 0555), 0);
   const auto listing = dir.entries();
 
-  for (StorageKind kind : {StorageKind::mmap, StorageKind::pread}) {
+  for (StorageKind kind : {StorageKind::mmap, StorageKind::pread, StorageKind::memory}) {
     SCOPED_TRACE(kind_name(kind));
     Inotify watch(dir.path());
     ASSERT_GE(watch.fd, 0) << "inotify is not available";
@@ -167,10 +171,13 @@ TEST(ReadOnlyDeploy, OpensReadOnlyAndWritesNothing) {
         EXPECT_NE(fds[0].second & O_CLOEXEC, 0u)
             << "the descriptor would leak into exec'd children";
         EXPECT_TRUE(maps.empty());
-      } else {
+      } else if (kind == StorageKind::mmap) {
         EXPECT_TRUE(fds.empty()) << "the mapping needs no open descriptor";
         ASSERT_EQ(maps.size(), 1u);
         EXPECT_EQ(maps[0], "r--s") << "the file is mapped read-only and shared";
+      } else {
+        EXPECT_TRUE(fds.empty()) << "a loaded file needs no open descriptor";
+        EXPECT_TRUE(maps.empty()) << "a loaded file is not mapped";
       }
     }
     EXPECT_TRUE(descriptors_on(path).empty()) << "a descriptor outlived the database";
@@ -196,7 +203,7 @@ TEST(ReadOnlyDeploy, OpensReadOnlyAndWritesNothing) {
     if (pid == 0) {
       if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
       if (::access(path.c_str(), W_OK) == 0) ::_exit(4);  // really without write permission
-      for (StorageKind kind : {StorageKind::mmap, StorageKind::pread}) {
+      for (StorageKind kind : {StorageKind::mmap, StorageKind::pread, StorageKind::memory}) {
         auto db = ReadOnlyDatabase::open(path, {.storage = kind});
         if (!db) {
           std::fprintf(stderr, "as nobody (%s): %s\n", kind_name(kind), db.error().message.c_str());
@@ -324,6 +331,63 @@ TEST(ReadOnlyDeploy, TruncatedUnderAPreadReaderReportsTruncated) {
   ASSERT_FALSE(checked);
   EXPECT_EQ(checked.code(), errc::truncated) << checked.error().to_string();
   EXPECT_EQ(ReadOnlyDatabase::open(path, {.storage = StorageKind::pread}).code(), errc::truncated);
+}
+
+// A file read whole at open (StorageKind::memory) answers from its copy: cut in place to a few
+// pages and its first pages overwritten after open, every query still gets the right answer and
+// verify() passes, where an open of the changed file now fails.
+TEST(ReadOnlyDeploy, ALoadedFileIsUntouchedByChangesAfterOpen) {
+  TempDir dir;
+  const auto path = dir / "db.drydb";
+  const DbModel m = make_model(1, 3000);
+  build_file(m, path);
+  auto db = ReadOnlyDatabase::open(path, {.storage = StorageKind::memory});
+  ASSERT_TRUE(db) << db.error().to_string();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, 16 * 512), 0);
+  const std::vector<std::byte> junk(4 * 512, std::byte{0x5A});
+  ASSERT_EQ(::pwrite(fd, junk.data(), junk.size(), 0), static_cast<ssize_t>(junk.size()));
+  ::close(fd);
+  expect_database_correct(*db, m, 1000);
+  EXPECT_TRUE(db->verify());
+  EXPECT_FALSE(ReadOnlyDatabase::open(path, {.storage = StorageKind::memory}));
+}
+
+// Memory the system will not give for a file read whole at open is errc::out_of_memory from
+// open, never a crash: in a child whose address space is capped 64 MiB above what it uses, a
+// 1 GiB file (sparse: it takes no disk) cannot be loaded.
+TEST(ReadOnlyDeploy, ALoadTheSystemCannotHoldIsOutOfMemory) {
+  TempDir dir;
+  const auto path = dir / "big.drydb";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, off_t{1} << 30), 0);
+  ::close(fd);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    long pages = 0;
+    FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr || std::fscanf(statm, "%ld", &pages) != 1) ::_exit(3);
+    std::fclose(statm);
+    const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) +
+                       (rlim_t{64} << 20);
+    const struct rlimit limit = {cap, cap};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(4);
+    auto db = ReadOnlyDatabase::open(path, {.storage = StorageKind::memory});
+    if (db) ::_exit(5);
+    if (db.code() != errc::out_of_memory) {
+      std::fprintf(stderr, "%s\n", db.error().to_string().c_str());
+      ::_exit(6);
+    }
+    ::_exit(0);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3, 4: the cap was not set; 5: the load succeeded; "
+                                       "6: another error (on stderr)";
 }
 
 }  // namespace

@@ -1375,7 +1375,9 @@ TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
 // ---------------------------------------------------------------------------
 // 4. Storage back ends: the same checks through every way of reading a file.
 
-enum class Backend { mmap, pread_small, pread_large, memory, custom_small, custom_large };
+// memory: open_memory over the caller's bytes; loaded: the file read whole at open
+// (StorageKind::memory).
+enum class Backend { mmap, pread_small, pread_large, memory, loaded, custom_small, custom_large };
 
 const char* backend_name(Backend b) {
   switch (b) {
@@ -1387,6 +1389,8 @@ const char* backend_name(Backend b) {
       return "pread_large_cache";
     case Backend::memory:
       return "memory";
+    case Backend::loaded:
+      return "loaded";
     case Backend::custom_small:
       return "custom_small_cache";
     case Backend::custom_large:
@@ -1427,6 +1431,8 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
             path_, {.storage = drydb::StorageKind::pread, .page_cache_bytes = bytes_.size() * 2});
       case Backend::memory:
         return ReadOnlyDatabase::open_memory(bytes_);
+      case Backend::loaded:
+        return ReadOnlyDatabase::open(path_, {.storage = drydb::StorageKind::memory});
       case Backend::custom_small:
         return open_custom(8 * kPageSize);
       case Backend::custom_large:
@@ -1553,7 +1559,7 @@ TEST_P(BackendTest, HeldValuesAndCursorsSurviveEviction) {
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendTest,
                          ::testing::Values(Backend::mmap, Backend::pread_small,
-                                           Backend::pread_large, Backend::memory,
+                                           Backend::pread_large, Backend::memory, Backend::loaded,
                                            Backend::custom_small, Backend::custom_large),
                          [](const auto& info) { return std::string(backend_name(info.param)); });
 
@@ -1630,7 +1636,8 @@ TEST(StorageTest, OpenStorageRejectsNull) {
 
 TEST(StorageTest, OpenMissingFileFails) {
   TempDir dir;
-  for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+  for (auto kind :
+       {drydb::StorageKind::mmap, drydb::StorageKind::pread, drydb::StorageKind::memory}) {
     auto db = ReadOnlyDatabase::open(dir / "missing.drydb", {.storage = kind});
     ASSERT_FALSE(db);
     EXPECT_NE(db.error().message.find("missing.drydb"), std::string::npos) << db.error().message;
@@ -1643,7 +1650,8 @@ TEST(StorageTest, OpenRefusesAFifoWithoutWaiting) {
   TempDir dir;
   const auto fifo = dir / "db.drydb";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+  for (auto kind :
+       {drydb::StorageKind::mmap, drydb::StorageKind::pread, drydb::StorageKind::memory}) {
     auto db = ReadOnlyDatabase::open(fifo, {.storage = kind});
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), errc::invalid_argument);
