@@ -46,22 +46,30 @@ struct BuildOptions {
 // drydb installs no signal handler: a library cannot own the process's
 // SIGBUS. Replace files by rename (build_to_file does), which leaves the open
 // mapping on the old file. Where the file cannot be trusted to stay put (others
-// may write it, a tool reading whatever it is pointed at), use pread, or copy
-// the file first: a read past a new end is then errc::truncated, a failed
-// read errc::io_error, a changed page not yet checked errc::corruption, never
-// a crash (docs/errors.md, "Changing a file under an open database").
+// may write it, a tool reading whatever it is pointed at), use pread, or
+// memory, which copies it at open: with pread a read past a new end is then
+// errc::truncated, a failed read errc::io_error, a changed page not yet
+// checked errc::corruption, never a crash (docs/errors.md, "Changing a file
+// under an open database").
 //
-// memory reads the whole file at open into memory of its own, advised to be
-// backed by 2 MiB huge pages (Linux's transparent huge pages, where the system
-// enables them for madvise; a file mapping gets 4 KiB pages on most file
-// systems), then read-only: pages are read in place as with mmap, with fewer
-// TLB misses per descent. Gets on tables larger than the caches gain most
-// (docs/benchmarks.md, "drydb, in memory"; side by side with mmap, gets took
-// 0.82-0.87x their time on 16M-row tables, 0.84-0.97x on 1M-row ones, the
-// same on a table the L2 cache holds). It costs memory the size of the file
-// (filtered pages are decoded from it into the page cache, as from a mapping)
-// and a read of all of it at open, where memory that cannot be had is
-// errc::out_of_memory. A change of the file after open is never seen.
+// memory reads the whole file at open into memory of its own, then read-only,
+// and reads pages in place as mmap does. The huge pages (2 MiB) a file of that
+// size or more fills are advised to be backed by transparent huge pages
+// (Linux, where the system enables them for madvise; a file mapping gets
+// 4 KiB pages on most file systems), so a descent's reads need fewer TLB
+// entries. Gets on tables larger than the caches gain most (docs/benchmarks.md,
+// "drydb, in memory"; side by side with mmap, gets took 0.82-0.87x their time
+// on 16M-row tables, 0.84-0.97x on 1M-row ones, the same on a table the L2
+// cache holds). The cost: memory the size of the file, private to the
+// process (each process opening the file holds its own copy, where mappings
+// share the system's page cache), and a read of all of it at open; filtered
+// pages are decoded from it into the page cache, as from a mapping. Memory
+// that cannot be reserved (an address-space limit, strict overcommit) is
+// errc::out_of_memory from open; under Linux's default overcommit a shortage
+// met while reading is the system's to settle, as for any allocation. Once
+// open, a change of the file is never seen; a change during the read can
+// leave a copy of mixed versions, whose pages fail their checks as pread's
+// would.
 enum class StorageKind : uint8_t {
   mmap,    // map the file; unfiltered pages are read in place, no copy, no cache
            // (filtered pages are decoded from the mapping into the page cache)
@@ -70,8 +78,9 @@ enum class StorageKind : uint8_t {
 };
 
 struct OpenOptions {
-  // mmap (the default) is the fastest, but a file truncated in place under it
-  // kills the reader with SIGBUS; pread never does (see StorageKind).
+  // mmap (the default) reads in place with no copy, but a file truncated in
+  // place under it kills the reader with SIGBUS; pread never does, and memory
+  // copies the file at open (see StorageKind).
   StorageKind storage = StorageKind::mmap;
   // Bound on the bytes of leaf and overflow pages the cache holds (pread and
   // custom storage). Internal pages are not counted: they stay resident for

@@ -1,7 +1,8 @@
 // Storage back ends and the custom-loader seam.
 //
 // A database reads its file through a Storage: mmap (the default for files),
-// pread, caller memory (open_memory), or a custom implementation, the
+// pread, the file read whole into memory at open (StorageKind::memory), caller
+// memory (open_memory), or a custom implementation, the
 // counterpart of a game engine's own asset loader. A PageAllocator decides
 // where cached page memory lives (an engine's native allocator, say).
 #pragma once
@@ -34,9 +35,6 @@ class Storage {
 // Opens `path` read-only (O_RDONLY; no lock or sidecar file is created).
 result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& path);
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path);
-// Reads `path` whole into memory backed by huge pages where the system has them
-// (StorageKind::memory).
-result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path& path);
 
 // The call pread storage reads its file through: up to dst.size() bytes of the
 // descriptor `fd` at `offset` into dst, returning the count read (0 at the end
@@ -48,6 +46,10 @@ using PreadFunction = std::function<int64_t(int fd, std::span<std::byte> dst, ui
 // pread storage reading through `read` (empty: ::pread).
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path,
                                                     PreadFunction read);
+// The file read whole at open into memory of its own (StorageKind::memory; see
+// options.h), through `read` (empty: ::pread) as pread storage reads.
+result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path& path,
+                                                     PreadFunction read = {});
 
 // Bytes owned by the caller, who keeps them alive and unchanged while the
 // database and anything read from it live.

@@ -448,7 +448,8 @@ class ReadOnlyTable {
   Future<Range> prefix_async(std::string_view text, SortOrder order = SortOrder::ascending) const;
   // Reads every page of the rows between two bounds (inclusive), leaves and
   // overflow runs, so that later queries there find them in the page cache
-  // (pread, custom storage) or mapped in (mmap: each page is touched). A
+  // (pread, custom storage) or mapped in (mmap: each page is touched; memory:
+  // each page is checked, its bytes already read at open). A
   // range larger than the cache just cycles it. Errors as get_range's, or
   // the first read error met. To warm in the background without waiting:
   // table.warm_async(start, end).detach().

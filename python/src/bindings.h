@@ -39,8 +39,8 @@ struct DbHandle : Handle {
 };
 using DbRef = std::shared_ptr<DbHandle>;
 
-// Open options from the Python arguments: storage "pread" or "mmap" (else
-// InvalidArgumentError) and the page cache's size.
+// Open options from the Python arguments: storage "pread", "mmap" or "memory"
+// (else InvalidArgumentError) and the page cache's size.
 OpenOptions open_options(const std::string& storage, size_t cache_bytes);
 
 // A drydb.Table of `h`'s table `t`; decode is None or "msgpack" (else InvalidArgumentError).

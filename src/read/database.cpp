@@ -412,9 +412,19 @@ result<ReadOnlyDatabase> ReadOnlyDatabase::open_storage(std::unique_ptr<Storage>
 
 result<ReadOnlyDatabase> ReadOnlyDatabase::open(const std::filesystem::path& path,
                                                 const OpenOptions& options) {
-  auto storage = options.storage == StorageKind::mmap     ? open_mmap_storage(path)
-                 : options.storage == StorageKind::memory ? open_loaded_storage(path)
-                                                          : open_pread_storage(path);
+  result<std::unique_ptr<Storage>> storage =
+      Error(errc::invalid_argument, "open: an unknown StorageKind");
+  switch (options.storage) {
+    case StorageKind::mmap:
+      storage = open_mmap_storage(path);
+      break;
+    case StorageKind::pread:
+      storage = open_pread_storage(path);
+      break;
+    case StorageKind::memory:
+      storage = open_loaded_storage(path);
+      break;
+  }
   if (!storage) return std::move(storage).error();
   auto db = open_storage(std::move(*storage), options);
   if (!db) {

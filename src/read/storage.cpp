@@ -68,13 +68,15 @@ status pread_exact(int fd, uint64_t size, const PreadFunction& read, uint64_t of
 }
 
 // A file's bytes at `base`, in a region of `region_size` bytes at `region` that
-// this storage maps and unmaps: the file's own mapping (mmap storage; the
-// region is the file), or anonymous memory the file was read into (memory
-// storage, its region aligned to huge pages around the bytes).
+// this storage unmaps: the file's own mapping (mmap storage; the region is the
+// file), or the anonymous memory the file was read into (memory storage; the
+// region is the bytes, to the end of their last page).
 class MappedRegionStorage final : public Storage {
  public:
   MappedRegionStorage(void* region, size_t region_size, const std::byte* base, uint64_t size)
       : region_(region), region_size_(region_size), base_(base), size_(size) {}
+  MappedRegionStorage(const MappedRegionStorage&) = delete;
+  MappedRegionStorage& operator=(const MappedRegionStorage&) = delete;
   ~MappedRegionStorage() override {
     if (region_size_ > 0) ::munmap(region_, region_size_);
   }
@@ -128,7 +130,8 @@ class MemoryStorage final : public Storage {
 
 }  // namespace
 
-result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path& path) {
+result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path& path,
+                                                     PreadFunction read) {
   uint64_t size = 0;
   auto fd = open_readonly(path, &size);
   if (!fd) return std::move(fd).error();
@@ -137,40 +140,53 @@ result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path
     ::close(file);
     return std::unique_ptr<Storage>(new MappedRegionStorage(nullptr, 0, nullptr, 0));
   }
-  constexpr uint64_t kHugePage = uint64_t{2} << 20;
-  const uint64_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
-  if (rounded < size || rounded > SIZE_MAX - kHugePage) {
+  // The file's bytes in whole pages; a file that fills a huge page starts on a huge page
+  // boundary, found in a reservation one huge page longer whose slack is given back.
+  constexpr uint64_t kHugePage = uint64_t{2} << 20;  // x86-64's transparent huge page
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t length = (size + page - 1) / page * page;
+  const uint64_t slack = size >= kHugePage ? kHugePage : 0;
+  if (length < size || length > SIZE_MAX - slack) {
     ::close(file);
     return Error(errc::out_of_memory, "'" + path.string() + "' is too large to load");
   }
-  // One huge page more than the file needs, so that an aligned start lies inside.
-  const size_t region_size = static_cast<size_t>(rounded + kHugePage);
-  void* region =
-      ::mmap(nullptr, region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* region = ::mmap(nullptr, static_cast<size_t>(length + slack), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (region == MAP_FAILED) {
     const int err = errno;
     ::close(file);
-    return Error(errc::out_of_memory, "cannot reserve " + std::to_string(region_size) +
+    return Error(errc::out_of_memory, "cannot reserve " + std::to_string(length) +
                                           " bytes to load '" + path.string() +
                                           "': " + std::strerror(err));
   }
-  const auto aligned =
-      (reinterpret_cast<uintptr_t>(region) + kHugePage - 1) / kHugePage * kHugePage;
-  auto* base = reinterpret_cast<std::byte*>(aligned);
-  // Advice only: where the kernel has no transparent huge pages, 4 KiB pages serve.
-  (void)::madvise(base, static_cast<size_t>(rounded), MADV_HUGEPAGE);
-  status read = pread_exact(file, size, PreadFunction{}, 0, {base, static_cast<size_t>(size)});
+  auto* base = static_cast<std::byte*>(region);
+  if (slack != 0) {
+    const auto start = reinterpret_cast<uintptr_t>(region);
+    const uint64_t head = (start + kHugePage - 1) / kHugePage * kHugePage - start;
+    if (head != 0) ::munmap(region, static_cast<size_t>(head));
+    base += head;
+    if (slack - head != 0) ::munmap(base + length, static_cast<size_t>(slack - head));
+#ifdef MADV_HUGEPAGE
+    // Advice only, over the huge pages the file fills (a partial last one would hold up to
+    // 2 MiB the file does not need); without transparent huge pages, 4 KiB pages serve.
+    (void)::madvise(base, static_cast<size_t>(size / kHugePage * kHugePage), MADV_HUGEPAGE);
+#endif
+  }
+  status loaded = pread_exact(file, size, read, 0, {base, static_cast<size_t>(size)});
   ::close(file);
-  if (read && ::mprotect(base, static_cast<size_t>(rounded), PROT_READ) != 0)
-    read = detail::io_error("cannot protect the memory '" + path.string() + "' was loaded into",
-                            errno);
-  if (!read) {
-    ::munmap(region, region_size);
-    Error e = std::move(read).error();
+  if (loaded && ::mprotect(base, static_cast<size_t>(length), PROT_READ) != 0) {
+    const int err = errno;
+    loaded = Error(err == ENOMEM ? errc::out_of_memory : errc::io_error,
+                   std::string("cannot make the loaded bytes read-only: ") + std::strerror(err));
+  }
+  if (!loaded) {
+    ::munmap(base, static_cast<size_t>(length));
+    Error e = std::move(loaded).error();
     e.message = "cannot load '" + path.string() + "': " + e.message;
     return e;
   }
-  return std::unique_ptr<Storage>(new MappedRegionStorage(region, region_size, base, size));
+  return std::unique_ptr<Storage>(
+      new MappedRegionStorage(base, static_cast<size_t>(length), base, size));
 }
 
 result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& path) {

@@ -107,7 +107,7 @@ drydb::OpenOptions keyed_options(drydb::OpenOptions o = {}) {
   return o;
 }
 
-enum class Path { mapped, cached_small, pread_file, mmap_file };
+enum class Path { mapped, cached_small, pread_file, mmap_file, loaded_file };
 
 class FilterQueries : public ::testing::TestWithParam<std::tuple<int, Path>> {};
 
@@ -135,11 +135,13 @@ TEST_P(FilterQueries, EveryQueryMatchesTheModel) {
       break;
     case Path::pread_file:
     case Path::mmap_file:
+    case Path::loaded_file:
       ASSERT_TRUE(write_file(dir.path() / "f.drydb", file));
       db = ReadOnlyDatabase::open(
           dir.path() / "f.drydb",
-          keyed_options({.storage = path == Path::pread_file ? drydb::StorageKind::pread
-                                                             : drydb::StorageKind::mmap}));
+          keyed_options({.storage = path == Path::pread_file  ? drydb::StorageKind::pread
+                                    : path == Path::mmap_file ? drydb::StorageKind::mmap
+                                                              : drydb::StorageKind::memory}));
       break;
   }
   ASSERT_TRUE(db) << describe(db.error());
@@ -174,17 +176,18 @@ TEST_P(FilterQueries, EveryQueryMatchesTheModel) {
 }
 
 std::string filter_case_name(const ::testing::TestParamInfo<std::tuple<int, Path>>& info) {
-  static const char* kPaths[] = {"mapped", "cached_small", "pread_file", "mmap_file"};
+  static const char* kPaths[] = {"mapped", "cached_small", "pread_file", "mmap_file",
+                                 "loaded_file"};
   return std::string(kCases[std::get<0>(info.param)].name) + "_" +
          kPaths[static_cast<int>(std::get<1>(info.param))];
 }
 
-INSTANTIATE_TEST_SUITE_P(Filters, FilterQueries,
-                         ::testing::Combine(::testing::Range(0,
-                                                             static_cast<int>(std::size(kCases))),
-                                            ::testing::Values(Path::mapped, Path::cached_small,
-                                                              Path::pread_file, Path::mmap_file)),
-                         filter_case_name);
+INSTANTIATE_TEST_SUITE_P(
+    Filters, FilterQueries,
+    ::testing::Combine(::testing::Range(0, static_cast<int>(std::size(kCases))),
+                       ::testing::Values(Path::mapped, Path::cached_small, Path::pread_file,
+                                         Path::mmap_file, Path::loaded_file)),
+    filter_case_name);
 
 // The reference rows (int64 keys, "val%010d" values): compressible.
 std::vector<std::byte> reference_file(std::vector<std::shared_ptr<PageFilter>> filters,

@@ -772,7 +772,7 @@ TEST(Corruption, TruncatedFilesOnDisk) {
        {size_t{0}, size_t{1}, size_t{3}, size_t{4}, size_t{63}, size_t{64}, size_t{511},
         size_t{512}, size_t{513}, f.file.size() / 2, f.map.catalog_offset, f.file.size() - 1}) {
     ASSERT_TRUE(write_file(path, std::span<const std::byte>(f.file.data(), len)));
-    for (StorageKind kind : {StorageKind::mmap, StorageKind::pread}) {
+    for (StorageKind kind : {StorageKind::mmap, StorageKind::pread, StorageKind::memory}) {
       auto db = ReadOnlyDatabase::open(path, {.storage = kind});
       ASSERT_FALSE(db) << len;
       EXPECT_EQ(db.code(), errc::truncated) << len << ": " << db.error().to_string();

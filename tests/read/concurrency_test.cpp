@@ -213,12 +213,13 @@ TEST(Concurrency, FourThreadsMmap) {
 }
 
 // Every thread walks every row at once on a freshly opened database, so all of them race to be
-// the first to load (pread) or verify (mmap) the same pages.
+// the first to load (pread) or verify (mmap, memory) the same pages.
 TEST(Concurrency, SimultaneousFirstTouchOfEveryPage) {
   const Fixture& f = fixture();
-  for (int mode = 0; mode < 3; ++mode) {
+  for (int mode = 0; mode < 4; ++mode) {
     OpenOptions o;
     if (mode == 0) o = {.storage = StorageKind::mmap};
+    if (mode == 3) o = {.storage = StorageKind::memory};
     if (mode == 1) o = {.storage = StorageKind::pread, .page_cache_bytes = 64 << 20};
     if (mode == 2) o = {.storage = StorageKind::pread, .page_cache_bytes = kCacheBytes};
     auto db = ReadOnlyDatabase::open(f.path, o);
