@@ -25,10 +25,6 @@ namespace {
 using drydb::PreadFunction;
 using drydb::ReadOnlyDatabase;
 
-int64_t real_pread(int fd, std::span<std::byte> dst, uint64_t offset) {
-  return ::pread(fd, dst.data(), dst.size(), static_cast<off_t>(offset));
-}
-
 // The lines of /proc/self/maps.
 std::vector<std::string> maps() {
   std::vector<std::string> lines;
@@ -133,21 +129,6 @@ TEST(LoadedStorage, ASmallFileIsServedFromReadOnlyMemory) {
   EXPECT_EQ(line, mapping_at(mapped.data() + mapped.size() - 1)) << "one mapping holds it all";
 }
 
-// "items" (byte keys, overflow values) and "nums" (int64 keys), page size 512.
-DbModel make_model() {
-  DbModel m = users_and_numbers(600, 1);
-  m.finish();
-  return m;
-}
-
-std::filesystem::path write_database(const TempDir& dir, const DbModel& m) {
-  auto bytes = build_database(m);
-  EXPECT_TRUE(bytes) << bytes.error().to_string();
-  const auto path = dir / "db.drydb";
-  EXPECT_TRUE(write_file(path, *bytes));
-  return path;
-}
-
 drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
                                              PreadFunction read) {
   auto storage = drydb::open_loaded_storage(path, std::move(read));
@@ -155,21 +136,13 @@ drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
   return ReadOnlyDatabase::open_storage(std::move(*storage));
 }
 
-void expect_all_right(const ReadOnlyDatabase& db, const DbModel& m) {
-  Outcome out;
-  check_database(db, m, out, 5);
-  EXPECT_TRUE(out.clean()) << out.errors << " errors (" << out.first_error << "), "
-                           << out.wrong.size() << " wrong"
-                           << (out.wrong.empty() ? "" : ": " + out.wrong[0]);
-  EXPECT_GT(out.correct, 1000u);
-}
-
 // Reads of 1 to 97 bytes, every other one interrupted first: the load retries and continues,
 // and the database answers right; the file is read once, at open.
 TEST(LoadedStorage, RetriesInterruptedReadsAndContinuesShortOnes) {
   TempDir dir;
-  const DbModel m = make_model();
-  const auto path = write_database(dir, m);
+  DbModel m = users_and_numbers(600, 1);  // byte and int64 keys, overflow values, 512-byte pages
+  m.finish();
+  const auto path = write_model_file(dir, m);
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
   auto interrupted = std::make_shared<std::atomic<uint64_t>>(0);
   auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {

@@ -33,14 +33,6 @@ DbModel make_model() {
   return m;
 }
 
-std::filesystem::path write_database(const TempDir& dir, const DbModel& m) {
-  auto bytes = build_database(m);
-  EXPECT_TRUE(bytes) << bytes.error().to_string();
-  const auto path = dir / "db.drydb";
-  EXPECT_TRUE(write_file(path, *bytes));
-  return path;
-}
-
 // Opens `path` through pread storage reading with `read`, with a cache of a few pages, so most
 // queries read pages from the file.
 drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
@@ -51,25 +43,10 @@ drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
                                         {.page_cache_bytes = kCachePages * 512});
 }
 
-int64_t real_pread(int fd, std::span<std::byte> dst, uint64_t offset) {
-  return ::pread(fd, dst.data(), dst.size(), static_cast<off_t>(offset));
-}
-
-// Every query of check_database over the model (a slice of the bound pairs), expecting only
-// right answers.
-void expect_all_right(const ReadOnlyDatabase& db, const DbModel& m) {
-  Outcome out;
-  check_database(db, m, out, 5);
-  EXPECT_TRUE(out.clean()) << out.errors << " errors (" << out.first_error << "), "
-                           << out.wrong.size() << " wrong"
-                           << (out.wrong.empty() ? "" : ": " + out.wrong[0]);
-  EXPECT_GT(out.correct, 1000u);
-}
-
 TEST(PreadStorage, RetriesInterruptedReads) {
   TempDir dir;
   const DbModel m = make_model();
-  const auto path = write_database(dir, m);
+  const auto path = write_model_file(dir, m);
   // Every other call is interrupted before it reads anything, so every read of the storage
   // meets EINTR once and then reads.
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
@@ -92,7 +69,7 @@ TEST(PreadStorage, RetriesInterruptedReads) {
 TEST(PreadStorage, ContinuesShortReads) {
   TempDir dir;
   const DbModel m = make_model();
-  const auto path = write_database(dir, m);
+  const auto path = write_model_file(dir, m);
   // Each call reads 1 to 97 bytes, so a page takes several calls, each starting where the
   // previous one stopped.
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
@@ -132,7 +109,7 @@ struct FailingRange {
 TEST(PreadStorage, FailedReadIsIoErrorAndNotRemembered) {
   TempDir dir;
   const DbModel m = make_model();
-  const auto path = write_database(dir, m);
+  const auto path = write_model_file(dir, m);
   const auto bytes = read_file(path);
   const FileMap map = map_file(bytes);
   FailingRange fault;
@@ -175,7 +152,7 @@ TEST(PreadStorage, FailedReadIsIoErrorAndNotRemembered) {
 
 TEST(PreadStorage, OpenFailsWithIoErrorWhenTheHeaderCannotBeRead) {
   TempDir dir;
-  const auto path = write_database(dir, make_model());
+  const auto path = write_model_file(dir, make_model());
   FailingRange fault;
   fault.to = 1;
   fault.armed = true;
@@ -185,7 +162,7 @@ TEST(PreadStorage, OpenFailsWithIoErrorWhenTheHeaderCannotBeRead) {
 TEST(PreadStorage, EndOfFileDuringAReadIsTruncated) {
   TempDir dir;
   const DbModel m = make_model();
-  const auto path = write_database(dir, m);
+  const auto path = write_model_file(dir, m);
   // The file "ends" at `end`: reads there return 0, a read across it returns the bytes before
   // it (a short count) and then 0, as a file cut under the reader would.
   auto end = std::make_shared<std::atomic<uint64_t>>(~uint64_t{0});
@@ -210,7 +187,7 @@ TEST(PreadStorage, EndOfFileDuringAReadIsTruncated) {
 
 TEST(PreadStorage, ACountLargerThanTheReadIsAnError) {
   TempDir dir;
-  const auto path = write_database(dir, make_model());
+  const auto path = write_model_file(dir, make_model());
   auto db = open_through(path, [](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
     const int64_t n = real_pread(fd, dst, offset);
     return n > 0 ? n + 1 : n;
@@ -227,7 +204,7 @@ TEST(PreadStorage, ACountLargerThanTheReadIsAnError) {
 TEST(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
   TempDir dir;
   const DbModel m = make_model();
-  const auto path = write_database(dir, m);
+  const auto path = write_model_file(dir, m);
   const auto original = read_file(path);
   const FileMap map = map_file(original);
   auto db = ReadOnlyDatabase::open(

@@ -5,17 +5,20 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -93,6 +96,33 @@ inline DbModel users_and_numbers(uint32_t rows, int64_t first_num) {
                       make_value(50000 + static_cast<uint64_t>(i), i % 50 == 7 ? 300 : 8));
   m.tables = {std::move(items), std::move(nums)};
   return m;
+}
+
+// ---- storage over real files (pread_storage_test, loaded_storage_test) -------------------------
+
+// ::pread as a PreadFunction (storage.h), for read functions that wrap it.
+inline int64_t real_pread(int fd, std::span<std::byte> dst, uint64_t offset) {
+  return ::pread(fd, dst.data(), dst.size(), static_cast<off_t>(offset));
+}
+
+// Builds `m` into dir/db.drydb and returns its path.
+inline std::filesystem::path write_model_file(const TempDir& dir, const DbModel& m) {
+  auto bytes = build_database(m);
+  EXPECT_TRUE(bytes) << bytes.error().to_string();
+  const auto path = dir / "db.drydb";
+  EXPECT_TRUE(write_file(path, *bytes));
+  return path;
+}
+
+// Every query of check_database over the model (a slice of the bound pairs), expecting only
+// right answers, and more than 1,000 of them.
+inline void expect_all_right(const drydb::ReadOnlyDatabase& db, const DbModel& m) {
+  Outcome out;
+  check_database(db, m, out, 5);
+  EXPECT_TRUE(out.clean()) << out.errors << " errors (" << out.first_error << "), "
+                           << out.wrong.size() << " wrong"
+                           << (out.wrong.empty() ? "" : ": " + out.wrong[0]);
+  EXPECT_GT(out.correct, 1000u);
 }
 
 // A custom encoding of the given fixed width ("test.fixedN"), registered once per process.
