@@ -199,6 +199,44 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
 // open's checks (each shard's first and last keys) do not read but that a walk of a table's rows
 // does; then a range over every row of each table, in both orders, yields the model's rows in
 // order up to the bad page, and stops there with status() holding the corruption.
+// Each shard opens with the storage the options name (mmap maps the shard files; pread and memory
+// leave no mapping of them): every kind answers every row, across the shards, and the range over
+// all of them.
+TEST(ShardedDatabase, OpensItsShardsWithEveryStorageKind) {
+  TempDir dir;
+  const auto tables = sample_tables(5);
+  build_generation(dir.path(), 1, tables, 5);
+  for (auto kind :
+       {drydb::StorageKind::mmap, drydb::StorageKind::pread, drydb::StorageKind::memory}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    auto ds = drydb::ShardedDatabase::open(dir.path(), {.open = {.storage = kind}});
+    ASSERT_TRUE(ds) << ds.error().message;
+    int mapped_shard_files = 0;
+    std::ifstream maps("/proc/self/maps");
+    for (std::string line; std::getline(maps, line);)
+      mapped_shard_files += line.find(dir.path().string()) != std::string::npos;
+    EXPECT_EQ(mapped_shard_files, kind == drydb::StorageKind::mmap ? 5 : 0);
+    for (const TableSpec& spec : tables) {
+      auto t = ds->table(spec.name);
+      ASSERT_TRUE(t);
+      for (const auto& [k, v] : spec.rows) {
+        auto got = t->get(key_of(spec, k));
+        ASSERT_TRUE(got && *got) << spec.name;
+        EXPECT_EQ(got->str(), v);
+      }
+      auto all = t->get_range(drydb::unbounded, drydb::unbounded);
+      ASSERT_TRUE(all);
+      uint64_t rows = 0;
+      for (auto e : *all) {
+        (void)e;
+        ++rows;
+      }
+      EXPECT_TRUE(all->status());
+      EXPECT_EQ(rows, spec.rows.size()) << spec.name;
+    }
+  }
+}
+
 TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
   TempDir dir;
   const auto tables = sample_tables(5);
