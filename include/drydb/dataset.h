@@ -127,20 +127,45 @@ result<uint64_t> current_generation(const std::filesystem::path& dataset);
 result<uint64_t> next_generation(const std::filesystem::path& dataset);
 
 // Claims the next generation number by creating its folder, DATASET/gen-N (and DATASET if need
-// be); returns N. mkdir is exclusive, so two builders never get one number.
+// be); returns N. mkdir is exclusive, so two builders never get one number. A DATASET folder
+// removed meanwhile (a failed run that made it removes it when it is empty) is made again.
 result<uint64_t> claim_generation(const std::filesystem::path& dataset);
 
-// Makes generation N live: checks that DATASET/gen-N/manifest.json reads and is of generation
-// N, then points CURRENT at it and raises HIGHEST to N (each a temp file, fsync, rename, fsync
-// the folder). Then removes the complete generations (those with a manifest) older than N but
-// the `keep` newest of them; folders without a manifest are left alone. Publishing, rollback
-// and retention hold an exclusive flock(2) on DATASET.
-status publish_generation(const std::filesystem::path& dataset, uint64_t generation,
-                          uint32_t keep = 2);
+// What publish_generation did once generation N was live.
+struct Published {
+  // The older generations that retention removed, oldest first.
+  std::vector<uint64_t> removed;
+  // What failed after CURRENT named N: an old generation that could not be removed (it stays,
+  // its manifest perhaps gone: it is then never a rollback target), or the folder's fsync after
+  // CURRENT's rename. The publish took effect all the same; each is worth telling the user.
+  std::vector<std::string> warnings;
+};
+
+// Makes generation N live. Under an exclusive flock(2) on DATASET (publishing, rollback,
+// retention and discarding a generation hold it, so they happen one at a time): checks that
+// DATASET/gen-N/manifest.json reads and is of generation N; raises HIGHEST to N, then points
+// CURRENT at it (each a temp file, fsync, rename, fsync the folder): HIGHEST first, so a
+// generation CURRENT ever named is never above HIGHEST. Then removes the complete generations
+// (those with a manifest) older than N but the `keep` newest of them, each manifest first, so
+// a generation half removed is never a rollback target; folders without a manifest are left
+// alone. An error is returned only when N did not become live (CURRENT is as it was); a
+// failure after that is one of Published::warnings.
+result<Published> publish_generation(const std::filesystem::path& dataset, uint64_t generation,
+                                     uint32_t keep = 2);
 
 // Points CURRENT at the newest generation older than the current one whose manifest reads and
 // is of its number; returns it. errc::not_found when there is none. HIGHEST is unchanged, so the
-// number of the generation rolled back from is never given again.
+// number of the generation rolled back from is never given again. Holds the dataset's lock.
 result<uint64_t> rollback_generation(const std::filesystem::path& dataset);
+
+// Removes DATASET/gen-N, a generation its builder gives up on (a failed or interrupted build),
+// but only if no publish can have named it: under the dataset's lock, a folder without a
+// manifest is removed; one with a manifest only while CURRENT does not name N and N is above
+// HIGHEST (a publish raises HIGHEST first). Returns true when the folder is gone (or was never
+// there), false when it is kept because it may have been published, since then another run or
+// a user may serve it or roll back to it. A builder calls this, never a plain recursive
+// removal, so that a failure after its publish, or another run's publish of its generation,
+// never costs a live generation.
+result<bool> discard_generation(const std::filesystem::path& dataset, uint64_t generation);
 
 }  // namespace drydb

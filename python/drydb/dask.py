@@ -19,7 +19,7 @@ through the library's own writer (drydb.write_manifest, drydb.publish_generation
 
 import datetime
 import os
-import shutil
+import warnings
 
 import msgpack
 
@@ -83,9 +83,10 @@ def _index_key_of(spec, key, row):
 
 
 def _rows(frame):
-    """(key column's value, row dict) of each row of a pandas frame, missing fields left out."""
-    columns = [c for c in frame.columns if c != "_shard"]
-    for record in frame[columns].itertuples(index=False, name=None):
+    """The row dict of each row of a pandas frame (its index, the routing column, is not a
+    field), missing fields left out."""
+    columns = list(frame.columns)
+    for record in frame.itertuples(index=False, name=None):
         yield {c: _plain(v) for c, v in zip(columns, record) if not _is_missing(v)}
 
 
@@ -145,8 +146,12 @@ def _build_shard(frame, number, folder, table, key, value, key_encoding, indexes
 
 
 def _is_missing(v):
+    """None, NaN, NaT or pandas.NA (the nullable dtypes' missing value, whose truth value raises)."""
+    import pandas
+    if v is None or v is pandas.NA or v is pandas.NaT:
+        return True
     try:
-        return v is None or v != v  # NaN from pandas
+        return bool(v != v)  # NaN
     except (TypeError, ValueError):
         return False
 
@@ -174,7 +179,11 @@ def _finish(results, n_checks, unique_specs, shards, folder, generation, path, k
     # One writer of manifests: the library's, which checks every rule (shards disjoint and in
     # order for range partitioning) before it writes.
     _drydb.write_manifest(folder, manifest)
-    _drydb.publish_generation(path, generation, keep)
+    published = _drydb.publish_generation(path, generation, keep)
+    # Live from here: what failed after (an old generation not removed) is told, not raised.
+    for message in published["warnings"]:
+        warnings.warn("generation %d is live, but %s" % (generation, message), RuntimeWarning,
+                      stacklevel=3)
 
 
 def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="bytes", shards=None,
@@ -244,10 +253,15 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
         splits = []
     _drydb.shard_of(function, splits, shards, b"")  # checks the partitioning before any work
 
-    # The shuffle: each row to the partition of its shard, fixed divisions 0 .. S - 1.
-    frame = data.assign(_shard=encoded.map_partitions(
-        _shards_of, function, splits, shards, meta=("_shard", "i8")))
-    frame = frame.set_index("_shard", divisions=list(range(shards)) + [shards - 1], drop=True,
+    # The shuffle: each row to the partition of its shard, fixed divisions 0 .. S - 1, by a
+    # routing column that becomes the index (no field of the rows), named apart from every
+    # column of the input.
+    route = "_shard"
+    while route in data.columns:
+        route = "_" + route
+    frame = data.assign(**{route: encoded.map_partitions(
+        _shards_of, function, splits, shards, meta=(route, "i8"))})
+    frame = frame.set_index(route, divisions=list(range(shards)) + [shards - 1], drop=True,
                             sorted=False)
     parts = frame.to_delayed()
     if len(parts) != shards:
@@ -280,8 +294,12 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
                         "partitioning": {"function": function, "splits": splits}}],
                 })
     except BaseException:
-        # Never published: the claimed folder and whatever shards it holds go (the number stays
-        # used, as a claimed number always is).
-        shutil.rmtree(folder, ignore_errors=True)
+        # Not published: the claimed folder and whatever shards it holds go (the number stays
+        # used, as a claimed number always is), under the dataset's lock and only if no publish
+        # can have named it (publish raises only when CURRENT did not move).
+        try:
+            _drydb.discard_generation(path, generation)
+        except _drydb.Error:
+            pass  # the build's own error says more; the folder stays for a later look
         raise
     return generation

@@ -496,9 +496,23 @@ void bind_dataset(py::module_& m) {
   m.def(
       "publish_generation",
       [](const fs::path& dataset, uint64_t generation, uint32_t keep) {
-        check(publish_generation(dataset, generation, keep));
+        Published p = unwrap(publish_generation(dataset, generation, keep));
+        py::dict out;
+        out["removed"] = py::cast(p.removed);
+        out["warnings"] = py::cast(p.warnings);
+        return out;
       },
-      py::arg("dataset"), py::arg("generation"), py::arg("keep") = 2);
+      py::arg("dataset"), py::arg("generation"), py::arg("keep") = 2,
+      "Makes the generation live; raises only when it did not become live. Returns {'removed': "
+      "the older generations retention removed, 'warnings': what failed after it was live}.");
+  m.def(
+      "discard_generation",
+      [](const fs::path& dataset, uint64_t generation) {
+        return unwrap(discard_generation(dataset, generation));
+      },
+      py::arg("dataset"), py::arg("generation"),
+      "Removes an abandoned generation's folder unless a publish may have named it; returns "
+      "whether it is gone.");
   m.def(
       "rollback_generation",
       [](const fs::path& dataset) { return unwrap(rollback_generation(dataset)); },

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "drydb/dataset.h"
+#include "drydb/detail/build_points.h"
 #include "format/io_error.h"
 #include "write/sink.h"
 
@@ -130,6 +131,12 @@ result<uint64_t> claim_generation(const fs::path& dataset) {
     // other chooses again.
     const fs::path folder = dataset / generation_folder(*n);
     if (::mkdir(folder.c_str(), 0777) == 0) return *n;
+    if (errno == ENOENT) {
+      // A failed run that made the dataset folder removed it, empty, since we listed it.
+      fs::create_directories(dataset, ec);
+      if (ec) return Error(errc::io_error, "cannot create " + dataset.string() + ": " + ec.message());
+      continue;
+    }
     if (errno != EEXIST) return detail::io_error("cannot create " + folder.string(), errno);
   }
   return Error(errc::io_error, "cannot claim a generation folder in " + dataset.string());
@@ -174,35 +181,61 @@ status check_generation(const fs::path& dataset, uint64_t generation) {
   return {};
 }
 
+// Removes a generation's folder, its manifest first: a generation half removed has no manifest,
+// so it is never read, published or rolled back to.
+status remove_generation(const fs::path& dataset, uint64_t generation) {
+  const fs::path folder = dataset / generation_folder(generation);
+  std::error_code ec;
+  fs::remove(folder / "manifest.json", ec);
+  if (!ec) fs::remove_all(folder, ec);
+  if (ec) return Error(errc::io_error, "cannot remove " + folder.string() + ": " + ec.message());
+  return {};
+}
+
 }  // namespace
 
-status publish_generation(const fs::path& dataset, uint64_t generation, uint32_t keep) {
-  DRYDB_TRY(check_generation(dataset, generation));
+result<Published> publish_generation(const fs::path& dataset, uint64_t generation, uint32_t keep) {
+  detail::reach_build_point(detail::BuildPoint::dataset_locking);
   auto lock = DatasetLock::take(dataset);
   if (!lock) return std::move(lock).error();
+  // Checked under the lock: a concurrent publish's retention cannot remove it after the check.
+  DRYDB_TRY(check_generation(dataset, generation));
   auto high = highest(dataset);
   if (!high) return std::move(high).error();
-  DRYDB_TRY(write_pointer(dataset / "CURRENT", generation_folder(generation)));
+  // HIGHEST before CURRENT: a generation CURRENT ever named is then never above HIGHEST, which
+  // is how discard_generation knows one that was never published. A failure here changes
+  // nothing a reader sees.
   if (generation > *high) DRYDB_TRY(write_pointer(dataset / "HIGHEST", std::to_string(generation)));
+  Published out;
+  if (auto st = write_pointer(dataset / "CURRENT", generation_folder(generation)); !st) {
+    // The rename may have taken place before a later step (the folder's fsync) failed.
+    auto now = current_generation(dataset);
+    if (!now || *now != generation) return std::move(st).error();
+    out.warnings.push_back(st.error().message);
+  }
+  detail::reach_build_point(detail::BuildPoint::dataset_published);
   // Retention: of the complete generations older than the live one, the `keep` newest stay. A
   // folder without a manifest (a generation being built, or abandoned) is left to its builder.
   auto folders = generation_folders(dataset);
-  if (!folders) return std::move(folders).error();
+  if (!folders) {
+    out.warnings.push_back(folders.error().message);
+    return out;
+  }
   std::vector<uint64_t> older;
   for (uint64_t n : *folders)
     if (n < generation && has_manifest(dataset, n)) older.push_back(n);
   const size_t remove = older.size() > keep ? older.size() - keep : 0;
   for (size_t i = 0; i < remove; ++i) {
-    std::error_code ec;
-    fs::remove_all(dataset / generation_folder(older[i]), ec);
-    if (ec)
-      return Error(errc::io_error, "cannot remove " + (dataset / generation_folder(older[i])).string() +
-                                       ": " + ec.message());
+    if (auto st = remove_generation(dataset, older[i]); !st)
+      out.warnings.push_back(st.error().message);
+    else
+      out.removed.push_back(older[i]);
   }
-  return {};
+  return out;
 }
 
 result<uint64_t> rollback_generation(const fs::path& dataset) {
+  detail::reach_build_point(detail::BuildPoint::dataset_locking);
   auto lock = DatasetLock::take(dataset);
   if (!lock) return std::move(lock).error();
   auto current = current_generation(dataset);
@@ -217,6 +250,25 @@ result<uint64_t> rollback_generation(const fs::path& dataset) {
   }
   return Error(errc::not_found, dataset.string() + " keeps no complete generation older than " +
                                     generation_folder(*current));
+}
+
+result<bool> discard_generation(const fs::path& dataset, uint64_t generation) {
+  detail::reach_build_point(detail::BuildPoint::dataset_locking);
+  auto lock = DatasetLock::take(dataset);
+  if (!lock) return std::move(lock).error();
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(dataset / generation_folder(generation), ec))) return true;
+  if (has_manifest(dataset, generation)) {
+    // Complete: a publish (this run's, another run's, a user's) may have named it. It did not
+    // if CURRENT does not name it now and HIGHEST, which a publish raises first, is below it.
+    auto current = current_generation(dataset);
+    if (!current) return std::move(current).error();
+    auto high = highest(dataset);
+    if (!high) return std::move(high).error();
+    if (*current == generation || generation <= *high) return false;
+  }
+  DRYDB_TRY(remove_generation(dataset, generation));
+  return true;
 }
 
 }  // namespace drydb

@@ -20,6 +20,10 @@ const char* build_point_name(BuildPoint point) noexcept {
       return "synced";
     case BuildPoint::renamed:
       return "renamed";
+    case BuildPoint::dataset_locking:
+      return "dataset_locking";
+    case BuildPoint::dataset_published:
+      return "dataset_published";
   }
   return "unknown";
 }

@@ -1,18 +1,21 @@
 // drydb/dataset.h against docs/sharding.md: the partition functions, the manifest's rules and
 // JSON (both directions, and every way a manifest can be wrong), and the dataset folder's
-// generations (publish, roll back, keep, numbers never reused).
+// generations (publish, roll back, keep, discard, numbers never reused, and their races).
 #include "drydb/dataset.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "drydb/detail/build_points.h"
 #include "drydb/key_encoding.h"
 #include "fuzz/manifest_target.h"
 #include "support/suite.h"
@@ -465,6 +468,113 @@ TEST(Generations, RetentionAndRollbackCountOnlyCompleteGenerations) {
   auto back = drydb::rollback_generation(ds.path());
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(*back, 2u);
+}
+
+// The library's dataset points (drydb/detail/build_points.h), for the races below: what runs at
+// the next `dataset_locking` or `dataset_published` point, once.
+std::function<void()> g_at_locking, g_at_published;
+void run_dataset_point(drydb::detail::BuildPoint point) {
+  using drydb::detail::BuildPoint;
+  std::function<void()>* action = point == BuildPoint::dataset_locking     ? &g_at_locking
+                                   : point == BuildPoint::dataset_published ? &g_at_published
+                                                                            : nullptr;
+  if (action == nullptr || !*action) return;
+  const std::function<void()> run = std::exchange(*action, nullptr);
+  run();
+}
+struct DatasetPoints {
+  DatasetPoints() { drydb::detail::set_build_point_hook(run_dataset_point); }
+  ~DatasetPoints() {
+    drydb::detail::set_build_point_hook(nullptr);
+    g_at_locking = g_at_published = nullptr;
+  }
+};
+
+TEST(Generations, PublishChecksItsGenerationUnderTheLock) {
+  TempDir ds;
+  for (uint64_t n = 1; n <= 3; ++n)
+    make_generation(ds, n);
+  ASSERT_TRUE(drydb::publish_generation(ds.path(), 1));
+  DatasetPoints points;
+  // While publish(2) waits for the lock, publish(3, keep 0) removes gen-2: publish(2) then finds
+  // it gone and changes nothing, where CURRENT would otherwise name a removed folder.
+  g_at_locking = [&] { EXPECT_TRUE(drydb::publish_generation(ds.path(), 3, /*keep=*/0)); };
+  auto published = drydb::publish_generation(ds.path(), 2);
+  EXPECT_FALSE(published);
+  EXPECT_EQ(text_of(ds / "CURRENT"), "gen-3\n");
+  EXPECT_EQ(ds.entries(), (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-3"}));
+}
+
+TEST(Generations, PublishRaisesHighestBeforeCurrentAndReportsRetention) {
+  TempDir ds;
+  for (uint64_t n = 1; n <= 4; ++n)
+    make_generation(ds, n);
+  ASSERT_TRUE(drydb::publish_generation(ds.path(), 1));
+  DatasetPoints points;
+  // When CURRENT names the new generation, HIGHEST already does: a generation ever live is
+  // never above HIGHEST (discard_generation counts on it).
+  g_at_published = [&] {
+    EXPECT_EQ(text_of(ds / "CURRENT"), "gen-3\n");
+    EXPECT_EQ(text_of(ds / "HIGHEST"), "3\n");
+  };
+  auto published = drydb::publish_generation(ds.path(), 3, /*keep=*/0);
+  ASSERT_TRUE(published) << published.error().message;
+  EXPECT_EQ(published->removed, (std::vector<uint64_t>{1, 2}));
+  EXPECT_TRUE(published->warnings.empty());
+  EXPECT_FALSE(g_at_published);  // the point was reached
+  // Publishing an older generation leaves HIGHEST where it is.
+  make_generation(ds, 2);
+  ASSERT_TRUE(drydb::publish_generation(ds.path(), 2));
+  EXPECT_EQ(text_of(ds / "HIGHEST"), "3\n");
+}
+
+TEST(Generations, DiscardRemovesOnlyWhatNoPublishCanHaveNamed) {
+  TempDir ds;
+  for (uint64_t n = 1; n <= 3; ++n)
+    make_generation(ds, n);
+  ASSERT_TRUE(drydb::publish_generation(ds.path(), 2, /*keep=*/5));  // HIGHEST 2
+  std::filesystem::create_directories(ds / "gen-4");                 // being built
+  make_generation(ds, 5);                                            // complete, unpublished
+  // Live: kept.
+  EXPECT_EQ(drydb::discard_generation(ds.path(), 2).value(), false);
+  // Complete and at or below HIGHEST: it may have been live (or be rolled back to): kept.
+  EXPECT_EQ(drydb::discard_generation(ds.path(), 1).value(), false);
+  // No manifest: never published, whatever its number: removed.
+  EXPECT_EQ(drydb::discard_generation(ds.path(), 4).value(), true);
+  // Complete, above HIGHEST and not live: removed.
+  EXPECT_EQ(drydb::discard_generation(ds.path(), 5).value(), true);
+  EXPECT_EQ(drydb::discard_generation(ds.path(), 9).value(), true);  // not there
+  EXPECT_EQ(ds.entries(),
+            (std::vector<std::string>{"CURRENT", "HIGHEST", "gen-1", "gen-2", "gen-3"}));
+  // gen-3: published by another run after this one gave up on publishing it, then superseded.
+  ASSERT_TRUE(drydb::publish_generation(ds.path(), 3, /*keep=*/5));
+  make_generation(ds, 6);
+  ASSERT_TRUE(drydb::publish_generation(ds.path(), 6, /*keep=*/5));
+  EXPECT_EQ(drydb::discard_generation(ds.path(), 3).value(), false);
+  EXPECT_EQ(*drydb::rollback_generation(ds.path()), 3u);
+}
+
+TEST(Generations, DiscardWaitsForAPublishInFlight) {
+  TempDir ds;
+  make_generation(ds, 1);
+  DatasetPoints points;
+  // Another run publishes gen-1 while this one is about to discard it: the discard, under the
+  // lock after it, keeps it.
+  g_at_locking = [&] { EXPECT_TRUE(drydb::publish_generation(ds.path(), 1)); };
+  EXPECT_EQ(drydb::discard_generation(ds.path(), 1).value(), false);
+  EXPECT_EQ(text_of(ds / "CURRENT"), "gen-1\n");
+  EXPECT_TRUE(std::filesystem::exists(ds / "gen-1" / "manifest.json"));
+}
+
+TEST(Generations, ClaimMakesAgainADatasetFolderRemovedMeanwhile) {
+  TempDir ds;
+  const auto folder = ds / "new";
+  EXPECT_EQ(*drydb::claim_generation(folder), 1u);
+  // A run that made the folder gives up: its generation discarded, the folder removed, empty.
+  ASSERT_EQ(drydb::discard_generation(folder, 1).value(), true);
+  ASSERT_EQ(::rmdir(folder.c_str()), 0);
+  EXPECT_EQ(*drydb::claim_generation(folder), 1u);
+  EXPECT_TRUE(std::filesystem::is_directory(folder / "gen-1"));
 }
 
 TEST(Generations, DamagedPointersAreCorruption) {

@@ -240,3 +240,99 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
                       indexes=[{"name": "group", "column": "group", "unique": True,
                                 "key_encoding": "int64"}], client=client)
     assert drydb._drydb.current_generation(str(tmp_path / "dup")) == 0
+
+
+def test_user_columns_and_missing_values(tmp_path, client):
+    # A user column named as the shuffle's routing column is a field like any other; pandas'
+    # nullable dtypes' pd.NA is a missing value: a field left out of its row.
+    frame = pandas.DataFrame({
+        "id": pandas.array([1, 2, 3, 4], dtype="Int64"),
+        "_shard": [10, 20, 30, 40],
+        "__shard": ["a", "b", "c", "d"],
+        "n": pandas.array([5, pandas.NA, 7, None], dtype="Int64"),
+        "s": pandas.array(["x", pandas.NA, "z", "w"], dtype="string"),
+    })
+    root = str(tmp_path / "columns")
+    build_dataset(dd.from_pandas(frame, npartitions=2), root, key="id", key_encoding="int64",
+                  shards=2, client=client)
+    with drydb.open_dataset(root) as ds:
+        t = ds.table("rows", decode="msgpack")
+        assert t[1] == {"id": 1, "_shard": 10, "__shard": "a", "n": 5, "s": "x"}
+        assert t[2] == {"id": 2, "_shard": 20, "__shard": "b"}
+        assert t[4] == {"id": 4, "_shard": 40, "__shard": "d", "s": "w"}
+    # A missing key is refused as one, pd.NA included.
+    keyless = pandas.DataFrame({"id": pandas.array([1, pandas.NA], dtype="Int64"), "v": [1, 2]})
+    with pytest.raises(drydb.InvalidArgumentError, match="has no key"):
+        build_dataset(dd.from_pandas(keyless, npartitions=1), str(tmp_path / "keyless"), key="id",
+                      key_encoding="int64", shards=2, splits=[drydb._drydb.encode_key(1, "int64")],
+                      client=client, retries=0)
+
+
+# Run in a mount namespace of its own by the test below: a tmpfs mounted inside the old
+# generation makes retention fail (EBUSY), and a file bound over HIGHEST makes it impossible to
+# replace, as a full or read-only disk would.
+_MOUNTS_SCRIPT = r"""
+import os, subprocess, sys, warnings
+import dask.dataframe as dd, pandas, drydb
+from drydb.dask import build_dataset
+
+root = sys.argv[1]
+frame = dd.from_pandas(pandas.DataFrame({"id": [1, 2, 3], "v": ["a", "b", "c"]}), npartitions=1)
+build_dataset(frame, root, key="id", key_encoding="int64", shards=1)
+os.mkdir(os.path.join(root, "gen-1", "busy"))
+if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                    os.path.join(root, "gen-1", "busy")]) != 0:
+    sys.exit(77)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    generation = build_dataset(frame, root, key="id", key_encoding="int64", shards=1, keep=0)
+print(generation)
+print(open(os.path.join(root, "CURRENT")).read().strip())
+print(sorted(os.listdir(root)))
+print(sorted(os.listdir(os.path.join(root, "gen-1"))))
+print([str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)])
+# HIGHEST cannot be replaced: the publish fails before CURRENT moves, and the generation built
+# for it (gen-3) is discarded.
+with open(os.path.join(root, "other"), "w") as f:
+    f.write(open(os.path.join(root, "HIGHEST")).read())
+if subprocess.call(["mount", "--bind", os.path.join(root, "other"),
+                    os.path.join(root, "HIGHEST")]) != 0:
+    sys.exit(77)
+try:
+    build_dataset(frame, root, key="id", key_encoding="int64", shards=1)
+    print("published")
+except drydb.Error as e:
+    print(type(e).__name__)
+print(open(os.path.join(root, "CURRENT")).read().strip())
+print(sorted(os.listdir(root)))
+"""
+
+
+def test_publishes_that_took_effect_are_kept_and_failed_ones_discarded(tmp_path):
+    # Retention cannot remove the old generation after CURRENT moved: build_dataset returns the
+    # new generation with a warning, and the live generation stays (it used to be removed). A
+    # publish that fails before CURRENT moves discards its generation and leaves the live one.
+    root = str(tmp_path / "ds")
+    script = tmp_path / "mounts.py"
+    script.write_text(_MOUNTS_SCRIPT)
+    command = [sys.executable, str(script), root]
+    run = None
+    for prefix in (["unshare", "--mount", "--propagation", "private"],
+                   ["unshare", "--map-root-user", "--mount", "--propagation", "private"]):
+        try:
+            run = subprocess.run(prefix + command, capture_output=True, text=True, timeout=300)
+        except FileNotFoundError:
+            pytest.skip("unshare(1) is missing")
+        if run.returncode == 0:
+            break
+    if run.returncode != 0:
+        pytest.skip("cannot mount in a mount namespace: " + run.stderr[-300:])
+    lines = run.stdout.strip().splitlines()
+    generation, current, entries, old, warned = lines[:5]
+    assert (generation, current) == ("2", "gen-2")
+    assert entries == "['CURRENT', 'HIGHEST', 'gen-1', 'gen-2']"
+    assert old == "['busy']"  # its manifest went first: never a rollback target
+    assert "generation 2 is live, but cannot remove" in warned and "busy" in warned
+    assert lines[5:] == ["IoError", "gen-2", "['CURRENT', 'HIGHEST', 'gen-1', 'gen-2', 'other']"]
+    with drydb.open_dataset(root) as ds:
+        assert ds.generation == 2 and len(ds.table("rows")) == 3

@@ -182,12 +182,23 @@ void refuse_output_in(const ShardedDatabase& ds, const std::string& output) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path generation = fs::canonical(ds.shard_path(0).parent_path(), ec);
-  if (ec) return;
-  const fs::path folder = fs::weakly_canonical(fs::absolute(output), ec).parent_path();
-  if (ec) return;
-  if (folder == generation ||
-      (folder == generation.parent_path() && fs::exists(generation.parent_path() / "CURRENT", ec)))
-    fail_usage(fmt::format("the output '{}' is inside the dataset it reads", output));
+  if (ec) fail(fmt::format("cannot resolve {}: {}", ds.shard_path(0).parent_path().string(), ec.message()));
+  // A generation's folder in a dataset (gen-N) stands for the whole dataset: an output in any of
+  // its generations, or beside them, could replace what a rollback returns to.
+  const std::string name = generation.filename().string();
+  const bool in_dataset = name.rfind("gen-", 0) == 0 && name.size() > 4 &&
+                          name.find_first_not_of("0123456789", 4) == std::string::npos;
+  const fs::path root = in_dataset ? generation.parent_path() : generation;
+  const fs::path target = fs::weakly_canonical(fs::absolute(output), ec);
+  if (ec) fail(fmt::format("cannot resolve the output '{}': {}", output, ec.message()));
+  // Component by component: is `root` a prefix of `target`'s folder?
+  const fs::path folder = target.parent_path();
+  auto r = root.begin(), t = folder.begin();
+  for (; r != root.end() && t != folder.end() && *r == *t; ++r, ++t) {
+  }
+  if (r == root.end())
+    fail_usage(fmt::format("the output '{}' is inside the dataset it reads ({})", output,
+                           root.string()));
 }
 
 // What a query runs against: the current table, or one of its indexes; of a

@@ -105,8 +105,9 @@ bool is_dataset(const std::string& path);
 // when it fails.
 ShardedDatabase open_dataset(const std::string& path, bool checksums = false);
 
-// A usage error when `output` would be written inside the dataset `ds` reads (its generation's
-// folder, or its dataset folder): a shard, the manifest, CURRENT or HIGHEST replaced.
+// A usage error when `output` would be written inside the dataset `ds` reads: anywhere under its
+// dataset folder (every generation, CURRENT, HIGHEST), or under the generation's folder when it
+// is not a dataset's gen-N. Symlinks are resolved first.
 void refuse_output_in(const ShardedDatabase& ds, const std::string& output);
 
 // How open_database reads files from then on: through pread and a page cache (the default), or

@@ -1,9 +1,11 @@
 #include "shard.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <unordered_map>
+#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>
@@ -194,6 +196,13 @@ std::string dataset_name(const std::string& path) {
   return (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
 }
 
+// What failed after a publish took effect (retention, the folder's fsync), told on stderr: the
+// command succeeded, and says so on stdout, whatever these say.
+void warn_after_publish(const Published& p) {
+  for (const std::string& w : p.warnings)
+    std::fputs(fmt::format("drydb: warning: published, but {}\n", w).c_str(), stderr);
+}
+
 void route(const ShardCommand::Flags& f) {
   const ShardedDatabase ds = open_dataset(f.dataset);
   const auto tables = ds.tables();
@@ -284,12 +293,12 @@ void split(const ShardCommand::Flags& f) {
   const bool made_dataset = !fs::exists(f.dataset, ec);
   m.generation = check(claim_generation(f.dataset));
   const fs::path folder = fs::path(f.dataset) / generation_folder(m.generation);
-  // A split that fails or is interrupted leaves the dataset as it was: the generation's folder
-  // (and a dataset folder it made) removed, CURRENT untouched.
+  // A split that fails or is interrupted before it published leaves the dataset as it was: its
+  // generation's folder discarded under the dataset's lock (never one a publish named), and a
+  // dataset folder it made removed only if nothing else is in it (another run's generation).
   auto undo = [&] {
-    if (auto live = current_generation(f.dataset); live && *live == m.generation) return;
-    fs::remove_all(folder, ec);
-    if (made_dataset) fs::remove_all(f.dataset, ec);
+    if (auto gone = discard_generation(f.dataset, m.generation); gone && *gone && made_dataset)
+      ::rmdir(f.dataset.c_str());
   };
   catch_interrupts(true);
   try {
@@ -318,15 +327,22 @@ void split(const ShardCommand::Flags& f) {
     }
     if (g_interrupted) fail(fmt::format("interrupted; {} is unchanged", f.dataset));
     check(write_manifest(folder, m));
-    check(publish_generation(f.dataset, m.generation, f.keep));
   } catch (...) {
     catch_interrupts(false);
     undo();
     throw;
   }
+  // From here the split is past undoing: publish either makes the generation live or fails
+  // with CURRENT as it was, and a generation that was not published is discarded.
+  auto published = publish_generation(f.dataset, m.generation, f.keep);
   catch_interrupts(false);
+  if (!published) {
+    undo();
+    fail(published.error().message);
+  }
   write_out(stdout, fmt::format("split: {} into {} shards: {} is live\n", f.file, f.shards,
                                 folder.string()));
+  warn_after_publish(*published);
 }
 
 }  // namespace
@@ -433,9 +449,10 @@ int ShardCommand::run() {
   } else if (f.verify->parsed()) {
     verify_dataset(f.dataset, stdout);
   } else if (f.publish->parsed()) {
-    check(publish_generation(f.dataset, f.generation, f.keep));
+    const Published p = check(publish_generation(f.dataset, f.generation, f.keep));
     write_out(stdout,
               fmt::format("published: {}: generation {} is live\n", f.dataset, f.generation));
+    warn_after_publish(p);
   } else if (f.rollback->parsed()) {
     const uint64_t g = check(rollback_generation(f.dataset));
     write_out(stdout, fmt::format("rolled back: {}: generation {} is live\n", f.dataset, g));

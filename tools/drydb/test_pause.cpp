@@ -16,6 +16,11 @@ namespace drydb::cli {
 namespace {
 std::string g_point;  // DRYDB_TEST_PAUSE, or empty
 bool g_paused = false;
+volatile sig_atomic_t g_resumed = 0;  // SIGUSR1 came: go on, as if no signal had
+
+extern "C" void on_resume(int) {
+  g_resumed = 1;
+}
 
 void pause_at_build_point(detail::BuildPoint point) {
   test_pause(std::string("build:") + detail::build_point_name(point));
@@ -38,7 +43,12 @@ void test_pause(std::string_view point) {
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGUSR1);
   ::sigprocmask(SIG_BLOCK, &stop, &before);
+  struct sigaction resume {}, saved {};
+  resume.sa_handler = on_resume;
+  sigemptyset(&resume.sa_mask);
+  ::sigaction(SIGUSR1, &resume, &saved);
   std::fflush(stdout);
   fmt::print(stderr, "drydb: test pause at {} (pid {})\n", point, ::getpid());
   std::fflush(stderr);
@@ -46,9 +56,10 @@ void test_pause(std::string_view point) {
   // action.
   sigset_t none;
   sigemptyset(&none);
-  while (!g_interrupted)
+  while (!g_interrupted && !g_resumed)
     ::sigsuspend(&none);
   ::sigprocmask(SIG_SETMASK, &before, nullptr);
+  ::sigaction(SIGUSR1, &saved, nullptr);
 }
 
 }  // namespace drydb::cli

@@ -1,5 +1,6 @@
-// Named moments of a build to a file, and a hook called at each: a seam for
-// tests that stop or signal a build exactly there instead of timing a kill
+// Named moments of a build to a file (and of a dataset's publish), and a hook
+// called at each: a seam for tests that stop or signal a build exactly there
+// instead of timing a kill
 // (tests/write/crash_build_test.cpp, and the tool's DRYDB_TEST_PAUSE, which
 // tests/cli/cases/signals.sh uses). With no hook set, a point costs a load
 // and a test; points are per build phase, never per row.
@@ -15,6 +16,9 @@ enum class BuildPoint : uint8_t {
   pages_written,  // every page is in the temp file, not yet synced
   synced,         // the temp file is synced, not yet renamed over the target
   renamed,        // the target is the new file; its folder is not yet synced
+  // A dataset's generations (dataset.h): the same seam for its races.
+  dataset_locking,    // publish, rollback or discard is about to take the dataset's lock
+  dataset_published,  // CURRENT names the published generation; retention is still to come
 };
 
 // "run_spilled", "temp_created", ...: the names above.
