@@ -57,6 +57,10 @@ class ReadOnlyDatabase {
   // Every table, in file order.
   std::vector<ReadOnlyTable> tables() const;
   uint32_t page_size() const noexcept;
+  // The file's identity (docs/format.md, format 2.4): derived by the builder from the file's
+  // rows and options, it seeds every page checksum, so that a page of another file is refused.
+  // A dataset's manifest records each shard's. 0 for a file of an earlier format.
+  uint64_t identity() const noexcept;
 
   // Reads every page and checks every invariant of every tree: checksums,
   // page structure, key order within and across pages, separator fences,

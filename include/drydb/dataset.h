@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,6 +80,10 @@ struct ManifestShard {
   uint64_t bytes = 0;              // the file's length
   uint64_t xxh3 = 0;               // XXH3-64 (seed 0) of the whole file
   std::vector<ShardTable> tables;  // one per table of the manifest, in its order
+  // The file's identity (ReadOnlyDatabase::identity(): 0 for a file of a format before 2.4),
+  // which a reader checks at open; a manifest of version 1 records none. Every shard of a
+  // manifest has one, or none does.
+  std::optional<uint64_t> identity;
 };
 
 struct Manifest {

@@ -34,6 +34,11 @@ struct BuildOptions {
   // leading bytes (paths, URLs, names). A page holding a key longer than 256
   // bytes stores its keys whole. False writes pages as format 2.0 did.
   bool prefixed_keys = true;
+  // Record the file's identity and seed every checksum with it (format 2.4,
+  // docs/format.md "File identity"): a reader then refuses a page of any
+  // other file, such as another file copied over this one in place. False
+  // writes checksums as format 2.3 did, for readers older than 2.4.
+  bool file_identity = true;
 };
 
 // How a file's bytes are reached.

@@ -37,6 +37,7 @@ struct FileInfo {
   uint64_t file_bytes = 0;          // the file's length
   uint64_t pages = 0;               // pages before the catalog, the header page 0 included
   uint64_t catalog_bytes = 0;       // the catalog, which ends the file
+  uint64_t identity = 0;            // ReadOnlyDatabase::identity(); 0 before format 2.4
   std::vector<FilterInfo> filters;  // in chain order; empty for an unfiltered file
   size_t tables = 0;
 };

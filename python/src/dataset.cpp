@@ -75,6 +75,7 @@ py::dict manifest_dict(const Manifest& m) {
       sd["file"] = s.file;
       sd["bytes"] = s.bytes;
       sd["xxh3"] = s.xxh3;
+      if (s.identity) sd["identity"] = *s.identity;
       py::list st;
       for (const ShardTable& t : s.tables) {
         py::dict x;
@@ -116,6 +117,7 @@ Manifest manifest_of(const py::dict& d) {
     ms.file = s["file"].cast<std::string>();
     ms.bytes = s["bytes"].cast<uint64_t>();
     ms.xxh3 = s["xxh3"].cast<uint64_t>();
+    if (s.contains("identity")) ms.identity = s["identity"].cast<uint64_t>();
     for (py::handle th : s["tables"].cast<py::list>()) {
       const py::dict t = th.cast<py::dict>();
       ShardTable& st = ms.tables.emplace_back();

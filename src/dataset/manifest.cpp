@@ -254,20 +254,32 @@ bool parse_table(Parser& p, element e, const std::string& where, ManifestTable* 
   return p.done(m);
 }
 
-bool parse_shard(Parser& p, element e, const std::string& where, ManifestShard* out) {
+// A hex64 member (16 lowercase hex digits) as its number.
+bool parse_hex64(Parser& p, Members& m, const char* name, const std::string& where,
+                 uint64_t* out) {
+  std::string digits;
+  if (!p.string(m.get(name), where + "." + name, &digits)) return false;
+  const auto value = from_hex(digits);
+  if (digits.size() != 16 || !value)
+    return p.fail(where + "." + name + " is not 16 lowercase hex digits");
+  *out = detail::load_be64(reinterpret_cast<const std::byte*>(value->data()));
+  return true;
+}
+
+// A shard object; `version` 2 has its file's identity, version 1 none.
+bool parse_shard(Parser& p, element e, const std::string& where, uint64_t version,
+                 ManifestShard* out) {
   object o;
   if (!p.object_of(e, where, &o)) return false;
   Members m(o, where);
-  std::string digest;
   array tables;
+  uint64_t identity = 0;
   if (p.string(m.get("file"), where + ".file", &out->file) &&
       p.count(m.get("bytes"), where + ".bytes", &out->bytes) &&
-      p.string(m.get("xxh3"), where + ".xxh3", &digest) &&
+      parse_hex64(p, m, "xxh3", where, &out->xxh3) &&
+      (version < 2 || parse_hex64(p, m, "identity", where, &identity)) &&
       p.array_of(m.get("tables"), where + ".tables", &tables)) {
-    const auto value = from_hex(digest);
-    if (digest.size() != 16 || !value)
-      return p.fail(where + ".xxh3 is not 16 lowercase hex digits");
-    out->xxh3 = detail::load_be64(reinterpret_cast<const std::byte*>(value->data()));
+    if (version >= 2) out->identity = identity;
     if (tables.size() > kMaxManifestTables)
       return p.fail(where + ": more than " + std::to_string(kMaxManifestTables) + " tables");
     size_t i = 0;
@@ -334,6 +346,8 @@ status check_manifest(const Manifest& m) {
       return invalid(label + ": file name " + shown(s.file) + " is not one file of its folder");
     if (!files.insert(s.file).second) return invalid("two shards are the file " + shown(s.file));
     if (s.bytes > kMaxCount) return invalid(label + ": its size is over 2^63 - 1");
+    if (s.identity.has_value() != m.shards.front().identity.has_value())
+      return invalid(label + (s.identity ? " has" : " has no") + " identity, unlike shard 0");
     if (s.tables.size() != m.tables.size())
       return invalid(label + " describes " + std::to_string(s.tables.size()) + " tables, not " +
                      std::to_string(m.tables.size()));
@@ -376,7 +390,10 @@ status check_manifest(const Manifest& m) {
 // ---- writing ------------------------------------------------------------------------------------
 
 std::string manifest_json(const Manifest& m) {
-  std::string out = "{\"format\": \"drydb-dataset\", \"version\": 1, \"dataset\": ";
+  // Version 2 when the shards' identities are known (check_manifest: all or none).
+  const bool identities = m.shards.front().identity.has_value();
+  std::string out = identities ? "{\"format\": \"drydb-dataset\", \"version\": 2, \"dataset\": "
+                               : "{\"format\": \"drydb-dataset\", \"version\": 1, \"dataset\": ";
   put_string(out, m.dataset);
   out += ", \"generation\": " + std::to_string(m.generation) + ",\n\"tables\": [";
   for (size_t t = 0; t < m.tables.size(); ++t) {
@@ -408,8 +425,9 @@ std::string manifest_json(const Manifest& m) {
     const ManifestShard& s = m.shards[i];
     out += i == 0 ? "\n  {\"file\": " : ",\n  {\"file\": ";
     put_string(out, s.file);
-    out += ", \"bytes\": " + std::to_string(s.bytes) + ", \"xxh3\": \"" + hex64(s.xxh3) +
-           "\", \"tables\": [";
+    out += ", \"bytes\": " + std::to_string(s.bytes) + ", \"xxh3\": \"" + hex64(s.xxh3) + '"';
+    if (identities) out += ", \"identity\": \"" + hex64(*s.identity) + '"';
+    out += ", \"tables\": [";
     for (size_t t = 0; t < s.tables.size(); ++t) {
       const ShardTable& st = s.tables[t];
       if (t != 0) out += ", ";
@@ -457,9 +475,9 @@ result<Manifest> parse_manifest(std::string_view json) {
   array tables, shards;
   if (p.string(m.get("format"), "format", &format) && format != "drydb-dataset")
     return corrupt("format is \"" + format + "\", not \"drydb-dataset\"");
-  if (p.count(m.get("version"), "version", &version) && version != 1)
+  if (p.count(m.get("version"), "version", &version) && (version < 1 || version > 2))
     return Error(errc::unsupported_version,
-                 "manifest: version " + std::to_string(version) + "; this reader knows 1");
+                 "manifest: version " + std::to_string(version) + "; this reader knows 1 and 2");
   if (p.string(m.get("dataset"), "dataset", &out.dataset) &&
       p.count(m.get("generation"), "generation", &out.generation) &&
       p.array_of(m.get("tables"), "tables", &tables) &&
@@ -474,7 +492,8 @@ result<Manifest> parse_manifest(std::string_view json) {
         return std::move(*p.error);
     i = 0;
     for (element s : shards)
-      if (!parse_shard(p, s, "shards[" + std::to_string(i++) + "]", &out.shards.emplace_back()))
+      if (!parse_shard(p, s, "shards[" + std::to_string(i++) + "]", version,
+                       &out.shards.emplace_back()))
         return std::move(*p.error);
   }
   if (!p.done(m)) return std::move(*p.error);

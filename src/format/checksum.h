@@ -1,4 +1,4 @@
-// XXH3-64, the checksum of every page, of the header and of the catalog.
+// XXH3-64, the checksum of every page, of the header and of the catalog (docs/format.md).
 #pragma once
 
 #include <cstdint>
@@ -8,14 +8,18 @@
 
 namespace drydb::detail {
 
-inline uint64_t checksum(std::span<const std::byte> bytes) noexcept {
-  return XXH3_64bits(bytes.data(), bytes.size());
+// `seed` is the file's identity (format 2.4) for pages, runs and the catalog, 0 for the header
+// and for files of earlier formats (XXH3-64 with seed 0 is plain XXH3-64).
+inline uint64_t checksum(std::span<const std::byte> bytes, uint64_t seed = 0) noexcept {
+  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
 }
 
 // Incremental form, for overflow runs written from more than one buffer.
 class Checksummer {
  public:
-  Checksummer() : state_(XXH3_createState()) { XXH3_64bits_reset(state_); }
+  explicit Checksummer(uint64_t seed = 0) : state_(XXH3_createState()) {
+    XXH3_64bits_reset_withSeed(state_, seed);
+  }
   ~Checksummer() { XXH3_freeState(state_); }
   Checksummer(const Checksummer&) = delete;
   Checksummer& operator=(const Checksummer&) = delete;

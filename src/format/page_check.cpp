@@ -212,7 +212,8 @@ bool check_internal(const TreeRef& tree, uint64_t page, const std::byte* p, uint
 
 bool check_tree_page(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
                      ErrorOut* err) {
-  if (load_u64(p + page::kChecksumOff) != checksum(ByteView(p + 8, page_size - 8)))
+  if (load_u64(p + page::kChecksumOff) !=
+      checksum(ByteView(p + 8, page_size - 8), tree.checksum_seed))
     return bad(tree, page, "checksum mismatch", err);
   switch (static_cast<PageType>(p[page::kTypeOff])) {
     case PageType::leaf:
@@ -222,6 +223,37 @@ bool check_tree_page(const TreeRef& tree, uint64_t page, const std::byte* p, uin
     default:
       return bad(tree, page, "not a leaf or internal page", err);
   }
+}
+
+bool check_child_fences(const TreeRef& tree, uint64_t page, const std::byte* child,
+                        const ParentRef& parent, ErrorOut* err) {
+  const InternalView up(parent.page, tree.layout);
+  const uint32_t n = up.size();
+  KeyBuffer low_buf, high_buf, first_buf, last_buf;
+  const bool has_low = parent.child > 0, has_high = parent.child + 1 < n;
+  const ByteView low = has_low ? up.separator(parent.child - 1, low_buf) : ByteView();
+  const ByteView high = has_high ? up.separator(parent.child, high_buf) : ByteView();
+  ByteView first, last;
+  bool inclusive_low = true;
+  if (static_cast<PageType>(child[page::kTypeOff]) == PageType::leaf) {
+    const LeafView leaf(child, tree.layout);
+    first = leaf.key(0, first_buf);
+    last = leaf.key(leaf.size() - 1, last_buf);
+  } else {
+    const InternalView node(child, tree.layout);
+    if (node.size() < 2) return true;  // no separator of its own to place
+    first = node.separator(0, first_buf);
+    last = node.separator(node.size() - 2, last_buf);
+    inclusive_low = false;
+  }
+  if (has_low) {
+    const int c = compare_bytes(first, low);
+    if (c < 0 || (c == 0 && !inclusive_low))
+      return bad(tree, page, "its keys begin below the separator its parent gives it", err);
+  }
+  if (has_high && compare_bytes(last, high) >= 0)
+    return bad(tree, page, "its keys reach the separator after it in its parent", err);
+  return true;
 }
 
 bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, uint32_t page_size,
@@ -240,7 +272,7 @@ bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, 
 bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, ErrorOut* err) {
   const uint64_t length = load_u32(p + overflow::kLengthOff);
   if (load_u64(p + page::kChecksumOff) !=
-      checksum(ByteView(p + 8, overflow::kHeaderSize - 8 + length)))
+      checksum(ByteView(p + 8, overflow::kHeaderSize - 8 + length), tree.checksum_seed))
     return bad(tree, page, "overflow run checksum mismatch", err);
   return true;
 }
@@ -250,7 +282,8 @@ bool check_miss_filter_page(const TreeRef& tree, uint64_t page, const std::byte*
   const MissFilterDesc* f = tree.miss_filter;
   if (f == nullptr || page < f->first_page || page - f->first_page >= f->pages)
     return bad(tree, page, "a miss filter page outside the table's filter", err);
-  if (load_u64(p + page::kChecksumOff) != checksum(ByteView(p + 8, page_size - 8)))
+  if (load_u64(p + page::kChecksumOff) !=
+      checksum(ByteView(p + 8, page_size - 8), tree.checksum_seed))
     return bad(tree, page, "checksum mismatch", err);
   if (static_cast<PageType>(p[page::kTypeOff]) != PageType::miss_filter)
     return bad(tree, page, "not a miss filter page", err);

@@ -102,7 +102,13 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   // Unfiltered pages are page-aligned up to the catalog; filtered ones are
   // packed after the header, wherever the catalog's directory says.
   const bool filtered = features & kFeatureFilteredPages;
-  if (page_count == 0 || load_u64(head + header::kReservedOff) != 0 ||
+  // With the feature, the identity seeds every checksum after the header's; it is never 0 (a
+  // 0 would accept the pages of files of earlier formats). Without it, the field is zero.
+  const bool has_identity = features & kFeatureFileIdentity;
+  const uint64_t identity = load_u64(head + header::kIdentityOff);
+  if (has_identity ? identity == 0 : identity != 0)
+    return corrupt(has_identity ? "the file identity is 0" : "reserved header bytes are not zero");
+  if (page_count == 0 ||
       (filtered ? catalog_length > file_length - header::kSize
                 : page_count > file_length / page_size ||
                       catalog_length != file_length - page_count * page_size))
@@ -113,7 +119,7 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   const uint64_t catalog_offset = file_length - catalog_length;
   std::vector<std::byte> cat(catalog_length);
   DRYDB_TRY(storage->read_at(catalog_offset, cat));
-  if (load_u64(head + header::kCatalogChecksumOff) != checksum(cat))
+  if (load_u64(head + header::kCatalogChecksumOff) != checksum(cat, identity))
     return corrupt("catalog checksum mismatch");
   auto catalog =
       decode_catalog(cat, page_size, page_count, header::kSize, catalog_offset, features);
@@ -133,6 +139,7 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   }
   s.page_size_ = page_size;
   s.page_count_ = page_count;
+  s.identity_ = identity;
   s.catalog_ = std::move(*catalog);
   // Every TreeRef is placed before any pointer to one is taken: the vectors never reallocate.
   size_t index_count = 0;
@@ -174,10 +181,13 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     tree.root_hint = &s.root_hints_[hint++];
   for (TreeRef& tree : s.indexes_)
     tree.root_hint = &s.root_hints_[hint++];
-  for (auto* trees : {&s.primaries_, &s.indexes_})
-    for (TreeRef& tree : *trees)
+  for (auto* trees : {&s.primaries_, &s.indexes_}) {
+    for (TreeRef& tree : *trees) {
       tree.prefetch_leaves =
           (tree.desc->leaf_pages + tree.desc->internal_pages) * page_size > kPrefetchTreeBytes;
+      tree.checksum_seed = identity;
+    }
+  }
 
   auto mapped = storage->mapped();
   if (!mapped.empty() && !filtered) {
@@ -195,7 +205,23 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   return state;
 }
 
-bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* err) const {
+namespace {
+
+// check_child_fences for a page that passed check_tree_page, when it is the page the descent
+// expects there (fetch() refuses any other after this).
+bool fences_hold(const TreeRef& tree, uint64_t page, const std::byte* p, PageType type,
+                 uint32_t level, const ParentRef* parent, ErrorOut* err) {
+  if (parent == nullptr || static_cast<PageType>(p[page::kTypeOff]) != type) return true;
+  if (type != PageType::leaf &&
+      (type != PageType::internal || load_u16(p + internal::kLevelOff) != level))
+    return true;
+  return check_child_fences(tree, page, p, *parent, err);
+}
+
+}  // namespace
+
+bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, PageType type,
+                                  uint32_t level, ErrorOut* err, const ParentRef* parent) const {
   const std::byte* p = base_ + page * page_size_;
   if (static_cast<PageType>(p[page::kTypeOff]) == PageType::overflow) {
     uint64_t pages;
@@ -204,7 +230,8 @@ bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* 
       return false;
   } else if (static_cast<PageType>(p[page::kTypeOff]) == PageType::miss_filter) {
     if (!check_miss_filter_page(tree, page, p, page_size_, err)) return false;
-  } else if (!check_tree_page(tree, page, p, page_size_, err)) {
+  } else if (!check_tree_page(tree, page, p, page_size_, err) ||
+             !fences_hold(tree, page, p, type, level, parent, err)) {
     return false;
   }
   verified_[page].store(1, std::memory_order_release);
@@ -212,7 +239,8 @@ bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* 
 }
 
 const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageType type,
-                                     PageSlot** pin, ErrorOut* err) const {
+                                     uint32_t level, PageSlot** pin, ErrorOut* err,
+                                     const ParentRef* parent) const {
   // Read and check outside the lock, so misses on different pages overlap.
   size_t size = page_size_;
   std::byte* buf = allocate_page_memory(allocator_, size);
@@ -252,7 +280,9 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
     if (!check_miss_filter_page(tree, page, buf, page_size_, &e)) return fail(std::move(*e));
   } else {
     ErrorOut e;
-    if (!check_tree_page(tree, page, buf, page_size_, &e)) return fail(std::move(*e));
+    if (!check_tree_page(tree, page, buf, page_size_, &e) ||
+        !fences_hold(tree, page, buf, type, level, parent, &e))
+      return fail(std::move(*e));
   }
 
   std::lock_guard lock(mu_);
@@ -463,6 +493,10 @@ std::vector<ReadOnlyTable> ReadOnlyDatabase::tables() const {
 
 uint32_t ReadOnlyDatabase::page_size() const noexcept {
   return state_->page_size();
+}
+
+uint64_t ReadOnlyDatabase::identity() const noexcept {
+  return state_->identity();
 }
 
 TableInfo ReadOnlyTable::info() const noexcept {

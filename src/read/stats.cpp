@@ -120,6 +120,7 @@ result<FileInfo> read_file_info(const std::filesystem::path& path) {
   info.file_bytes = detail::load_u64(head + h::kFileLengthOff);
   info.pages = detail::load_u64(head + h::kPageCountOff);
   info.catalog_bytes = detail::load_u64(head + h::kCatalogLengthOff);
+  info.identity = (*state)->identity();
   const detail::Catalog& catalog = (*state)->catalog();
   for (const auto& f : catalog.filters) {
     const auto* p = reinterpret_cast<const std::byte*>(f.params.data());

@@ -41,6 +41,9 @@ struct TableState {
   std::vector<IndexState> indexes;
   uint32_t miss_filter_bits = 0;  // per key; 0 = no miss filter
   ColumnList columns;             // set_columns; no list: empty
+  // The sum (mod 2^64) of row_digest() over the rows appended: what the file's identity knows
+  // of them, whatever their order.
+  uint64_t row_digests = 0;
   TableBuilder handle;
 };
 
@@ -53,6 +56,22 @@ const char* key_kind_name(KeyKind kind) {
 
 std::string index_label(const TableState& t, const IndexState& ix) {
   return "table '" + t.name + "', " + (ix.unique ? "unique " : "") + "index '" + ix.name + "'";
+}
+
+// One row's part of its table's digest (docs/format.md, "File identity"): XXH3-64 of the value,
+// seeded with XXH3-64 of the key.
+uint64_t row_digest(Bytes key, Bytes value) noexcept {
+  return checksum(value, checksum(key));
+}
+
+// Appends `v` (little-endian, `width` bytes) or a length-prefixed string to an identity's input.
+void put_uint(std::string& out, uint64_t v, int width) {
+  for (int i = 0; i < width; ++i)
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void put_string(std::string& out, std::string_view s) {
+  put_uint(out, s.size(), 4);
+  out.append(s);
 }
 
 }  // namespace
@@ -83,6 +102,10 @@ class BuilderState {
 
   status maybe_spill();
   result<std::filesystem::path> spill_dir() const;
+  // The file's identity (docs/format.md, "File identity"): XXH3-64 of the options and of every
+  // table's shape, rows and row digests, never 0. Known before any page is written, since it
+  // seeds every page's checksum.
+  uint64_t identity() const;
   status write(Sink& sink, uint64_t& file_length);
 
  private:
@@ -99,6 +122,7 @@ class BuilderState {
   std::vector<std::byte> scratch_;
   size_t index_buffered_ = 0;    // bytes buffered by the index sorters of the table being written
   bool prefixed_pages_ = false;  // a tree has a page with kPrefixedKeys
+  uint64_t identity_ = 0;        // identity() once write() began, or 0 without file_identity
 };
 
 result<std::filesystem::path> BuilderState::spill_dir() const {
@@ -130,8 +154,38 @@ status BuilderState::maybe_spill() {
   return {};
 }
 
+uint64_t BuilderState::identity() const {
+  std::string in = "drydb file identity 1";
+  put_uint(in, options.page_size, 4);
+  put_uint(in, options.prefixed_keys ? 1 : 0, 1);
+  put_uint(in, options.filters.size(), 4);
+  for (const auto& f : options.filters)
+    put_string(in, f->id());
+  put_uint(in, tables.size(), 4);
+  for (const TableState& t : tables) {
+    put_string(in, t.name);
+    put_string(in, t.encoding.id());
+    put_uint(in, t.sorter.rows(), 8);
+    put_uint(in, t.row_digests, 8);
+    put_uint(in, t.miss_filter_bits, 4);
+    put_uint(in, t.columns.names.size(), 4);
+    for (const std::string& c : t.columns.names)
+      put_string(in, c);
+    put_uint(in, t.columns.key_column, 4);
+    put_uint(in, t.indexes.size(), 4);
+    for (const IndexState& ix : t.indexes) {
+      put_string(in, ix.name);
+      put_uint(in, ix.unique ? 1 : 0, 1);
+      put_string(in, ix.encoding.id());
+    }
+  }
+  const uint64_t id = checksum(std::as_bytes(std::span(in.data(), in.size())));
+  return id != 0 ? id : 1;  // 0 means "no identity"
+}
+
 status BuilderState::write(Sink& sink, uint64_t& file_length) {
   const uint32_t page_size = options.page_size;
+  identity_ = options.file_identity ? identity() : 0;
   const bool filtered = !options.filters.empty();
   Catalog catalog;
   uint64_t page_count = 1;  // page 0 is the header
@@ -159,13 +213,15 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
   std::memcpy(h + header::kMagicOff, kMagic, 4);
   store_u16(h + header::kMajorOff, kFormatMajor);
   store_u16(h + header::kMinorOff, kFormatMinor);
-  store_u32(h + header::kRequiredFeaturesOff,
-            catalog.required_features() | (prefixed_pages_ ? kFeaturePrefixedKeys : 0));
+  store_u32(h + header::kRequiredFeaturesOff, catalog.required_features() |
+                                                  (prefixed_pages_ ? kFeaturePrefixedKeys : 0) |
+                                                  (identity_ != 0 ? kFeatureFileIdentity : 0));
   store_u32(h + header::kPageSizeOff, page_size);
   store_u64(h + header::kFileLengthOff, file_length);
   store_u64(h + header::kPageCountOff, page_count);
   store_u64(h + header::kCatalogLengthOff, cat.size());
-  store_u64(h + header::kCatalogChecksumOff, checksum(cat));
+  store_u64(h + header::kCatalogChecksumOff, checksum(cat, identity_));
+  store_u64(h + header::kIdentityOff, identity_);
   store_u64(h + header::kHeaderChecksumOff, checksum(Bytes(h, header::kHeaderChecksumOff)));
   return sink.write_at(0, head);
 }
@@ -178,7 +234,8 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
     desc.primary.encoding_id = std::string(t.encoding.id());
     desc.primary.kind = TreeKind::primary;
     desc.primary.key_width = static_cast<uint16_t>(t.encoding.fixed_width());
-    TreeWriter writer(sink, page_size, desc.primary.key_width, options.prefixed_keys, next_page);
+    TreeWriter writer(sink, page_size, desc.primary.key_width, options.prefixed_keys, identity_,
+                      next_page);
     MissFilterBuilder filter(t.miss_filter_bits, t.sorter.rows(), page_size);
     uint64_t rank = 0;
     index_buffered_ = 0;
@@ -204,7 +261,7 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
       ix.sorter.reset();
     }
     // Then its miss filter.
-    DRYDB_TRY(filter.write(sink, next_page, &desc.miss_filter));
+    DRYDB_TRY(filter.write(sink, identity_, next_page, &desc.miss_filter));
     desc.columns = t.columns;
     catalog.tables.push_back(std::move(desc));
   }
@@ -348,7 +405,8 @@ status BuilderState::write_index(Sink& sink, const TableState& t, IndexState& ix
   d.encoding_id = std::string(ix.encoding.id());
   d.kind = ix.unique ? TreeKind::unique_index : TreeKind::multi_index;
   d.key_width = static_cast<uint16_t>(ix.unique || width == 0 ? width : width + kRankSuffixSize);
-  TreeWriter writer(sink, options.page_size, d.key_width, options.prefixed_keys, next_page);
+  TreeWriter writer(sink, options.page_size, d.key_width, options.prefixed_keys, identity_,
+                    next_page);
   std::string previous_group, previous_row;
   bool have_previous = false;
   std::vector<std::byte> unescaped;
@@ -438,6 +496,7 @@ TableBuilder& TableBuilder::append(const Key& key, std::span<const std::byte> va
     }
   }
   const size_t before = state_->sorter.memory_bytes();
+  state_->row_digests += detail::row_digest(k, value);
   state_->sorter.add(k, value);
   b.buffered += state_->sorter.memory_bytes() - before;
   if (auto st = b.maybe_spill(); !st) b.fail(std::move(st).error());

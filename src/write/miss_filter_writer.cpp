@@ -23,13 +23,14 @@ void MissFilterBuilder::add(Bytes key) noexcept {
   miss_filter_add(bytes_.data() + at.page * page_size_ + at.offset, h, probes_);
 }
 
-status MissFilterBuilder::write(Sink& sink, uint64_t& next_page, MissFilterDesc* desc) {
+status MissFilterBuilder::write(Sink& sink, uint64_t checksum_seed, uint64_t& next_page,
+                                MissFilterDesc* desc) {
   *desc = MissFilterDesc{};
   if (pages_ == 0) return {};
   for (uint64_t i = 0; i < pages_; ++i) {
     std::byte* p = bytes_.data() + i * page_size_;
     p[page::kTypeOff] = std::byte{static_cast<uint8_t>(PageType::miss_filter)};
-    store_u64(p + page::kChecksumOff, checksum(Bytes(p + 8, page_size_ - 8)));
+    store_u64(p + page::kChecksumOff, checksum(Bytes(p + 8, page_size_ - 8), checksum_seed));
   }
   DRYDB_TRY(sink.write_at(next_page * page_size_, bytes_));
   *desc = MissFilterDesc{bits_per_key_, probes_, next_page, pages_};

@@ -22,9 +22,10 @@ class MissFilterBuilder {
 
   void add(Bytes key) noexcept;
 
-  // Writes the pages from `next_page` on (advancing it) and describes them in
+  // Writes the pages from `next_page` on (advancing it), their checksums
+  // seeded with `checksum_seed` (the file's identity), and describes them in
   // *desc; nothing for no filter.
-  status write(Sink& sink, uint64_t& next_page, MissFilterDesc* desc);
+  status write(Sink& sink, uint64_t checksum_seed, uint64_t& next_page, MissFilterDesc* desc);
 
  private:
   uint32_t bits_per_key_ = 0;

@@ -44,9 +44,10 @@ size_t common_prefix(const std::string& a, const std::string& b) {
 }  // namespace
 
 TreeWriter::TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, bool prefixed_keys,
-                       uint64_t& next_page)
+                       uint64_t checksum_seed, uint64_t& next_page)
     : sink_(sink),
       page_size_(page_size),
+      checksum_seed_(checksum_seed),
       key_width_(key_width),
       prefixed_keys_(prefixed_keys),
       next_page_(next_page),
@@ -101,7 +102,7 @@ status TreeWriter::write_overflow(Bytes value, uint64_t& first_page) {
   std::byte head[overflow::kHeaderSize] = {};
   head[page::kTypeOff] = std::byte{static_cast<uint8_t>(PageType::overflow)};
   store_u32(head + overflow::kLengthOff, static_cast<uint32_t>(value.size()));
-  Checksummer sum;
+  Checksummer sum(checksum_seed_);
   sum.update(Bytes(head + 8, overflow::kHeaderSize - 8));
   sum.update(value);
   store_u64(head + page::kChecksumOff, sum.digest());
@@ -250,7 +251,8 @@ status TreeWriter::write_pending_leaf(uint64_t next_leaf) {
 }
 
 status TreeWriter::write_page(uint64_t page, std::vector<std::byte>& bytes) {
-  store_u64(bytes.data() + page::kChecksumOff, checksum(Bytes(bytes.data() + 8, bytes.size() - 8)));
+  store_u64(bytes.data() + page::kChecksumOff,
+            checksum(Bytes(bytes.data() + 8, bytes.size() - 8), checksum_seed_));
   return sink_.write_at(page * page_size_, bytes);
 }
 

@@ -24,9 +24,10 @@ namespace drydb::detail {
 
 class TreeWriter {
  public:
-  // `next_page` is the page allocator shared by every tree of the file.
+  // `next_page` is the page allocator shared by every tree of the file; `checksum_seed` the
+  // file's identity, which seeds every page's and run's checksum.
   TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, bool prefixed_keys,
-             uint64_t& next_page);
+             uint64_t checksum_seed, uint64_t& next_page);
 
   // Requires: keys strictly increasing, key length within max_key_length (and
   // equal to key_width when fixed), value length <= kMaxValueLength.
@@ -111,6 +112,7 @@ class TreeWriter {
 
   Sink& sink_;
   const uint32_t page_size_;
+  const uint64_t checksum_seed_;
   const uint16_t key_width_;
   const bool prefixed_keys_;
   uint64_t& next_page_;

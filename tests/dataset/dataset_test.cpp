@@ -126,11 +126,13 @@ Manifest sample() {
       {"shard-00000.drydb",
        8192,
        0x0123456789abcdefULL,
-       {{2, int_key(-5), int_key(99)}, {0, "", ""}}},
+       {{2, int_key(-5), int_key(99)}, {0, "", ""}},
+       std::nullopt},
       {"shard-00001.drydb",
        12288,
        0xfedcba9876543210ULL,
-       {{1, int_key(100), int_key(100)}, {3, "m", "zed"}}},
+       {{1, int_key(100), int_key(100)}, {3, "m", "zed"}},
+       std::nullopt},
   };
   return m;
 }
@@ -167,6 +169,39 @@ TEST(Manifest, JsonIsAsDocumented) {
   EXPECT_EQ(back->shards[1].xxh3, 0xfedcba9876543210ULL);
   EXPECT_EQ(back->tables[0].indexes[0].name, "email");
   EXPECT_TRUE(back->tables[0].indexes[0].unique);
+  EXPECT_FALSE(back->shards[0].identity);
+}
+
+// Version 2 records each shard file's identity (docs/sharding.md): every shard has one or none
+// does, a version 1 manifest may not name one and a version 2 manifest must.
+TEST(Manifest, Version2RecordsTheShardsIdentities) {
+  Manifest m = sample();
+  m.shards[0].identity = 0x1122334455667788ULL;
+  EXPECT_EQ(drydb::check_manifest(m).code(), errc::invalid_argument);  // shard 1 has none
+  m.shards[1].identity = 0;  // a shard file of a format before 2.4
+  ASSERT_TRUE(drydb::check_manifest(m));
+  const std::string json = drydb::manifest_json(m);
+  EXPECT_EQ(json.rfind("{\"format\": \"drydb-dataset\", \"version\": 2, ", 0), 0u) << json;
+  EXPECT_NE(json.find("\"xxh3\": \"0123456789abcdef\", \"identity\": \"1122334455667788\", "
+                      "\"tables\""),
+            std::string::npos)
+      << json;
+  auto back = drydb::parse_manifest(json);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->shards[0].identity, std::optional<uint64_t>(0x1122334455667788ULL));
+  EXPECT_EQ(back->shards[1].identity, std::optional<uint64_t>(0));
+  EXPECT_TRUE(same(*back, m));
+  // Version 1 with an identity, version 2 without one: refused.
+  std::string v1 = json;
+  v1.replace(v1.find("\"version\": 2"), 12, "\"version\": 1");
+  EXPECT_EQ(drydb::parse_manifest(v1).code(), errc::corruption);
+  const std::string v2 = drydb::manifest_json(sample());
+  std::string v2_without = v2;
+  v2_without.replace(v2_without.find("\"version\": 1"), 12, "\"version\": 2");
+  EXPECT_EQ(drydb::parse_manifest(v2_without).code(), errc::corruption);
+  std::string v3 = json;
+  v3.replace(v3.find("\"version\": 2"), 12, "\"version\": 3");
+  EXPECT_EQ(drydb::parse_manifest(v3).code(), errc::unsupported_version);
 }
 
 TEST(Manifest, NamesAreEscapedAndReadBack) {
@@ -205,8 +240,8 @@ TEST(Manifest, EveryWayOfBeingWrongIsRefused) {
       {"not JSON", "{", errc::corruption, "not JSON"},
       {"not an object", "[]", errc::corruption, "is not an object"},
       {"another format", edited("\"drydb-dataset\"", "\"sqlite\""), errc::corruption, "format"},
-      {"a newer version", edited("\"version\": 1", "\"version\": 2"), errc::unsupported_version,
-       "version 2"},
+      {"a newer version", edited("\"version\": 1", "\"version\": 3"), errc::unsupported_version,
+       "version 3"},
       {"an unknown member", edited("\"generation\": 3", "\"generation\": 3, \"extra\": 0"),
        errc::corruption, "unknown member \"extra\""},
       {"a member twice", edited("\"generation\": 3", "\"generation\": 3, \"generation\": 4"),
@@ -298,7 +333,7 @@ TEST(Manifest, HashShardsKeysRouteToTheirShard) {
   }
   for (uint32_t s = 0; s < 3; ++s) {
     std::sort(keys[s].begin(), keys[s].end());
-    m.shards.push_back({"s" + std::to_string(s), 1, 0, {{2, keys[s][0], keys[s][1]}}});
+    m.shards.push_back({"s" + std::to_string(s), 1, 0, {{2, keys[s][0], keys[s][1]}}, std::nullopt});
   }
   EXPECT_TRUE(drydb::check_manifest(m));
   drydb::Manifest wrong = m;  // shard 1 says one of its keys is shard 2's

@@ -857,9 +857,10 @@ TEST(FileHeader, HigherMinorVersionOpens) {
 
 TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
   // Bits 0 (filtered pages), 1 (miss filters) and 3 (column lists) are known:
-  // on a file without filters or column lists they are corrupt. Bit 2
-  // (prefixed keys) is known too; it only says which readers may read the
-  // file (PrefixedKeys tests cover it).
+  // on a file without filters or column lists they are corrupt (and, without
+  // bit 4, its identity field must be zero). Bit 2 (prefixed keys) is known
+  // too; it only says which readers may read the file (PrefixedKeys tests
+  // cover it), and bit 4 (file identity) the FileIdentity tests.
   for (uint32_t bit :
        {fmt::kFeatureFilteredPages, fmt::kFeatureMissFilters, fmt::kFeatureColumnLists}) {
     std::vector<std::byte> copy = fixture().file;
@@ -868,7 +869,7 @@ TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), errc::corruption) << db.error().to_string();
   }
-  for (int bit : {4, 7, 16, 31}) {
+  for (int bit : {5, 7, 16, 31}) {
     std::vector<std::byte> copy = fixture().file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, uint32_t{1} << bit);
     auto db = open_with_header(copy);
@@ -901,7 +902,9 @@ TEST(FileHeader, InconsistentFieldsAreErrors) {
       {"huge page count", fmt::header::kPageCountOff, 8, ~uint64_t{0} / 512, errc::corruption},
       {"catalog length", fmt::header::kCatalogLengthOff, 8, 3, errc::corruption},
       {"catalog checksum", fmt::header::kCatalogChecksumOff, 8, 12345, errc::corruption},
-      {"reserved", fmt::header::kReservedOff, 8, 1, errc::corruption},
+      // The identity seeds the catalog's and every page's checksum: another one fails them.
+      {"another identity", fmt::header::kIdentityOff, 8, 1, errc::corruption},
+      {"identity 0", fmt::header::kIdentityOff, 8, 0, errc::corruption},
   };
   for (const Case& c : cases) {
     std::vector<std::byte> copy = file;

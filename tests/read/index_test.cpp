@@ -373,8 +373,10 @@ IndexLeaf find_index_leaf(std::vector<std::byte>& bytes) {
   return found;
 }
 
-void fix_page_checksum(std::byte* page) {
-  drydb::detail::store_u64(page, drydb_support::xxh3(page + 8, 4096 - 8));
+// Page `page` of `file` (4 KiB pages) gets its checksum back, seeded as the file's are.
+void fix_page_checksum(std::span<const std::byte> file, std::byte* page) {
+  drydb::detail::store_u64(
+      page, drydb_support::xxh3(page + 8, 4096 - 8, drydb_support::checksum_seed(file)));
 }
 
 // verify() fails with errc::corruption naming index "n" and the table's row `rank`.
@@ -399,7 +401,7 @@ TEST(IndexVerify, AUniqueEntryReferringToAnotherIndexedRowIsCorruption) {
   std::byte* slot = leaf.page + leaf.records + 5 * drydb::detail::kRowRefSize + 8;
   ASSERT_EQ(drydb::detail::load_u16(slot), 5u);
   drydb::detail::store_u16(slot, 6);
-  fix_page_checksum(leaf.page);
+  fix_page_checksum(bytes, leaf.page);
 
   auto db = ReadOnlyDatabase::open_memory(bytes).value();
   // What the fault does to a query: index key 105 now answers row 6.
@@ -434,7 +436,7 @@ TEST(IndexVerify, ANonUniqueEntryReferringToAnotherIndexedRowIsCorruption) {
   ASSERT_EQ(drydb::detail::load_u16(record + 16 + 8), 3u);
   drydb::detail::store_be64(record + 8, 4);
   drydb::detail::store_u16(record + 16 + 8, 4);
-  fix_page_checksum(leaf.page);
+  fix_page_checksum(bytes, leaf.page);
 
   auto db = ReadOnlyDatabase::open_memory(bytes).value();
   std::vector<std::string> group0;

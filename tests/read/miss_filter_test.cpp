@@ -71,8 +71,10 @@ std::vector<std::byte> build(const Table& t, uint32_t page_size, uint32_t bits,
   return bytes ? std::move(*bytes) : std::vector<std::byte>();
 }
 
+// The header's required features but the file identity, which every file of this builder has.
 uint32_t required_features(std::span<const std::byte> file) {
-  return fmt::load_u32(file.data() + fmt::header::kRequiredFeaturesOff);
+  return fmt::load_u32(file.data() + fmt::header::kRequiredFeaturesOff) &
+         ~fmt::kFeatureFileIdentity;
 }
 
 TEST(MissFilter, KeepsEveryKeyAndPassesAboutOnePercentAtTenBitsPerKey) {
@@ -268,7 +270,8 @@ TEST(MissFilter, AFilterThatLeavesOutAKeyFailsVerify) {
   copy[page * 512 + at.offset + first_bit / 8] &=
       ~std::byte{static_cast<uint8_t>(1u << (first_bit % 8))};
   fmt::store_u64(copy.data() + page * 512,
-                 drydb_fault::xxh3(copy.data() + page * 512 + 8, 512 - 8));
+                 drydb_fault::xxh3(copy.data() + page * 512 + 8, 512 - 8,
+                                   drydb_support::checksum_seed(copy)));
   auto db = ReadOnlyDatabase::open_memory(copy);
   ASSERT_TRUE(db);
   // The filter now rules the key out: a get cannot tell, verify() does.

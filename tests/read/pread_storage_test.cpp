@@ -3,7 +3,9 @@
 // answers stay right), a failed read is errc::io_error, a read that finds the end of the file
 // early is errc::truncated. Then a file rewritten in place (same size) under a pread reader:
 // pages read from the new bytes fail their checksums (errc::corruption), cached pages keep
-// answering, and no answer is wrong. (A file cut in place: readonly_deploy_test.)
+// answering, and no answer is wrong; the same for another valid file of the same length (its
+// checksums are seeded with another file identity). (A file cut in place:
+// readonly_deploy_test.)
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -248,6 +250,74 @@ TEST(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
   EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::corruption)}) << out.first_error;
   EXPECT_NE(out.first_error.find("checksum"), std::string::npos) << out.first_error;
   EXPECT_EQ(db->verify().code(), errc::corruption);
+}
+
+// Another valid drydb file of the same length copied over the file in place under a pread reader
+// (the same tables, keys and value lengths, other values or other keys): every page of it is a
+// valid page with a valid checksum in that file, but the file identity (format 2.4) seeds the
+// checksums, so pages read after the copy fail theirs here: errors, never an answer from the
+// other file, never a key that exists reported missing.
+void expect_other_file_refused(const DbModel& first, const DbModel& second) {
+  TempDir dir;
+  const auto path = write_model_file(dir, first);
+  auto other = build_database(second);
+  ASSERT_TRUE(other) << other.error().to_string();
+  ASSERT_EQ(other->size(), std::filesystem::file_size(path)) << "the files must be of one length";
+  auto db = ReadOnlyDatabase::open(
+      path, {.storage = StorageKind::pread, .page_cache_bytes = kCachePages * 512});
+  ASSERT_TRUE(db);
+  expect_all_right(*db, first);  // some pages now in the cache
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, other->data(), other->size(), 0), static_cast<ssize_t>(other->size()));
+  ::close(fd);
+  Outcome out;
+  check_database(*db, first, out, 5);
+  EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
+  EXPECT_GT(out.errors, 0u);
+  EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::corruption)}) << out.first_error;
+  EXPECT_NE(out.first_error.find("checksum"), std::string::npos) << out.first_error;
+  // The same file's own bytes written over it change nothing.
+  auto again = ReadOnlyDatabase::open(
+      path, {.storage = StorageKind::pread, .page_cache_bytes = kCachePages * 512});
+  ASSERT_TRUE(again);
+  expect_all_right(*again, second);
+  const auto same = read_file(path);
+  const int fd2 = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd2, 0);
+  ASSERT_EQ(::pwrite(fd2, same.data(), same.size(), 0), static_cast<ssize_t>(same.size()));
+  ::close(fd2);
+  expect_all_right(*again, second);
+}
+
+TEST(PreadStorage, AnotherFileWithOtherValuesCopiedInPlaceIsRefused) {
+  const DbModel m = make_model();
+  DbModel other = m;
+  for (TableModel& t : other.tables)
+    for (auto& [key, value] : t.rows)
+      for (char& ch : value)
+        ch = static_cast<char>(ch ^ 0x01);  // same lengths, other bytes
+  other.finish();
+  expect_other_file_refused(m, other);
+}
+
+TEST(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
+  const DbModel m = make_model();
+  DbModel other = m;
+  for (TableModel& t : other.tables) {
+    std::map<std::string, std::string> moved;
+    for (auto& [key, value] : t.rows) {
+      // Every key's first byte changed alike: other keys, in the same order, of the same
+      // lengths, so the pages fall as the first file's do.
+      std::string k = key;
+      k.front() = static_cast<char>(k.front() ^ 0x40);
+      moved.emplace(std::move(k), value);
+    }
+    ASSERT_EQ(moved.size(), t.rows.size());
+    t.rows = std::move(moved);
+  }
+  other.finish();
+  expect_other_file_refused(m, other);
 }
 
 }  // namespace

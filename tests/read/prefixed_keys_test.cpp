@@ -138,8 +138,10 @@ DbModel model(uint32_t page_size, uint64_t seed) {
   return m;
 }
 
+// The header's required features but the file identity, which every file of this builder has.
 uint32_t required_features(std::span<const std::byte> file) {
-  return fmt::load_u32(file.data() + fmt::header::kRequiredFeaturesOff);
+  return fmt::load_u32(file.data() + fmt::header::kRequiredFeaturesOff) &
+         ~fmt::kFeatureFileIdentity;
 }
 
 // Leaf and internal pages of an unfiltered file with kPrefixedKeys set.

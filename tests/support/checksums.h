@@ -16,8 +16,18 @@
 
 namespace drydb_support {
 
-inline uint64_t xxh3(const std::byte* p, size_t n) {
-  return XXH3_64bits(p, n);
+inline uint64_t xxh3(const std::byte* p, size_t n, uint64_t seed = 0) {
+  return XXH3_64bits_withSeed(p, n, seed);
+}
+
+// The seed of every checksum but the header's: the file's identity when the header says it has
+// one (format 2.4), else 0.
+inline uint64_t checksum_seed(std::span<const std::byte> f) {
+  namespace fmt = drydb::detail;
+  if (f.size() < fmt::header::kSize) return 0;
+  const uint32_t features = fmt::load_u32(f.data() + fmt::header::kRequiredFeaturesOff);
+  return features & fmt::kFeatureFileIdentity ? fmt::load_u64(f.data() + fmt::header::kIdentityOff)
+                                              : 0;
 }
 
 inline void fix_header_checksum(std::span<std::byte> f) {
@@ -37,7 +47,8 @@ inline void fix_catalog_checksum(std::span<std::byte> f) {
   const uint64_t off = pages * ps;
   const uint64_t len = fmt::load_u64(f.data() + fmt::header::kCatalogLengthOff);
   if (ps != 0 && off / ps == pages && off <= f.size() && len <= f.size() - off)
-    fmt::store_u64(f.data() + fmt::header::kCatalogChecksumOff, xxh3(f.data() + off, len));
+    fmt::store_u64(f.data() + fmt::header::kCatalogChecksumOff,
+                   xxh3(f.data() + off, len, checksum_seed(f)));
   fix_header_checksum(f);
 }
 
@@ -51,16 +62,17 @@ inline void fix_all_checksums(std::span<std::byte> f) {
   if (!fmt::valid_page_size(ps)) return fix_header_checksum(f);
   uint64_t pages = fmt::load_u64(f.data() + fmt::header::kPageCountOff);
   pages = std::min<uint64_t>(pages, f.size() / ps);
+  const uint64_t seed = checksum_seed(f);
   for (uint64_t p = 1; p < pages;) {
     std::byte* page = f.data() + p * ps;
     const auto type = static_cast<fmt::PageType>(page[fmt::page::kTypeOff]);
     if (type == fmt::PageType::overflow) {
       const uint64_t len = fmt::load_u32(page + fmt::overflow::kLengthOff);
       const uint64_t avail = f.size() - p * ps - 8;
-      fmt::store_u64(page, xxh3(page + 8, std::min<uint64_t>(8 + len, avail)));
+      fmt::store_u64(page, xxh3(page + 8, std::min<uint64_t>(8 + len, avail), seed));
       p += std::max<uint64_t>(1, fmt::overflow::pages_for(len, static_cast<uint32_t>(ps)));
     } else {
-      fmt::store_u64(page, xxh3(page + 8, ps - 8));
+      fmt::store_u64(page, xxh3(page + 8, ps - 8, seed));
       ++p;
     }
   }

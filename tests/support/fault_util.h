@@ -264,7 +264,7 @@ inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t o
       return;
     case ByteUse::tree_page: {
       std::byte* p = f.data() + (offset / m.page_size) * m.page_size;
-      if (offset % m.page_size >= 8) store_u64(p, xxh3(p + 8, m.page_size - 8));
+      if (offset % m.page_size >= 8) store_u64(p, xxh3(p + 8, m.page_size - 8, checksum_seed(f)));
       return;
     }
     case ByteUse::overflow: {
@@ -273,7 +273,7 @@ inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t o
       std::byte* p = f.data() + start;
       const uint64_t len = load_u32(p + overflow::kLengthOff);  // possibly the changed length
       if (start + overflow::kHeaderSize + len > f.size()) return;
-      store_u64(p, xxh3(p + 8, overflow::kHeaderSize - 8 + len));
+      store_u64(p, xxh3(p + 8, overflow::kHeaderSize - 8 + len, checksum_seed(f)));
       return;
     }
     default:

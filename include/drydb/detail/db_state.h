@@ -101,6 +101,17 @@ struct TreeRef {
   bool prefetch_leaves = false;
   // A primary tree's column list (TableBuilder::set_columns), or nullptr.
   const ColumnList* columns = nullptr;
+  // The seed of the checksums of the tree's pages and runs: the file's identity (format 2.4),
+  // or 0.
+  uint64_t checksum_seed = 0;
+};
+
+// The internal page a descent reached a page from, and which of its children the page is: a
+// page first loaded (or first touched, mapped) through it is checked against the separators
+// its parent gives it (check_child_fences).
+struct ParentRef {
+  const std::byte* page;
+  uint32_t child;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
@@ -115,18 +126,23 @@ class DatabaseState {
 
   // Verified bytes of `page`, which must be of `type` (and, for internal
   // pages, of `level`). When *pin is set on return the caller releases it
-  // with unpin(). On failure returns nullptr and fills *err.
+  // with unpin(). On failure returns nullptr and fills *err. With `parent`
+  // (a descent's), a page that enters memory here (or is first touched,
+  // mapped) is also checked against its parent's separators.
   DRYDB_ALWAYS_INLINE const std::byte* fetch(const TreeRef& tree, uint64_t page, PageType type,
-                                             uint32_t level, PageSlot** pin, ErrorOut* err) const {
+                                             uint32_t level, PageSlot** pin, ErrorOut* err,
+                                             const ParentRef* parent = nullptr) const {
     const std::byte* p;
     *pin = nullptr;
     if (base_ != nullptr) {
       p = base_ + page * page_size_;
-      if (!verified_[page].load(std::memory_order_acquire) && !verify_mapped(tree, page, err))
+      if (!verified_[page].load(std::memory_order_acquire) &&
+          !verify_mapped(tree, page, type, level, err, parent))
         return nullptr;
     } else {
       p = slots_[page].try_acquire(pin);
-      if (p == nullptr && (p = load(tree, page, type, pin, err)) == nullptr) return nullptr;
+      if (p == nullptr && (p = load(tree, page, type, level, pin, err, parent)) == nullptr)
+        return nullptr;
     }
     if (!is_page_of(p, type, level)) [[unlikely]] {
       unpin(*pin);
@@ -175,6 +191,8 @@ class DatabaseState {
   }
 
   uint32_t page_size() const noexcept { return page_size_; }
+  // The file's identity (format 2.4), or 0 for a file of an earlier format.
+  uint64_t identity() const noexcept { return identity_; }
   const Catalog& catalog() const noexcept { return catalog_; }
   const std::vector<TreeRef>& primaries() const noexcept { return primaries_; }
   // The index trees of table `table` (its position in the catalog).
@@ -201,9 +219,10 @@ class DatabaseState {
     return static_cast<PageType>(p[page::kTypeOff]) == type &&
            (type != PageType::internal || load_u16(p + internal::kLevelOff) == level);
   }
-  [[gnu::cold]] bool verify_mapped(const TreeRef& tree, uint64_t page, ErrorOut* err) const;
-  const std::byte* load(const TreeRef& tree, uint64_t page, PageType type, PageSlot** pin,
-                        ErrorOut* err) const;
+  [[gnu::cold]] bool verify_mapped(const TreeRef& tree, uint64_t page, PageType type,
+                                   uint32_t level, ErrorOut* err, const ParentRef* parent) const;
+  const std::byte* load(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
+                        PageSlot** pin, ErrorOut* err, const ParentRef* parent) const;
   [[gnu::cold]] void wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
                                 ErrorOut* err) const;
   void evict_locked() const;
@@ -215,6 +234,7 @@ class DatabaseState {
   const std::byte* base_ = nullptr;  // the mapped file, or nullptr
   uint32_t page_size_ = 0;
   uint64_t page_count_ = 0;
+  uint64_t identity_ = 0;
   Catalog catalog_;
   std::vector<TreeRef> primaries_;   // one per table, in catalog order
   std::vector<TreeRef> indexes_;     // every table's index trees, table by table

@@ -76,6 +76,13 @@ struct ResidentPages {
                                             uint32_t level, PageSlot** pin) const noexcept {
     return db.try_fetch(page, type, level, pin);
   }
+  // page(), for child `child` of internal page `parent`: resident pages were checked when
+  // they entered memory, so the parent is not needed.
+  DRYDB_ALWAYS_INLINE const std::byte* child(const TreeRef& tree, const std::byte*, uint32_t,
+                                             uint64_t page, PageType type, uint32_t level,
+                                             PageSlot** pin) const noexcept {
+    return this->page(tree, page, type, level, pin);
+  }
   void corrupt(const TreeRef&, uint64_t, const char*) const noexcept {}
 };
 
@@ -87,6 +94,14 @@ struct CheckedPages {
   DRYDB_ALWAYS_INLINE const std::byte* page(const TreeRef& tree, uint64_t page, PageType type,
                                             uint32_t level, PageSlot** pin) const {
     return db.fetch(tree, page, type, level, pin, err);
+  }
+  // page(), for child `child` of internal page `parent`: a page loaded here is also checked
+  // against the separators `parent` gives it (check_child_fences).
+  DRYDB_ALWAYS_INLINE const std::byte* child(const TreeRef& tree, const std::byte* parent,
+                                             uint32_t child, uint64_t page, PageType type,
+                                             uint32_t level, PageSlot** pin) const {
+    const ParentRef up{parent, child};
+    return db.fetch(tree, page, type, level, pin, err, &up);
   }
   [[gnu::cold]] void corrupt(const TreeRef& tree, uint64_t page, const char* what) const {
     *err = corruption_at(tree, page, what);
@@ -414,6 +429,9 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
   const TreeDesc& d = *tree.desc;
   uint64_t page = d.root;
   uint32_t level = d.depth - 1;
+  // The internal page `page` was reached from (nullptr at the root), and as which child.
+  const std::byte* parent = nullptr;
+  uint32_t parent_child = 0;
   if constexpr (Search::kUsesRootHint) {
     if (level > 0) {
       const RootHint& h = *tree.root_hint;
@@ -424,6 +442,8 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
         if (rank != nullptr && c > 0) *rank += load_u64(h.counts + 8 * size_t{c - 1});
         if (path != nullptr) *path++ = PathFrame{h.page, c, h.separators + 1};
         page = load_u64(h.children + 8 * size_t{c});
+        parent = h.page;
+        parent_child = c;
         --level;
         if (level == 0 && tree.prefetch_leaves)
           search.prefetch_child(pages.db, h.page, c, page, true,
@@ -435,7 +455,10 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
   }
   for (; level > 0; --level) {
     PageSlot* inner_pin;
-    const std::byte* p = pages.page(tree, page, PageType::internal, level, &inner_pin);
+    const std::byte* p =
+        parent == nullptr
+            ? pages.page(tree, page, PageType::internal, level, &inner_pin)
+            : pages.child(tree, parent, parent_child, page, PageType::internal, level, &inner_pin);
     if (p == nullptr) return nullptr;
     const uint32_t c = search.child(p);
     const uint32_t n = load_u16(p + page::kCountOff);
@@ -446,9 +469,12 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
     if (level == 1 && tree.prefetch_leaves)
       search.prefetch_child(pages.db, p, c, page, true,
                             reads_value ? leaf_record_size_hint<Search>(tree) : 0);
+    parent = p;  // internal pages are permanent: it stays readable after the unpin
+    parent_child = c;
     unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
   }
-  return pages.page(tree, page, PageType::leaf, 0, pin);
+  return parent == nullptr ? pages.page(tree, page, PageType::leaf, 0, pin)
+                           : pages.child(tree, parent, parent_child, page, PageType::leaf, 0, pin);
 }
 
 // Descends from the root to the leaf holding the row of rank *rank, leaving
@@ -463,9 +489,14 @@ DRYDB_ALWAYS_INLINE const std::byte* descend_to_rank(const Pages& pages, const T
   const TreeDesc& d = *tree.desc;
   uint64_t page = d.root;
   uint64_t local = *rank;
+  const std::byte* parent = nullptr;  // as in descend()
+  uint32_t parent_child = 0;
   for (uint32_t level = d.depth - 1; level > 0; --level) {
     PageSlot* inner_pin;
-    const std::byte* p = pages.page(tree, page, PageType::internal, level, &inner_pin);
+    const std::byte* p =
+        parent == nullptr
+            ? pages.page(tree, page, PageType::internal, level, &inner_pin)
+            : pages.child(tree, parent, parent_child, page, PageType::internal, level, &inner_pin);
     if (p == nullptr) return nullptr;
     const InternalView node(p, tree.layout);
     if (local >= node.cumulative(node.size() - 1)) {
@@ -476,9 +507,13 @@ DRYDB_ALWAYS_INLINE const std::byte* descend_to_rank(const Pages& pages, const T
     local -= node.rows_before(c);
     if (path != nullptr) *path++ = PathFrame{p, c, node.size()};
     page = node.child(c);
+    parent = p;
+    parent_child = c;
     unpin(inner_pin);
   }
-  const std::byte* p = pages.page(tree, page, PageType::leaf, 0, pin);
+  const std::byte* p = parent == nullptr
+                           ? pages.page(tree, page, PageType::leaf, 0, pin)
+                           : pages.child(tree, parent, parent_child, page, PageType::leaf, 0, pin);
   if (p == nullptr) return nullptr;
   if (local >= leaf::count(p)) {
     unpin(*pin);
@@ -687,6 +722,10 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
   const TreeDesc& d = *tree.desc;
   uint64_t page[2] = {d.root, d.root};
   uint32_t level = d.depth - 1;
+  // The internal page each path's next page was reached from (nullptr at the root), as which
+  // child: a page loaded through it is checked against its fences.
+  const std::byte* parent[2] = {nullptr, nullptr};
+  uint32_t parent_child[2] = {0, 0};
   if constexpr (Search::kUsesRootHint) {
     const RootHint& h = *tree.root_hint;
     int state = h.state.load(std::memory_order_acquire);
@@ -699,6 +738,8 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
         const uint32_t c = search[k].child(h);
         if (c > 0) rank[k] += load_u64(h.counts + 8 * size_t{c - 1});
         page[k] = load_u64(h.children + 8 * size_t{c});
+        parent[k] = h.page;
+        parent_child[k] = c;
         if (tree.prefetch_leaves)
           search[k].prefetch_child(pages.db, h.page, c, page[k], level == 1, 0);
       }
@@ -709,9 +750,11 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
     const std::byte* p[2];
     PageSlot* pin[2] = {nullptr, nullptr};
     for (int k = 0; k < 2; ++k) {
-      p[k] = k == 1 && page[1] == page[0]
-                 ? p[0]
-                 : pages.page(tree, page[k], PageType::internal, level, &pin[k]);
+      p[k] = k == 1 && page[1] == page[0] ? p[0]
+             : parent[k] == nullptr
+                 ? pages.page(tree, page[k], PageType::internal, level, &pin[k])
+                 : pages.child(tree, parent[k], parent_child[k], page[k], PageType::internal,
+                               level, &pin[k]);
       if (p[k] == nullptr) {
         unpin(pin[0]);  // internal pages are permanent; no-ops that keep the contract
         return false;
@@ -723,6 +766,8 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
       if (c > 0) rank[k] += load_u64(p[k] + internal::counts_off(n) + 8 * size_t{c - 1});
       page[k] = load_u64(p[k] + internal::children_off() + 8 * size_t{c});
       if (tree.prefetch_leaves) search[k].prefetch_child(pages.db, p[k], c, page[k], level == 1, 0);
+      parent[k] = p[k];
+      parent_child[k] = c;
     }
     unpin(pin[0]);
     unpin(pin[1]);
@@ -730,8 +775,10 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
   PageSlot* pin[2] = {nullptr, nullptr};
   const std::byte* p[2];
   for (int k = 0; k < 2; ++k) {
-    p[k] =
-        k == 1 && page[1] == page[0] ? p[0] : pages.page(tree, page[k], PageType::leaf, 0, &pin[k]);
+    p[k] = k == 1 && page[1] == page[0] ? p[0]
+           : parent[k] == nullptr
+               ? pages.page(tree, page[k], PageType::leaf, 0, &pin[k])
+               : pages.child(tree, parent[k], parent_child[k], page[k], PageType::leaf, 0, &pin[k]);
     if (p[k] == nullptr) {
       unpin(pin[0]);
       return false;

@@ -28,15 +28,19 @@ namespace drydb::detail {
 inline constexpr std::byte kMagic[4] = {std::byte{'D'}, std::byte{'R'}, std::byte{'Y'},
                                         std::byte{0}};
 inline constexpr uint16_t kFormatMajor = 2;
-inline constexpr uint16_t kFormatMinor = 3;
+inline constexpr uint16_t kFormatMinor = 4;
 // Required-feature bits a reader must understand.
 inline constexpr uint32_t kFeatureFilteredPages = 1;  // pages encoded by a filter chain, packed
 inline constexpr uint32_t kFeatureMissFilters = 2;    // (2.1) tables with miss filters
 inline constexpr uint32_t kFeaturePrefixedKeys =
     4;  // (2.2) pages storing keys after a shared prefix
 inline constexpr uint32_t kFeatureColumnLists = 8;  // (2.3) tables of rows as column arrays
-inline constexpr uint32_t kKnownRequiredFeatures =
-    kFeatureFilteredPages | kFeatureMissFilters | kFeaturePrefixedKeys | kFeatureColumnLists;
+// (2.4) the header holds the file's identity, which seeds every page, overflow run and catalog
+// checksum: a page of another file fails its checksum here.
+inline constexpr uint32_t kFeatureFileIdentity = 16;
+inline constexpr uint32_t kKnownRequiredFeatures = kFeatureFilteredPages | kFeatureMissFilters |
+                                                   kFeaturePrefixedKeys | kFeatureColumnLists |
+                                                   kFeatureFileIdentity;
 
 inline constexpr uint32_t kMinPageSize = 512;
 inline constexpr uint32_t kMaxPageSize = 65536;
@@ -89,7 +93,9 @@ inline constexpr size_t kFileLengthOff = 16;       // u64
 inline constexpr size_t kPageCountOff = 24;        // u64: pages before the catalog, header included
 inline constexpr size_t kCatalogLengthOff = 32;    // u64: the catalog ends the file
 inline constexpr size_t kCatalogChecksumOff = 40;  // u64: XXH3-64 of the catalog bytes
-inline constexpr size_t kReservedOff = 48;         // u64: zero
+// u64: with kFeatureFileIdentity the file's identity (not 0), the seed of every checksum but
+// the header's; else zero.
+inline constexpr size_t kIdentityOff = 48;
 inline constexpr size_t kHeaderChecksumOff = 56;   // u64: XXH3-64 of bytes 0..55
 inline constexpr size_t kSize = 64;                // the rest of page 0 is zero
 }  // namespace header

@@ -172,13 +172,13 @@ expect_stdout <<'EOF'
 EOF
 run drydb build qback.drydb -q < <(drydb dump q.drydb)
 expect_true "int64 keys, --omit-empty: the same bytes" cmp q.drydb qback.drydb
-# --row-maps keeps a map per record: no column list, and a file a format 2.2 reader reads.
+# --row-maps keeps a map per record: no column list.
 run drydb build m.drydb -i p.csv -k id --row-maps -q
 run drydb info m.drydb --format jsonl
 expect_true "no column list" bash -c "! grep -q columns '$OUT'"
-run od -An -tu4 -j8 -N4 m.drydb  # required features: bit 2 (prefixed keys), not bit 3
+run od -An -tu4 -j8 -N4 m.drydb  # required features: bits 2 (prefixed keys) and 4 (identity), not 3
 expect_stdout <<'EOF'
-          4
+         20
 EOF
 run drydb build bad.drydb -i p.csv -k id --value name --row-maps -q
 expect_status 2
