@@ -978,7 +978,7 @@ void write_database(DatabaseBuilder& builder, const Tables& tables, const InputR
       n == 1 ? "" : "s", group_digits(table_rows), human_bytes(ec ? 0 : size), secs,
       group_digits(static_cast<uint64_t>(secs > 0 ? static_cast<double>(rows) / secs : 0))));
   if (bad_rows > 0 && f.quiet)
-    fmt::print(stderr, "drydb build: skipped {} bad rows\n", group_digits(bad_rows));
+    write_err(fmt::format("drydb build: skipped {} bad rows\n", group_digits(bad_rows)));
 }
 
 }  // namespace

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <csignal>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "drydb/result.h"
 
@@ -35,6 +37,14 @@ void catch_interrupts(bool on);
 // on a full pipe to a pager goes on), but for the prompt's wait, which
 // ppoll does and a signal always ends.
 void catch_sigint(bool on);
+
+// Writes a diagnostic (an error, a warning, progress) to stderr, and never fails: a message that
+// cannot be written (stderr closed, or on a full disk) is lost, and the exit status still tells
+// how the command ended. Every write to stderr goes through here: fmt::print throws when a write
+// fails, which inside main's error handler would end the process with SIGABRT.
+inline void write_err(std::string_view text) noexcept {
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
 
 // A failure that ends a command: its message goes to stderr and `code` is the
 // exit status. The tool uses exceptions (CLI11 does); the library does not.

@@ -229,8 +229,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "drydb: {}\n", e.what());
-    fmt::print(stderr, "Run 'drydb --help' (or 'drydb COMMAND --help') for usage.\n");
+    write_err(fmt::format("drydb: {}\n", e.what()));
+    write_err("Run 'drydb --help' (or 'drydb COMMAND --help') for usage.\n");
     return kExitUsage;
   }
 
@@ -249,8 +249,10 @@ int run(int argc, char** argv) {
     size_t n = db.tables().size(), ix = 0;
     for (const auto& t : db.tables())
       ix += t.indexes().size();
-    fmt::print("ok: {}: {} table{}, {} index{}; every checksum and tree invariant holds\n", q.file,
-               n, n == 1 ? "" : "s", ix, ix == 1 ? "" : "es");
+    write_out(
+        stdout,
+        fmt::format("ok: {}: {} table{}, {} index{}; every checksum and tree invariant holds\n",
+                    q.file, n, n == 1 ? "" : "s", ix, ix == 1 ? "" : "es"));
     return kExitOk;
   }
   if (dump->parsed()) {
@@ -300,15 +302,16 @@ int main(int argc, char** argv) {
     status = drydb::cli::run(argc, argv);
   } catch (const drydb::cli::CliError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "drydb: {}\n", e.what());
+    drydb::cli::write_err(fmt::format("drydb: {}\n", e.what()));
     status = e.code();
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "drydb: {}\n", e.what());
+    drydb::cli::write_err(fmt::format("drydb: {}\n", e.what()));
     status = drydb::cli::kExitError;
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    fmt::print(stderr, "drydb: cannot write the output: {}\n", std::strerror(errno));
+    drydb::cli::write_err(
+        fmt::format("drydb: cannot write the output: {}\n", std::strerror(errno)));
     if (status == 0) status = drydb::cli::kExitError;
   }
   return status;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common.h"
 #include "text.h"
 
 namespace drydb::cli {
@@ -53,10 +54,10 @@ void Progress::tick(uint64_t rows, uint64_t bytes, bool force) {
                         std::string(static_cast<size_t>(filled), '#'),
                         std::string(static_cast<size_t>(kWidth - filled), '.'));
     }
-    fmt::print(stderr, "\r{}{}\x1b[K", bar, stats);
+    write_err(fmt::format("\r{}{}\x1b[K", bar, stats));
     bar_shown_ = true;
   } else {
-    fmt::print(stderr, "drydb build: {}\n", stats);
+    write_err(fmt::format("drydb build: {}\n", stats));
   }
   std::fflush(stderr);
 }
@@ -67,10 +68,10 @@ void Progress::note(const std::string& message) {
 
 void Progress::warn(const std::string& message) {
   if (bar_shown_) {
-    fmt::print(stderr, "\r\x1b[K");
+    write_err("\r\x1b[K");
     bar_shown_ = false;
   }
-  fmt::print(stderr, "drydb build: {}\n", message);
+  write_err(fmt::format("drydb build: {}\n", message));
   std::fflush(stderr);
 }
 

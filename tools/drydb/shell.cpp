@@ -442,9 +442,9 @@ int run_shell(const ShellOptions& options) {
       std::fflush(stdout);
       const std::string_view msg = e.what();
       if (msg.rfind("Unknown command", 0) == 0)
-        fmt::print(stderr, "{}\n", msg);
+        write_err(fmt::format("{}\n", msg));
       else
-        fmt::print(stderr, "Error: {}\n", msg);
+        write_err(fmt::format("Error: {}\n", msg));
       failed = true;
     }
     std::fflush(stdout);

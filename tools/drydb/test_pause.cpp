@@ -50,7 +50,7 @@ void test_pause(std::string_view point) {
   sigemptyset(&resume.sa_mask);
   ::sigaction(SIGUSR1, &resume, &saved);
   std::fflush(stdout);
-  fmt::print(stderr, "drydb: test pause at {} (pid {})\n", point, ::getpid());
+  write_err(fmt::format("drydb: test pause at {} (pid {})\n", point, ::getpid()));
   std::fflush(stderr);
   // Every signal is let in while waiting: a caught one sets g_interrupted; any other takes its
   // action.

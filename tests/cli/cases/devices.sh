@@ -42,3 +42,46 @@ for cmd in dump scan; do
 drydb: cannot write the output: No space left on device
 ERR
 done
+
+# Diagnostics to a full device: a message that cannot be written is lost, but the command still
+# ends as it would have (never SIGABRT, status 134), with its ordinary status: 2 for an error or
+# bad usage, 1 for an absent key, 0 for a success (a build's progress lost), and 2 when stdout
+# fails too.
+in_full() {  # CMD...: the tool with stderr on /dev/full
+  run sh -c '"$@" 2>/dev/full' in_full "$DRYDB" "$@"
+}
+in_full count nope.drydb
+expect_status 2
+in_full count items.drydb -t nope
+expect_status 2
+in_full count items.drydb --no-such-flag
+expect_status 2
+in_full countt items.drydb
+expect_status 2
+in_full get items.drydb no-such-key
+expect_status 1
+in_full count items.drydb
+expect_status 0
+expect_stdout <<'OUT'
+7
+OUT
+in_full build rebuilt.drydb -i "$DATA/items.jsonl" --progress-every 0.001 --table items --key id
+expect_status 0
+expect_true "the build wrote its file" test -s rebuilt.drydb
+in_full build rebuilt.drydb -i /dev/null/nope --table items --key id
+expect_status 2
+echo 'get apple' >script.txt
+in_full items.drydb -t nope <script.txt
+expect_status 2
+printf 'no-such-command\ncount\n' >script.txt
+in_full items.drydb <script.txt
+expect_status 2
+expect_stdout <<'OUT'
+(integer) 7
+OUT
+for cmd in scan dump verify; do
+  run sh -c '"$0" "$1" items.drydb >/dev/full 2>/dev/full' "$DRYDB" $cmd
+  expect_status 2
+done
+run sh -c '"$0" count nope.drydb >/dev/full 2>/dev/full' "$DRYDB"
+expect_status 2
