@@ -309,9 +309,8 @@ int main(int argc, char** argv) {
     drydb::cli::write_err(fmt::format("drydb: {}\n", e.what()));
     status = drydb::cli::kExitError;
   }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    drydb::cli::write_err(
-        fmt::format("drydb: cannot write the output: {}\n", std::strerror(errno)));
+  if (const int err = drydb::cli::flush_output(stdout); err != 0) {
+    drydb::cli::write_err(fmt::format("drydb: cannot write the output: {}\n", std::strerror(err)));
     if (status == 0) status = drydb::cli::kExitError;
   }
   return status;

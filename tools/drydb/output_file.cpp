@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "render.h"
 
 namespace drydb::cli {
 
@@ -82,7 +83,10 @@ OutputFile::OutputFile(const std::string& path) : path_(path), target_(path) {
 }
 
 OutputFile::~OutputFile() {
-  if (stream_ != nullptr) std::fclose(stream_);
+  if (stream_ != nullptr) {
+    flush_output(stream_);  // which fclose would do, and forgets the stream's write error
+    std::fclose(stream_);
+  }
   if (!temp_.empty()) ::unlink(temp_.c_str());
 }
 
@@ -90,7 +94,11 @@ void OutputFile::commit() {
   std::FILE* f = stream_;
   stream_ = nullptr;
   if (temp_.empty()) {
-    if (std::fclose(f) != 0) fail_errno("write", path_, errno);
+    // A write that failed earlier fails the command, even when nothing was left to flush.
+    const int write_err = flush_output(f);
+    const bool closed = std::fclose(f) == 0;
+    if (write_err != 0) fail_errno("write", path_, write_err);
+    if (!closed) fail_errno("write", path_, errno);
     return;
   }
   // The replaced file's permissions, else what open(2) gives a new file. The
@@ -103,9 +111,10 @@ void OutputFile::commit() {
     ::umask(mask);
     mode = 0666 & ~mask;
   }
-  const bool flushed = std::fflush(f) == 0;
-  const int write_err = flushed ? EIO : errno;  // an earlier failed write left only ferror
-  const bool written = flushed && !std::ferror(f);
+  // The errno of the first write that failed, which a flush with nothing left to write (stdio
+  // dropped what the failed write held) has not got.
+  const int write_err = flush_output(f);
+  const bool written = write_err == 0;
   const int fd = ::fileno(f);
   const bool synced = written && ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
   const int sync_err = errno;

@@ -1,5 +1,8 @@
 #include "render.h"
 
+#include <cerrno>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "common.h"
@@ -104,8 +107,42 @@ bool decoded_field(std::string_view field, std::string* out) {
   return true;
 }
 
+namespace {
+
+// The streams write_out saw fail and the errno of their first failure: stdout, and the one
+// output file a command writes at a time. The tool has one thread.
+struct WriteError {
+  std::FILE* stream;
+  int err;
+};
+std::vector<WriteError> g_write_errors;
+
+int recorded_error(std::FILE* out) {
+  for (const WriteError& e : g_write_errors)
+    if (e.stream == out) return e.err;
+  return 0;
+}
+
+}  // namespace
+
 void write_out(std::FILE* out, std::string_view s) {
+  const bool failed_before = std::ferror(out) != 0;
   std::fwrite(s.data(), 1, s.size(), out);
+  // The error flag was set by this write: errno is the failed write(2)'s (ENOSPC, EFBIG, EIO).
+  // fwrite's count cannot tell: it reports everything written when the data went into the
+  // buffer and only the flush that made room for it failed.
+  if (!failed_before && std::ferror(out) && recorded_error(out) == 0)
+    g_write_errors.push_back({out, errno != 0 ? errno : EIO});
+}
+
+int flush_output(std::FILE* out) {
+  const bool flushed = std::fflush(out) == 0;
+  const int flush_err = errno;
+  int err = recorded_error(out);
+  std::erase_if(g_write_errors, [&](const WriteError& e) { return e.stream == out; });
+  if (err == 0 && !flushed) err = flush_err;
+  if (err == 0 && std::ferror(out)) err = EIO;
+  return err;
 }
 
 void RowPrinter::header() {

@@ -82,7 +82,15 @@ class RowPrinter {
   std::string map_;  // a row's map (shown_value)
 };
 
-// Writes `s` to `out` (fwrite; write errors surface at exit through ferror).
+// Writes `s` to `out` (fwrite). A write that fails is not an error here: it surfaces when the
+// output is finished (flush_output). stdio keeps only a flag for it, and drops what it could not
+// write, so the write that fails first keeps its errno here: the final flush may then have
+// nothing left to write and no errno of its own.
 void write_out(std::FILE* out, std::string_view s);
+// Flushes `out`: 0 when everything written to it went through, else the errno of the first
+// write through write_out that failed (the flush's own when that failed first; EIO for a failure
+// with no errno known, of a write made otherwise). Call before the stream is closed: its error
+// is forgotten then, as a stream opened later may take its address.
+int flush_output(std::FILE* out);
 
 }  // namespace drydb::cli

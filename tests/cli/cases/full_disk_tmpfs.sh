@@ -11,6 +11,13 @@ run drydb build prev.drydb -i small.jsonl -k id -q
 expect_status 0
 run drydb build big.drydb -i big.jsonl -k id -q
 expect_status 0
+# Twelve tables with long names: the dump's end record is longer than stdio's 4 KiB buffer, so
+# the write that fails last is that line's and leaves nothing to flush when the dump finishes.
+tables=()
+for i in $(seq 1 12); do tables+=(--table "t$(printf '%0250d' "$i")" --key id); done
+head -n 1500 big.jsonl >wide.jsonl
+run drydb build wide.drydb -i wide.jsonl -q "${tables[@]}"
+expect_status 0
 mkdir small
 
 cat >inside.sh <<'SH'
@@ -28,6 +35,15 @@ ls -A small >dump.ls
 rm small/prev.jsonl
 "$1" dump big.drydb >small/cut.dump 2>stdout.err
 echo $? >stdout.status
+rm small/cut.dump
+echo previous >small/wide.jsonl
+"$1" dump wide.drydb -o small/wide.jsonl 2>wide.err
+echo $? >wide.status
+cat small/wide.jsonl >wide.target
+ls -A small >wide.ls
+rm small/wide.jsonl
+"$1" dump wide.drydb >small/cut.dump 2>wide-stdout.err
+echo $? >wide-stdout.status
 rm small/cut.dump
 # (In a user namespace only the mount point's flag can change: a bind remount.)
 mount -o remount,ro small 2>/dev/null || mount -o remount,bind,ro small || exit 0  # no ro.ls
@@ -67,6 +83,17 @@ OUT
 
 run cat stdout.status stdout.err
 expect_stdout <<'OUT'
+2
+drydb: cannot write the output: No space left on device
+OUT
+
+run cat wide.status wide.target wide.ls wide.err wide-stdout.status wide-stdout.err
+expect_stdout <<'OUT'
+2
+previous
+out.drydb
+wide.jsonl
+drydb: cannot write 'small/wide.jsonl': No space left on device
 2
 drydb: cannot write the output: No space left on device
 OUT
