@@ -80,13 +80,20 @@ status register_page_filter(std::string id, PageFilterFactory factory);
 
 namespace filters {
 
+// The largest ZstdOptions::dictionary_bytes: 32 MiB, the most of the file's pages the builder
+// samples to train a dictionary, which cannot hold more than its sample (zstd suggests about
+// 100 KB, trained on about 100 times its size).
+inline constexpr size_t kMaxZstdDictionaryBytes = size_t{32} << 20;
+
 struct ZstdOptions {
   // zstd's compression level, 1 (fast) to 22 (small); negative levels are faster still.
   int level = 3;
   // When nonzero, a dictionary of at most this many bytes is trained from a
   // sample of the file's pages and stored in the file: small pages then
   // compress much better. Falls back to no dictionary when the sample is too
-  // small to train one.
+  // small to train one. At most kMaxZstdDictionaryBytes: a builder given a
+  // larger one fails with errc::invalid_argument (DatabaseBuilder::status),
+  // before anything is allocated for it, as does prepare().
   size_t dictionary_bytes = 0;
 };
 

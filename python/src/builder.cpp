@@ -206,6 +206,12 @@ class PyBuilder {
     }
     if (zstd_dictionary != 0 && compression != "zstd")
       raise_error(errc::invalid_argument, "zstd_dictionary needs compression='zstd'");
+    if (zstd_dictionary > filters::kMaxZstdDictionaryBytes)
+      raise_error(errc::invalid_argument,
+                  "zstd_dictionary " + std::to_string(zstd_dictionary) +
+                      " is over the maximum of " +
+                      std::to_string(filters::kMaxZstdDictionaryBytes) + " bytes (" +
+                      std::to_string(filters::kMaxZstdDictionaryBytes >> 20) + " MiB)");
     h_ = std::make_shared<BuilderHandle>();
     h_->builder = DatabaseBuilder(std::move(o));
     check(h_->builder.status());

@@ -59,7 +59,19 @@ class ZstdFilter final : public PageFilter {
 
   bool wants_sample() const noexcept override { return dictionary_bytes_ > 0; }
 
+  // The options' own check, made before anything is allocated for them.
+  status check_options() const {
+    if (dictionary_bytes_ > filters::kMaxZstdDictionaryBytes)
+      return Error(errc::invalid_argument,
+                   "zstd dictionary_bytes " + std::to_string(dictionary_bytes_) +
+                       " is over the maximum of " +
+                       std::to_string(filters::kMaxZstdDictionaryBytes) + " bytes (" +
+                       std::to_string(filters::kMaxZstdDictionaryBytes >> 20) + " MiB)");
+    return {};
+  }
+
   status prepare(std::span<const std::span<const std::byte>> sample) override {
+    DRYDB_TRY(check_options());
     std::vector<std::byte> flat;
     std::vector<size_t> sizes;
     for (auto s : sample) {
@@ -243,6 +255,11 @@ std::shared_ptr<PageFilter> lz4() {
 }  // namespace filters
 
 namespace detail {
+
+status check_filter_options(const PageFilter& filter) {
+  if (const auto* zstd = dynamic_cast<const ZstdFilter*>(&filter)) return zstd->check_options();
+  return {};
+}
 
 result<std::shared_ptr<const PageFilter>> make_page_filter(
     std::string_view id, std::span<const std::byte> params,

@@ -10,6 +10,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/detail/index_coding.h"
+#include "filters/filter_registry.h"
 #include "format/checksum.h"
 #include "format/column_row.h"
 #include "write/miss_filter_writer.h"
@@ -87,6 +88,8 @@ class BuilderState {
         fail(Error(errc::invalid_argument, "BuildOptions::filters holds no filter"));
       else if (f->id().empty() || f->id().size() > 255)
         fail(Error(errc::invalid_argument, "a page filter id must be 1 to 255 bytes"));
+      else if (auto st = detail::check_filter_options(*f); !st)
+        fail(std::move(st).error());
     }
   }
 
@@ -299,6 +302,7 @@ status BuilderState::encode_pages(const PageSpool& spool, uint64_t page_count, S
   for (const auto& f : filters)
     wants_sample |= f->wants_sample();
   if (wants_sample && page_count > 1) {
+    // filters::kMaxZstdDictionaryBytes is this size: a dictionary holds at most its sample.
     constexpr size_t kSampleBytes = size_t{32} << 20;
     const uint64_t pages = page_count - 1;
     const uint64_t n = std::min<uint64_t>(pages, std::max<size_t>(1, kSampleBytes / page_size));

@@ -296,6 +296,45 @@ TEST(Filters, KeysAndRegistry) {
 TEST(Filters, BadFilterOptionsAreErrors) {
   drydb::DatabaseBuilder b({.filters = {nullptr}});
   EXPECT_EQ(b.status().error().code, errc::invalid_argument);
+  // A zstd dictionary over the maximum is refused before the build allocates it (it used to
+  // throw std::bad_alloc, or abort without exceptions), and by prepare() called directly.
+  for (size_t bytes :
+       {drydb::filters::kMaxZstdDictionaryBytes + 1, size_t{99999999999999}, SIZE_MAX}) {
+    SCOPED_TRACE(bytes);
+    auto filter = drydb::filters::zstd({.level = 3, .dictionary_bytes = bytes});
+    drydb::DatabaseBuilder big({.filters = {filter}});
+    ASSERT_FALSE(big.status());
+    EXPECT_EQ(big.status().error().code, errc::invalid_argument);
+    EXPECT_NE(big.status().error().message.find("zstd dictionary_bytes " + std::to_string(bytes) +
+                                                " is over the maximum of 33554432 bytes (32 MiB)"),
+              std::string::npos)
+        << big.status().error().message;
+    auto& t = big.create_table("t", drydb::KeyEncoding::int64());
+    for (int i = 0; i < 2000; ++i)
+      t.append(i, "value " + std::to_string(i));
+    auto built = big.build_to_memory();
+    ASSERT_FALSE(built);
+    EXPECT_EQ(built.error().code, errc::invalid_argument);
+    const std::string page(512, 'x');
+    const std::span<const std::byte> one(reinterpret_cast<const std::byte*>(page.data()),
+                                         page.size());
+    const std::vector<std::span<const std::byte>> sample(8, one);
+    auto prepared = filter->prepare(sample);
+    ASSERT_FALSE(prepared);
+    EXPECT_EQ(prepared.error().code, errc::invalid_argument);
+  }
+  // The maximum itself is taken (and trains what the sample allows).
+  drydb::DatabaseBuilder max({.page_size = 512,
+                              .filters = {drydb::filters::zstd(
+                                  {.dictionary_bytes = drydb::filters::kMaxZstdDictionaryBytes})}});
+  EXPECT_TRUE(max.status());
+  auto& t = max.create_table("t", drydb::KeyEncoding::int64());
+  for (int i = 0; i < 2000; ++i)
+    t.append(i, "value " + std::to_string(i));
+  const auto file = built_bytes(max.build_to_memory());
+  auto db = ReadOnlyDatabase::open_memory(file).value();
+  EXPECT_TRUE(db.verify());
+  EXPECT_EQ(db.table("t")->get(1999)->str(), "value 1999");
 }
 
 // Every 7th byte of the stored pages, flipped. Each page is decoded with the file's filter

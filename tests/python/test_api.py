@@ -61,6 +61,15 @@ def test_bad_builder_options():
         drydb.Builder(compression="zstd", zstd_level=99)
     with pytest.raises(drydb.InvalidArgumentError, match="zstd_dictionary needs"):
         drydb.Builder(compression="lz4", zstd_dictionary=1024)
+    # At most 32 MiB, checked before anything is allocated for it (it used to fail with
+    # "cannot create std::vector larger than max_size()").
+    for size in (99999999999999, (32 << 20) + 1):
+        with pytest.raises(
+            drydb.InvalidArgumentError,
+            match=f"zstd_dictionary {size} is over the maximum of 33554432 bytes \\(32 MiB\\)",
+        ):
+            drydb.Builder(compression="zstd", zstd_dictionary=size)
+    drydb.Builder(compression="zstd", zstd_dictionary=32 << 20)
     with pytest.raises(drydb.InvalidArgumentError):
         drydb.Builder(page_size=1000)
     with pytest.raises(drydb.UnknownEncodingError):

@@ -251,6 +251,10 @@ BuildOptions build_options(const Flags& f) {
   }
   if (f.zstd_dictionary && c.rfind("zstd", 0) != 0)
     fail_usage("--zstd-dictionary needs --compress zstd");
+  if (f.zstd_dictionary > filters::kMaxZstdDictionaryBytes)
+    fail_usage(fmt::format("--zstd-dictionary {}: a dictionary takes at most {} bytes ({} MiB)",
+                           f.zstd_dictionary, filters::kMaxZstdDictionaryBytes,
+                           filters::kMaxZstdDictionaryBytes >> 20));
   return options;
 }
 
@@ -527,6 +531,10 @@ void take_dump_options(const InputReader& input, const Flags& f, Progress& progr
         bad_dump_header(input, fmt::format("zstd level {}: the levels are {} to {}", level,
                                            kMinZstdLevel, kMaxZstdLevel));
       const size_t dict = dump_header_number<size_t>(input, c, "dictionary_bytes").value_or(0);
+      if (dict > filters::kMaxZstdDictionaryBytes)
+        bad_dump_header(input, fmt::format("zstd dictionary_bytes {}: at most {} ({} MiB)", dict,
+                                           filters::kMaxZstdDictionaryBytes,
+                                           filters::kMaxZstdDictionaryBytes >> 20));
       options->filters.push_back(filters::zstd({.level = level, .dictionary_bytes = dict}));
     } else if (name == "lz4") {
       options->filters.push_back(filters::lz4());

@@ -191,6 +191,18 @@ expect_stdout_has "filters        zstd (level 9"
 run drydb stats z.drydb
 expect_stdout_has "compression  zstd (level 9"
 expect_stdout_has "(ratio "
+# A dictionary takes at most 32 MiB (the pages the builder samples to train one): a larger
+# size is bad usage, refused before anything is allocated for it (it used to be std::bad_alloc).
+for size in 99999999999999 33554433; do
+  run drydb build zbig.drydb -i n.jsonl -k id --compress zstd --zstd-dictionary $size -q
+  expect_status 2
+  expect_stderr <<ERR
+drydb: --zstd-dictionary $size: a dictionary takes at most 33554432 bytes (32 MiB)
+ERR
+  expect_true "nothing is written with --zstd-dictionary $size" test ! -e zbig.drydb
+done
+run drydb build zbig.drydb -i n.jsonl -k id --compress zstd --zstd-dictionary 33554432 -q
+expect_status 0
 run drydb build l4.drydb -i n.jsonl -k id --key-encoding int64 --compress lz4 -q
 run drydb info l4.drydb
 expect_stdout_has "filters        lz4"

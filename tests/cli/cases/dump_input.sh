@@ -35,6 +35,10 @@ expect_status 0
 run drydb info level22.drydb
 expect_stdout_has "zstd"
 
+# A zstd dictionary over the maximum (32 MiB) is refused before anything is allocated for it.
+sed '1s/"level":3/"level":3,"dictionary_bytes":99999999999999/' good.dump > dict.dump
+refused dict.dump "dict.dump:1: bad dump header: zstd dictionary_bytes 99999999999999: at most 33554432 (32 MiB)"
+
 # Lists that are not lists; numbers that are not numbers.
 sed '1s/"filters":\[[^]]*\]/"filters":"zstd"/' good.dump > filters.dump
 refused filters.dump "filters.dump:1: bad dump header: 'filters' is not a list"
