@@ -1,6 +1,7 @@
 // Unit tests of the drydb tool's own parsers and codecs: the strict JSON
 // parser, the CSV/TSV reader, MessagePack (checked against msgpack-cxx), the
 // text helpers, the build's records and the session's word splitting.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -263,16 +264,16 @@ TEST(Lines, SplitsJsonLines) {
 std::string pack_json(std::string_view json) {
   JsonDocument doc;
   EXPECT_TRUE(doc.parse(json)) << doc.error();
-  std::string out;
+  std::string out, err;
   MsgpackWriter w(&out);
-  json_to_msgpack(doc, 0, w);
+  EXPECT_TRUE(json_to_msgpack(doc, 0, w, &err)) << json << ": " << err;
   return out;
 }
 
 TEST(Msgpack, RoundTripsJson) {
   for (const char* j :
        {R"({"a":1,"b":-1,"c":-33,"d":255,"e":65536,"f":-2147483649,"g":1.5,"h":"text","i":[]})",
-        R"({"d":0.1,"e":5e-324,"f":1.7976931348623157e308,"g":123456789012345678901234})",
+        R"({"d":0.1,"e":5e-324,"f":1.7976931348623157e308,"g":18446744073709551616})",
         R"([null,true,false,{"nested":{"deep":[1,2,3]}},9223372036854775807,-9223372036854775808])",
         R"({"u":18446744073709551615,"big":1.0e300,"neg":-0.25})"}) {
     std::string json;
@@ -283,6 +284,105 @@ TEST(Msgpack, RoundTripsJson) {
   // Floats stay floats, even with integral values or a negative zero.
   ASSERT_TRUE(msgpack_to_json(pack_json(R"({"x":2.0,"y":1e3,"z":-0.0})"), &json));
   EXPECT_EQ(json, R"({"x":2.0,"y":1000.0,"z":-0.0})");
+}
+
+// What a JSON number becomes in MessagePack (docs/cli.md, "JSON numbers"): an integer in the
+// int64 or uint64 range stays one; any other number is the double nearest its text, unless that
+// loses more than rounding does: an overflow to infinity, a nonzero number rounding to 0, an
+// integer outside both ranges that no double is exactly. Those are refused, naming the column
+// and the field, whatever the nesting.
+TEST(Msgpack, RefusesNumbersItCannotHold) {
+  struct Held {
+    const char* text;
+    const char* bytes;  // the MessagePack, in hex
+  };
+  for (const Held& h : std::vector<Held>{
+           {"0", "00"},
+           {"-0", "00"},
+           {"-1", "ff"},
+           {"9223372036854775807", "cf7fffffffffffffff"},
+           {"-9223372036854775808", "d38000000000000000"},
+           {"9223372036854775808", "cf8000000000000000"},
+           {"18446744073709551615", "cfffffffffffffffff"},
+           // Outside both ranges, but a double exactly: 2^64, -2^63 - 2048, 10^22, 2^70.
+           {"18446744073709551616", "cb43f0000000000000"},
+           {"-9223372036854777856", "cbc3e0000000000001"},
+           {"10000000000000000000000", "cb4480f0cf064dd592"},
+           {"1180591620717411303424", "cb4450000000000000"},
+           // The double nearest the text: 0.1 is no double exactly, and that is no loss.
+           {"0.1", "cb3fb999999999999a"},
+           {"1.0", "cb3ff0000000000000"},
+           {"1e3", "cb408f400000000000"},
+           {"-0.0", "cb8000000000000000"},
+           {"0e-500", "cb0000000000000000"},
+           {"0.000e999", "cb0000000000000000"},
+           // Subnormals, down to the smallest double, and what rounds up to it.
+           {"5e-324", "cb0000000000000001"},
+           {"2.4703282292062328e-324", "cb0000000000000001"},
+           {"-4.9406564584124654e-324", "cb8000000000000001"},
+           {"2.2250738585072014e-308", "cb0010000000000000"},
+           {"1e-310", "cb000012688b70e62b"},
+           // The largest double, and what rounds down to it.
+           {"1.7976931348623157e308", "cb7fefffffffffffff"},
+           {"1.7976931348623158e308", "cb7fefffffffffffff"},
+       }) {
+    SCOPED_TRACE(h.text);
+    const std::string json = std::string("[") + h.text + "]";
+    EXPECT_EQ(to_hex(pack_json(json)), std::string("91") + h.bytes);
+  }
+  struct Refused {
+    const char* json;
+    const char* error;
+  };
+  for (const Refused& r : std::vector<Refused>{
+           {R"({"v":4.9e-325})",
+            "column 6, field v: the number 4.9e-325 is not zero, but it rounds to 0 as a double "
+            "(the smallest double is 4.9e-324)"},
+           {R"({"v":-2.4703282292062327e-324})",
+            "column 6, field v: the number -2.4703282292062327e-324 is not zero, but it rounds "
+            "to 0 as a double (the smallest double is 4.9e-324)"},
+           {R"({"v":0.0000e-999,"w":1e-400})",
+            "column 22, field w: the number 1e-400 is not zero, but it rounds to 0 as a double "
+            "(the smallest double is 4.9e-324)"},
+           {R"({"v":18446744073709551617})",
+            "column 6, field v: the integer 18446744073709551617 is outside the int64 and uint64 "
+            "ranges, and no double is exactly it (the nearest is 18446744073709551616)"},
+           {R"({"v":-9223372036854775809})",
+            "column 6, field v: the integer -9223372036854775809 is outside the int64 and uint64 "
+            "ranges, and no double is exactly it (the nearest is -9223372036854775808)"},
+           {R"({"a":{"b":[1,2,123456789012345678901234]}})",
+            "column 16, field a.b[2]: the integer 123456789012345678901234 is outside the int64 "
+            "and uint64 ranges, and no double is exactly it (the nearest is "
+            "123456789012345685803008)"},
+           {R"([0,{"x y":[[1e-999]]}])",
+            "column 13, field [1].x y[0][0]: the number 1e-999 is not zero, but it rounds to 0 "
+            "as a double (the smallest double is 4.9e-324)"},
+       }) {
+    SCOPED_TRACE(r.json);
+    JsonDocument doc;
+    ASSERT_TRUE(doc.parse(r.json)) << doc.error();
+    std::string out, err;
+    MsgpackWriter w(&out);
+    EXPECT_FALSE(json_to_msgpack(doc, 0, w, &err));
+    EXPECT_EQ(err, r.error);
+  }
+  // An integer too long for a double: the message shows its start and its length.
+  JsonDocument doc;
+  ASSERT_TRUE(doc.parse("[1" + std::string(400, '0') + "]"));
+  std::string out, err;
+  MsgpackWriter w(&out);
+  EXPECT_FALSE(json_to_msgpack(doc, 0, w, &err));
+  EXPECT_EQ(err,
+            "column 2, field [0]: the integer 100000000000000000000000... (401 characters) is "
+            "outside the int64 and uint64 ranges and beyond the range of a double");
+  // The record's own refusal with --omit-empty, which writes its members one by one.
+  JsonRecord rec;
+  ASSERT_TRUE(rec.doc.parse(R"({"n":null,"m":{"k":[1e-400]}})"));
+  out.clear();
+  EXPECT_FALSE(rec.to_msgpack(w, true, &err));
+  EXPECT_EQ(err,
+            "column 21, field m.k[0]: the number 1e-400 is not zero, but it rounds to 0 as a "
+            "double (the smallest double is 4.9e-324)");
 }
 
 TEST(Msgpack, RefusesMalformedOrPartialInput) {
@@ -440,7 +540,8 @@ int compare_stored_fields(const Record& r, const std::vector<Column>& columns,
   for (bool omit_empty : {false, true}) {
     std::string bytes;
     MsgpackWriter w(&bytes);
-    r.to_msgpack(w, omit_empty);
+    std::string err;
+    EXPECT_TRUE(r.to_msgpack(w, omit_empty, &err)) << what << ": " << err;
     std::vector<Column> all = columns;
     all.push_back(Column{"absent"});
     for (const Column& c : all) {
@@ -468,8 +569,8 @@ TEST(Records, JsonStoredFieldIsWhatMsgpackFieldReadsBack) {
       R"({"zero":0,"negzero":-0,"one":1.0,"frac":1.50,"exp":1e3,"negexp":-2.5E-3})",
       R"({"max":9223372036854775807,"min":-9223372036854775808,"over":9223372036854775808})",
       R"({"umax":18446744073709551615,"uover":18446744073709551616})",
-      R"({"under":-9223372036854775809,"tiny":5e-324,"max_double":1.7976931348623157e308})",
-      R"({"underflow":1e-400,"negfloatzero":-0.0,"big":123456789012345678901234567890})",
+      R"({"under":-9223372036854777856,"tiny":5e-324,"max_double":1.7976931348623157e308})",
+      R"({"zero_exp":0e-500,"negfloatzero":-0.0,"big":1237940039285380274899124224})",
       R"({"t":true,"f":false,"n":null,"e":"","s":"text","u":"caf\u00e9 \ud83d\ude00"})",
       R"({"arr":[1,[2,[3]]],"obj":{"a":{"b":null}},"ea":[],"eo":{},"after":"x"})",
       // A nested member named like a top-level one, and a top-level name only nested.
@@ -502,7 +603,7 @@ TEST(Records, JsonStoredFieldValues) {
   JsonRecord r;
   ASSERT_TRUE(r.doc.parse(
       R"({"negzero":-0,"one":1.0,"frac":1.50,"exp":1e3,"max":9223372036854775807,)"
-      R"("over":9223372036854775808,"uover":18446744073709551616,"under":-9223372036854775809,)"
+      R"("over":9223372036854775808,"uover":18446744073709551616,"under":-9223372036854777856,)"
       R"("tiny":5e-324,"negfloatzero":-0.0,)"
       R"("n":null,"e":"","a":[1],"o":{},"t":true,"s":"x"})"));
   struct Case {
@@ -517,7 +618,7 @@ TEST(Records, JsonStoredFieldValues) {
                                          {"max", Scalar::integer, "9223372036854775807"},
                                          {"over", Scalar::unsigned_integer, "9223372036854775808"},
                                          {"uover", Scalar::floating, "1.8446744073709552e+19"},
-                                         {"under", Scalar::floating, "-9.223372036854776e+18"},
+                                         {"under", Scalar::floating, "-9.223372036854778e+18"},
                                          {"tiny", Scalar::floating, "5e-324"},
                                          {"negfloatzero", Scalar::floating, "-0"},
                                          {"n", Scalar::null, "(none)"},
@@ -535,16 +636,20 @@ TEST(Records, JsonStoredFieldValues) {
   EXPECT_EQ(r.stored_field(Column{"over"}, false).u, uint64_t{1} << 63);
   EXPECT_EQ(r.stored_field(Column{"tiny"}, false).d, 5e-324);
   EXPECT_TRUE(std::signbit(r.stored_field(Column{"negfloatzero"}, false).d));
-  // An underflow, which the parser takes, is stored as the nearest double: zero of its sign.
+  // A number that rounds to the smallest double is kept as it; one that rounds to zero, which
+  // the parser takes, is refused when stored (Msgpack.RefusesNumbersItCannotHold).
   {
     JsonRecord u;
-    ASSERT_TRUE(u.doc.parse(R"({"a":1e-400,"b":-2e-330,"c":2.5e-324})"));
-    EXPECT_EQ(u.stored_field(Column{"a"}, false).d, 0.0);
-    EXPECT_FALSE(std::signbit(u.stored_field(Column{"a"}, false).d));
-    EXPECT_EQ(u.stored_field(Column{"b"}, false).d, 0.0);
-    EXPECT_TRUE(std::signbit(u.stored_field(Column{"b"}, false).d));
-    EXPECT_GE(u.stored_field(Column{"c"}, false).d, 0.0);
-    EXPECT_LE(u.stored_field(Column{"c"}, false).d, 5e-324);
+    ASSERT_TRUE(u.doc.parse(R"({"c":2.5e-324,"d":-2.4703282292062328e-324})"));
+    EXPECT_EQ(u.stored_field(Column{"c"}, false).d, 5e-324);
+    EXPECT_EQ(u.stored_field(Column{"d"}, false).d, -5e-324);
+    ASSERT_TRUE(u.doc.parse(R"({"a":1e-400})"));
+    std::string bytes, err;
+    MsgpackWriter w(&bytes);
+    EXPECT_FALSE(u.to_msgpack(w, false, &err));
+    EXPECT_EQ(err,
+              "column 6, field a: the number 1e-400 is not zero, but it rounds to 0 as a double "
+              "(the smallest double is 4.9e-324)");
   }
   // --omit-empty leaves out nulls and empty strings, nothing else.
   EXPECT_EQ(r.stored_field(Column{"n"}, true).kind, Scalar::missing);
@@ -552,7 +657,8 @@ TEST(Records, JsonStoredFieldValues) {
   EXPECT_EQ(r.stored_field(Column{"o"}, true).kind, Scalar::other);
   EXPECT_EQ(r.stored_field(Column{"negzero"}, true).kind, Scalar::integer);
   // A number past a double's range is refused by the parser, so no record holds one;
-  // msgpack_number, which json_to_msgpack and stored_field share, makes it an infinity.
+  // msgpack_number, which json_to_msgpack and stored_field share, makes it an infinity, which
+  // number_loss refuses.
   EXPECT_FALSE(JsonDocument().parse(R"({"huge":1e400})"));
   EXPECT_FALSE(JsonDocument().parse(R"({"neghuge":-1e400})"));
   for (const char* text : {"1e400", "-1e400"}) {
@@ -563,6 +669,9 @@ TEST(Records, JsonStoredFieldValues) {
     EXPECT_EQ(s.kind, Scalar::floating) << text;
     EXPECT_EQ(s.d, text[0] == '-' ? -HUGE_VAL : HUGE_VAL) << text;
     EXPECT_TRUE(s.s.empty()) << text;
+    EXPECT_FALSE(holds_number(n, s)) << text;
+    EXPECT_EQ(number_loss(n, s),
+              fmt::format("the number {} is beyond the range of a double", text));
   }
   // field(), for keys, keeps a number's text as written; stored_field has none.
   EXPECT_EQ(text_of(r.field(Column{"frac"})), "1.50");
@@ -634,7 +743,8 @@ TEST(Records, CsvRowsReadBackAsTheirFieldsAndMaps) {
         mw.str("code");
         mw.str("");
       } else {
-        r.to_msgpack(mw, omit_empty);
+        std::string err;
+        EXPECT_TRUE(r.to_msgpack(mw, omit_empty, &err)) << err;
       }
       EXPECT_EQ(map, want_map) << what;
       ASSERT_TRUE(map_to_row(map, bytes_key, as_bytes(key), &again, &err)) << what << ": " << err;

@@ -795,7 +795,8 @@ bool add_dump_row(InputReader& input, Tables& tables, uint32_t max_key) {
     t.value_bytes.assign(v.text);
   } else if (v.type == JsonType::object && d.member(*vm, "msgpack")) {
     MsgpackWriter w(&t.value_bytes);
-    json_to_msgpack(d, *d.member(*vm, "msgpack"), w);
+    if (!json_to_msgpack(d, *d.member(*vm, "msgpack"), w, &err))
+      return skip_row(fmt::format("'value': {}", err));
     // A table with a column list: the dump shows its rows as maps.
     if (t.columns && d.node(*d.member(*vm, "msgpack")).type == JsonType::object) {
       std::string row;
@@ -930,7 +931,10 @@ bool add_record_row(const Record& rec, InputReader& input, Tables& tables, uint3
                                                 t.encoding.column_text(as_bytes(t.key_bytes)));
     } else {
       MsgpackWriter w(&t.value_bytes);
-      rec.to_msgpack(w, t.spec.omit_empty);
+      if (!rec.to_msgpack(w, t.spec.omit_empty, &err)) {
+        input.bad_row(fmt::format("table '{}': {}", t.spec.name, err));
+        return false;
+      }
     }
     if (t.value_bytes.size() > kMaxValueLength) {
       input.bad_row(fmt::format("table '{}': value of 4 GiB or more", t.spec.name));

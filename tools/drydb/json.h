@@ -5,8 +5,10 @@
 // single quotes, no leading zeros, no lone surrogates, no raw control
 // characters, UTF-8 only); on top of it a document refuses duplicate object
 // keys and nesting deeper than kMaxDepth, and keeps each number's text as
-// written, so integers of any size and doubles convert exactly (std::from_chars)
-// and a number used as text (a bytes key, a --value column) is the input's.
+// written, so that a number used as text (a bytes key, a --value column) is
+// the input's and a number stored as MessagePack converts from it as
+// msgpack_number says (an integer of any size parses here; whether
+// MessagePack can hold it is number_loss's to say).
 // Nodes fill a flat, reusable array: one parse allocates nothing once the
 // buffers have grown to the longest record.
 //
@@ -59,6 +61,10 @@ class JsonDocument {
   const JsonNode& root() const noexcept { return nodes_[0]; }
   // The value node of member `name` of object node `object`, if any.
   std::optional<uint32_t> member(uint32_t object, std::string_view name) const;
+  // The 1-based column where number node `n` of this document starts (its text is the input's).
+  size_t number_column(const JsonNode& n) const noexcept {
+    return static_cast<size_t>(n.text.data() - padded_.data()) + 1;
+  }
 
  private:
   struct Parser;  // simdjson's, kept out of this header

@@ -61,23 +61,45 @@ void MsgpackWriter::map_header(uint32_t n) {
   Packer(sink_).pack_map(n);
 }
 
-void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w) {
+namespace {
+
+// The path `rest` ("b[2]", "[2]" or empty) below `step` (a member's name or "[k]"): "a.b[2]",
+// "a[2]", "[1].b".
+std::string field_path(std::string step, std::string_view rest) {
+  if (!rest.empty() && rest.front() != '[') step += '.';
+  step += rest;
+  return step;
+}
+
+// json_to_msgpack's walk: false at a number no MessagePack value holds, with *bad its node and
+// *path the fields from `i` down to it, filled in as the walk unwinds.
+bool append_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w, uint32_t* bad,
+                    std::string* path) {
   const JsonNode& n = doc.node(i);
   switch (n.type) {
     case JsonType::null:
       w.nil();
-      return;
+      return true;
     case JsonType::boolean:
       w.boolean(n.boolean);
-      return;
+      return true;
     case JsonType::string:
       w.str(n.text);
-      return;
+      return true;
     case JsonType::number: {
       const Scalar v = msgpack_number(n);
-      if (v.kind == Scalar::integer) return w.integer(v.i);
-      if (v.kind == Scalar::unsigned_integer) return w.uinteger(v.u);
-      return w.float64(v.d);
+      if (v.kind == Scalar::integer) {
+        w.integer(v.i);
+      } else if (v.kind == Scalar::unsigned_integer) {
+        w.uinteger(v.u);
+      } else {
+        if (!holds_number(n, v)) {
+          *bad = i;
+          return false;
+        }
+        w.float64(v.d);
+      }
+      return true;
     }
     case JsonType::array:
     case JsonType::object: {
@@ -87,16 +109,82 @@ void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w) {
       else
         w.array_header(n.size);
       for (uint32_t c = i + 1, k = 0; k < n.size; ++k) {
+        std::string_view name;
         if (object) {
-          w.str(doc.node(c).text);
+          name = doc.node(c).text;
+          w.str(name);
           c = doc.node(c).next;
         }
-        json_to_msgpack(doc, c, w);
+        if (!append_msgpack(doc, c, w, bad, path)) {
+          *path = field_path(object ? escape_display(name) : fmt::format("[{}]", k), *path);
+          return false;
+        }
         c = doc.node(c).next;
       }
-      return;
+      return true;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+bool json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w, std::string* error,
+                     std::string_view field) {
+  uint32_t bad = 0;
+  std::string path;
+  if (append_msgpack(doc, i, w, &bad, &path)) return true;
+  if (!field.empty()) path = field_path(escape_display(field), path);
+  const JsonNode& n = doc.node(bad);
+  *error = fmt::format("column {}{}: {}", doc.number_column(n),
+                       path.empty() ? "" : fmt::format(", field {}", path),
+                       number_loss(n, msgpack_number(n)));
+  return false;
+}
+
+namespace {
+
+// A number's text for a message: whole up to 40 characters, else its start and its length.
+std::string shown_number(std::string_view text) {
+  if (text.size() <= 40) return std::string(text);
+  return fmt::format("{}... ({} characters)", text.substr(0, 24), text.size());
+}
+
+}  // namespace
+
+std::string number_loss(const JsonNode& n, const Scalar& s) {
+  if (s.kind != Scalar::floating) return {};
+  const std::string shown = shown_number(n.text);
+  if (n.integer) {
+    // Outside both integer ranges (msgpack_number took any integer in them): the double must be
+    // exactly the integer, which its digits in full (printf's %.0f) then are.
+    if (!std::isfinite(s.d))
+      return fmt::format(
+          "the integer {} is outside the int64 and uint64 ranges and beyond the range of a "
+          "double",
+          shown);
+    char digits[400];
+    const auto r = std::to_chars(digits, digits + sizeof digits, s.d, std::chars_format::fixed, 0);
+    const std::string_view exact(digits, static_cast<size_t>(r.ptr - digits));
+    if (r.ec == std::errc() && exact == n.text) return {};
+    return fmt::format(
+        "the integer {} is outside the int64 and uint64 ranges, and no double is exactly it "
+        "(the nearest is {})",
+        shown, shown_number(exact));
+  }
+  if (!std::isfinite(s.d))
+    return fmt::format("the number {} is beyond the range of a double", shown);
+  if (s.d == 0) {
+    // Zero however written (0.0, -0e5, 0e-500) is zero; any other digit before the exponent
+    // made a number the double rounded away.
+    const std::string_view mantissa = n.text.substr(0, n.text.find_first_of("eE"));
+    if (mantissa.find_first_of("123456789") != std::string_view::npos)
+      return fmt::format(
+          "the number {} is not zero, but it rounds to 0 as a double (the smallest double is "
+          "4.9e-324)",
+          shown);
+  }
+  return {};
 }
 
 // ---- reading ------------------------------------------------------------------------------------
@@ -235,8 +323,8 @@ bool msgpack_to_exact_json(std::string_view bytes, std::string* out) {
   JsonDocument doc;
   std::string again;
   MsgpackWriter w(&again);
-  if (doc.parse(std::string_view(*out).substr(start))) {
-    json_to_msgpack(doc, 0, w);
+  if (std::string err;
+      doc.parse(std::string_view(*out).substr(start)) && json_to_msgpack(doc, 0, w, &err)) {
     if (again == bytes) return true;
   }
   out->resize(start);

@@ -57,8 +57,12 @@ class MsgpackWriter {
 };
 
 // Appends node `i` of `doc` as MessagePack: numbers as msgpack_number converts
-// them, strings as str, arrays and maps in order.
-void json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w);
+// them, strings as str, arrays and maps in order. False, with *error ("column
+// C, field a.b[2]: why"), for a number no MessagePack value holds
+// (number_loss): what was appended is then to be dropped. `field` names node
+// `i` in the message, when it is a member written on its own.
+bool json_to_msgpack(const JsonDocument& doc, uint32_t i, MsgpackWriter& w, std::string* error,
+                     std::string_view field = {});
 
 // If `bytes` is exactly one MessagePack map or array (nothing before or after),
 // appends it as compact JSON to `out` and returns true. Types JSON lacks are
@@ -91,10 +95,12 @@ struct Scalar {
 };
 
 // A JSON number node as json_to_msgpack writes it (the one conversion of
-// both): an integer that fits int64 as `integer`, else one that fits uint64 as
-// `unsigned_integer`, any other number as `floating` (beyond the double range:
-// ±inf). The text is left empty, as MessagePack keeps none. Inline:
-// json_to_msgpack runs it for every number of every record.
+// both): an integer (written without fraction or exponent) that fits int64 as
+// `integer`, else one that fits uint64 as `unsigned_integer`, any other number
+// as `floating`, the double nearest its text (round to nearest, ties to even,
+// as strtod: beyond the double range ±inf, below it ±0). number_loss says
+// whether that is the number written. The text is left empty, as MessagePack
+// keeps none. Inline: json_to_msgpack runs it for every number of every record.
 inline Scalar msgpack_number(const JsonNode& n) {
   Scalar s;
   const char* b = n.text.data();
@@ -116,6 +122,23 @@ inline Scalar msgpack_number(const JsonNode& n) {
   if (auto r = std::from_chars(b, e, s.d); r.ec == std::errc::result_out_of_range)
     s.d = std::strtod(std::string(n.text).c_str(), nullptr);
   return s;
+}
+
+// Why `s`, msgpack_number of the number node `n`, is not the number its text
+// says (docs/cli.md, "JSON numbers"), or an empty string when it is. It is when
+// it is an integer of the int64 or uint64 range, or the double nearest the text
+// unless that double is infinite (an overflow, 1e400), is 0 for a text that is
+// not (an underflow, 4.9e-325), or, for an integer outside both ranges, is not
+// exactly that integer (18446744073709551617; 2^64 is a double exactly).
+std::string number_loss(const JsonNode& n, const Scalar& s);
+
+// Whether msgpack_number's `s` holds the number `n` says: number_loss is
+// empty. Inline, with the common cases first: json_to_msgpack asks it of every
+// number.
+inline bool holds_number(const JsonNode& n, const Scalar& s) {
+  if (s.kind != Scalar::floating) return true;
+  if (!n.integer && s.d != 0 && std::isfinite(s.d)) return true;
+  return number_loss(n, s).empty();
 }
 
 // The value of member `name` of the MessagePack map `bytes` (missing when the

@@ -16,7 +16,7 @@ bool CsvRecord::raw(const Column& c, std::string* out) const {
   return true;
 }
 
-void CsvRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
+bool CsvRecord::to_msgpack(MsgpackWriter& w, bool omit_empty, std::string*) const {
   uint32_t n = 0;
   for (auto f : text_fields)
     n += !(omit_empty && f.empty());
@@ -26,6 +26,7 @@ void CsvRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
     w.str((*header)[i]);
     w.str(text_fields[i]);
   }
+  return true;
 }
 
 void CsvRecord::to_row(MsgpackWriter& w, bool omit_empty, size_t key_position,
@@ -113,8 +114,8 @@ bool empty_member(const JsonNode& n) {
 
 }  // namespace
 
-void JsonRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
-  if (!omit_empty) return json_to_msgpack(doc, 0, w);
+bool JsonRecord::to_msgpack(MsgpackWriter& w, bool omit_empty, std::string* error) const {
+  if (!omit_empty) return json_to_msgpack(doc, 0, w, error);
   const JsonNode& root = doc.root();
   auto empty = [&](uint32_t v) { return empty_member(doc.node(v)); };
   uint32_t count = 0;
@@ -128,10 +129,11 @@ void JsonRecord::to_msgpack(MsgpackWriter& w, bool omit_empty) const {
     const uint32_t v = doc.node(c).next;
     if (!empty(v)) {
       w.str(doc.node(c).text);
-      json_to_msgpack(doc, v, w);
+      if (!json_to_msgpack(doc, v, w, error, doc.node(c).text)) return false;
     }
     c = doc.node(v).next;
   }
+  return true;
 }
 
 Scalar JsonRecord::stored_field(const Column& c, bool omit_empty) const {

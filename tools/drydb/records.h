@@ -26,12 +26,15 @@ class Record {
   virtual Scalar field(const Column& c) const = 0;
   // The column's text for a value stored as it is; false when missing.
   virtual bool raw(const Column& c, std::string* out) const = 0;
-  virtual void to_msgpack(MsgpackWriter& w, bool omit_empty) const = 0;
+  // The record as MessagePack; false, with *error, for a JSON number no
+  // MessagePack value holds (json_to_msgpack): the record is then a bad row.
+  virtual bool to_msgpack(MsgpackWriter& w, bool omit_empty, std::string* error) const = 0;
   // The column's field exactly as msgpack_field reads it back from the bytes
   // to_msgpack(omit_empty) writes, without writing them: missing where
   // to_msgpack leaves it out, a number as json_to_msgpack converts it and with
   // no text (the bytes keep none, so scalar_text prints the value, not the
-  // number as written). cli_unit_test checks the two against each other.
+  // number as written). cli_unit_test checks the two against each other. Asked
+  // only of a record to_msgpack took.
   virtual Scalar stored_field(const Column& c, bool omit_empty) const = 0;
 };
 
@@ -46,7 +49,7 @@ class CsvRecord : public Record {
 
   Scalar field(const Column& c) const override;
   bool raw(const Column& c, std::string* out) const override;
-  void to_msgpack(MsgpackWriter& w, bool omit_empty) const override;
+  bool to_msgpack(MsgpackWriter& w, bool omit_empty, std::string* error) const override;
   Scalar stored_field(const Column& c, bool omit_empty) const override;
   // The record as a row of the header's columns (a table with a column list,
   // TableBuilder::set_columns): each field as a string in column order; nil
@@ -65,7 +68,7 @@ class JsonRecord : public Record {
 
   Scalar field(const Column& c) const override;
   bool raw(const Column& c, std::string* out) const override;
-  void to_msgpack(MsgpackWriter& w, bool omit_empty) const override;
+  bool to_msgpack(MsgpackWriter& w, bool omit_empty, std::string* error) const override;
   Scalar stored_field(const Column& c, bool omit_empty) const override;
 };
 

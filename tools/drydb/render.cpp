@@ -98,7 +98,8 @@ bool decoded_field(std::string_view field, std::string* out) {
     bytes = std::move(*decoded);
   } else if (const auto m = doc.member(0, "msgpack")) {
     MsgpackWriter w(&bytes);
-    json_to_msgpack(doc, *m, w);
+    // A number no MessagePack value holds makes no form: the field is its text.
+    if (std::string err; !json_to_msgpack(doc, *m, w, &err)) return false;
   } else {
     return false;
   }
