@@ -16,44 +16,18 @@
 //   lz4.drydb         keys.drydb's tables with lz4, then zstd with a trained dictionary
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "drydb/drydb.h"
+#include "../golden.h"
 
 namespace drydb_format2 {
 
-struct Row {
-  std::string key;    // encoded key bytes
-  std::string value;  // the value bytes
-};
-
-struct IndexSpec {
-  std::string name;
-  bool unique;
-  drydb::KeyEncoding encoding;
-  // The row's encoded index key, or nullopt to leave it out.
-  std::function<std::optional<std::string>(const Row&)> key_of;
-};
-
-struct TableSpec {
-  std::string name;
-  drydb::KeyEncoding encoding;
-  std::vector<Row> rows;  // ascending by key
-  std::vector<IndexSpec> indexes;
-};
-
-struct FileSpec {
-  std::string name;  // file name in this folder
-  uint32_t page_size;
-  std::vector<std::shared_ptr<drydb::PageFilter>> filters;
-  std::vector<TableSpec> tables;
-};
+// The model's types and helpers (Row, TableSpec, FileSpec, typed_key, ...), shared by the golden
+// files of every version.
+using namespace drydb_golden;
 
 // The custom encoding of keys.drydb, registered once per process.
 inline drydb::KeyEncoding fixed12_encoding() {
@@ -65,50 +39,6 @@ inline drydb::KeyEncoding fixed12_encoding() {
     return drydb::register_key_encoding(std::move(c)).value();
   }();
   return enc;
-}
-
-inline std::string be64(uint64_t v) {
-  std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i)
-    out[i] = static_cast<char>(v >> (56 - 8 * i));
-  return out;
-}
-inline std::string int64_bytes(int64_t v) {
-  return be64(static_cast<uint64_t>(v) ^ (uint64_t{1} << 63));
-}
-inline int64_t int64_of(const std::string& k) {
-  uint64_t u = 0;
-  for (char c : k)
-    u = u << 8 | static_cast<uint8_t>(c);
-  return static_cast<int64_t>(u ^ (uint64_t{1} << 63));
-}
-
-// A value of `len` bytes derived from the row number: every byte depends on both.
-inline std::string value_of(uint64_t row, size_t len) {
-  std::string v(len, '\0');
-  for (size_t i = 0; i < len; ++i)
-    v[i] = static_cast<char>((row * 131 + i * 7 + (row >> 3)) & 0xFF);
-  return v;
-}
-
-// The Key a user passes for encoded key `k` of a table or index of encoding `enc`.
-inline drydb::Key typed_key(drydb::KeyEncoding enc, const std::string& k) {
-  const auto bytes = std::as_bytes(std::span(k.data(), k.size()));
-  switch (enc.kind()) {
-    case drydb::KeyKind::int64:
-      return drydb::Key(int64_of(k));
-    case drydb::KeyKind::uuid:
-      return drydb::Key(drydb::Uuid::from_bytes(bytes.first<16>()));
-    case drydb::KeyKind::ulid:
-      return drydb::Key(drydb::Ulid::from_bytes(bytes.first<16>()));
-    default:
-      return drydb::Key(bytes);
-  }
-}
-
-inline TableSpec sorted(TableSpec t) {
-  std::sort(t.rows.begin(), t.rows.end(), [](const Row& a, const Row& b) { return a.key < b.key; });
-  return t;
 }
 
 inline std::vector<TableSpec> key_tables() {
