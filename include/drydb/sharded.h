@@ -301,8 +301,10 @@ class ShardedDatabase {
  public:
   // Opens `path`: a dataset folder (the generation CURRENT names), a generation folder (gen-N),
   // or a manifest file; then every shard the manifest names, beside it. Errors: the manifest's
-  // (read_manifest); errc::not_found for a dataset with no live generation; each shard's open
-  // errors, naming the shard; errc::corruption for a shard that disagrees with the manifest.
+  // (read_manifest); errc::not_found for a dataset with no live generation; errc::corruption for
+  // a manifest in a gen-N folder whose generation is not N (naming the file and both numbers);
+  // each shard's open errors, naming the shard; errc::corruption for a shard that disagrees with
+  // the manifest.
   static result<ShardedDatabase> open(const std::filesystem::path& path,
                                       const ShardedOptions& options = {});
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -125,6 +126,29 @@ Error disagrees(const fs::path& file, const std::string& what) {
   return Error(errc::corruption, file.string() + " disagrees with its manifest: " + what);
 }
 
+// The generation whose folder `name` is ("gen-N": N >= 1 in decimal, no leading zero), or 0.
+uint64_t generation_of_folder(std::string_view name) {
+  constexpr std::string_view kPrefix = "gen-";
+  if (!name.starts_with(kPrefix)) return 0;
+  const std::string_view digits = name.substr(kPrefix.size());
+  if (digits.empty() || digits.front() == '0') return 0;
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return 0;
+  return n;
+}
+
+// A manifest read from a generation's folder (gen-N, named by CURRENT, by the caller, or as the
+// manifest's folder) describes generation N (docs/sharding.md): else errc::corruption.
+status check_generation_folder(const fs::path& manifest_file, const Manifest& m) {
+  const std::string folder = manifest_file.parent_path().filename().string();
+  const uint64_t n = generation_of_folder(folder);
+  if (n == 0 || m.generation == n) return {};
+  return Error(errc::corruption, manifest_file.string() + ": the manifest says generation " +
+                                     std::to_string(m.generation) + ", but it is in " + folder +
+                                     ", the folder of generation " + std::to_string(n));
+}
+
 // The manifest file a path names, and the folder its shards are in.
 result<fs::path> manifest_path(const fs::path& path) {
   std::error_code ec;
@@ -235,6 +259,7 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
   if (!where) return std::move(where).error();
   auto manifest = read_manifest(*where);
   if (!manifest) return std::move(manifest).error();
+  DRYDB_TRY(check_generation_folder(*where, *manifest));
   auto state = std::make_unique<detail::ShardedState>();
   state->manifest = std::move(*manifest);
   const Manifest& m = state->manifest;

@@ -150,6 +150,29 @@ TEST(LiveDataset, GenerationThatDoesNotOpenIsNotServed) {
   EXPECT_EQ(read_all(*reader.pin()), "g1");
 }
 
+// CURRENT names gen-2, whose manifest says generation 9 (written after its publish): refresh
+// refuses it (errc::corruption naming the manifest and both numbers) and keeps serving gen-1.
+TEST(LiveDataset, GenerationWhoseManifestIsOfAnotherNumberIsNotServed) {
+  TempDir dir;
+  build(dir.path(), 1, 2);
+  auto live = drydb::LiveDataset::open(dir.path());
+  ASSERT_TRUE(live) << live.error().message;
+  build(dir.path(), 2, 2);
+  drydb::Manifest m = *drydb::read_manifest(dir.path() / "gen-2");
+  m.generation = 9;
+  ASSERT_TRUE(drydb::write_manifest(dir.path() / "gen-2", m));
+  auto r = live->refresh();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, drydb::errc::corruption);
+  EXPECT_NE(r.error().message.find("gen-2/manifest.json: the manifest says generation 9, but it "
+                                   "is in gen-2, the folder of generation 2"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(live->generation(), 1u);
+  auto reader = live->reader();
+  EXPECT_EQ(read_all(*reader.pin()), "g1");
+}
+
 TEST(LiveDataset, ReadersNeverFailWhileGenerationsSwap) {
   TempDir dir;
   build(dir.path(), 1, 1);

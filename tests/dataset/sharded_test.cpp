@@ -21,6 +21,7 @@
 
 #include "drydb/builder.h"
 #include "drydb/detail/format.h"
+#include "drydb/live_dataset.h"
 #include "generation_builder.h"
 #include "support/suite.h"
 
@@ -610,6 +611,42 @@ drydb::ShardedOptions checksums() {
   drydb::ShardedOptions o;
   o.verify_checksums = true;
   return o;
+}
+
+// A generation's folder holds the manifest of that generation (docs/sharding.md): a gen-1 folder
+// whose manifest says generation 7 is refused, whether it is reached through CURRENT, as the
+// gen-1 folder or as its manifest file, with errc::corruption naming the file and both numbers.
+// The same manifest in a folder that is not a generation's opens.
+TEST(ShardedDatabase, AManifestOfAnotherGenerationThanItsFolderIsRefused) {
+  TempDir dir;
+  const auto tables = sample_tables(3);
+  build_generation(dir.path(), 1, tables, 3);
+  const fs::path gen = dir / "gen-1";
+  drydb::Manifest m = *drydb::read_manifest(gen);
+  m.generation = 7;
+  ASSERT_TRUE(drydb::write_manifest(gen, m));
+  for (const fs::path& p : {dir.path(), gen, gen / "manifest.json"}) {
+    for (const auto& options : {drydb::ShardedOptions{}, checksums()}) {
+      auto ds = drydb::ShardedDatabase::open(p, options);
+      ASSERT_FALSE(ds) << p;
+      EXPECT_EQ(ds.code(), errc::corruption) << ds.error().message;
+      EXPECT_EQ(ds.error().message, (gen / "manifest.json").string() +
+                                        ": the manifest says generation 7, but it is in gen-1, "
+                                        "the folder of generation 1")
+          << p;
+    }
+  }
+  EXPECT_EQ(drydb::LiveDataset::open(dir.path()).code(), errc::corruption);
+  // Elsewhere than in a generation's folder, the manifest's generation is its own.
+  const fs::path copy = dir / "copy";
+  fs::copy(gen, copy);
+  auto ds = drydb::ShardedDatabase::open(copy);
+  ASSERT_TRUE(ds) << ds.error().message;
+  EXPECT_EQ(ds->generation(), 7u);
+  // Back to generation 1, gen-1 opens again.
+  m.generation = 1;
+  ASSERT_TRUE(drydb::write_manifest(gen, m));
+  EXPECT_TRUE(drydb::ShardedDatabase::open(dir.path()));
 }
 
 TEST(ShardedDatabase, ShardsThatDisagreeWithTheManifestAreRefused) {

@@ -222,6 +222,18 @@ touch empty/HIGHEST
 run drydb count empty
 expect_status 2
 expect_stderr_has "cannot open the dataset 'empty': empty is not a dataset (no CURRENT)"
+# A generation's folder whose manifest says another generation is refused, naming both numbers.
+run drydb shard split wide.drydb -n 2 -o gends
+expect_status 0
+sed -i 's/"generation": 1,/"generation": 7,/' gends/gen-1/manifest.json
+for target in gends gends/gen-1 gends/gen-1/manifest.json; do
+  run drydb count "$target"
+  expect_status 2
+  expect_stderr_has "gends/gen-1/manifest.json: the manifest says generation 7, but it is in gen-1, the folder of generation 1"
+done
+run drydb verify gends
+expect_status 2
+expect_stderr_has "the manifest says generation 7, but it is in gen-1"
 # A shard changed after the manifest was written: verify names it by its checksum.
 cp -r ds/gen-1 bad
 printf 'x' | dd of=bad/shard-00001.drydb bs=1 seek=5000 conv=notrunc status=none
