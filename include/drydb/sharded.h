@@ -12,12 +12,17 @@
 // disagrees with the manifest. The database is immutable and safe to query from many threads;
 // tables and ranges obtained from it must not outlive it. A ShardedDatabase stays on the
 // generation it opened: open the dataset again to follow CURRENT.
+//
+// Every error a shard gives (opening, verifying, querying it: a damaged page, a failed read)
+// begins with the shard's file, as shard_path names it:
+//   ds/gen-1/shard-00002.drydb: table 'data', page 7: checksum mismatch
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -50,8 +55,8 @@ class ShardedRange {
   ShardedRange() = default;
   uint64_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
-  // The first error met while iterating (which ends the iteration early).
-  const drydb::status& status() const noexcept;
+  // The first error the latest iteration met (which ended it early), naming its shard's file.
+  const drydb::status& status() const noexcept { return status_; }
 
   class iterator {
    public:
@@ -92,11 +97,15 @@ class ShardedRange {
 
  private:
   friend class ShardedTable;
-  ShardedRange(std::vector<Range> parts, bool merge, SortOrder order);
-  std::vector<Range> parts_;  // in shard order (reversed for a descending concatenation)
-  // The parts the latest iteration began: status() reads theirs, not an earlier iteration's
-  // error of a part this one has not reached.
-  size_t begun_ = 0;
+  // `shards[i]` is the shard of parts[i], `names` the shards' files (ShardedState's).
+  ShardedRange(std::vector<Range> parts, std::vector<uint32_t> shards,
+               const std::vector<std::string>* names, bool merge, SortOrder order);
+  // Ends the iteration on part i's error: status() gives it, naming the part's shard.
+  void fail(size_t i);
+  std::vector<Range> parts_;      // in shard order (reversed for a descending concatenation)
+  std::vector<uint32_t> shards_;  // each part's shard
+  const std::vector<std::string>* names_ = nullptr;
+  drydb::status status_;  // the latest iteration's error (an iteration's start clears it)
   bool merge_ = false;
   SortOrder order_ = SortOrder::ascending;
   uint64_t size_ = 0;
@@ -129,10 +138,17 @@ class ShardedCursor {
   // The shard of the current row. Requires: valid().
   uint32_t shard() const noexcept { return shard_; }
   std::span<const std::byte> key() const noexcept { return cursor_.key(); }
-  std::span<const std::byte> value() const { return cursor_.value(); }
+  std::span<const std::byte> value() const {
+    const auto v = cursor_.value();
+    if (!cursor_.status()) [[unlikely]]
+      name_error();
+    return v;
+  }
   // Why the cursor last became invalid or failed to read a value, if an error did (as
-  // Cursor::status()).
-  const drydb::status& status() const noexcept { return cursor_.status(); }
+  // Cursor::status()), naming the shard's file.
+  const drydb::status& status() const noexcept {
+    return cursor_.status() ? cursor_.status() : status_;
+  }
 
  private:
   friend class ShardedTable;
@@ -140,9 +156,18 @@ class ShardedCursor {
   // Positions on the first row of the first shard from `shard` on that has rows, or with
   // `backward` on the last row of the last one from `shard` down; invalid when none has.
   bool enter(int64_t shard, bool backward);
+  // `valid`, after naming the shard's file in the error the move ended on, if it did.
+  bool settle(bool valid) {
+    if (!cursor_.status()) [[unlikely]]
+      name_error();
+    return valid;
+  }
+  // status_ = the shard cursor's error, naming its shard's file.
+  void name_error() const;
   const detail::ShardedTableState* t_ = nullptr;
   uint32_t shard_ = 0;
   Cursor cursor_;
+  mutable drydb::status status_;
 };
 
 // An entry of a secondary index across shards: its index key, and its row's primary key and
@@ -162,7 +187,7 @@ class ShardedIndexRange {
   ShardedIndexRange() = default;
   uint64_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
-  // The first error met while iterating (which ends the iteration early).
+  // The first error the latest iteration met (which ended it early), naming its shard's file.
   const drydb::status& status() const noexcept { return status_; }
 
   class iterator {
@@ -191,26 +216,31 @@ class ShardedIndexRange {
 
  private:
   friend class ShardedIndex;
-  // A shard's part of the range: its entries [first_rank, first_rank + count) in index order.
-  // A copy (a copied range) gets a cursor of its own.
+  // Shard `shard`'s part of the range: its entries [first_rank, first_rank + count) in index
+  // order. A copy (a copied range) gets a cursor of its own.
   struct Part {
-    Part(SecondaryIndex ix, uint64_t first, uint64_t n)
-        : index(ix), cursor(ix.cursor()), first_rank(first), count(n) {}
-    Part(const Part& o) : Part(o.index, o.first_rank, o.count) {}
+    Part(SecondaryIndex ix, uint64_t first, uint64_t n, uint32_t s)
+        : index(ix), cursor(ix.cursor()), first_rank(first), count(n), shard(s) {}
+    Part(const Part& o) : Part(o.index, o.first_rank, o.count, o.shard) {}
     Part(Part&&) noexcept = default;
     Part& operator=(Part o) noexcept {
       std::swap(index, o.index);
       std::swap(cursor, o.cursor);
       first_rank = o.first_rank;
       count = o.count;
+      shard = o.shard;
       return *this;
     }
     SecondaryIndex index;
     IndexCursor cursor;
     uint64_t first_rank, count;
+    uint32_t shard;
   };
-  ShardedIndexRange(std::vector<Part> parts, SortOrder order);
+  // `names`: the shards' files (ShardedState's).
+  ShardedIndexRange(std::vector<Part> parts, const std::vector<std::string>* names,
+                    SortOrder order);
   std::vector<Part> parts_;
+  const std::vector<std::string>* names_ = nullptr;
   SortOrder order_ = SortOrder::ascending;
   uint64_t size_ = 0;
   drydb::status status_;
@@ -248,11 +278,13 @@ class ShardedIndex {
 
  private:
   friend class ShardedTable;
-  explicit ShardedIndex(std::vector<SecondaryIndex> parts) : parts_(std::move(parts)) {}
+  ShardedIndex(std::vector<SecondaryIndex> parts, const std::vector<std::string>* names)
+      : parts_(std::move(parts)), names_(names) {}
   // The merged range of each shard's own range, made by `range_of(shard's index)`.
   template <class RangeOf>
   result<ShardedIndexRange> merged(RangeOf range_of, SortOrder order) const;
-  std::vector<SecondaryIndex> parts_;  // one per shard
+  std::vector<SecondaryIndex> parts_;      // one per shard
+  const std::vector<std::string>* names_;  // the shards' files
 };
 
 // One table of a sharded dataset. A cheap handle; must not outlive its ShardedDatabase.
@@ -281,7 +313,8 @@ class ShardedTable {
   result<ShardedRange> prefix(std::string_view text, SortOrder order = SortOrder::ascending) const {
     return prefix(std::as_bytes(std::span(text.data(), text.size())), order);
   }
-  // The secondary index `name` across the shards; errc::not_found naming the indexes there are.
+  // The secondary index `name` across the shards; errc::not_found naming the indexes the
+  // manifest declares.
   result<ShardedIndex> index(std::string_view name) const;
   std::vector<ShardedIndex> indexes() const;
   // A cursor across the shards, unpositioned (ShardedCursor). errc::invalid_argument for a
@@ -315,10 +348,13 @@ class ShardedDatabase {
   const Manifest& manifest() const noexcept;
   uint64_t generation() const noexcept { return manifest().generation; }
   size_t shard_count() const noexcept;
-  // Shard i as the database it is.
+  // Shard i as the database it is (whose own errors name no file).
   const ReadOnlyDatabase& shard(size_t i) const noexcept;
   // Shard i's file: the manifest's name for it, in the manifest's folder.
   std::filesystem::path shard_path(size_t i) const;
+  // Checks every shard as ReadOnlyDatabase::verify does (every page and tree invariant): the
+  // first fault, naming its shard's file. (Shard i's own verify() names no file.)
+  status verify() const;
 
   // The table `name`; errc::not_found naming the tables there are.
   result<ShardedTable> table(std::string_view name) const;

@@ -96,6 +96,7 @@ class Router {
 
 struct ShardedTableState {
   const ManifestTable* spec;
+  const std::vector<std::string>* names;  // the shards' files (ShardedState's)
   uint32_t shards;
   KeyEncoding encoding = KeyEncoding::bytes();
   std::vector<ReadOnlyTable> parts;   // one per shard
@@ -106,7 +107,8 @@ struct ShardedTableState {
 
 struct ShardedState {
   Manifest manifest;
-  std::filesystem::path folder;  // the shards'
+  std::filesystem::path folder;    // the shards'
+  std::vector<std::string> names;  // each shard's file, as its errors name it: folder / file
 
   std::vector<ReadOnlyDatabase> shards;
   std::vector<ShardedTableState> tables;
@@ -117,6 +119,17 @@ struct ShardedState {
 namespace {
 
 namespace fs = std::filesystem;
+
+// `e` from shard file `file`, naming it: "ds/gen-1/shard-00002.drydb: table 'data', page 7: ...".
+Error in_shard_file(const std::string& file, Error e) {
+  e.message = file + ": " + e.message;
+  return e;
+}
+
+// `e` from shard `shard` of table `t`, naming the shard's file.
+Error in_shard(const detail::ShardedTableState& t, uint32_t shard, Error e) {
+  return in_shard_file((*t.names)[shard], std::move(e));
+}
 
 std::string_view as_text(std::span<const std::byte> b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
@@ -214,11 +227,11 @@ status check_shard(const Manifest& m, size_t i, const fs::path& file, const Read
     if (want.rows == 0) continue;
     Cursor c = table.cursor();
     if (!c.first() || as_text(c.key()) != want.first) {
-      if (!c.status()) return c.status().error();
+      if (!c.status()) return in_shard_file(file.string(), c.status().error());
       return disagrees(file, label + ": its first key is not the manifest's");
     }
     if (!c.last() || as_text(c.key()) != want.last) {
-      if (!c.status()) return c.status().error();
+      if (!c.status()) return in_shard_file(file.string(), c.status().error());
       return disagrees(file, label + ": its last key is not the manifest's");
     }
   }
@@ -242,7 +255,7 @@ result<ManifestShard> describe_shard(const fs::path& file) {
     Cursor c = t.cursor();
     if (c.first()) st.first = as_text(c.key());
     if (c.valid() && c.last()) st.last = as_text(c.key());
-    if (!c.status()) return c.status().error();
+    if (!c.status()) return in_shard_file(file.string(), c.status().error());
   }
   return out;
 }
@@ -266,6 +279,8 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
   const fs::path folder = where->parent_path();
   state->folder = folder;
   state->shards.reserve(m.shards.size());
+  for (const ManifestShard& shard : m.shards)
+    state->names.push_back((folder / shard.file).string());
   for (size_t i = 0; i < m.shards.size(); ++i) {
     const fs::path file = folder / m.shards[i].file;
     auto db = ReadOnlyDatabase::open(file, options.open);
@@ -285,6 +300,7 @@ result<ShardedDatabase> ShardedDatabase::open(const fs::path& path, const Sharde
   for (size_t t = 0; t < m.tables.size(); ++t) {
     detail::ShardedTableState& ts = state->tables[t];
     ts.spec = &m.tables[t];
+    ts.names = &state->names;
     ts.shards = shards;
     ts.rows_before.assign(1, 0);
     for (uint32_t i = 0; i < shards; ++i) {
@@ -317,6 +333,13 @@ const ReadOnlyDatabase& ShardedDatabase::shard(size_t i) const noexcept {
 }
 std::filesystem::path ShardedDatabase::shard_path(size_t i) const {
   return state_->folder / state_->manifest.shards[i].file;
+}
+
+status ShardedDatabase::verify() const {
+  for (size_t i = 0; i < state_->shards.size(); ++i)
+    if (auto st = state_->shards[i].verify(); !st)
+      return in_shard_file(state_->names[i], std::move(st).error());
+  return {};
 }
 
 result<ShardedTable> ShardedDatabase::table(std::string_view name) const {
@@ -356,7 +379,11 @@ uint32_t ShardedTable::shard_of(const Key& key) const noexcept {
 }
 
 result<Value> ShardedTable::get(const Key& key) const {
-  return t_->parts[shard_of(key)].get(key);
+  const uint32_t shard = shard_of(key);
+  auto v = t_->parts[shard].get(key);
+  if (!v) [[unlikely]]
+    return in_shard(*t_, shard, std::move(v).error());
+  return v;
 }
 
 result<ShardedCursor> ShardedTable::cursor() const {
@@ -370,6 +397,10 @@ result<ShardedCursor> ShardedTable::cursor() const {
 
 // ---- ShardedCursor --------------------------------------------------------------------------
 
+void ShardedCursor::name_error() const {
+  status_ = in_shard(*t_, shard_, cursor_.status().error());
+}
+
 bool ShardedCursor::enter(int64_t shard, bool backward) {
   const auto& rows_before = t_->rows_before;
   for (; shard >= 0 && shard < static_cast<int64_t>(t_->shards); shard += backward ? -1 : 1) {
@@ -377,7 +408,7 @@ bool ShardedCursor::enter(int64_t shard, bool backward) {
     if (rows_before[i + 1] == rows_before[i]) continue;  // an empty shard
     shard_ = static_cast<uint32_t>(i);
     cursor_ = t_->parts[i].cursor();
-    return backward ? cursor_.last() : cursor_.first();
+    return settle(backward ? cursor_.last() : cursor_.first());
   }
   cursor_ = Cursor();
   return false;
@@ -395,7 +426,7 @@ bool ShardedCursor::seek(const Key& key) {
   if (t_ == nullptr) return false;
   shard_ = t_->router->route(key.bytes());
   cursor_ = t_->parts[shard_].cursor();
-  if (cursor_.seek(key) || !cursor_.status()) return cursor_.valid();
+  if (cursor_.seek(key) || !cursor_.status()) return settle(cursor_.valid());
   return enter(int64_t{shard_} + 1, /*backward=*/false);  // past the shard's keys
 }
 
@@ -418,18 +449,18 @@ bool ShardedCursor::seek_rank(uint64_t rank) {
   const auto it = std::upper_bound(rows_before.begin(), rows_before.end(), rank);
   shard_ = static_cast<uint32_t>(it - rows_before.begin() - 1);
   cursor_ = t_->parts[shard_].cursor();
-  return cursor_.seek_rank(rank - rows_before[shard_]);
+  return settle(cursor_.seek_rank(rank - rows_before[shard_]));
 }
 
 bool ShardedCursor::next() {
   if (!cursor_.valid()) return false;
-  if (cursor_.next() || !cursor_.status()) return cursor_.valid();
+  if (cursor_.next() || !cursor_.status()) return settle(cursor_.valid());
   return enter(int64_t{shard_} + 1, /*backward=*/false);
 }
 
 bool ShardedCursor::prev() {
   if (!cursor_.valid()) return false;
-  if (cursor_.prev() || !cursor_.status()) return cursor_.valid();
+  if (cursor_.prev() || !cursor_.status()) return settle(cursor_.valid());
   return enter(int64_t{shard_} - 1, /*backward=*/true);
 }
 
@@ -452,22 +483,24 @@ result<uint64_t> ShardedTable::count_range(const KeyBound& start, const KeyBound
   shard_span(start, end, &first, &last);
   if (first > last) {
     // Bounds the wrong way round: the shard's own check says so.
-    return t_->parts[first].count_range(start, end, options);
+    auto c = t_->parts[first].count_range(start, end, options);
+    if (!c) return in_shard(*t_, first, std::move(c).error());
+    return c;
   }
   if (!t_->range_partitioned() || first == last) {
     uint64_t n = 0;
     for (uint32_t i = first; i <= last; ++i) {
       auto c = t_->parts[i].count_range(start, end, options);
-      if (!c) return c;
+      if (!c) return in_shard(*t_, i, std::move(c).error());
       n += *c;
     }
     return n;
   }
   // range-v1: the edge shards count their part; the shards between them, all their rows.
   auto head = t_->parts[first].count_range(start, unbounded, options);
-  if (!head) return head;
+  if (!head) return in_shard(*t_, first, std::move(head).error());
   auto tail = t_->parts[last].count_range(unbounded, end, options);
-  if (!tail) return tail;
+  if (!tail) return in_shard(*t_, last, std::move(tail).error());
   return *head + (t_->rows_before[last] - t_->rows_before[first + 1]) + *tail;
 }
 
@@ -477,13 +510,15 @@ result<ShardedRange> ShardedTable::get_range(const KeyBound& start, const KeyBou
   shard_span(start, end, &first, &last);
   if (first > last) {
     auto r = t_->parts[first].get_range(start, end, options);
-    if (!r) return std::move(r).error();
+    if (!r) return in_shard(*t_, first, std::move(r).error());
     return ShardedRange();
   }
   const bool merge = !t_->range_partitioned();
   std::vector<Range> parts;
+  std::vector<uint32_t> shards;
   parts.reserve(last - first + 1);
   for (uint32_t i = first; i <= last; ++i) {
+    shards.push_back(i);
     // range-v1: a shard past the start's shard (or every shard, with no start bound) and before
     // the end's (or every shard, with no end bound) holds keys that are all inside the range: its
     // part is all its rows, counted from the manifest and positioned when an iteration reaches it
@@ -494,11 +529,14 @@ result<ShardedRange> ShardedTable::get_range(const KeyBound& start, const KeyBou
       continue;
     }
     auto r = t_->parts[i].get_range(start, end, options);
-    if (!r) return std::move(r).error();
+    if (!r) return in_shard(*t_, i, std::move(r).error());
     parts.push_back(std::move(*r));
   }
-  if (!merge && options.order == SortOrder::descending) std::reverse(parts.begin(), parts.end());
-  return ShardedRange(std::move(parts), merge, options.order);
+  if (!merge && options.order == SortOrder::descending) {
+    std::reverse(parts.begin(), parts.end());
+    std::reverse(shards.begin(), shards.end());
+  }
+  return ShardedRange(std::move(parts), std::move(shards), t_->names, merge, options.order);
 }
 
 result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix,
@@ -518,8 +556,10 @@ result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix,
   }
   const bool merge = !t_->range_partitioned();
   std::vector<Range> parts;
+  std::vector<uint32_t> shards;
   parts.reserve(last - first + 1);
   for (uint32_t i = first; i <= last; ++i) {
+    shards.push_back(i);
     // range-v1: every key of a shard between the two edge shards starts with the prefix (as in
     // get_range, all its rows, positioned when reached).
     if (!merge && i > first && i < last) {
@@ -528,46 +568,51 @@ result<ShardedRange> ShardedTable::prefix(std::span<const std::byte> prefix,
       continue;
     }
     auto r = t_->parts[i].prefix(prefix, order);
-    if (!r) return std::move(r).error();
+    if (!r) return in_shard(*t_, i, std::move(r).error());
     parts.push_back(std::move(*r));
   }
-  if (!merge && order == SortOrder::descending) std::reverse(parts.begin(), parts.end());
-  return ShardedRange(std::move(parts), merge, order);
+  if (!merge && order == SortOrder::descending) {
+    std::reverse(parts.begin(), parts.end());
+    std::reverse(shards.begin(), shards.end());
+  }
+  return ShardedRange(std::move(parts), std::move(shards), t_->names, merge, order);
 }
 
 // ---- ShardedRange -------------------------------------------------------------------------------
 
-ShardedRange::ShardedRange(std::vector<Range> parts, bool merge, SortOrder order)
-    : parts_(std::move(parts)), merge_(merge), order_(order) {
+ShardedRange::ShardedRange(std::vector<Range> parts, std::vector<uint32_t> shards,
+                           const std::vector<std::string>* names, bool merge, SortOrder order)
+    : parts_(std::move(parts)),
+      shards_(std::move(shards)),
+      names_(names),
+      merge_(merge),
+      order_(order) {
   for (const Range& r : parts_)
     size_ += r.size();
 }
 
-const drydb::status& ShardedRange::status() const noexcept {
-  static const drydb::status ok;
-  for (size_t i = 0; i < begun_; ++i)
-    if (!parts_[i].status()) return parts_[i].status();
-  return ok;
+void ShardedRange::fail(size_t i) {
+  status_ = in_shard_file((*names_)[shards_[i]], parts_[i].status().error());
 }
 
 ShardedRange::iterator::iterator(ShardedRange* r) : range_(r), merge_(r->merge_) {
+  r->status_ = {};
   if (r->parts_.empty()) return;
   if (!r->merge_) {
     // Concatenated: a part is begun (its cursor positioned) when the iteration reaches it.
     parts_.reserve(r->parts_.size());
     parts_.push_back(r->parts_[0].begin());
-    r->begun_ = 1;
     current_ = 0;
     skip_empty_parts();
     return;
   }
   for (Range& p : r->parts_)
     parts_.push_back(p.begin());
-  r->begun_ = parts_.size();
   for (uint32_t i = 0; i < parts_.size(); ++i) {
     if (!(parts_[i] == std::default_sentinel)) {
       heap_.push_back(i);
     } else if (!r->parts_[i].status()) {  // a part that failed at its start ends it all
+      r->fail(i);
       current_ = kDone;
       return;
     }
@@ -585,13 +630,17 @@ bool ShardedRange::iterator::after(uint32_t a, uint32_t b) const {
 void ShardedRange::iterator::skip_empty_parts() {
   while (parts_[current_] == std::default_sentinel) {
     // A part that ended on an error ends the whole iteration: status() says why.
-    if (!range_->parts_[current_].status() || current_ + 1 == range_->parts_.size()) {
+    if (!range_->parts_[current_].status()) {
+      range_->fail(current_);
+      current_ = kDone;
+      return;
+    }
+    if (current_ + 1 == range_->parts_.size()) {
       current_ = kDone;
       return;
     }
     ++current_;
     parts_.push_back(range_->parts_[current_].begin());
-    range_->begun_ = current_ + 1;
   }
 }
 
@@ -605,6 +654,7 @@ ShardedRange::iterator& ShardedRange::iterator::step_merged() {
     heap_.push_back(top);
     std::push_heap(heap_.begin(), heap_.end(), cmp);
   } else if (!range_->parts_[top].status()) {
+    range_->fail(top);
     heap_.clear();  // an error ends the iteration: status() says why
   }
   current_ = heap_.empty() ? kDone : heap_.front();
@@ -614,14 +664,24 @@ ShardedRange::iterator& ShardedRange::iterator::step_merged() {
 // ---- secondary indexes across shards -------------------------------------------------------
 
 result<ShardedIndex> ShardedTable::index(std::string_view name) const {
+  const auto& declared = t_->spec->indexes;
+  if (std::none_of(declared.begin(), declared.end(),
+                   [&](const ManifestIndex& m) { return m.name == name; })) {
+    std::string names;
+    for (const ManifestIndex& m : declared)
+      names += (names.empty() ? "" : ", ") + m.name;
+    return Error(errc::not_found, "table '" + t_->spec->name + "' has no index '" +
+                                      std::string(name) +
+                                      "' (indexes: " + (names.empty() ? "none" : names) + ")");
+  }
   std::vector<SecondaryIndex> parts;
   parts.reserve(t_->parts.size());
-  for (const ReadOnlyTable& part : t_->parts) {
-    auto ix = part.index(name);
-    if (!ix) return std::move(ix).error();
+  for (uint32_t i = 0; i < t_->shards; ++i) {
+    auto ix = t_->parts[i].index(name);
+    if (!ix) return in_shard(*t_, i, std::move(ix).error());
     parts.push_back(*ix);
   }
-  return ShardedIndex(std::move(parts));
+  return ShardedIndex(std::move(parts), t_->names);
 }
 
 std::vector<ShardedIndex> ShardedTable::indexes() const {
@@ -640,9 +700,9 @@ uint64_t ShardedIndex::count() const noexcept {
 
 result<Row> ShardedIndex::get(const Key& key) const {
   Row best;  // of a non-unique index's rows in several shards, the first by primary key
-  for (const SecondaryIndex& part : parts_) {
-    auto row = part.get(key);
-    if (!row) return std::move(row).error();
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    auto row = parts_[i].get(key);
+    if (!row) return in_shard_file((*names_)[i], std::move(row).error());
     if (!row->has_value()) continue;
     if (!best.has_value() || std::ranges::lexicographical_compare(row->key(), best.key()))
       best = std::move(*row);
@@ -654,9 +714,9 @@ result<Row> ShardedIndex::get(const Key& key) const {
 result<uint64_t> ShardedIndex::count_range(const KeyBound& start, const KeyBound& end,
                                            const RangeOptions& options) const {
   uint64_t n = 0;
-  for (const SecondaryIndex& part : parts_) {
-    auto c = part.count_range(start, end, options);
-    if (!c) return c;
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    auto c = parts_[i].count_range(start, end, options);
+    if (!c) return in_shard_file((*names_)[i], std::move(c).error());
     n += *c;
   }
   return n;
@@ -665,13 +725,13 @@ result<uint64_t> ShardedIndex::count_range(const KeyBound& start, const KeyBound
 template <class RangeOf>
 result<ShardedIndexRange> ShardedIndex::merged(RangeOf range_of, SortOrder order) const {
   std::vector<ShardedIndexRange::Part> parts;
-  for (const SecondaryIndex& part : parts_) {
-    auto r = range_of(part);
-    if (!r) return std::move(r).error();
+  for (uint32_t i = 0; i < parts_.size(); ++i) {
+    auto r = range_of(parts_[i]);
+    if (!r) return in_shard_file((*names_)[i], std::move(r).error());
     if (r->empty()) continue;
-    parts.emplace_back(part, r->first_rank(), r->size());
+    parts.emplace_back(parts_[i], r->first_rank(), r->size(), i);
   }
-  return ShardedIndexRange(std::move(parts), order);
+  return ShardedIndexRange(std::move(parts), names_, order);
 }
 
 result<ShardedIndexRange> ShardedIndex::get_range(const KeyBound& start, const KeyBound& end,
@@ -688,8 +748,9 @@ result<ShardedIndexRange> ShardedIndex::prefix(std::span<const std::byte> prefix
                 order);
 }
 
-ShardedIndexRange::ShardedIndexRange(std::vector<Part> parts, SortOrder order)
-    : parts_(std::move(parts)), order_(order) {
+ShardedIndexRange::ShardedIndexRange(std::vector<Part> parts, const std::vector<std::string>* names,
+                                     SortOrder order)
+    : parts_(std::move(parts)), names_(names), order_(order) {
   for (const Part& p : parts_)
     size_ += p.count;
 }
@@ -714,7 +775,9 @@ void ShardedIndexRange::iterator::take(uint32_t i, bool moved) {
   }
   if (!moved || !c.status()) {
     // A shard that runs out before its counted entries, or fails: the iteration ends here.
-    range_->status_ = c.status() ? drydb::status(detail::range_count_mismatch()) : c.status();
+    range_->status_ =
+        in_shard_file((*range_->names_)[range_->parts_[i].shard],
+                      c.status() ? detail::range_count_mismatch() : c.status().error());
     heap_.clear();
     return;
   }

@@ -126,6 +126,43 @@ def test_dataset_indexes_merge_the_shards(tmp_path, rng):
             t.index("nope")
 
 
+def test_errors_of_a_damaged_shard_name_its_file(tmp_path):
+    """Each leaf of shard 1 damaged in turn: the error that meets it, at open (a first or last
+    leaf, which the open reads) or in a query, names the shard's file."""
+    root = str(tmp_path)
+    rows = [(b"key/%05d" % i, b"value %d" % i) for i in range(3000)]
+    gen = build_generation(root, rows, [b"key/01000", b"key/02000"])
+    shard = os.path.join(root, "gen-%d" % gen, "shard-1.drydb")
+    with open(shard, "rb") as f:
+        original = f.read()
+    met = set()
+    for at in range(512, len(original) - 511, 512):
+        if original[at + 8] != 1:  # a leaf page
+            continue
+        bad = bytearray(original)
+        bad[at + 256] ^= 0x5A
+        with open(shard, "wb") as f:
+            f.write(bad)
+        where = "%s: table 't', page %d: checksum mismatch" % (shard, at // 512)
+        try:
+            ds = drydb.open_dataset(root)
+        except drydb.CorruptionError as e:
+            assert where in str(e)
+            met.add("open")
+            continue
+        with ds:
+            t = ds.table("t")
+            with pytest.raises(drydb.CorruptionError) as e:
+                list(t.range())
+            assert where in str(e.value)
+            with pytest.raises(drydb.CorruptionError) as e:
+                for k, _ in rows:
+                    t.get(k)
+            assert where in str(e.value)
+            met.add("query")
+    assert met == {"open", "query"}
+
+
 def test_generations_publish_and_roll_back(tmp_path):
     root = str(tmp_path)
     rows = [(b"k%03d" % i, b"v") for i in range(100)]

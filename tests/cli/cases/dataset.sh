@@ -234,6 +234,19 @@ done
 run drydb verify gends
 expect_status 2
 expect_stderr_has "the manifest says generation 7, but it is in gen-1"
+# A damaged page of a shard: the error names the shard's file, from a query (a leaf in the middle
+# of the shard, which the open does not read) and from the open (the shard's first leaf).
+run drydb build plain.drydb -i wide.jsonl -q --key id --key-encoding int64 --page-size 512
+run drydb shard split plain.drydb -n 2 -o pds
+expect_status 0
+printf 'x' | dd of=pds/gen-1/shard-00001.drydb bs=1 seek=$((10 * 512 + 256)) conv=notrunc status=none
+run drydb scan pds
+expect_status 2
+expect_stderr_has "drydb: pds/gen-1/shard-00001.drydb: table 'data', page 10: checksum mismatch"
+printf 'x' | dd of=pds/gen-1/shard-00001.drydb bs=1 seek=$((512 + 256)) conv=notrunc status=none
+run drydb scan pds
+expect_status 2
+expect_stderr_has "cannot open the dataset 'pds': pds/gen-1/shard-00001.drydb: table 'data', page 1: checksum mismatch"
 # A shard changed after the manifest was written: verify names it by its checksum.
 cp -r ds/gen-1 bad
 printf 'x' | dd of=bad/shard-00001.drydb bs=1 seek=5000 conv=notrunc status=none
