@@ -190,8 +190,8 @@ result<std::pair<uint64_t, uint64_t>> hash_file(const fs::path& file) {
   return std::pair{sum.digest(), bytes};
 }
 
-// Shard `i` against the manifest: its size, tables (names, encodings, indexes, in order), rows
-// and first and last keys.
+// Shard `i` against the manifest: its size, identity (a manifest of version 2), tables (names,
+// encodings, indexes, in order), rows and first and last keys.
 status check_shard(const Manifest& m, size_t i, const fs::path& file, const ReadOnlyDatabase& db) {
   const ManifestShard& shard = m.shards[i];
   struct stat st {};
@@ -199,6 +199,11 @@ status check_shard(const Manifest& m, size_t i, const fs::path& file, const Read
   if (static_cast<uint64_t>(st.st_size) != shard.bytes)
     return disagrees(file,
                      std::to_string(st.st_size) + " bytes, not " + std::to_string(shard.bytes));
+  // The identity ties the file to the rows it was built from: a shard of another dataset or
+  // generation, even of the same size and shape, is refused here without reading it whole.
+  if (shard.identity && db.identity() != *shard.identity)
+    return disagrees(file, "its identity is not the manifest's: it is another file than the one "
+                           "this generation was built with");
   const std::vector<ReadOnlyTable> tables = db.tables();
   if (tables.size() != m.tables.size())
     return disagrees(
@@ -248,6 +253,7 @@ result<ManifestShard> describe_shard(const fs::path& file) {
   std::tie(out.xxh3, out.bytes) = *hashed;
   auto db = ReadOnlyDatabase::open(file);
   if (!db) return std::move(db).error();
+  out.identity = db->identity();
   for (const ReadOnlyTable& t : db->tables()) {
     ShardTable& st = out.tables.emplace_back();
     st.rows = t.count();

@@ -805,6 +805,44 @@ TEST(ShardedDatabase, ShardsThatDisagreeWithTheManifestAreRefused) {
   EXPECT_TRUE(drydb::ShardedDatabase::open(dir.path(), checksums()));
 }
 
+// A manifest of version 2 records each shard's file identity (format 2.4): a shard swapped for
+// another dataset's, of the same size, tables, rows and first and last keys (only values differ),
+// is refused at open, without reading it whole.
+TEST(ShardedDatabase, AShardOfAnotherDatasetOfTheSameShapeIsRefused) {
+  TempDir dir;
+  const auto tables = sample_tables(3);
+  // The other dataset's "ids" values differ (by a bit; no index reads them): its files have
+  // the same sizes, rows and keys.
+  auto other_tables = tables;
+  for (TableSpec& t : other_tables)
+    if (t.name == "ids")
+      for (auto& [key, value] : t.rows)
+        value[0] = static_cast<char>(value[0] ^ 0x01);
+  build_generation(dir / "a", 1, tables, 3);
+  build_generation(dir / "b", 1, other_tables, 3);
+  const drydb::Manifest m = *drydb::read_manifest(dir / "a" / "gen-1");
+  ASSERT_TRUE(m.shards[1].identity);
+  EXPECT_NE(*m.shards[1].identity, 0u);
+  const fs::path mine = dir / "a" / "gen-1" / m.shards[1].file;
+  const fs::path theirs = dir / "b" / "gen-1" / m.shards[1].file;
+  ASSERT_EQ(fs::file_size(mine), fs::file_size(theirs));
+  EXPECT_NE(drydb::read_manifest(dir / "b" / "gen-1")->shards[1].identity, m.shards[1].identity);
+  fs::copy_file(theirs, mine, fs::copy_options::overwrite_existing);
+  auto ds = drydb::ShardedDatabase::open(dir / "a");
+  ASSERT_FALSE(ds);
+  EXPECT_EQ(ds.code(), errc::corruption);
+  EXPECT_NE(ds.error().message.find(mine.string() + " disagrees with its manifest: its identity"),
+            std::string::npos)
+      << ds.error().message;
+  // A manifest of version 1 records no identity: the same shard then opens (its rows, counts
+  // and first and last keys are the manifest's), as it did before.
+  drydb::Manifest v1 = m;
+  for (drydb::ManifestShard& shard : v1.shards)
+    shard.identity.reset();
+  ASSERT_TRUE(drydb::write_manifest(dir / "a" / "gen-1", v1));
+  EXPECT_TRUE(drydb::ShardedDatabase::open(dir / "a"));
+}
+
 TEST(ShardedDatabase, ShardsWithAnotherColumnListAreRefused) {
   // Rows are read as their table's column list says, which the manifest does not record: a
   // shard whose list is not the first shard's is refused, though the manifest describes it.
