@@ -59,6 +59,8 @@ struct FileSpec {
   // Format 2.2: whether the builder stores some page's keys after their shared prefix (the
   // builder decides where that saves bytes; the model only says the file has such pages).
   bool prefixed_pages = false;
+  // Format 2.4: the file records its identity, which seeds its checksums.
+  bool file_identity = false;
 };
 
 // The header's required features a file of this model records (docs/format.md, "File header").
@@ -69,6 +71,7 @@ inline uint32_t required_features(const FileSpec& f) {
     if (!t.columns.empty()) bits |= 8u;
   }
   if (f.prefixed_pages) bits |= 4u;
+  if (f.file_identity) bits |= 16u;
   return bits;
 }
 

@@ -15,6 +15,7 @@
 #include "data/format2.1/format2_1_files.h"
 #include "data/format2.2/format2_2_files.h"
 #include "data/format2.3/format2_3_files.h"
+#include "data/format2.4/format2_4_files.h"
 #include "data/format2/format2_files.h"
 
 namespace drydb_golden {
@@ -285,6 +286,7 @@ void check_golden_files(const std::string& folder, uint16_t minor,
     EXPECT_EQ(info->format_major, 2);
     EXPECT_EQ(info->format_minor, minor);
     EXPECT_EQ(info->required_features, required_features(f));
+    EXPECT_EQ(info->identity != 0, f.file_identity);
     struct Way {
       const char* name;
       drydb::OpenOptions options;
@@ -325,6 +327,11 @@ TEST(Format2Compat, Format2_2FilesReadAsWritten) {
 // Column lists.
 TEST(Format2Compat, Format2_3FilesReadAsWritten) {
   check_golden_files("format2.3", 3, drydb_format2_3::files());
+}
+
+// The file identity, seeding every checksum but the header's.
+TEST(Format2Compat, Format2_4FilesReadAsWritten) {
+  check_golden_files("format2.4", 4, drydb_format2_4::files());
 }
 
 }  // namespace
