@@ -200,7 +200,7 @@ std::string dataset_name(const std::string& path) {
 // command succeeded, and says so on stdout, whatever these say.
 void warn_after_publish(const Published& p) {
   for (const std::string& w : p.warnings)
-    std::fputs(fmt::format("drydb: warning: published, but {}\n", w).c_str(), stderr);
+    write_err(fmt::format("drydb: warning: published, but {}\n", w));
 }
 
 void route(const ShardCommand::Flags& f) {
@@ -349,9 +349,7 @@ void split(const ShardCommand::Flags& f) {
 
 void verify_dataset(const std::string& path, std::FILE* out) {
   const ShardedDatabase ds = open_dataset(path, /*checksums=*/true);
-  for (size_t i = 0; i < ds.shard_count(); ++i)
-    if (auto st = ds.shard(i).verify(); !st)
-      fail(fmt::format("{}: {}", ds.shard_path(i).string(), st.error().message));
+  check(ds.verify());  // names the file of a shard that fails
   const auto shards = static_cast<uint32_t>(ds.shard_count());
   size_t indexes = 0;
   for (const ShardedTable& t : ds.tables()) {
