@@ -1,0 +1,363 @@
+/* drydb's C API: the stable surface every foreign binding (C#, Rust, Go, Node) stands on.
+ *
+ * Pure C11; includes no C++ header. Library: drydb::c (libdrydb_c.so, or libdrydb_c.a with
+ * the C++ runtime and drydb's own dependencies linked by the caller). docs/c-api.md is the guide;
+ * this header is the reference.
+ *
+ *   drydb_db* db;
+ *   if (drydb_db_open("items.drydb", NULL, &db) != DRYDB_OK) puts(drydb_last_error_message());
+ *   const drydb_table* items;
+ *   drydb_db_table(db, "items", 5, &items);
+ *   drydb_key key = drydb_key_bytes("key1", 4);
+ *   char buf[64]; size_t size;
+ *   int rc = drydb_table_get_copy(items, &key, buf, sizeof buf, &size);  // 0, DRYDB_END or error
+ *   drydb_db_close(db);
+ *
+ * Statuses. Every function returns an int: DRYDB_OK (0); DRYDB_END (-1), which is not an error but
+ * "no row" (an absent key, a cursor or range past its end); or an error: the drydb::errc values of
+ * drydb/error.h with the same numbers (DRYDB_INVALID_ARGUMENT .. DRYDB_INVALID_STATE), plus
+ * DRYDB_BUFFER_TOO_SMALL, which only this API returns. An error also sets this thread's last-error
+ * message (drydb_last_error_message). Nothing throws or aborts across the API, with one exception
+ * stated honestly: in a build of drydb with -fno-exceptions (DRYDB_NO_EXCEPTIONS) a failed
+ * allocation terminates the process, as it does in the C++ library; built with exceptions (the
+ * default) it is DRYDB_OUT_OF_MEMORY.
+ *
+ * Handles. drydb_db, drydb_table, drydb_value, drydb_cursor, drydb_range, drydb_builder and
+ * drydb_table_builder are opaque. A NULL handle, or one of the wrong kind, is
+ * DRYDB_INVALID_ARGUMENT. A released handle must not be used again; drydb keeps the memory of
+ * released handles (it is never returned to the system, and is reused only after at least 64 later
+ * releases of that kind), so a released handle passed again is reported as
+ * DRYDB_INVALID_ARGUMENT ("... has been released") rather than read as freed memory, until its
+ * memory is handed out again, when it may alias the newer handle. Treat that as a diagnostic,
+ * not a licence.
+ *
+ * Lifetimes, LMDB-style: a pointer returned through an out parameter is owned by drydb and lives
+ * as long as the function's comment says (usually: until the handle it came from moves or is
+ * released, or the database closes); the caller never frees it, except build_to_memory's bytes
+ * (drydb_free). Tables are owned by their database. Values, cursors and ranges are created on a
+ * database and must be released before it closes: drydb_db_close refuses
+ * (DRYDB_INVALID_STATE) while any is live, so no view can outlive its pages.
+ *
+ * Threads. A database and its tables may be queried from many threads at once. A value, cursor
+ * or range handle belongs to one thread at a time. A builder belongs to one thread.
+ */
+#ifndef DRYDB_C_H_
+#define DRYDB_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define DRYDB_C_EXPORT __attribute__((visibility("default")))
+#else
+#define DRYDB_C_EXPORT
+#endif
+
+/* ---- statuses ------------------------------------------------------------------------------ */
+
+enum {
+  DRYDB_OK = 0,
+  /* Not an error: no row. get of an absent key, a cursor or range stepped past its end, a
+   * seek with no row at or after the key, seek_exact with no row of that key. */
+  DRYDB_END = -1,
+  /* The drydb::errc values (drydb/error.h, docs/errors.md), the same numbers. */
+  DRYDB_INVALID_ARGUMENT = 1,  /* a NULL, released or wrong-kind handle; a bad option or bound */
+  DRYDB_KEY_TOO_LONG = 2,
+  DRYDB_DUPLICATE_KEY = 3,
+  DRYDB_DUPLICATE_NAME = 4,
+  DRYDB_WRONG_KEY_TYPE = 5,    /* e.g. an int64 key for a bytes table */
+  DRYDB_NOT_FOUND = 6,         /* an unknown table name (never an absent key: that is DRYDB_END) */
+  DRYDB_IO_ERROR = 7,
+  DRYDB_CORRUPTION = 8,
+  DRYDB_TRUNCATED = 9,
+  DRYDB_BAD_MAGIC = 10,
+  DRYDB_UNSUPPORTED_VERSION = 11,
+  DRYDB_UNKNOWN_ENCODING = 12,
+  DRYDB_UNKNOWN_FILTER = 13,
+  DRYDB_VALUE_TOO_LARGE = 14,
+  DRYDB_OUT_OF_MEMORY = 15,
+  DRYDB_INVALID_STATE = 16,    /* a call at the wrong time: close with handles live, append after
+                                * build, rank of an unpositioned cursor */
+  /* C API only: a caller's buffer is smaller than the bytes to copy; the size needed is reported
+   * and the buffer is left untouched. */
+  DRYDB_BUFFER_TOO_SMALL = 100
+};
+
+/* The message of the last error returned on this thread (what failed and where: table, key,
+ * page). Owned by drydb; valid until the next call on this thread that returns an error. Never
+ * NULL: "" before any error. DRYDB_OK and DRYDB_END leave it unchanged. */
+DRYDB_C_EXPORT const char* drydb_last_error_message(void);
+
+/* A status's name: "ok", "end", "corruption", "buffer_too_small", ...; "unknown" for any other
+ * int. A static string (never freed). */
+DRYDB_C_EXPORT const char* drydb_status_name(int status);
+
+/* ---- keys and bounds ----------------------------------------------------------------------- */
+
+/* Which keys a table takes (drydb::KeyKind). Bytes tables include text and custom encodings. */
+typedef enum drydb_key_kind {
+  DRYDB_KEY_BYTES = 0,
+  DRYDB_KEY_INT64 = 1,
+  DRYDB_KEY_UUID = 2, /* 16 bytes, RFC 9562 byte order */
+  DRYDB_KEY_ULID = 3  /* 16 bytes */
+} drydb_key_kind;
+
+/* A borrowed key. kind says which field holds it: bytes keys and the 16 bytes of a UUID or ULID
+ * in data/size (the bytes must stay valid for the call only), int64 keys in i64. A key of
+ * another kind than its table's is DRYDB_WRONG_KEY_TYPE; an unknown kind, a NULL data with a
+ * nonzero size, or a UUID/ULID whose size is not 16, DRYDB_INVALID_ARGUMENT. Blittable: a binding
+ * may lay it out itself (int32 kind, pointer, size_t, int64). */
+typedef struct drydb_key {
+  int32_t kind; /* a drydb_key_kind */
+  const void* data;
+  size_t size;
+  int64_t i64;
+} drydb_key;
+
+static inline drydb_key drydb_key_bytes(const void* data, size_t size) {
+  drydb_key k;
+  k.kind = DRYDB_KEY_BYTES;
+  k.data = data;
+  k.size = size;
+  k.i64 = 0;
+  return k;
+}
+static inline drydb_key drydb_key_int64(int64_t value) {
+  drydb_key k;
+  k.kind = DRYDB_KEY_INT64;
+  k.data = NULL;
+  k.size = 0;
+  k.i64 = value;
+  return k;
+}
+
+/* One end of a range or count. A NULL drydb_bound pointer means unbounded too. */
+typedef enum drydb_bound_kind {
+  DRYDB_UNBOUNDED = 0,
+  DRYDB_INCLUSIVE = 1,
+  DRYDB_EXCLUSIVE = 2
+} drydb_bound_kind;
+
+typedef struct drydb_bound {
+  int32_t kind; /* a drydb_bound_kind */
+  drydb_key key; /* ignored when unbounded */
+} drydb_bound;
+
+typedef enum drydb_order { DRYDB_ASCENDING = 0, DRYDB_DESCENDING = 1 } drydb_order;
+
+/* The int64 a table's encoded key holds (cursors and ranges give keys as stored: 8 bytes,
+ * big-endian with the sign bit flipped). DRYDB_INVALID_ARGUMENT unless size is 8. */
+DRYDB_C_EXPORT int drydb_decode_int64_key(const void* key, size_t size, int64_t* out);
+
+/* ---- opening a database -------------------------------------------------------------------- */
+
+typedef struct drydb_db drydb_db;
+typedef struct drydb_table drydb_table;
+
+/* How a file's bytes are reached (drydb::StorageKind; docs/c-api.md says when to pick which). */
+typedef enum drydb_storage {
+  DRYDB_STORAGE_MMAP = 0,   /* map the file; a file truncated in place kills the reader (SIGBUS) */
+  DRYDB_STORAGE_PREAD = 1,  /* positional reads into the page cache; safe when the file changes */
+  DRYDB_STORAGE_MEMORY = 2  /* read whole into memory at open */
+} drydb_storage;
+
+/* Zero-initialised, the defaults. */
+typedef struct drydb_open_options {
+  int32_t storage;           /* a drydb_storage */
+  uint64_t page_cache_bytes; /* bound on cached leaf/overflow pages; 0 = the default, 64 MiB */
+} drydb_open_options;
+
+/* Opens the file at `path` (NUL-terminated, the system's encoding: UTF-8 on Linux) read-only.
+ * options may be NULL (defaults). On DRYDB_OK *out is a new database the caller closes with
+ * drydb_db_close; on an error *out is NULL (DRYDB_IO_ERROR for a missing file, DRYDB_BAD_MAGIC,
+ * DRYDB_CORRUPTION, ... for a bad one: the header and catalog are checked here). */
+DRYDB_C_EXPORT int drydb_db_open(const char* path, const drydb_open_options* options,
+                                 drydb_db** out);
+
+/* Opens a database held in the caller's memory (an asset pack, drydb_builder_build_to_memory's
+ * bytes), used in place: the caller keeps the `size` bytes at `data` alive and unchanged until
+ * drydb_db_close returns DRYDB_OK. options->storage is ignored. */
+DRYDB_C_EXPORT int drydb_db_open_memory(const void* data, size_t size,
+                                        const drydb_open_options* options, drydb_db** out);
+
+/* Closes the database and releases its tables (their handles become released). Refused with
+ * DRYDB_INVALID_STATE, the database left open, while values, cursors or ranges created on it
+ * are live: release them first. */
+DRYDB_C_EXPORT int drydb_db_close(drydb_db* db);
+
+/* Reads every page and checks every invariant of every tree; DRYDB_CORRUPTION (or the read's
+ * error) names the first fault. Costs a full read of the file. */
+DRYDB_C_EXPORT int drydb_db_verify(const drydb_db* db);
+
+/* The number of tables, and the table at `index` (file order; DRYDB_INVALID_ARGUMENT past the
+ * end). Table handles are owned by the database: never released, valid until it closes. */
+DRYDB_C_EXPORT int drydb_db_table_count(const drydb_db* db, size_t* out);
+DRYDB_C_EXPORT int drydb_db_table_at(const drydb_db* db, size_t index, const drydb_table** out);
+/* The table named by the `name_size` bytes at `name` (not NUL-terminated);
+ * DRYDB_NOT_FOUND if none (the message lists the tables there are). */
+DRYDB_C_EXPORT int drydb_db_table(const drydb_db* db, const char* name, size_t name_size,
+                                  const drydb_table** out);
+
+/* ---- a table ------------------------------------------------------------------------------- */
+
+/* The table's name: *name points to *size bytes (not NUL-terminated) owned by the database,
+ * valid until it closes. */
+DRYDB_C_EXPORT int drydb_table_name(const drydb_table* table, const char** name, size_t* size);
+/* The keys it takes: a drydb_key_kind. */
+DRYDB_C_EXPORT int drydb_table_key_kind(const drydb_table* table, int32_t* out);
+/* The key encoding's id as the file names it ("bytes", "int64", "uuid_v7", "ulid" or a custom
+ * id): *id points to *size bytes, static or owned by the database, valid until it closes. */
+DRYDB_C_EXPORT int drydb_table_encoding_id(const drydb_table* table, const char** id,
+                                           size_t* size);
+/* The number of rows, O(1). */
+DRYDB_C_EXPORT int drydb_table_count(const drydb_table* table, uint64_t* out);
+/* The number of rows between two bounds (NULL = unbounded): two descents whatever the count.
+ * DRYDB_INVALID_ARGUMENT if both are bounded and start's key > end's. */
+DRYDB_C_EXPORT int drydb_table_count_range(const drydb_table* table, const drydb_bound* start,
+                                           const drydb_bound* end, uint64_t* out);
+
+/* ---- get ----------------------------------------------------------------------------------- */
+
+/* A reusable holder of one looked-up value: it keeps the value's page resident while it holds
+ * it, so the bytes can be read in place (zero-copy). Reusing one handle for every get costs no
+ * allocation. */
+typedef struct drydb_value drydb_value;
+
+/* A new, empty value holder for gets on db's tables; released with drydb_value_release, before
+ * db closes. */
+DRYDB_C_EXPORT int drydb_value_create(drydb_db* db, drydb_value** out);
+/* Releases the holder and the page it holds; its views become invalid. */
+DRYDB_C_EXPORT int drydb_value_release(drydb_value* value);
+/* Lets go of the held page (its views become invalid) and keeps the holder for reuse. */
+DRYDB_C_EXPORT int drydb_value_reset(drydb_value* value);
+
+/* Looks `key` up. DRYDB_OK: found, *data and *size view the value's bytes inside the page `value`
+ * now holds, valid until `value` is reset, reused by another get or released (and never past
+ * the database); *data may be NULL for an empty value. DRYDB_END: absent (*data NULL, *size 0).
+ * Whatever `value` held before is let go first, whatever the outcome. data and size may be NULL
+ * when only presence matters. `value` must come from table's database. */
+DRYDB_C_EXPORT int drydb_table_get(const drydb_table* table, const drydb_key* key,
+                                   drydb_value* value, const void** data, size_t* size);
+
+/* Looks `key` up and copies its value into the caller's `capacity` bytes at `buffer`.
+ * DRYDB_OK: copied, *size its length. DRYDB_END: absent, *size 0. DRYDB_BUFFER_TOO_SMALL: *size
+ * is the length needed and the buffer is untouched (a NULL buffer with capacity 0 asks the size).
+ * Holds no page after it returns. */
+DRYDB_C_EXPORT int drydb_table_get_copy(const drydb_table* table, const drydb_key* key,
+                                        void* buffer, size_t capacity, size_t* size);
+
+/* ---- cursors ------------------------------------------------------------------------------- */
+
+/* A position in a table's key order, movable both ways. Its key/value views are valid until it
+ * moves (any positioning or step call), is released, or the database closes. */
+typedef struct drydb_cursor drydb_cursor;
+
+/* A new, unpositioned cursor over `table`; released with drydb_cursor_release before the
+ * database closes. */
+DRYDB_C_EXPORT int drydb_cursor_create(const drydb_table* table, drydb_cursor** out);
+DRYDB_C_EXPORT int drydb_cursor_release(drydb_cursor* cursor);
+
+/* Positioning: DRYDB_OK on a row, DRYDB_END when there is none (the cursor is then off the
+ * table: next and prev give DRYDB_END until it is positioned again), or an error (a wrong key
+ * kind, a page that fails to read or check), which also leaves it off the table.
+ *   first, last: the first / last row.
+ *   seek: the first row whose key is >= key.
+ *   seek_exact: positions as seek, and gives DRYDB_OK only if that row's key equals key,
+ *     else DRYDB_END (the cursor may still stand on the next greater row: see valid).
+ *   seek_rank: the row of 0-based position `rank` in key order. */
+DRYDB_C_EXPORT int drydb_cursor_first(drydb_cursor* cursor);
+DRYDB_C_EXPORT int drydb_cursor_last(drydb_cursor* cursor);
+DRYDB_C_EXPORT int drydb_cursor_seek(drydb_cursor* cursor, const drydb_key* key);
+DRYDB_C_EXPORT int drydb_cursor_seek_exact(drydb_cursor* cursor, const drydb_key* key);
+DRYDB_C_EXPORT int drydb_cursor_seek_rank(drydb_cursor* cursor, uint64_t rank);
+/* One row on / back. A cursor never positioned yet starts at the first (next) or last (prev)
+ * row, so `while (drydb_cursor_next(c) == DRYDB_OK)` walks a fresh cursor over every row. */
+DRYDB_C_EXPORT int drydb_cursor_next(drydb_cursor* cursor);
+DRYDB_C_EXPORT int drydb_cursor_prev(drydb_cursor* cursor);
+/* *out = 1 when the cursor stands on a row, else 0. */
+DRYDB_C_EXPORT int drydb_cursor_valid(const drydb_cursor* cursor, int* out);
+/* The current row's rank; DRYDB_INVALID_STATE off the table. */
+DRYDB_C_EXPORT int drydb_cursor_rank(const drydb_cursor* cursor, uint64_t* out);
+/* The current row's key and value as stored (int64 keys: drydb_decode_int64_key). Views valid
+ * until the cursor moves. DRYDB_END off the table. Any out pointer may be NULL. */
+DRYDB_C_EXPORT int drydb_cursor_current(drydb_cursor* cursor, const void** key, size_t* key_size,
+                                        const void** value, size_t* value_size);
+/* Fused step and read, one call per row: next / prev, then current. DRYDB_END past the end. */
+DRYDB_C_EXPORT int drydb_cursor_next_kv(drydb_cursor* cursor, const void** key, size_t* key_size,
+                                        const void** value, size_t* value_size);
+DRYDB_C_EXPORT int drydb_cursor_prev_kv(drydb_cursor* cursor, const void** key, size_t* key_size,
+                                        const void** value, size_t* value_size);
+
+/* ---- ranges and prefixes ------------------------------------------------------------------- */
+
+/* The rows between two bounds (or of one prefix), in either order, walked one call per row.
+ * Reusable: positioning it again costs no allocation. Row views are valid until its next step,
+ * reset, repositioning or release (and never past the database). */
+typedef struct drydb_range drydb_range;
+
+/* A new, empty range holder for db's tables; released with drydb_range_release before db
+ * closes. */
+DRYDB_C_EXPORT int drydb_range_create(drydb_db* db, drydb_range** out);
+DRYDB_C_EXPORT int drydb_range_release(drydb_range* range);
+
+/* Positions `range` on the rows of `table` between start and end (NULL = unbounded), in
+ * `order` (a drydb_order). Two descents; rows are read as it is stepped. Errors: a wrong key
+ * kind; DRYDB_INVALID_ARGUMENT when start's key > end's or the order is unknown. On an error the
+ * range is left empty. */
+DRYDB_C_EXPORT int drydb_table_range(const drydb_table* table, const drydb_bound* start,
+                                     const drydb_bound* end, int32_t order, drydb_range* range);
+/* Positions `range` on the rows whose key starts with the `size` bytes at `prefix` (every row
+ * for size 0). DRYDB_WRONG_KEY_TYPE unless the table has bytes keys. */
+DRYDB_C_EXPORT int drydb_table_prefix(const drydb_table* table, const void* prefix, size_t size,
+                                      int32_t order, drydb_range* range);
+/* The number of rows the range holds (known up front). */
+DRYDB_C_EXPORT int drydb_range_count(const drydb_range* range, uint64_t* out);
+/* The next row in the range's order: DRYDB_OK with views of its key and value (any out pointer
+ * may be NULL), DRYDB_END after the last, or the error that ended the walk (a corrupt page). */
+DRYDB_C_EXPORT int drydb_range_next(drydb_range* range, const void** key, size_t* key_size,
+                                    const void** value, size_t* value_size);
+/* Starts the walk over from the range's first row. */
+DRYDB_C_EXPORT int drydb_range_rewind(drydb_range* range);
+
+/* ---- building ------------------------------------------------------------------------------ */
+
+/* A database builder (drydb::DatabaseBuilder). Errors are sticky: a failed append or
+ * create_table returns its error and every later build returns the first one. */
+typedef struct drydb_builder drydb_builder;
+typedef struct drydb_table_builder drydb_table_builder;
+
+/* A new builder writing pages of `page_size` bytes (a power of two, 512 .. 65536; 0 = 4096).
+ * Released with drydb_builder_release. */
+DRYDB_C_EXPORT int drydb_builder_create(uint32_t page_size, drydb_builder** out);
+/* Releases the builder and its table builders (their handles become released). */
+DRYDB_C_EXPORT int drydb_builder_release(drydb_builder* builder);
+/* Adds a table named by the `name_size` bytes at `name`, keyed by `key_kind` (bytes: memcmp
+ * order; int64: signed order; uuid: uuid_v7; ulid). *out is owned by the builder: valid until it
+ * is released. DRYDB_DUPLICATE_NAME, DRYDB_INVALID_ARGUMENT for a bad name or kind. */
+DRYDB_C_EXPORT int drydb_builder_create_table(drydb_builder* builder, const char* name,
+                                              size_t name_size, int32_t key_kind,
+                                              drydb_table_builder** out);
+/* Copies one row (any order; the builder sorts). DRYDB_WRONG_KEY_TYPE, DRYDB_KEY_TOO_LONG,
+ * DRYDB_VALUE_TOO_LARGE; a duplicate key is found at build time (DRYDB_DUPLICATE_KEY). value may
+ * be NULL when value_size is 0. */
+DRYDB_C_EXPORT int drydb_table_builder_append(drydb_table_builder* table, const drydb_key* key,
+                                              const void* value, size_t value_size);
+/* Writes the database to `path` atomically (temp file, fsync, rename): on an error `path` is
+ * untouched. A builder builds once; a second build is DRYDB_INVALID_STATE. */
+DRYDB_C_EXPORT int drydb_builder_build_to_file(drydb_builder* builder, const char* path);
+/* Builds into memory: *data (allocated by drydb, freed by the caller with drydb_free) holds
+ * *size bytes, which drydb_db_open_memory reads. */
+DRYDB_C_EXPORT int drydb_builder_build_to_memory(drydb_builder* builder, void** data,
+                                                 size_t* size);
+/* Frees memory drydb handed to the caller (build_to_memory's bytes). NULL is a no-op. */
+DRYDB_C_EXPORT void drydb_free(void* data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DRYDB_C_H_ */

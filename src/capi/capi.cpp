@@ -1,0 +1,1125 @@
+// The C API (include/drydb/c.h) over the public C++ API.
+//
+// Every exported function runs its body through guarded(): no exception crosses into C (with
+// exceptions on, a std::bad_alloc from a std::string or std::vector the library grows becomes
+// DRYDB_OUT_OF_MEMORY; built with -fno-exceptions, there is nothing to catch and an allocation
+// failure terminates, as in the C++ library). Every handle is checked by checked() before use.
+//
+// Handles are C++ structs behind the C names. Their memory comes from a Shells pool per kind
+// and is never given back to the system: release clears the handle's tag to a "released" one
+// and queues the memory, which is reused only after kQuarantine later releases of that kind. So
+// a released handle passed again reads a live tag saying "released" instead of freed memory (and
+// sanitizers see no use-after-free), for as long as its memory has not been reused.
+#include "drydb/c.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "drydb/builder.h"
+#include "drydb/database.h"
+#include "drydb/error.h"
+#include "drydb/key.h"
+#include "drydb/range.h"
+#include "drydb/table.h"
+#include "drydb/ulid.h"
+#include "drydb/uuid.h"
+#include "drydb/value.h"
+
+// The C statuses are drydb::errc's numbers; a binding may branch on either.
+static_assert(DRYDB_OK == static_cast<int>(drydb::errc::ok));
+static_assert(DRYDB_INVALID_ARGUMENT == static_cast<int>(drydb::errc::invalid_argument));
+static_assert(DRYDB_KEY_TOO_LONG == static_cast<int>(drydb::errc::key_too_long));
+static_assert(DRYDB_DUPLICATE_KEY == static_cast<int>(drydb::errc::duplicate_key));
+static_assert(DRYDB_DUPLICATE_NAME == static_cast<int>(drydb::errc::duplicate_name));
+static_assert(DRYDB_WRONG_KEY_TYPE == static_cast<int>(drydb::errc::wrong_key_type));
+static_assert(DRYDB_NOT_FOUND == static_cast<int>(drydb::errc::not_found));
+static_assert(DRYDB_IO_ERROR == static_cast<int>(drydb::errc::io_error));
+static_assert(DRYDB_CORRUPTION == static_cast<int>(drydb::errc::corruption));
+static_assert(DRYDB_TRUNCATED == static_cast<int>(drydb::errc::truncated));
+static_assert(DRYDB_BAD_MAGIC == static_cast<int>(drydb::errc::bad_magic));
+static_assert(DRYDB_UNSUPPORTED_VERSION == static_cast<int>(drydb::errc::unsupported_version));
+static_assert(DRYDB_UNKNOWN_ENCODING == static_cast<int>(drydb::errc::unknown_encoding));
+static_assert(DRYDB_UNKNOWN_FILTER == static_cast<int>(drydb::errc::unknown_filter));
+static_assert(DRYDB_VALUE_TOO_LARGE == static_cast<int>(drydb::errc::value_too_large));
+static_assert(DRYDB_OUT_OF_MEMORY == static_cast<int>(drydb::errc::out_of_memory));
+static_assert(DRYDB_INVALID_STATE == static_cast<int>(drydb::errc::invalid_state));
+// errc's last value; a new errc needs its DRYDB_ constant, name and static_assert above.
+static_assert(static_cast<int>(drydb::errc::invalid_state) == 16);
+// The C-only statuses stay clear of errc's range.
+static_assert(DRYDB_BUFFER_TOO_SMALL > static_cast<int>(drydb::errc::invalid_state));
+
+namespace {
+
+// Tags in each handle's first field: a live handle of each kind, and a released one.
+enum Tag : uint32_t {
+  kDbTag = 0x64624442,  // "BDbd"
+  kTableTag = 0x6462544c,
+  kValueTag = 0x64625641,
+  kCursorTag = 0x64624355,
+  kRangeTag = 0x64625241,
+  kBuilderTag = 0x64624255,
+  kTableBuilderTag = 0x64625442,
+  kReleasedTag = 0x64625846,
+};
+
+// How many released handles of a kind wait before their memory is reused: the window in which a
+// second use of a released handle is still reported as such.
+constexpr size_t kQuarantine = 64;
+
+thread_local std::string last_error;
+
+int record(int code, std::string_view message) noexcept {
+#if defined(__cpp_exceptions)
+  try {
+    last_error.assign(message.data(), message.size());
+  } catch (...) {
+    // No memory for the message: keep the code, say why the message is short.
+    last_error.clear();
+  }
+#else
+  last_error.assign(message.data(), message.size());
+#endif
+  return code;
+}
+
+int record(int code, const char* fn, std::string_view what) noexcept {
+#if defined(__cpp_exceptions)
+  try {
+    return record(code, std::string(fn) + ": " + std::string(what));
+  } catch (...) {
+    return record(code, fn);
+  }
+#else
+  return record(code, std::string(fn) + ": " + std::string(what));
+#endif
+}
+
+int record(const drydb::Error& e) noexcept {
+  const int code =
+      &e.code.category() == &drydb::error_category() ? e.code.value() : DRYDB_IO_ERROR;
+  return record(code, e.message);
+}
+
+// Runs an exported function's body; nothing it throws leaves.
+template <class F>
+int guarded(const char* fn, F&& body) noexcept {
+#if defined(__cpp_exceptions)
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return record(DRYDB_OUT_OF_MEMORY, fn, "out of memory");
+  } catch (...) {
+    return record(DRYDB_INVALID_STATE, fn, "unexpected exception");
+  }
+#else
+  (void)fn;
+  return body();
+#endif
+}
+
+// A pool of handle memory of one kind; see the file's comment. Reached through a pointer that is
+// never deleted, so the memory stays reachable (no leak report) after static destruction.
+template <class T>
+class Shells {
+ public:
+  static Shells& get() {
+    static Shells* shells = new Shells;
+    return *shells;
+  }
+  // A default-constructed T's memory, or an old released one's (its fields reset by the caller).
+  T* take() {
+    {
+      std::lock_guard lock(mu_);
+      if (released_.size() > kQuarantine) {
+        T* t = released_.front();
+        released_.pop_front();
+        return t;
+      }
+    }
+    return new T;
+  }
+  void give_back(T* t) noexcept {
+    t->tag = kReleasedTag;
+    std::lock_guard lock(mu_);
+#if defined(__cpp_exceptions)
+    try {
+      released_.push_back(t);
+    } catch (...) {
+      // Without memory to queue it, the shell is kept (leaked) rather than freed: freeing it
+      // would let a stale handle read freed memory.
+    }
+#else
+    released_.push_back(t);
+#endif
+  }
+
+ private:
+  std::mutex mu_;
+  std::deque<T*> released_;
+};
+
+}  // namespace
+
+// ---- the handles ----------------------------------------------------------------------------
+
+struct drydb_db {
+  uint32_t tag = 0;
+  std::optional<drydb::ReadOnlyDatabase> db;
+  std::vector<drydb_table*> tables;
+  // Values, cursors and ranges created on this database and not yet released: close waits for 0.
+  std::atomic<uint64_t> live{0};
+};
+
+struct drydb_table {
+  uint32_t tag = 0;
+  drydb_db* db = nullptr;
+  std::optional<drydb::ReadOnlyTable> table;
+};
+
+struct drydb_value {
+  uint32_t tag = 0;
+  drydb_db* db = nullptr;
+  drydb::Value value;
+};
+
+struct drydb_cursor {
+  uint32_t tag = 0;
+  drydb_db* db = nullptr;
+  drydb::Cursor cursor;
+  // Whether any call positioned it: a fresh cursor's next/prev start at its first/last row,
+  // one that ran off the table stays off.
+  bool positioned = false;
+};
+
+struct drydb_range {
+  uint32_t tag = 0;
+  drydb_db* db = nullptr;
+  drydb::Range range;
+  // The walk: not begun, on a row (it), or ended.
+  std::optional<drydb::Range::iterator> it;
+  bool ended = false;
+};
+
+struct drydb_builder {
+  uint32_t tag = 0;
+  std::optional<drydb::DatabaseBuilder> builder;
+  std::vector<drydb_table_builder*> tables;
+  bool built = false;
+};
+
+struct drydb_table_builder {
+  uint32_t tag = 0;
+  drydb_builder* owner = nullptr;
+  drydb::TableBuilder* table = nullptr;
+};
+
+namespace {
+
+template <class T>
+struct TagOf;
+template <>
+struct TagOf<drydb_db> {
+  static constexpr uint32_t tag = kDbTag;
+  static constexpr const char* name = "database";
+};
+template <>
+struct TagOf<drydb_table> {
+  static constexpr uint32_t tag = kTableTag;
+  static constexpr const char* name = "table";
+};
+template <>
+struct TagOf<drydb_value> {
+  static constexpr uint32_t tag = kValueTag;
+  static constexpr const char* name = "value";
+};
+template <>
+struct TagOf<drydb_cursor> {
+  static constexpr uint32_t tag = kCursorTag;
+  static constexpr const char* name = "cursor";
+};
+template <>
+struct TagOf<drydb_range> {
+  static constexpr uint32_t tag = kRangeTag;
+  static constexpr const char* name = "range";
+};
+template <>
+struct TagOf<drydb_builder> {
+  static constexpr uint32_t tag = kBuilderTag;
+  static constexpr const char* name = "builder";
+};
+template <>
+struct TagOf<drydb_table_builder> {
+  static constexpr uint32_t tag = kTableBuilderTag;
+  static constexpr const char* name = "table builder";
+};
+
+// DRYDB_OK if `h` is a live handle of its kind; else records why not.
+template <class T>
+int checked(const T* h, const char* fn) noexcept {
+  if (h == nullptr) return record(DRYDB_INVALID_ARGUMENT, fn, std::string(TagOf<T>::name) + " is NULL");
+  if (h->tag == TagOf<T>::tag) return DRYDB_OK;
+  if (h->tag == kReleasedTag)
+    return record(DRYDB_INVALID_ARGUMENT, fn,
+                  std::string(TagOf<T>::name) + " has been released (or closed)");
+  return record(DRYDB_INVALID_ARGUMENT, fn,
+                std::string("not a drydb ") + TagOf<T>::name + " handle");
+}
+
+int null_argument(const char* fn, const char* what) noexcept {
+  return record(DRYDB_INVALID_ARGUMENT, fn, std::string(what) + " is NULL");
+}
+
+#define DRYDB_CHECK(h)                                    \
+  do {                                                    \
+    if (int check_rc_ = checked((h), fn); check_rc_ != 0) \
+      return check_rc_;                                   \
+  } while (0)
+
+#define DRYDB_CHECK_OUT(p)                                    \
+  do {                                                        \
+    if ((p) == nullptr) return null_argument(fn, #p);         \
+  } while (0)
+
+// The drydb::Key a drydb_key stands for, in *out.
+int to_key(const drydb_key* k, const char* fn, std::optional<drydb::Key>* out) {
+  if (k == nullptr) return null_argument(fn, "key");
+  switch (k->kind) {
+    case DRYDB_KEY_BYTES:
+      if (k->data == nullptr && k->size != 0)
+        return record(DRYDB_INVALID_ARGUMENT, fn, "bytes key with NULL data and a nonzero size");
+      if (k->size > UINT32_MAX) return record(DRYDB_KEY_TOO_LONG, fn, "key of 4 GiB or more");
+      out->emplace(std::span<const std::byte>(static_cast<const std::byte*>(k->data), k->size));
+      return DRYDB_OK;
+    case DRYDB_KEY_INT64:
+      out->emplace(k->i64);
+      return DRYDB_OK;
+    case DRYDB_KEY_UUID:
+    case DRYDB_KEY_ULID: {
+      if (k->data == nullptr || k->size != 16)
+        return record(DRYDB_INVALID_ARGUMENT, fn, "a UUID or ULID key takes 16 bytes of data");
+      if (k->kind == DRYDB_KEY_UUID) {
+        drydb::Uuid u;
+        std::memcpy(u.bytes.data(), k->data, 16);
+        out->emplace(u);
+      } else {
+        drydb::Ulid u;
+        std::memcpy(u.bytes.data(), k->data, 16);
+        out->emplace(u);
+      }
+      return DRYDB_OK;
+    }
+    default:
+      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown key kind " + std::to_string(k->kind));
+  }
+}
+
+// A bound's drydb::KeyBound in *out and whether it is exclusive.
+int to_bound(const drydb_bound* b, const char* fn, std::optional<drydb::KeyBound>* out,
+             bool* exclusive) {
+  *exclusive = false;
+  if (b == nullptr || b->kind == DRYDB_UNBOUNDED) {
+    out->emplace(drydb::unbounded);
+    return DRYDB_OK;
+  }
+  if (b->kind != DRYDB_INCLUSIVE && b->kind != DRYDB_EXCLUSIVE)
+    return record(DRYDB_INVALID_ARGUMENT, fn, "unknown bound kind " + std::to_string(b->kind));
+  std::optional<drydb::Key> key;
+  if (int rc = to_key(&b->key, fn, &key); rc != 0) return rc;
+  out->emplace(*key);
+  *exclusive = b->kind == DRYDB_EXCLUSIVE;
+  return DRYDB_OK;
+}
+
+int to_options(const drydb_bound* start, const drydb_bound* end, int32_t order, const char* fn,
+               std::optional<drydb::KeyBound>* s, std::optional<drydb::KeyBound>* e,
+               drydb::RangeOptions* options) {
+  if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
+    return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
+  if (int rc = to_bound(start, fn, s, &options->start_exclusive); rc != 0) return rc;
+  if (int rc = to_bound(end, fn, e, &options->end_exclusive); rc != 0) return rc;
+  options->order = order == DRYDB_ASCENDING ? drydb::SortOrder::ascending
+                                            : drydb::SortOrder::descending;
+  return DRYDB_OK;
+}
+
+drydb::OpenOptions open_options(const drydb_open_options* o) {
+  drydb::OpenOptions options;
+  if (o == nullptr) return options;
+  options.storage = o->storage == DRYDB_STORAGE_PREAD    ? drydb::StorageKind::pread
+                    : o->storage == DRYDB_STORAGE_MEMORY ? drydb::StorageKind::memory
+                                                         : drydb::StorageKind::mmap;
+  if (o->page_cache_bytes != 0) options.page_cache_bytes = o->page_cache_bytes;
+  return options;
+}
+
+int check_open_options(const drydb_open_options* o, const char* fn) {
+  if (o != nullptr && (o->storage < DRYDB_STORAGE_MMAP || o->storage > DRYDB_STORAGE_MEMORY))
+    return record(DRYDB_INVALID_ARGUMENT, fn, "unknown storage " + std::to_string(o->storage));
+  return DRYDB_OK;
+}
+
+// Wraps an opened database in a handle with one table handle per table.
+int adopt(drydb::ReadOnlyDatabase db, drydb_db** out) {
+  drydb_db* h = Shells<drydb_db>::get().take();
+  h->db.emplace(std::move(db));
+  h->tables.clear();
+  h->live.store(0, std::memory_order_relaxed);
+  for (const drydb::ReadOnlyTable& t : h->db->tables()) {
+    drydb_table* th = Shells<drydb_table>::get().take();
+    th->db = h;
+    th->table.emplace(t);
+    th->tag = kTableTag;
+    h->tables.push_back(th);
+  }
+  h->tag = kDbTag;
+  *out = h;
+  return DRYDB_OK;
+}
+
+void release_tables(drydb_db* h) noexcept {
+  for (drydb_table* t : h->tables) {
+    t->table.reset();
+    t->db = nullptr;
+    Shells<drydb_table>::get().give_back(t);
+  }
+  h->tables.clear();
+}
+
+// Writes a row's views to the caller's out pointers (any may be NULL).
+void put_row(std::span<const std::byte> k, std::span<const std::byte> v, const void** key,
+             size_t* key_size, const void** value, size_t* value_size) noexcept {
+  if (key != nullptr) *key = k.data();
+  if (key_size != nullptr) *key_size = k.size();
+  if (value != nullptr) *value = v.data();
+  if (value_size != nullptr) *value_size = v.size();
+}
+
+// A cursor's outcome after a positioning call or step that gave `on_row`.
+int cursor_outcome(drydb_cursor* c, bool on_row) {
+  c->positioned = true;
+  if (on_row) return DRYDB_OK;
+  if (!c->cursor.status()) return record(c->cursor.status().error());
+  return DRYDB_END;
+}
+
+int cursor_read(drydb_cursor* c, const void** key, size_t* key_size, const void** value,
+                size_t* value_size) {
+  if (!c->cursor.valid()) return DRYDB_END;
+  const drydb::Entry e = c->cursor.entry();
+  if (!c->cursor.status()) return record(c->cursor.status().error());  // an overflow run failed
+  put_row(e.key, e.value, key, key_size, value, value_size);
+  return DRYDB_OK;
+}
+
+int cursor_step(drydb_cursor* c, bool forward) {
+  bool on_row;
+  if (!c->positioned)
+    on_row = forward ? c->cursor.first() : c->cursor.last();
+  else
+    on_row = forward ? c->cursor.next() : c->cursor.prev();
+  return cursor_outcome(c, on_row);
+}
+
+// A range handle between walks: positioned anew, its walk not begun.
+void restart(drydb_range* r) noexcept {
+  r->it.reset();
+  r->ended = false;
+}
+
+}  // namespace
+
+// ---- statuses ---------------------------------------------------------------------------------
+
+extern "C" {
+
+const char* drydb_last_error_message(void) { return last_error.c_str(); }
+
+const char* drydb_status_name(int status) {
+  switch (status) {
+    case DRYDB_OK: return "ok";
+    case DRYDB_END: return "end";
+    case DRYDB_INVALID_ARGUMENT: return "invalid_argument";
+    case DRYDB_KEY_TOO_LONG: return "key_too_long";
+    case DRYDB_DUPLICATE_KEY: return "duplicate_key";
+    case DRYDB_DUPLICATE_NAME: return "duplicate_name";
+    case DRYDB_WRONG_KEY_TYPE: return "wrong_key_type";
+    case DRYDB_NOT_FOUND: return "not_found";
+    case DRYDB_IO_ERROR: return "io_error";
+    case DRYDB_CORRUPTION: return "corruption";
+    case DRYDB_TRUNCATED: return "truncated";
+    case DRYDB_BAD_MAGIC: return "bad_magic";
+    case DRYDB_UNSUPPORTED_VERSION: return "unsupported_version";
+    case DRYDB_UNKNOWN_ENCODING: return "unknown_encoding";
+    case DRYDB_UNKNOWN_FILTER: return "unknown_filter";
+    case DRYDB_VALUE_TOO_LARGE: return "value_too_large";
+    case DRYDB_OUT_OF_MEMORY: return "out_of_memory";
+    case DRYDB_INVALID_STATE: return "invalid_state";
+    case DRYDB_BUFFER_TOO_SMALL: return "buffer_too_small";
+    default: return "unknown";
+  }
+}
+
+int drydb_decode_int64_key(const void* key, size_t size, int64_t* out) {
+  static constexpr const char* fn = "drydb_decode_int64_key";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(key);
+    DRYDB_CHECK_OUT(out);
+    if (size != 8)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "an int64 key has 8 bytes, not " + std::to_string(size));
+    *out = drydb::decode_int64_key(static_cast<const std::byte*>(key));
+    return DRYDB_OK;
+  });
+}
+
+// ---- opening ----------------------------------------------------------------------------------
+
+int drydb_db_open(const char* path, const drydb_open_options* options, drydb_db** out) {
+  static constexpr const char* fn = "drydb_db_open";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK_OUT(path);
+    if (int rc = check_open_options(options, fn); rc != 0) return rc;
+    auto db = drydb::ReadOnlyDatabase::open(path, open_options(options));
+    if (!db) return record(db.error());
+    return adopt(std::move(*db), out);
+  });
+}
+
+int drydb_db_open_memory(const void* data, size_t size, const drydb_open_options* options,
+                         drydb_db** out) {
+  static constexpr const char* fn = "drydb_db_open_memory";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (data == nullptr && size != 0) return null_argument(fn, "data");
+    if (int rc = check_open_options(options, fn); rc != 0) return rc;
+    auto db = drydb::ReadOnlyDatabase::open_memory(
+        std::span<const std::byte>(static_cast<const std::byte*>(data), size),
+        open_options(options));
+    if (!db) return record(db.error());
+    return adopt(std::move(*db), out);
+  });
+}
+
+int drydb_db_close(drydb_db* db) {
+  static constexpr const char* fn = "drydb_db_close";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(db);
+    if (const uint64_t live = db->live.load(std::memory_order_acquire); live != 0)
+      return record(DRYDB_INVALID_STATE, fn,
+                    std::to_string(live) +
+                        " values, cursors or ranges of this database are still live: release "
+                        "them first");
+    release_tables(db);
+    db->db.reset();
+    Shells<drydb_db>::get().give_back(db);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_db_verify(const drydb_db* db) {
+  static constexpr const char* fn = "drydb_db_verify";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(db);
+    if (auto st = db->db->verify(); !st) return record(st.error());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_db_table_count(const drydb_db* db, size_t* out) {
+  static constexpr const char* fn = "drydb_db_table_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(db);
+    DRYDB_CHECK_OUT(out);
+    *out = db->tables.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_db_table_at(const drydb_db* db, size_t index, const drydb_table** out) {
+  static constexpr const char* fn = "drydb_db_table_at";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(db);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (index >= db->tables.size())
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    "table index " + std::to_string(index) + " of " +
+                        std::to_string(db->tables.size()) + " tables");
+    *out = db->tables[index];
+    return DRYDB_OK;
+  });
+}
+
+int drydb_db_table(const drydb_db* db, const char* name, size_t name_size,
+                   const drydb_table** out) {
+  static constexpr const char* fn = "drydb_db_table";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(db);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
+    const std::string_view wanted(name, name_size);
+    for (drydb_table* t : db->tables)
+      if (t->table->name() == wanted) {
+        *out = t;
+        return DRYDB_OK;
+      }
+    // The C++ API's message, which lists the tables there are.
+    auto t = db->db->table(wanted);
+    return t ? record(DRYDB_NOT_FOUND, fn, "no such table") : record(t.error());
+  });
+}
+
+// ---- a table ----------------------------------------------------------------------------------
+
+int drydb_table_name(const drydb_table* table, const char** name, size_t* size) {
+  static constexpr const char* fn = "drydb_table_name";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(name);
+    DRYDB_CHECK_OUT(size);
+    *name = table->table->name().data();
+    *size = table->table->name().size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_key_kind(const drydb_table* table, int32_t* out) {
+  static constexpr const char* fn = "drydb_table_key_kind";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    switch (table->table->encoding().kind()) {
+      case drydb::KeyKind::bytes: *out = DRYDB_KEY_BYTES; break;
+      case drydb::KeyKind::int64: *out = DRYDB_KEY_INT64; break;
+      case drydb::KeyKind::uuid: *out = DRYDB_KEY_UUID; break;
+      case drydb::KeyKind::ulid: *out = DRYDB_KEY_ULID; break;
+    }
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_encoding_id(const drydb_table* table, const char** id, size_t* size) {
+  static constexpr const char* fn = "drydb_table_encoding_id";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(id);
+    DRYDB_CHECK_OUT(size);
+    // Encodings live for the process (key_encoding.h), so the id outlives the database.
+    const std::string_view s = table->table->encoding().id();
+    *id = s.data();
+    *size = s.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_count(const drydb_table* table, uint64_t* out) {
+  static constexpr const char* fn = "drydb_table_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = table->table->count();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_count_range(const drydb_table* table, const drydb_bound* start,
+                            const drydb_bound* end, uint64_t* out) {
+  static constexpr const char* fn = "drydb_table_count_range";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = 0;
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, DRYDB_ASCENDING, fn, &s, &e, &options); rc != 0) return rc;
+    auto n = table->table->count_range(*s, *e, options);
+    if (!n) return record(n.error());
+    *out = *n;
+    return DRYDB_OK;
+  });
+}
+
+// ---- get --------------------------------------------------------------------------------------
+
+int drydb_value_create(drydb_db* db, drydb_value** out) {
+  static constexpr const char* fn = "drydb_value_create";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(db);
+    drydb_value* v = Shells<drydb_value>::get().take();
+    v->db = db;
+    v->value = drydb::Value();
+    v->tag = kValueTag;
+    db->live.fetch_add(1, std::memory_order_relaxed);
+    *out = v;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_value_release(drydb_value* value) {
+  static constexpr const char* fn = "drydb_value_release";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(value);
+    value->value = drydb::Value();
+    value->db->live.fetch_sub(1, std::memory_order_release);
+    value->db = nullptr;
+    Shells<drydb_value>::get().give_back(value);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_value_reset(drydb_value* value) {
+  static constexpr const char* fn = "drydb_value_reset";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(value);
+    value->value = drydb::Value();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_get(const drydb_table* table, const drydb_key* key, drydb_value* value,
+                    const void** data, size_t* size) {
+  static constexpr const char* fn = "drydb_table_get";
+  return guarded(fn, [&]() -> int {
+    if (data != nullptr) *data = nullptr;
+    if (size != nullptr) *size = 0;
+    DRYDB_CHECK(table);
+    DRYDB_CHECK(value);
+    value->value = drydb::Value();
+    if (value->db != table->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the value holder belongs to another database");
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    auto v = table->table->get(*k);
+    if (!v) return record(v.error());
+    if (!*v) return DRYDB_END;
+    value->value = std::move(*v);
+    if (data != nullptr) *data = value->value.bytes().data();
+    if (size != nullptr) *size = value->value.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_get_copy(const drydb_table* table, const drydb_key* key, void* buffer,
+                         size_t capacity, size_t* size) {
+  static constexpr const char* fn = "drydb_table_get_copy";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(size);
+    *size = 0;
+    if (buffer == nullptr && capacity != 0) return null_argument(fn, "buffer");
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    auto v = table->table->get(*k);
+    if (!v) return record(v.error());
+    if (!*v) return DRYDB_END;
+    *size = v->size();
+    if (v->size() > capacity)
+      return record(DRYDB_BUFFER_TOO_SMALL, fn,
+                    "the value has " + std::to_string(v->size()) + " bytes, the buffer " +
+                        std::to_string(capacity));
+    if (v->size() != 0) std::memcpy(buffer, v->bytes().data(), v->size());
+    return DRYDB_OK;
+  });
+}
+
+// ---- cursors ----------------------------------------------------------------------------------
+
+int drydb_cursor_create(const drydb_table* table, drydb_cursor** out) {
+  static constexpr const char* fn = "drydb_cursor_create";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(table);
+    drydb_cursor* c = Shells<drydb_cursor>::get().take();
+    c->db = table->db;
+    c->cursor = table->table->cursor();
+    c->positioned = false;
+    c->tag = kCursorTag;
+    table->db->live.fetch_add(1, std::memory_order_relaxed);
+    *out = c;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_cursor_release(drydb_cursor* cursor) {
+  static constexpr const char* fn = "drydb_cursor_release";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    cursor->cursor = drydb::Cursor();
+    cursor->db->live.fetch_sub(1, std::memory_order_release);
+    cursor->db = nullptr;
+    Shells<drydb_cursor>::get().give_back(cursor);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_cursor_first(drydb_cursor* cursor) {
+  static constexpr const char* fn = "drydb_cursor_first";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    return cursor_outcome(cursor, cursor->cursor.first());
+  });
+}
+
+int drydb_cursor_last(drydb_cursor* cursor) {
+  static constexpr const char* fn = "drydb_cursor_last";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    return cursor_outcome(cursor, cursor->cursor.last());
+  });
+}
+
+int drydb_cursor_seek(drydb_cursor* cursor, const drydb_key* key) {
+  static constexpr const char* fn = "drydb_cursor_seek";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    return cursor_outcome(cursor, cursor->cursor.seek(*k));
+  });
+}
+
+int drydb_cursor_seek_exact(drydb_cursor* cursor, const drydb_key* key) {
+  static constexpr const char* fn = "drydb_cursor_seek_exact";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    return cursor_outcome(cursor, cursor->cursor.seek_exact(*k));
+  });
+}
+
+int drydb_cursor_seek_rank(drydb_cursor* cursor, uint64_t rank) {
+  static constexpr const char* fn = "drydb_cursor_seek_rank";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    return cursor_outcome(cursor, cursor->cursor.seek_rank(rank));
+  });
+}
+
+int drydb_cursor_next(drydb_cursor* cursor) {
+  static constexpr const char* fn = "drydb_cursor_next";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    return cursor_step(cursor, true);
+  });
+}
+
+int drydb_cursor_prev(drydb_cursor* cursor) {
+  static constexpr const char* fn = "drydb_cursor_prev";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    return cursor_step(cursor, false);
+  });
+}
+
+int drydb_cursor_valid(const drydb_cursor* cursor, int* out) {
+  static constexpr const char* fn = "drydb_cursor_valid";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    DRYDB_CHECK_OUT(out);
+    *out = cursor->cursor.valid() ? 1 : 0;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_cursor_rank(const drydb_cursor* cursor, uint64_t* out) {
+  static constexpr const char* fn = "drydb_cursor_rank";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    DRYDB_CHECK_OUT(out);
+    if (!cursor->cursor.valid())
+      return record(DRYDB_INVALID_STATE, fn, "the cursor is not on a row");
+    *out = cursor->cursor.rank();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_cursor_current(drydb_cursor* cursor, const void** key, size_t* key_size,
+                         const void** value, size_t* value_size) {
+  static constexpr const char* fn = "drydb_cursor_current";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    return cursor_read(cursor, key, key_size, value, value_size);
+  });
+}
+
+int drydb_cursor_next_kv(drydb_cursor* cursor, const void** key, size_t* key_size,
+                         const void** value, size_t* value_size) {
+  static constexpr const char* fn = "drydb_cursor_next_kv";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    if (int rc = cursor_step(cursor, true); rc != DRYDB_OK) return rc;
+    return cursor_read(cursor, key, key_size, value, value_size);
+  });
+}
+
+int drydb_cursor_prev_kv(drydb_cursor* cursor, const void** key, size_t* key_size,
+                         const void** value, size_t* value_size) {
+  static constexpr const char* fn = "drydb_cursor_prev_kv";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(cursor);
+    if (int rc = cursor_step(cursor, false); rc != DRYDB_OK) return rc;
+    return cursor_read(cursor, key, key_size, value, value_size);
+  });
+}
+
+// ---- ranges -----------------------------------------------------------------------------------
+
+int drydb_range_create(drydb_db* db, drydb_range** out) {
+  static constexpr const char* fn = "drydb_range_create";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(db);
+    drydb_range* r = Shells<drydb_range>::get().take();
+    r->db = db;
+    r->range = drydb::Range();
+    restart(r);
+    r->tag = kRangeTag;
+    db->live.fetch_add(1, std::memory_order_relaxed);
+    *out = r;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_range_release(drydb_range* range) {
+  static constexpr const char* fn = "drydb_range_release";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(range);
+    restart(range);
+    range->range = drydb::Range();
+    range->db->live.fetch_sub(1, std::memory_order_release);
+    range->db = nullptr;
+    Shells<drydb_range>::get().give_back(range);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_range(const drydb_table* table, const drydb_bound* start, const drydb_bound* end,
+                      int32_t order, drydb_range* range) {
+  static constexpr const char* fn = "drydb_table_range";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK(range);
+    restart(range);
+    range->range = drydb::Range();
+    if (range->db != table->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, order, fn, &s, &e, &options); rc != 0) return rc;
+    auto r = table->table->get_range(*s, *e, options);
+    if (!r) return record(r.error());
+    range->range = std::move(*r);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_prefix(const drydb_table* table, const void* prefix, size_t size, int32_t order,
+                       drydb_range* range) {
+  static constexpr const char* fn = "drydb_table_prefix";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK(range);
+    restart(range);
+    range->range = drydb::Range();
+    if (range->db != table->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
+    if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
+    if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
+    auto r = table->table->prefix(
+        std::span<const std::byte>(static_cast<const std::byte*>(prefix), size),
+        order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending);
+    if (!r) return record(r.error());
+    range->range = std::move(*r);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_range_count(const drydb_range* range, uint64_t* out) {
+  static constexpr const char* fn = "drydb_range_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(range);
+    DRYDB_CHECK_OUT(out);
+    *out = range->range.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_range_next(drydb_range* range, const void** key, size_t* key_size, const void** value,
+                     size_t* value_size) {
+  static constexpr const char* fn = "drydb_range_next";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(range);
+    if (range->ended) return DRYDB_END;
+    if (!range->it)
+      range->it.emplace(range->range.begin());
+    else
+      ++*range->it;
+    if (*range->it == std::default_sentinel) {
+      range->ended = true;
+      if (!range->range.status()) return record(range->range.status().error());
+      return DRYDB_END;
+    }
+    const drydb::Entry e = **range->it;
+    put_row(e.key, e.value, key, key_size, value, value_size);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_range_rewind(drydb_range* range) {
+  static constexpr const char* fn = "drydb_range_rewind";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(range);
+    restart(range);
+    return DRYDB_OK;
+  });
+}
+
+// ---- building ---------------------------------------------------------------------------------
+
+int drydb_builder_create(uint32_t page_size, drydb_builder** out) {
+  static constexpr const char* fn = "drydb_builder_create";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    drydb::BuildOptions options;
+    if (page_size != 0) {
+      if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0)
+        return record(DRYDB_INVALID_ARGUMENT, fn,
+                      "page size " + std::to_string(page_size) +
+                          " is not a power of two from 512 to 65536");
+      options.page_size = page_size;
+    }
+    drydb_builder* b = Shells<drydb_builder>::get().take();
+    b->builder.emplace(std::move(options));
+    b->tables.clear();
+    b->built = false;
+    b->tag = kBuilderTag;
+    *out = b;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_builder_release(drydb_builder* builder) {
+  static constexpr const char* fn = "drydb_builder_release";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(builder);
+    for (drydb_table_builder* t : builder->tables) {
+      t->table = nullptr;
+      t->owner = nullptr;
+      Shells<drydb_table_builder>::get().give_back(t);
+    }
+    builder->tables.clear();
+    builder->builder.reset();
+    Shells<drydb_builder>::get().give_back(builder);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_builder_create_table(drydb_builder* builder, const char* name, size_t name_size,
+                               int32_t key_kind, drydb_table_builder** out) {
+  static constexpr const char* fn = "drydb_builder_create_table";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(builder);
+    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
+    if (builder->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+    drydb::KeyEncoding encoding = drydb::KeyEncoding::bytes();
+    switch (key_kind) {
+      case DRYDB_KEY_BYTES: break;
+      case DRYDB_KEY_INT64: encoding = drydb::KeyEncoding::int64(); break;
+      case DRYDB_KEY_UUID: encoding = drydb::KeyEncoding::uuid_v7(); break;
+      case DRYDB_KEY_ULID: encoding = drydb::KeyEncoding::ulid(); break;
+      default:
+        return record(DRYDB_INVALID_ARGUMENT, fn, "unknown key kind " + std::to_string(key_kind));
+    }
+    // The builder's errors are sticky: a status failed before this call is not this call's.
+    const bool failed_before = !builder->builder->status();
+    drydb::TableBuilder& t = builder->builder->create_table(std::string_view(name, name_size), encoding);
+    if (!failed_before && !builder->builder->status())
+      return record(builder->builder->status().error());
+    builder->tables.reserve(builder->tables.size() + 1);  // so push_back below cannot throw
+    drydb_table_builder* h = Shells<drydb_table_builder>::get().take();
+    h->owner = builder;
+    h->table = &t;
+    h->tag = kTableBuilderTag;
+    builder->tables.push_back(h);
+    *out = h;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_builder_append(drydb_table_builder* table, const drydb_key* key, const void* value,
+                               size_t value_size) {
+  static constexpr const char* fn = "drydb_table_builder_append";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    if (value == nullptr && value_size != 0) return null_argument(fn, "value");
+    if (table->owner->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    const bool failed_before = !table->table->status();
+    table->table->append(*k, std::span<const std::byte>(static_cast<const std::byte*>(value),
+                                                        value_size));
+    if (!table->table->status())
+      return failed_before ? record(DRYDB_INVALID_STATE, fn,
+                                    "the builder failed earlier: " +
+                                        table->table->status().error().message)
+                           : record(table->table->status().error());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_builder_build_to_file(drydb_builder* builder, const char* path) {
+  static constexpr const char* fn = "drydb_builder_build_to_file";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(builder);
+    DRYDB_CHECK_OUT(path);
+    if (builder->built) return record(DRYDB_INVALID_STATE, fn, "a builder builds once");
+    builder->built = true;
+    if (auto st = builder->builder->build_to_file(path); !st) return record(st.error());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_builder_build_to_memory(drydb_builder* builder, void** data, size_t* size) {
+  static constexpr const char* fn = "drydb_builder_build_to_memory";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(data);
+    DRYDB_CHECK_OUT(size);
+    *data = nullptr;
+    *size = 0;
+    DRYDB_CHECK(builder);
+    if (builder->built) return record(DRYDB_INVALID_STATE, fn, "a builder builds once");
+    builder->built = true;
+    auto bytes = builder->builder->build_to_memory();
+    if (!bytes) return record(bytes.error());
+    void* p = std::malloc(bytes->size() == 0 ? 1 : bytes->size());
+    if (p == nullptr) return record(DRYDB_OUT_OF_MEMORY, fn, "out of memory");
+    std::memcpy(p, bytes->data(), bytes->size());
+    *data = p;
+    *size = bytes->size();
+    return DRYDB_OK;
+  });
+}
+
+void drydb_free(void* data) { std::free(data); }
+
+}  // extern "C"
