@@ -68,9 +68,11 @@ done_stages="release"
 
 if [ "$quick" -eq 0 ]; then
   # Sanitizer builds: clang++ (the second supported compiler), -O1 -g keeps them fast enough and
-  # the stacks readable; Debug so that assertions stay on. The library and unit tests here; the
+  # the stacks readable; Debug so that assertions stay on; clang for the C API's C test too, whose
+  # objects must match the C++ ones' sanitizer runtime. The library and unit tests here; the
   # tool's tests and the MessagePack tables in the tool-asan stage below.
   sanitized=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DCMAKE_CXX_COMPILER=clang++
+    -DCMAKE_C_COMPILER=clang "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"
     -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF
     -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_CONSUMER_TESTS=OFF -DDRYDB_BUILD_PYTHON=OFF)
   export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1

@@ -1,0 +1,935 @@
+/* The C API's test, compiled as C11: every function of drydb/c.h and every status it returns.
+ *
+ * Builds its databases through the C builder into the folder given as argv[1], then checks gets,
+ * copies, counts, ranges and prefixes (every bound kind, both orders, against a sorted model),
+ * cursors, the table list, verify, and the misuse a binding can commit: NULL, released and
+ * wrong-kind handles, wrong key kinds, small buffers, missing, truncated and corrupt files.
+ * Prints "N passed, M failed"; exits nonzero on any failure. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drydb/c.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                           \
+  do {                                                                        \
+    if (cond) {                                                               \
+      ++passed;                                                               \
+    } else {                                                                  \
+      ++failed;                                                               \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                         \
+  } while (0)
+
+/* A call's status must be `want`; on a mismatch, says what came instead and why. */
+#define CHECK_RC(call, want)                                                          \
+  do {                                                                                \
+    int rc_ = (call);                                                                 \
+    if (rc_ == (want)) {                                                              \
+      ++passed;                                                                       \
+    } else {                                                                          \
+      ++failed;                                                                       \
+      fprintf(stderr, "%s:%d: %s gave %s (%s), wanted %s\n", __FILE__, __LINE__, #call, \
+              drydb_status_name(rc_), drydb_last_error_message(), drydb_status_name(want)); \
+    }                                                                                 \
+  } while (0)
+
+/* The last error's message mentions `text`. */
+#define CHECK_MESSAGE(text) CHECK(strstr(drydb_last_error_message(), (text)) != NULL)
+
+static char scratch[4096];
+static const char* path_in(const char* dir, const char* name) {
+  snprintf(scratch, sizeof scratch, "%s/%s", dir, name);
+  return scratch;
+}
+
+/* ---- the model ----------------------------------------------------------------------------- */
+
+/* items (bytes keys): "key0000".."key0299" with values "value<i>", plus "big" (an overflow
+ * value) and "empty" (an empty value), in memcmp order. nums (int64): -150..149. */
+#define ITEM_ROWS 302
+#define NUM_ROWS 300
+#define BIG_SIZE 3000
+static char item_keys[ITEM_ROWS][16];
+static unsigned char big_value[BIG_SIZE];
+
+static int compare_bytes(const void* a, size_t an, const void* b, size_t bn) {
+  int c = memcmp(a, b, an < bn ? an : bn);
+  if (c != 0) return c;
+  return an < bn ? -1 : an > bn ? 1 : 0;
+}
+
+static int compare_item_keys(const void* a, const void* b) {
+  return compare_bytes(a, strlen(a), b, strlen(b));
+}
+
+static void make_model(void) {
+  int i;
+  for (i = 0; i < 300; ++i) snprintf(item_keys[i], sizeof item_keys[i], "key%04d", i);
+  strcpy(item_keys[300], "big");
+  strcpy(item_keys[301], "empty");
+  qsort(item_keys, ITEM_ROWS, sizeof item_keys[0], compare_item_keys);
+  for (i = 0; i < BIG_SIZE; ++i) big_value[i] = (unsigned char)(i * 7);
+}
+
+static void item_value(const char* key, char* out, size_t cap) {
+  snprintf(out, cap, "value%d", atoi(key + 3));
+}
+
+/* A builder holding items, nums, uuids (2 rows) and an empty table, rows appended out of order. */
+static drydb_builder* make_builder(void) {
+  drydb_builder* b = NULL;
+  drydb_table_builder *items, *nums, *uuids, *none;
+  int i;
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "items", 5, DRYDB_KEY_BYTES, &items), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "nums", 4, DRYDB_KEY_INT64, &nums), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "uuids", 5, DRYDB_KEY_UUID, &uuids), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "none", 4, DRYDB_KEY_BYTES, &none), DRYDB_OK);
+  for (i = 299; i >= 0; --i) {
+    char key[16], value[32];
+    drydb_key k;
+    snprintf(key, sizeof key, "key%04d", i);
+    item_value(key, value, sizeof value);
+    k = drydb_key_bytes(key, strlen(key));
+    if (drydb_table_builder_append(items, &k, value, strlen(value)) != DRYDB_OK) CHECK(0);
+  }
+  {
+    drydb_key big = drydb_key_bytes("big", 3), empty = drydb_key_bytes("empty", 5);
+    CHECK_RC(drydb_table_builder_append(items, &big, big_value, BIG_SIZE), DRYDB_OK);
+    CHECK_RC(drydb_table_builder_append(items, &empty, NULL, 0), DRYDB_OK);
+  }
+  for (i = 149; i >= -150; --i) {
+    char value[32];
+    drydb_key k = drydb_key_int64(i);
+    snprintf(value, sizeof value, "n%d", i);
+    if (drydb_table_builder_append(nums, &k, value, strlen(value)) != DRYDB_OK) CHECK(0);
+  }
+  for (i = 0; i < 2; ++i) {
+    unsigned char id[16];
+    drydb_key k;
+    memset(id, i + 1, sizeof id);
+    k.kind = DRYDB_KEY_UUID;
+    k.data = id;
+    k.size = 16;
+    k.i64 = 0;
+    CHECK_RC(drydb_table_builder_append(uuids, &k, "u", 1), DRYDB_OK);
+  }
+  return b;
+}
+
+/* ---- tests --------------------------------------------------------------------------------- */
+
+static void test_statuses(void) {
+  CHECK(strcmp(drydb_last_error_message(), "") == 0);
+  CHECK(strcmp(drydb_status_name(DRYDB_OK), "ok") == 0);
+  CHECK(strcmp(drydb_status_name(DRYDB_END), "end") == 0);
+  CHECK(strcmp(drydb_status_name(DRYDB_CORRUPTION), "corruption") == 0);
+  CHECK(strcmp(drydb_status_name(DRYDB_INVALID_STATE), "invalid_state") == 0);
+  CHECK(strcmp(drydb_status_name(DRYDB_BUFFER_TOO_SMALL), "buffer_too_small") == 0);
+  CHECK(strcmp(drydb_status_name(12345), "unknown") == 0);
+  {
+    int s;
+    for (s = DRYDB_INVALID_ARGUMENT; s <= DRYDB_INVALID_STATE; ++s)
+      CHECK(strcmp(drydb_status_name(s), "unknown") != 0);
+  }
+  {
+    unsigned char enc[8] = {0x80, 0, 0, 0, 0, 0, 0, 42};
+    int64_t v = 0;
+    CHECK_RC(drydb_decode_int64_key(enc, 8, &v), DRYDB_OK);
+    CHECK(v == 42);
+    enc[0] = 0x7f;
+    memset(enc + 1, 0xff, 7);
+    CHECK_RC(drydb_decode_int64_key(enc, 8, &v), DRYDB_OK);
+    CHECK(v == -1);
+    CHECK_RC(drydb_decode_int64_key(enc, 7, &v), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_decode_int64_key(NULL, 8, &v), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_decode_int64_key(enc, 8, NULL), DRYDB_INVALID_ARGUMENT);
+  }
+}
+
+static void test_builder_errors(const char* dir) {
+  drydb_builder* b = NULL;
+  drydb_table_builder *t = NULL, *t2 = NULL;
+  drydb_key k = drydb_key_bytes("a", 1), n = drydb_key_int64(1);
+  void* data = NULL;
+  size_t size = 0;
+  char long_key[200];
+
+  CHECK_RC(drydb_builder_create(1000, &b), DRYDB_INVALID_ARGUMENT);
+  CHECK(b == NULL);
+  CHECK_RC(drydb_builder_create(256, &b), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_create(4096, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_create(0, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(NULL, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_create_table(b, NULL, 1, DRYDB_KEY_BYTES, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, 9, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_append(NULL, &k, "v", 1), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_append(t, NULL, "v", 1), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_append(t, &k, NULL, 1), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_OK);
+  CHECK_RC(drydb_builder_build_to_file(b, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_build_to_memory(b, NULL, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_build_to_memory(NULL, &data, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_OK);
+  CHECK(data != NULL && size > 0);
+  drydb_free(data);
+  drydb_free(NULL);
+  /* A builder builds once. */
+  CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_INVALID_STATE);
+  CHECK(data == NULL);
+  CHECK_RC(drydb_builder_build_to_file(b, path_in(dir, "twice.drydb")), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_builder_create_table(b, "u", 1, DRYDB_KEY_BYTES, &t2), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  /* Released: the builder and its table builders. */
+  CHECK_RC(drydb_builder_release(b), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_builder_release(NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* Sticky errors: the first one fails the build. */
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_INT64, &t2), DRYDB_DUPLICATE_NAME);
+  CHECK(t2 == NULL);
+  CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_DUPLICATE_NAME);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_append(t, &n, "v", 1), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_INVALID_STATE); /* failed earlier */
+  CHECK_RC(drydb_builder_build_to_file(b, path_in(dir, "never.drydb")), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  {
+    drydb_db* db = NULL;
+    CHECK_RC(drydb_db_open(path_in(dir, "never.drydb"), NULL, &db), DRYDB_IO_ERROR);
+  }
+
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK); /* keys up to 512/4 - 64 = 64 bytes */
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  memset(long_key, 'x', sizeof long_key);
+  k = drydb_key_bytes(long_key, sizeof long_key);
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_KEY_TOO_LONG);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  k = drydb_key_bytes("same", 4);
+  CHECK_RC(drydb_table_builder_append(t, &k, "1", 1), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_append(t, &k, "2", 1), DRYDB_OK); /* found when sorted */
+  CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_DUPLICATE_KEY);
+  CHECK_MESSAGE("same");
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+}
+
+static void test_tables(drydb_db* db) {
+  size_t n = 0, size = 0, i;
+  const drydb_table* t = NULL;
+  const char* name;
+  int32_t kind = -1;
+  uint64_t rows = 0;
+  static const char* names[] = {"items", "nums", "uuids", "none"};
+  static const int32_t kinds[] = {DRYDB_KEY_BYTES, DRYDB_KEY_INT64, DRYDB_KEY_UUID,
+                                  DRYDB_KEY_BYTES};
+  static const char* encodings[] = {"bytes", "int64", "uuid_v7", "bytes"};
+  static const uint64_t counts[] = {ITEM_ROWS, NUM_ROWS, 2, 0};
+
+  CHECK_RC(drydb_db_table_count(db, &n), DRYDB_OK);
+  CHECK(n == 4);
+  CHECK_RC(drydb_db_table_count(db, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_table_count(NULL, &n), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("database is NULL");
+  for (i = 0; i < 4; ++i) {
+    const drydb_table* by_name = NULL;
+    CHECK_RC(drydb_db_table_at(db, i, &t), DRYDB_OK);
+    CHECK_RC(drydb_table_name(t, &name, &size), DRYDB_OK);
+    CHECK(size == strlen(names[i]) && memcmp(name, names[i], size) == 0);
+    CHECK_RC(drydb_db_table(db, names[i], strlen(names[i]), &by_name), DRYDB_OK);
+    CHECK(by_name == t);
+    CHECK_RC(drydb_table_key_kind(t, &kind), DRYDB_OK);
+    CHECK(kind == kinds[i]);
+    CHECK_RC(drydb_table_encoding_id(t, &name, &size), DRYDB_OK);
+    CHECK(size == strlen(encodings[i]) && memcmp(name, encodings[i], size) == 0);
+    CHECK_RC(drydb_table_count(t, &rows), DRYDB_OK);
+    CHECK(rows == counts[i]);
+  }
+  CHECK_RC(drydb_db_table_at(db, 4, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK(t == NULL);
+  CHECK_RC(drydb_db_table_at(db, 0, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_table(db, "nope", 4, &t), DRYDB_NOT_FOUND);
+  CHECK_MESSAGE("items"); /* the message lists the tables there are */
+  CHECK_RC(drydb_db_table(db, NULL, 4, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_table(db, "items", 5, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_name(NULL, &name, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_name(t, NULL, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_key_kind(NULL, &kind), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_encoding_id(NULL, &name, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_count(NULL, &rows), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_count(t, NULL), DRYDB_INVALID_ARGUMENT);
+}
+
+static const drydb_table* table_named(drydb_db* db, const char* name) {
+  const drydb_table* t = NULL;
+  CHECK_RC(drydb_db_table(db, name, strlen(name), &t), DRYDB_OK);
+  return t;
+}
+
+static void test_get(drydb_db* db, drydb_db* other) {
+  const drydb_table* items = table_named(db, "items");
+  const drydb_table* nums = table_named(db, "nums");
+  const drydb_table* uuids = table_named(db, "uuids");
+  const drydb_table* none = table_named(db, "none");
+  drydb_value *v = NULL, *foreign = NULL;
+  const void* data = NULL;
+  size_t size = 0;
+  int i;
+  drydb_key k;
+  char buf[64];
+
+  CHECK_RC(drydb_value_create(NULL, &v), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_create(db, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_create(db, &v), DRYDB_OK);
+  for (i = 0; i < 300; ++i) {
+    char key[16], want[32];
+    snprintf(key, sizeof key, "key%04d", i);
+    item_value(key, want, sizeof want);
+    k = drydb_key_bytes(key, strlen(key));
+    if (drydb_table_get(items, &k, v, &data, &size) != DRYDB_OK || size != strlen(want) ||
+        memcmp(data, want, size) != 0)
+      CHECK(0);
+  }
+  k = drydb_key_bytes("big", 3);
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_OK); /* an overflow value */
+  CHECK(size == BIG_SIZE && memcmp(data, big_value, BIG_SIZE) == 0);
+  k = drydb_key_bytes("empty", 5);
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_OK);
+  CHECK(size == 0);
+  k = drydb_key_bytes("key0300", 7);
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_END);
+  CHECK(data == NULL && size == 0);
+  CHECK_RC(drydb_table_get(none, &k, v, &data, &size), DRYDB_END);
+  k = drydb_key_bytes("key0001", 7);
+  CHECK_RC(drydb_table_get(items, &k, v, NULL, NULL), DRYDB_OK); /* presence only */
+  CHECK_RC(drydb_value_reset(v), DRYDB_OK);
+  CHECK_RC(drydb_value_reset(NULL), DRYDB_INVALID_ARGUMENT);
+
+  for (i = -150; i < 150; i += 7) {
+    char want[32];
+    snprintf(want, sizeof want, "n%d", i);
+    k = drydb_key_int64(i);
+    CHECK_RC(drydb_table_get(nums, &k, v, &data, &size), DRYDB_OK);
+    CHECK(size == strlen(want) && memcmp(data, want, size) == 0);
+  }
+  k = drydb_key_int64(150);
+  CHECK_RC(drydb_table_get(nums, &k, v, &data, &size), DRYDB_END);
+  {
+    unsigned char id[16];
+    memset(id, 2, sizeof id);
+    k.kind = DRYDB_KEY_UUID;
+    k.data = id;
+    k.size = 16;
+    CHECK_RC(drydb_table_get(uuids, &k, v, &data, &size), DRYDB_OK);
+    CHECK(size == 1 && memcmp(data, "u", 1) == 0);
+    k.size = 15;
+    CHECK_RC(drydb_table_get(uuids, &k, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+    k.kind = DRYDB_KEY_ULID;
+    k.size = 16;
+    CHECK_RC(drydb_table_get(uuids, &k, v, &data, &size), DRYDB_WRONG_KEY_TYPE);
+  }
+
+  /* Wrong key kinds, bad keys, NULLs. */
+  k = drydb_key_int64(1);
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_WRONG_KEY_TYPE);
+  CHECK(data == NULL && size == 0);
+  k = drydb_key_bytes("1", 1);
+  CHECK_RC(drydb_table_get(nums, &k, v, &data, &size), DRYDB_WRONG_KEY_TYPE);
+  k.kind = 42;
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("key kind");
+  k = drydb_key_bytes(NULL, 3);
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get(items, NULL, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+  k = drydb_key_bytes("key0001", 7);
+  CHECK_RC(drydb_table_get(NULL, &k, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get(items, &k, NULL, &data, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("value is NULL");
+  CHECK_RC(drydb_value_create(other, &foreign), DRYDB_OK);
+  CHECK_RC(drydb_table_get(items, &k, foreign, &data, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("another database");
+  CHECK_RC(drydb_value_release(foreign), DRYDB_OK);
+
+  /* A handle of another kind where a value is expected. */
+  {
+    drydb_cursor* c = NULL;
+    CHECK_RC(drydb_cursor_create(items, &c), DRYDB_OK);
+    CHECK_RC(drydb_table_get(items, &k, (drydb_value*)(void*)c, &data, &size),
+             DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("not a drydb value");
+    CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
+  }
+
+  /* The copying get. */
+  CHECK_RC(drydb_table_get_copy(items, &k, buf, sizeof buf, &size), DRYDB_OK);
+  CHECK(size == 6 && memcmp(buf, "value1", 6) == 0);
+  memset(buf, '#', sizeof buf);
+  CHECK_RC(drydb_table_get_copy(items, &k, buf, 3, &size), DRYDB_BUFFER_TOO_SMALL);
+  CHECK(size == 6 && buf[0] == '#'); /* the size needed; the buffer untouched */
+  CHECK_RC(drydb_table_get_copy(items, &k, NULL, 0, &size), DRYDB_BUFFER_TOO_SMALL);
+  CHECK(size == 6);
+  CHECK_RC(drydb_table_get_copy(items, &k, NULL, 6, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get_copy(items, &k, buf, sizeof buf, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get_copy(NULL, &k, buf, sizeof buf, &size), DRYDB_INVALID_ARGUMENT);
+  k = drydb_key_bytes("big", 3);
+  CHECK_RC(drydb_table_get_copy(items, &k, buf, sizeof buf, &size), DRYDB_BUFFER_TOO_SMALL);
+  CHECK(size == BIG_SIZE);
+  {
+    unsigned char* big = malloc(size);
+    CHECK_RC(drydb_table_get_copy(items, &k, big, size, &size), DRYDB_OK);
+    CHECK(size == BIG_SIZE && memcmp(big, big_value, BIG_SIZE) == 0);
+    free(big);
+  }
+  k = drydb_key_bytes("empty", 5);
+  CHECK_RC(drydb_table_get_copy(items, &k, NULL, 0, &size), DRYDB_OK);
+  CHECK(size == 0);
+  k = drydb_key_bytes("nope", 4);
+  CHECK_RC(drydb_table_get_copy(items, &k, buf, sizeof buf, &size), DRYDB_END);
+  CHECK(size == 0);
+  k = drydb_key_int64(3);
+  CHECK_RC(drydb_table_get_copy(items, &k, buf, sizeof buf, &size), DRYDB_WRONG_KEY_TYPE);
+
+  CHECK_RC(drydb_value_release(v), DRYDB_OK);
+  CHECK_RC(drydb_value_release(v), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  k = drydb_key_bytes("key0001", 7);
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_reset(v), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_release(NULL), DRYDB_INVALID_ARGUMENT);
+}
+
+/* ---- counts and ranges against the model --------------------------------------------------- */
+
+/* Whether model row `key` lies within the bounds (either NULL = unbounded). */
+static int in_bounds(const drydb_key* key, const drydb_bound* s, const drydb_bound* e,
+                     int (*cmp)(const drydb_key*, const drydb_key*)) {
+  if (s->kind != DRYDB_UNBOUNDED) {
+    int c = cmp(key, &s->key);
+    if (c < 0 || (c == 0 && s->kind == DRYDB_EXCLUSIVE)) return 0;
+  }
+  if (e->kind != DRYDB_UNBOUNDED) {
+    int c = cmp(key, &e->key);
+    if (c > 0 || (c == 0 && e->kind == DRYDB_EXCLUSIVE)) return 0;
+  }
+  return 1;
+}
+
+static int cmp_bytes_keys(const drydb_key* a, const drydb_key* b) {
+  return compare_bytes(a->data, a->size, b->data, b->size);
+}
+static int cmp_int_keys(const drydb_key* a, const drydb_key* b) {
+  return a->i64 < b->i64 ? -1 : a->i64 > b->i64;
+}
+
+/* Whether a range's row key equals model key `want`. */
+static int row_is(const void* key, size_t key_size, const drydb_key* want) {
+  if (want->kind == DRYDB_KEY_INT64) {
+    int64_t v;
+    return drydb_decode_int64_key(key, key_size, &v) == DRYDB_OK && v == want->i64;
+  }
+  return compare_bytes(key, key_size, want->data, want->size) == 0;
+}
+
+/* count_range and ranges in both orders for every pair of probes and bound kinds, against the
+ * sorted model rows. */
+static void check_bounds(const drydb_table* t, drydb_range* r, const drydb_key* rows, int nrows,
+                         const drydb_key* probes, int nprobes,
+                         int (*cmp)(const drydb_key*, const drydb_key*)) {
+  int si, ei, sk, ek, order;
+  for (si = 0; si < nprobes; ++si)
+    for (ei = 0; ei < nprobes; ++ei)
+      for (sk = 0; sk < 3; ++sk)
+        for (ek = 0; ek < 3; ++ek) {
+          drydb_bound s, e;
+          int i, want = 0, bad_order;
+          uint64_t count = 0;
+          s.kind = sk;
+          s.key = probes[si];
+          e.kind = ek;
+          e.key = probes[ei];
+          /* Unbounded sides repeat for every probe: only the first probe's. */
+          if ((sk == DRYDB_UNBOUNDED && si != 0) || (ek == DRYDB_UNBOUNDED && ei != 0)) continue;
+          bad_order = sk != DRYDB_UNBOUNDED && ek != DRYDB_UNBOUNDED &&
+                      cmp(&probes[si], &probes[ei]) > 0;
+          for (i = 0; i < nrows; ++i) want += in_bounds(&rows[i], &s, &e, cmp);
+          if (bad_order) {
+            CHECK_RC(drydb_table_count_range(t, &s, &e, &count), DRYDB_INVALID_ARGUMENT);
+            CHECK_RC(drydb_table_range(t, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+            CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
+            continue;
+          }
+          if (drydb_table_count_range(t, &s, &e, &count) != DRYDB_OK || count != (uint64_t)want)
+            CHECK(0);
+          else
+            ++passed;
+          for (order = DRYDB_ASCENDING; order <= DRYDB_DESCENDING; ++order) {
+            int at = order == DRYDB_ASCENDING ? 0 : nrows - 1, step = order ? -1 : 1, seen = 0;
+            int ok = drydb_table_range(t, &s, &e, order, r) == DRYDB_OK &&
+                     drydb_range_count(r, &count) == DRYDB_OK && count == (uint64_t)want;
+            const void *key, *value;
+            size_t key_size, value_size;
+            while (ok && drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+              while (at >= 0 && at < nrows && !in_bounds(&rows[at], &s, &e, cmp)) at += step;
+              ok = at >= 0 && at < nrows && row_is(key, key_size, &rows[at]);
+              at += step;
+              ++seen;
+            }
+            ok = ok && seen == want &&
+                 drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_END;
+            if (!ok) {
+              fprintf(stderr, "range probes %d..%d kinds %d,%d order %d: want %d rows, saw %d\n",
+                      si, ei, sk, ek, order, want, seen);
+              CHECK(0);
+            } else {
+              ++passed;
+            }
+          }
+        }
+}
+
+static void test_ranges(drydb_db* db) {
+  const drydb_table* items = table_named(db, "items");
+  const drydb_table* nums = table_named(db, "nums");
+  const drydb_table* none = table_named(db, "none");
+  drydb_range* r = NULL;
+  drydb_key rows[ITEM_ROWS], probes[9];
+  static const char* item_probes[] = {"a", "big", "c", "key0000", "key0150",
+                                      "key01505", "key0299", "key0299x", "z"};
+  static const int64_t num_probes[] = {-1000, -150, -149, -1, 0, 7, 148, 149, 1000};
+  int i;
+  uint64_t count = 0;
+  const void *key, *value;
+  size_t key_size, value_size;
+
+  CHECK_RC(drydb_range_create(NULL, &r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_create(db, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_create(db, &r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_END); /* never set */
+  CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+  CHECK(count == 0);
+
+  for (i = 0; i < ITEM_ROWS; ++i) rows[i] = drydb_key_bytes(item_keys[i], strlen(item_keys[i]));
+  for (i = 0; i < 9; ++i) probes[i] = drydb_key_bytes(item_probes[i], strlen(item_probes[i]));
+  check_bounds(items, r, rows, ITEM_ROWS, probes, 9, cmp_bytes_keys);
+  for (i = 0; i < NUM_ROWS; ++i) rows[i] = drydb_key_int64(i - 150);
+  for (i = 0; i < 9; ++i) probes[i] = drydb_key_int64(num_probes[i]);
+  check_bounds(nums, r, rows, NUM_ROWS, probes, 9, cmp_int_keys);
+
+  /* A range's values, the overflow one included, and a rewind. */
+  {
+    drydb_bound s, e;
+    s.kind = DRYDB_INCLUSIVE;
+    s.key = drydb_key_bytes("big", 3);
+    e.kind = DRYDB_EXCLUSIVE;
+    e.key = drydb_key_bytes("key0001", 7);
+    CHECK_RC(drydb_table_range(items, &s, &e, DRYDB_ASCENDING, r), DRYDB_OK);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_OK);
+    CHECK(key_size == 3 && value_size == BIG_SIZE && memcmp(value, big_value, BIG_SIZE) == 0);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_OK);
+    CHECK(key_size == 5 && value_size == 0);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_OK);
+    CHECK(value_size == 6 && memcmp(value, "value0", 6) == 0);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_END);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_END);
+    CHECK_RC(drydb_range_rewind(r), DRYDB_OK);
+    CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_OK);
+    CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_OK);
+    CHECK_RC(drydb_range_rewind(NULL), DRYDB_INVALID_ARGUMENT);
+
+    /* Bad bounds and orders. */
+    CHECK_RC(drydb_table_range(items, &s, &e, 7, r), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_table_range(NULL, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_table_range(items, &s, &e, DRYDB_ASCENDING, NULL), DRYDB_INVALID_ARGUMENT);
+    s.kind = 9;
+    CHECK_RC(drydb_table_range(items, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_table_count_range(items, &s, &e, &count), DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("bound kind");
+    s.kind = DRYDB_INCLUSIVE;
+    s.key = drydb_key_int64(4);
+    CHECK_RC(drydb_table_range(items, &s, &e, DRYDB_ASCENDING, r), DRYDB_WRONG_KEY_TYPE);
+    CHECK_RC(drydb_table_count_range(items, &s, NULL, &count), DRYDB_WRONG_KEY_TYPE);
+    CHECK_RC(drydb_table_count_range(NULL, NULL, NULL, &count), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_table_count_range(items, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_table_count_range(items, NULL, NULL, &count), DRYDB_OK); /* NULL: unbounded */
+    CHECK(count == ITEM_ROWS);
+    CHECK_RC(drydb_table_range(none, NULL, NULL, DRYDB_DESCENDING, r), DRYDB_OK);
+    CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
+  }
+
+  /* Prefixes. */
+  for (i = 0; i < 2; ++i) {
+    int n = 0;
+    char last[16] = "";
+    int ordered = 1;
+    CHECK_RC(drydb_table_prefix(items, "key01", 5, i, r), DRYDB_OK);
+    CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+    CHECK(count == 100);
+    while (drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+      char k[16];
+      memcpy(k, key, key_size);
+      k[key_size] = 0;
+      if (n > 0 && (i == DRYDB_ASCENDING ? strcmp(last, k) >= 0 : strcmp(last, k) <= 0))
+        ordered = 0;
+      if (strncmp(k, "key01", 5) != 0) ordered = 0;
+      strcpy(last, k);
+      ++n;
+    }
+    CHECK(n == 100 && ordered);
+  }
+  CHECK_RC(drydb_table_prefix(items, "", 0, DRYDB_ASCENDING, r), DRYDB_OK);
+  CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+  CHECK(count == ITEM_ROWS);
+  CHECK_RC(drydb_table_prefix(items, "zz", 2, DRYDB_ASCENDING, r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
+  CHECK_RC(drydb_table_prefix(nums, "k", 1, DRYDB_ASCENDING, r), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_table_prefix(items, NULL, 1, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_prefix(items, "k", 1, 5, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_prefix(NULL, "k", 1, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_count(NULL, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_count(r, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_next(NULL, NULL, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+
+  CHECK_RC(drydb_range_release(r), DRYDB_OK);
+  CHECK_RC(drydb_range_release(r), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_release(NULL), DRYDB_INVALID_ARGUMENT);
+}
+
+static void test_cursors(drydb_db* db) {
+  const drydb_table* items = table_named(db, "items");
+  const drydb_table* nums = table_named(db, "nums");
+  const drydb_table* none = table_named(db, "none");
+  drydb_cursor* c = NULL;
+  const void *key, *value;
+  size_t key_size, value_size;
+  uint64_t rank = 0;
+  int valid = -1, n = 0, ok = 1;
+  drydb_key k;
+
+  CHECK_RC(drydb_cursor_create(NULL, &c), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_create(items, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_create(items, &c), DRYDB_OK);
+  CHECK_RC(drydb_cursor_valid(c, &valid), DRYDB_OK);
+  CHECK(valid == 0);
+  CHECK_RC(drydb_cursor_rank(c, &rank), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_cursor_current(c, &key, &key_size, &value, &value_size), DRYDB_END);
+
+  /* A fresh cursor's next_kv walks every row, then stays at the end. */
+  while (drydb_cursor_next_kv(c, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+    if (n >= ITEM_ROWS || compare_bytes(key, key_size, item_keys[n], strlen(item_keys[n])) != 0)
+      ok = 0;
+    ++n;
+  }
+  CHECK(ok && n == ITEM_ROWS);
+  CHECK_RC(drydb_cursor_next(c), DRYDB_END);
+  CHECK_RC(drydb_cursor_prev(c), DRYDB_END);
+  CHECK_RC(drydb_cursor_next_kv(c, &key, &key_size, &value, &value_size), DRYDB_END);
+  CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
+
+  /* ... and a fresh cursor's prev_kv walks them backwards. */
+  CHECK_RC(drydb_cursor_create(items, &c), DRYDB_OK);
+  n = ITEM_ROWS;
+  ok = 1;
+  while (drydb_cursor_prev_kv(c, &key, &key_size, NULL, NULL) == DRYDB_OK) {
+    --n;
+    if (n < 0 || compare_bytes(key, key_size, item_keys[n], strlen(item_keys[n])) != 0) ok = 0;
+  }
+  CHECK(ok && n == 0);
+  CHECK_RC(drydb_cursor_prev_kv(c, &key, &key_size, NULL, NULL), DRYDB_END);
+
+  CHECK_RC(drydb_cursor_first(c), DRYDB_OK);
+  CHECK_RC(drydb_cursor_rank(c, &rank), DRYDB_OK);
+  CHECK(rank == 0);
+  CHECK_RC(drydb_cursor_current(c, &key, &key_size, &value, &value_size), DRYDB_OK);
+  CHECK(key_size == 3 && memcmp(key, "big", 3) == 0 && value_size == BIG_SIZE &&
+        memcmp(value, big_value, BIG_SIZE) == 0);
+  CHECK_RC(drydb_cursor_current(c, NULL, NULL, NULL, NULL), DRYDB_OK);
+  CHECK_RC(drydb_cursor_last(c), DRYDB_OK);
+  CHECK_RC(drydb_cursor_rank(c, &rank), DRYDB_OK);
+  CHECK(rank == ITEM_ROWS - 1);
+  CHECK_RC(drydb_cursor_next(c), DRYDB_END);
+  CHECK_RC(drydb_cursor_valid(c, &valid), DRYDB_OK);
+  CHECK(valid == 0);
+
+  k = drydb_key_bytes("key0150", 7);
+  CHECK_RC(drydb_cursor_seek(c, &k), DRYDB_OK);
+  CHECK_RC(drydb_cursor_rank(c, &rank), DRYDB_OK);
+  CHECK(rank == 152); /* "big", "empty", then key0000.. */
+  CHECK_RC(drydb_cursor_seek_exact(c, &k), DRYDB_OK);
+  CHECK_RC(drydb_cursor_next_kv(c, &key, &key_size, &value, &value_size), DRYDB_OK);
+  CHECK(key_size == 7 && memcmp(key, "key0151", 7) == 0 && value_size == 8 &&
+        memcmp(value, "value151", 8) == 0);
+  CHECK_RC(drydb_cursor_prev_kv(c, &key, &key_size, &value, &value_size), DRYDB_OK);
+  CHECK(key_size == 7 && memcmp(key, "key0150", 7) == 0);
+  k = drydb_key_bytes("key01505", 8);
+  CHECK_RC(drydb_cursor_seek(c, &k), DRYDB_OK); /* the next key */
+  CHECK_RC(drydb_cursor_current(c, &key, &key_size, NULL, NULL), DRYDB_OK);
+  CHECK(key_size == 7 && memcmp(key, "key0151", 7) == 0);
+  CHECK_RC(drydb_cursor_seek_exact(c, &k), DRYDB_END);
+  CHECK_RC(drydb_cursor_valid(c, &valid), DRYDB_OK);
+  CHECK(valid == 1); /* on the next key, as seek */
+  k = drydb_key_bytes("zzz", 3);
+  CHECK_RC(drydb_cursor_seek(c, &k), DRYDB_END);
+  CHECK_RC(drydb_cursor_seek_exact(c, &k), DRYDB_END);
+  CHECK_RC(drydb_cursor_seek_rank(c, 10), DRYDB_OK);
+  CHECK_RC(drydb_cursor_current(c, &key, &key_size, NULL, NULL), DRYDB_OK);
+  CHECK(compare_bytes(key, key_size, item_keys[10], strlen(item_keys[10])) == 0);
+  CHECK_RC(drydb_cursor_seek_rank(c, ITEM_ROWS), DRYDB_END);
+
+  /* Wrong kinds and NULLs. */
+  k = drydb_key_int64(5);
+  CHECK_RC(drydb_cursor_seek(c, &k), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_cursor_seek_exact(c, &k), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_cursor_valid(c, &valid), DRYDB_OK);
+  CHECK(valid == 0);
+  CHECK_RC(drydb_cursor_seek(c, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_seek_exact(c, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_valid(c, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_rank(c, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_first(NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_last(NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_seek(NULL, &k), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_seek_exact(NULL, &k), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_seek_rank(NULL, 0), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_next(NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_prev(NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_valid(NULL, &valid), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_rank(NULL, &rank), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_current(NULL, NULL, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_next_kv(NULL, NULL, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_prev_kv(NULL, NULL, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
+  CHECK_RC(drydb_cursor_release(c), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_cursor_next(c), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_cursor_release(NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* int64 keys: a cursor gives them encoded; seeks take them typed. */
+  CHECK_RC(drydb_cursor_create(nums, &c), DRYDB_OK);
+  k = drydb_key_int64(-3);
+  CHECK_RC(drydb_cursor_seek_exact(c, &k), DRYDB_OK);
+  CHECK_RC(drydb_cursor_rank(c, &rank), DRYDB_OK);
+  CHECK(rank == 147);
+  CHECK_RC(drydb_cursor_next_kv(c, &key, &key_size, &value, &value_size), DRYDB_OK);
+  {
+    int64_t v = 0;
+    CHECK_RC(drydb_decode_int64_key(key, key_size, &v), DRYDB_OK);
+    CHECK(v == -2 && value_size == 3 && memcmp(value, "n-2", 3) == 0);
+  }
+  k = drydb_key_bytes("x", 1);
+  CHECK_RC(drydb_cursor_seek(c, &k), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
+
+  /* An empty table. */
+  CHECK_RC(drydb_cursor_create(none, &c), DRYDB_OK);
+  CHECK_RC(drydb_cursor_next_kv(c, &key, &key_size, &value, &value_size), DRYDB_END);
+  CHECK_RC(drydb_cursor_first(c), DRYDB_END);
+  CHECK_RC(drydb_cursor_last(c), DRYDB_END);
+  CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
+}
+
+/* Reads a whole file into malloc'd memory. */
+static unsigned char* read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  unsigned char* data;
+  long n;
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  data = malloc((size_t)n);
+  if (data != NULL && fread(data, 1, (size_t)n, f) != (size_t)n) {
+    free(data);
+    data = NULL;
+  }
+  fclose(f);
+  *size = (size_t)n;
+  return data;
+}
+
+static void write_file(const char* path, const unsigned char* data, size_t size) {
+  FILE* f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  CHECK(fwrite(data, 1, size, f) == size);
+  fclose(f);
+}
+
+static void test_bad_files(const char* dir, const char* good_path) {
+  drydb_db* db = (drydb_db*)(void*)&db; /* not NULL: open must clear it on failure */
+  size_t size = 0;
+  unsigned char* bytes = read_file(good_path, &size);
+  unsigned char* copy;
+  drydb_open_options pread_options;
+  memset(&pread_options, 0, sizeof pread_options);
+  pread_options.storage = DRYDB_STORAGE_PREAD;
+  CHECK(bytes != NULL && size > 4096);
+  if (bytes == NULL) return;
+
+  CHECK_RC(drydb_db_open(path_in(dir, "missing.drydb"), NULL, &db), DRYDB_IO_ERROR);
+  CHECK(db == NULL);
+  CHECK_MESSAGE("missing.drydb");
+  CHECK_RC(drydb_db_open(NULL, NULL, &db), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_open(good_path, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_open_memory(NULL, 10, NULL, &db), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_open_memory(bytes, size, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* Not a drydb file. */
+  copy = malloc(size);
+  memcpy(copy, bytes, size);
+  memcpy(copy, "NOTADRYDBFILE", 13);
+  CHECK_RC(drydb_db_open_memory(copy, size, NULL, &db), DRYDB_BAD_MAGIC);
+  CHECK(db == NULL);
+  write_file(path_in(dir, "bad_magic.drydb"), copy, size);
+  CHECK_RC(drydb_db_open(path_in(dir, "bad_magic.drydb"), NULL, &db), DRYDB_BAD_MAGIC);
+
+  /* Truncated: half the file. */
+  write_file(path_in(dir, "truncated.drydb"), bytes, size / 2);
+  CHECK_RC(drydb_db_open(path_in(dir, "truncated.drydb"), NULL, &db), DRYDB_TRUNCATED);
+  CHECK(db == NULL);
+
+  /* A damaged page: open (which checks the header and catalog) succeeds, verify finds it. */
+  memcpy(copy, bytes, size);
+  copy[512 * 3 + 100] ^= 0x5a;
+  write_file(path_in(dir, "corrupt.drydb"), copy, size);
+  CHECK_RC(drydb_db_open(path_in(dir, "corrupt.drydb"), &pread_options, &db), DRYDB_OK);
+  CHECK_RC(drydb_db_verify(db), DRYDB_CORRUPTION);
+  {
+    /* Every query meeting the page says so too: a walk of every table stops on it. */
+    size_t t, tables = 0;
+    int saw_corruption = 0;
+    CHECK_RC(drydb_db_table_count(db, &tables), DRYDB_OK);
+    for (t = 0; t < tables; ++t) {
+      const drydb_table* table = NULL;
+      drydb_cursor* c = NULL;
+      int rc;
+      CHECK_RC(drydb_db_table_at(db, t, &table), DRYDB_OK);
+      CHECK_RC(drydb_cursor_create(table, &c), DRYDB_OK);
+      while ((rc = drydb_cursor_next_kv(c, NULL, NULL, NULL, NULL)) == DRYDB_OK) {
+      }
+      if (rc == DRYDB_CORRUPTION) saw_corruption = 1;
+      else CHECK_RC(rc, DRYDB_END);
+      CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
+    }
+    CHECK(saw_corruption);
+  }
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
+  free(copy);
+  free(bytes);
+}
+
+static void test_open_and_close(const char* path, const unsigned char* memory, size_t memory_size) {
+  drydb_db* db = NULL;
+  const drydb_table* items = NULL;
+  drydb_value* v = NULL;
+  drydb_cursor* c = NULL;
+  drydb_range* r = NULL;
+  drydb_open_options options;
+  int storage;
+  uint64_t rows = 0;
+  drydb_key k = drydb_key_bytes("key0007", 7);
+  const void* data;
+  size_t size;
+
+  memset(&options, 0, sizeof options);
+  for (storage = DRYDB_STORAGE_MMAP; storage <= DRYDB_STORAGE_MEMORY; ++storage) {
+    options.storage = storage;
+    options.page_cache_bytes = storage == DRYDB_STORAGE_PREAD ? 4096 : 0; /* a tiny cache */
+    CHECK_RC(drydb_db_open(path, &options, &db), DRYDB_OK);
+    CHECK_RC(drydb_db_verify(db), DRYDB_OK);
+    items = table_named(db, "items");
+    CHECK_RC(drydb_table_count(items, &rows), DRYDB_OK);
+    CHECK(rows == ITEM_ROWS);
+    CHECK_RC(drydb_table_get_copy(items, &k, NULL, 0, &size), DRYDB_BUFFER_TOO_SMALL);
+    CHECK(size == 6);
+    CHECK_RC(drydb_db_close(db), DRYDB_OK);
+  }
+  options.storage = 3;
+  CHECK_RC(drydb_db_open(path, &options, &db), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("storage");
+  options.storage = -1;
+  CHECK_RC(drydb_db_open_memory(memory, memory_size, &options, &db), DRYDB_INVALID_ARGUMENT);
+
+  /* The database from memory; close is refused while a value, cursor or range lives. */
+  CHECK_RC(drydb_db_open_memory(memory, memory_size, NULL, &db), DRYDB_OK);
+  CHECK_RC(drydb_db_verify(db), DRYDB_OK);
+  items = table_named(db, "items");
+  CHECK_RC(drydb_value_create(db, &v), DRYDB_OK);
+  CHECK_RC(drydb_cursor_create(items, &c), DRYDB_OK);
+  CHECK_RC(drydb_range_create(db, &r), DRYDB_OK);
+  CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_OK);
+  CHECK_RC(drydb_db_close(db), DRYDB_INVALID_STATE);
+  CHECK_MESSAGE("3 values, cursors or ranges");
+  CHECK(size == 6 && memcmp(data, "value7", 6) == 0); /* still readable: nothing was closed */
+  CHECK_RC(drydb_value_release(v), DRYDB_OK);
+  CHECK_RC(drydb_db_close(db), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
+  CHECK_RC(drydb_range_release(r), DRYDB_OK);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
+  /* Closed: the database and its tables are released handles. */
+  CHECK_RC(drydb_db_close(db), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_db_verify(db), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_count(items, &rows), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("table has been released");
+  CHECK_RC(drydb_cursor_create(items, &c), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_create(db, &v), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_close(NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_verify(NULL), DRYDB_INVALID_ARGUMENT);
+}
+
+int main(int argc, char** argv) {
+  const char* dir = argc > 1 ? argv[1] : ".";
+  char path[4096];
+  drydb_builder* b;
+  void* memory = NULL;
+  size_t memory_size = 0;
+  drydb_db *db = NULL, *other = NULL;
+
+  make_model();
+  test_statuses();
+  test_builder_errors(dir);
+
+  snprintf(path, sizeof path, "%s/capi_test.drydb", dir);
+  b = make_builder();
+  CHECK_RC(drydb_builder_build_to_file(b, path), DRYDB_OK);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  b = make_builder();
+  CHECK_RC(drydb_builder_build_to_memory(b, &memory, &memory_size), DRYDB_OK);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+
+  CHECK_RC(drydb_db_open(path, NULL, &db), DRYDB_OK);
+  CHECK_RC(drydb_db_open_memory(memory, memory_size, NULL, &other), DRYDB_OK);
+  if (db != NULL && other != NULL) {
+    test_tables(db);
+    test_get(db, other);
+    test_ranges(db);
+    test_cursors(db);
+  }
+  CHECK_RC(drydb_db_close(other), DRYDB_OK);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
+
+  test_open_and_close(path, memory, memory_size);
+  test_bad_files(dir, path);
+  drydb_free(memory);
+
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

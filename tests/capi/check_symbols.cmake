@@ -1,0 +1,31 @@
+# Checks that a shared library's dynamic symbol table defines only the C API's functions
+# (drydb_*): nothing of drydb's C++, its dependencies or the C++ runtime. Run by ctest:
+#   cmake -DNM=<nm> -DLIBRARY=<libdrydb_c.so> -P check_symbols.cmake
+execute_process(COMMAND "${NM}" -D --defined-only "${LIBRARY}"
+                OUTPUT_VARIABLE symbols RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "${NM} -D --defined-only ${LIBRARY} failed (${result})")
+endif()
+string(REPLACE "\n" ";" lines "${symbols}")
+set(exported 0)
+set(foreign "")
+foreach(line IN LISTS lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  # "<address> <type> <name>"
+  string(REGEX REPLACE "^.* " "" name "${line}")
+  if(name MATCHES "^drydb_")
+    math(EXPR exported "${exported} + 1")
+  else()
+    list(APPEND foreign "${line}")
+  endif()
+endforeach()
+if(foreign)
+  list(JOIN foreign "\n  " shown)
+  message(FATAL_ERROR "${LIBRARY} exports symbols outside the C API:\n  ${shown}")
+endif()
+if(exported EQUAL 0)
+  message(FATAL_ERROR "${LIBRARY} exports no drydb_ symbol")
+endif()
+message(STATUS "${LIBRARY}: ${exported} symbols, every one drydb_")
