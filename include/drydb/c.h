@@ -65,12 +65,12 @@ enum {
    * seek with no row at or after the key, seek_exact with no row of that key. */
   DRYDB_END = -1,
   /* The drydb::errc values (drydb/error.h, docs/errors.md), the same numbers. */
-  DRYDB_INVALID_ARGUMENT = 1,  /* a NULL, released or wrong-kind handle; a bad option or bound */
+  DRYDB_INVALID_ARGUMENT = 1, /* a NULL, released or wrong-kind handle; a bad option or bound */
   DRYDB_KEY_TOO_LONG = 2,
   DRYDB_DUPLICATE_KEY = 3,
   DRYDB_DUPLICATE_NAME = 4,
-  DRYDB_WRONG_KEY_TYPE = 5,    /* e.g. an int64 key for a bytes table */
-  DRYDB_NOT_FOUND = 6,         /* an unknown table name (never an absent key: that is DRYDB_END) */
+  DRYDB_WRONG_KEY_TYPE = 5, /* e.g. an int64 key for a bytes table */
+  DRYDB_NOT_FOUND = 6,      /* an unknown table name (never an absent key: that is DRYDB_END) */
   DRYDB_IO_ERROR = 7,
   DRYDB_CORRUPTION = 8,
   DRYDB_TRUNCATED = 9,
@@ -80,8 +80,8 @@ enum {
   DRYDB_UNKNOWN_FILTER = 13,
   DRYDB_VALUE_TOO_LARGE = 14,
   DRYDB_OUT_OF_MEMORY = 15,
-  DRYDB_INVALID_STATE = 16,    /* a call at the wrong time: close with handles live, append after
-                                * build, rank of an unpositioned cursor */
+  DRYDB_INVALID_STATE = 16, /* a call at the wrong time: close with handles live, append after
+                             * build, rank of an unpositioned cursor */
   /* C API only: a caller's buffer is smaller than the bytes to copy; the size needed is reported
    * and the buffer is left untouched. */
   DRYDB_BUFFER_TOO_SMALL = 100
@@ -143,7 +143,7 @@ typedef enum drydb_bound_kind {
 } drydb_bound_kind;
 
 typedef struct drydb_bound {
-  int32_t kind; /* a drydb_bound_kind */
+  int32_t kind;  /* a drydb_bound_kind */
   drydb_key key; /* ignored when unbounded */
 } drydb_bound;
 
@@ -160,9 +160,9 @@ typedef struct drydb_table drydb_table;
 
 /* How a file's bytes are reached (drydb::StorageKind; docs/c-api.md says when to pick which). */
 typedef enum drydb_storage {
-  DRYDB_STORAGE_MMAP = 0,   /* map the file; a file truncated in place kills the reader (SIGBUS) */
-  DRYDB_STORAGE_PREAD = 1,  /* positional reads into the page cache; safe when the file changes */
-  DRYDB_STORAGE_MEMORY = 2  /* read whole into memory at open */
+  DRYDB_STORAGE_MMAP = 0,  /* map the file; a file truncated in place kills the reader (SIGBUS) */
+  DRYDB_STORAGE_PREAD = 1, /* positional reads into the page cache; safe when the file changes */
+  DRYDB_STORAGE_MEMORY = 2 /* read whole into memory at open */
 } drydb_storage;
 
 /* Zero-initialised, the defaults. */
@@ -211,8 +211,7 @@ DRYDB_C_EXPORT int drydb_table_name(const drydb_table* table, const char** name,
 DRYDB_C_EXPORT int drydb_table_key_kind(const drydb_table* table, int32_t* out);
 /* The key encoding's id as the file names it ("bytes", "int64", "uuid_v7", "ulid" or a custom
  * id): *id points to *size bytes, static or owned by the database, valid until it closes. */
-DRYDB_C_EXPORT int drydb_table_encoding_id(const drydb_table* table, const char** id,
-                                           size_t* size);
+DRYDB_C_EXPORT int drydb_table_encoding_id(const drydb_table* table, const char** id, size_t* size);
 /* The number of rows, O(1). */
 DRYDB_C_EXPORT int drydb_table_count(const drydb_table* table, uint64_t* out);
 /* The number of rows between two bounds (NULL = unbounded): two descents whatever the count.
@@ -351,8 +350,7 @@ DRYDB_C_EXPORT int drydb_table_builder_append(drydb_table_builder* table, const 
 DRYDB_C_EXPORT int drydb_builder_build_to_file(drydb_builder* builder, const char* path);
 /* Builds into memory: *data (allocated by drydb, freed by the caller with drydb_free) holds
  * *size bytes, which drydb_db_open_memory reads. */
-DRYDB_C_EXPORT int drydb_builder_build_to_memory(drydb_builder* builder, void** data,
-                                                 size_t* size);
+DRYDB_C_EXPORT int drydb_builder_build_to_memory(drydb_builder* builder, void** data, size_t* size);
 /* Frees memory drydb handed to the caller (build_to_memory's bytes). NULL is a no-op. */
 DRYDB_C_EXPORT void drydb_free(void* data);
 

@@ -103,8 +103,7 @@ int record(int code, const char* fn, std::string_view what) noexcept {
 }
 
 int record(const drydb::Error& e) noexcept {
-  const int code =
-      &e.code.category() == &drydb::error_category() ? e.code.value() : DRYDB_IO_ERROR;
+  const int code = &e.code.category() == &drydb::error_category() ? e.code.value() : DRYDB_IO_ERROR;
   return record(code, e.message);
 }
 
@@ -264,7 +263,8 @@ struct TagOf<drydb_table_builder> {
 // DRYDB_OK if `h` is a live handle of its kind; else records why not.
 template <class T>
 int checked(const T* h, const char* fn) noexcept {
-  if (h == nullptr) return record(DRYDB_INVALID_ARGUMENT, fn, std::string(TagOf<T>::name) + " is NULL");
+  if (h == nullptr)
+    return record(DRYDB_INVALID_ARGUMENT, fn, std::string(TagOf<T>::name) + " is NULL");
   if (h->tag == TagOf<T>::tag) return DRYDB_OK;
   if (h->tag == kReleasedTag)
     return record(DRYDB_INVALID_ARGUMENT, fn,
@@ -277,15 +277,14 @@ int null_argument(const char* fn, const char* what) noexcept {
   return record(DRYDB_INVALID_ARGUMENT, fn, std::string(what) + " is NULL");
 }
 
-#define DRYDB_CHECK(h)                                    \
-  do {                                                    \
-    if (int check_rc_ = checked((h), fn); check_rc_ != 0) \
-      return check_rc_;                                   \
+#define DRYDB_CHECK(h)                                                      \
+  do {                                                                      \
+    if (int check_rc_ = checked((h), fn); check_rc_ != 0) return check_rc_; \
   } while (0)
 
-#define DRYDB_CHECK_OUT(p)                                    \
-  do {                                                        \
-    if ((p) == nullptr) return null_argument(fn, #p);         \
+#define DRYDB_CHECK_OUT(p)                            \
+  do {                                                \
+    if ((p) == nullptr) return null_argument(fn, #p); \
   } while (0)
 
 // The drydb::Key a drydb_key stands for, in *out.
@@ -345,8 +344,8 @@ int to_options(const drydb_bound* start, const drydb_bound* end, int32_t order, 
     return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
   if (int rc = to_bound(start, fn, s, &options->start_exclusive); rc != 0) return rc;
   if (int rc = to_bound(end, fn, e, &options->end_exclusive); rc != 0) return rc;
-  options->order = order == DRYDB_ASCENDING ? drydb::SortOrder::ascending
-                                            : drydb::SortOrder::descending;
+  options->order =
+      order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending;
   return DRYDB_OK;
 }
 
@@ -440,30 +439,52 @@ void restart(drydb_range* r) noexcept {
 
 extern "C" {
 
-const char* drydb_last_error_message(void) { return last_error.c_str(); }
+const char* drydb_last_error_message(void) {
+  return last_error.c_str();
+}
 
 const char* drydb_status_name(int status) {
   switch (status) {
-    case DRYDB_OK: return "ok";
-    case DRYDB_END: return "end";
-    case DRYDB_INVALID_ARGUMENT: return "invalid_argument";
-    case DRYDB_KEY_TOO_LONG: return "key_too_long";
-    case DRYDB_DUPLICATE_KEY: return "duplicate_key";
-    case DRYDB_DUPLICATE_NAME: return "duplicate_name";
-    case DRYDB_WRONG_KEY_TYPE: return "wrong_key_type";
-    case DRYDB_NOT_FOUND: return "not_found";
-    case DRYDB_IO_ERROR: return "io_error";
-    case DRYDB_CORRUPTION: return "corruption";
-    case DRYDB_TRUNCATED: return "truncated";
-    case DRYDB_BAD_MAGIC: return "bad_magic";
-    case DRYDB_UNSUPPORTED_VERSION: return "unsupported_version";
-    case DRYDB_UNKNOWN_ENCODING: return "unknown_encoding";
-    case DRYDB_UNKNOWN_FILTER: return "unknown_filter";
-    case DRYDB_VALUE_TOO_LARGE: return "value_too_large";
-    case DRYDB_OUT_OF_MEMORY: return "out_of_memory";
-    case DRYDB_INVALID_STATE: return "invalid_state";
-    case DRYDB_BUFFER_TOO_SMALL: return "buffer_too_small";
-    default: return "unknown";
+    case DRYDB_OK:
+      return "ok";
+    case DRYDB_END:
+      return "end";
+    case DRYDB_INVALID_ARGUMENT:
+      return "invalid_argument";
+    case DRYDB_KEY_TOO_LONG:
+      return "key_too_long";
+    case DRYDB_DUPLICATE_KEY:
+      return "duplicate_key";
+    case DRYDB_DUPLICATE_NAME:
+      return "duplicate_name";
+    case DRYDB_WRONG_KEY_TYPE:
+      return "wrong_key_type";
+    case DRYDB_NOT_FOUND:
+      return "not_found";
+    case DRYDB_IO_ERROR:
+      return "io_error";
+    case DRYDB_CORRUPTION:
+      return "corruption";
+    case DRYDB_TRUNCATED:
+      return "truncated";
+    case DRYDB_BAD_MAGIC:
+      return "bad_magic";
+    case DRYDB_UNSUPPORTED_VERSION:
+      return "unsupported_version";
+    case DRYDB_UNKNOWN_ENCODING:
+      return "unknown_encoding";
+    case DRYDB_UNKNOWN_FILTER:
+      return "unknown_filter";
+    case DRYDB_VALUE_TOO_LARGE:
+      return "value_too_large";
+    case DRYDB_OUT_OF_MEMORY:
+      return "out_of_memory";
+    case DRYDB_INVALID_STATE:
+      return "invalid_state";
+    case DRYDB_BUFFER_TOO_SMALL:
+      return "buffer_too_small";
+    default:
+      return "unknown";
   }
 }
 
@@ -473,7 +494,8 @@ int drydb_decode_int64_key(const void* key, size_t size, int64_t* out) {
     DRYDB_CHECK_OUT(key);
     DRYDB_CHECK_OUT(out);
     if (size != 8)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "an int64 key has 8 bytes, not " + std::to_string(size));
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    "an int64 key has 8 bytes, not " + std::to_string(size));
     *out = drydb::decode_int64_key(static_cast<const std::byte*>(key));
     return DRYDB_OK;
   });
@@ -600,10 +622,18 @@ int drydb_table_key_kind(const drydb_table* table, int32_t* out) {
     DRYDB_CHECK(table);
     DRYDB_CHECK_OUT(out);
     switch (table->table->encoding().kind()) {
-      case drydb::KeyKind::bytes: *out = DRYDB_KEY_BYTES; break;
-      case drydb::KeyKind::int64: *out = DRYDB_KEY_INT64; break;
-      case drydb::KeyKind::uuid: *out = DRYDB_KEY_UUID; break;
-      case drydb::KeyKind::ulid: *out = DRYDB_KEY_ULID; break;
+      case drydb::KeyKind::bytes:
+        *out = DRYDB_KEY_BYTES;
+        break;
+      case drydb::KeyKind::int64:
+        *out = DRYDB_KEY_INT64;
+        break;
+      case drydb::KeyKind::uuid:
+        *out = DRYDB_KEY_UUID;
+        break;
+      case drydb::KeyKind::ulid:
+        *out = DRYDB_KEY_ULID;
+        break;
     }
     return DRYDB_OK;
   });
@@ -1001,9 +1031,9 @@ int drydb_builder_create(uint32_t page_size, drydb_builder** out) {
     drydb::BuildOptions options;
     if (page_size != 0) {
       if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0)
-        return record(DRYDB_INVALID_ARGUMENT, fn,
-                      "page size " + std::to_string(page_size) +
-                          " is not a power of two from 512 to 65536");
+        return record(
+            DRYDB_INVALID_ARGUMENT, fn,
+            "page size " + std::to_string(page_size) + " is not a power of two from 512 to 65536");
       options.page_size = page_size;
     }
     drydb_builder* b = Shells<drydb_builder>::get().take();
@@ -1043,16 +1073,24 @@ int drydb_builder_create_table(drydb_builder* builder, const char* name, size_t 
     if (builder->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
     drydb::KeyEncoding encoding = drydb::KeyEncoding::bytes();
     switch (key_kind) {
-      case DRYDB_KEY_BYTES: break;
-      case DRYDB_KEY_INT64: encoding = drydb::KeyEncoding::int64(); break;
-      case DRYDB_KEY_UUID: encoding = drydb::KeyEncoding::uuid_v7(); break;
-      case DRYDB_KEY_ULID: encoding = drydb::KeyEncoding::ulid(); break;
+      case DRYDB_KEY_BYTES:
+        break;
+      case DRYDB_KEY_INT64:
+        encoding = drydb::KeyEncoding::int64();
+        break;
+      case DRYDB_KEY_UUID:
+        encoding = drydb::KeyEncoding::uuid_v7();
+        break;
+      case DRYDB_KEY_ULID:
+        encoding = drydb::KeyEncoding::ulid();
+        break;
       default:
         return record(DRYDB_INVALID_ARGUMENT, fn, "unknown key kind " + std::to_string(key_kind));
     }
     // The builder's errors are sticky: a status failed before this call is not this call's.
     const bool failed_before = !builder->builder->status();
-    drydb::TableBuilder& t = builder->builder->create_table(std::string_view(name, name_size), encoding);
+    drydb::TableBuilder& t =
+        builder->builder->create_table(std::string_view(name, name_size), encoding);
     if (!failed_before && !builder->builder->status())
       return record(builder->builder->status().error());
     builder->tables.reserve(builder->tables.size() + 1);  // so push_back below cannot throw
@@ -1076,13 +1114,13 @@ int drydb_table_builder_append(drydb_table_builder* table, const drydb_key* key,
     std::optional<drydb::Key> k;
     if (int rc = to_key(key, fn, &k); rc != 0) return rc;
     const bool failed_before = !table->table->status();
-    table->table->append(*k, std::span<const std::byte>(static_cast<const std::byte*>(value),
-                                                        value_size));
+    table->table->append(
+        *k, std::span<const std::byte>(static_cast<const std::byte*>(value), value_size));
     if (!table->table->status())
-      return failed_before ? record(DRYDB_INVALID_STATE, fn,
-                                    "the builder failed earlier: " +
-                                        table->table->status().error().message)
-                           : record(table->table->status().error());
+      return failed_before
+                 ? record(DRYDB_INVALID_STATE, fn,
+                          "the builder failed earlier: " + table->table->status().error().message)
+                 : record(table->table->status().error());
     return DRYDB_OK;
   });
 }
@@ -1120,6 +1158,8 @@ int drydb_builder_build_to_memory(drydb_builder* builder, void** data, size_t* s
   });
 }
 
-void drydb_free(void* data) { std::free(data); }
+void drydb_free(void* data) {
+  std::free(data);
+}
 
 }  // extern "C"

@@ -71,7 +71,8 @@ result<uint64_t> highest(const fs::path& dataset) {
   if (!text) return std::move(text).error();
   if (!*text) return uint64_t{0};
   const uint64_t n = generation_of(std::string(kPrefix) + **text);
-  if (n == 0) return Error(errc::corruption, (dataset / "HIGHEST").string() + " holds no generation number");
+  if (n == 0)
+    return Error(errc::corruption, (dataset / "HIGHEST").string() + " holds no generation number");
   return n;
 }
 
@@ -105,8 +106,8 @@ result<uint64_t> current_generation(const fs::path& dataset) {
   if (!*text) return uint64_t{0};
   const uint64_t n = generation_of(**text);
   if (n == 0)
-    return Error(errc::corruption, (dataset / "CURRENT").string() + " names no generation: '" +
-                                       **text + "'");
+    return Error(errc::corruption,
+                 (dataset / "CURRENT").string() + " names no generation: '" + **text + "'");
   return n;
 }
 
@@ -116,7 +117,8 @@ result<uint64_t> next_generation(const fs::path& dataset) {
   auto folders = generation_folders(dataset);
   if (!folders) return std::move(folders).error();
   const uint64_t top = std::max(*high, folders->empty() ? uint64_t{0} : folders->back());
-  if (top >= (uint64_t{1} << 63) - 1) return Error(errc::invalid_state, "no generation number is left");
+  if (top >= (uint64_t{1} << 63) - 1)
+    return Error(errc::invalid_state, "no generation number is left");
   return top + 1;
 }
 
@@ -134,7 +136,8 @@ result<uint64_t> claim_generation(const fs::path& dataset) {
     if (errno == ENOENT) {
       // A failed run that made the dataset folder removed it, empty, since we listed it.
       fs::create_directories(dataset, ec);
-      if (ec) return Error(errc::io_error, "cannot create " + dataset.string() + ": " + ec.message());
+      if (ec)
+        return Error(errc::io_error, "cannot create " + dataset.string() + ": " + ec.message());
       continue;
     }
     if (errno != EEXIST) return detail::io_error("cannot create " + folder.string(), errno);
@@ -176,8 +179,9 @@ status check_generation(const fs::path& dataset, uint64_t generation) {
   auto m = read_manifest(file);
   if (!m) return std::move(m).error();
   if (m->generation != generation)
-    return Error(errc::corruption, file.string() + " is of generation " + std::to_string(m->generation) +
-                                       ", not " + std::to_string(generation));
+    return Error(errc::corruption, file.string() + " is of generation " +
+                                       std::to_string(m->generation) + ", not " +
+                                       std::to_string(generation));
   return {};
 }
 

@@ -255,8 +255,7 @@ bool parse_table(Parser& p, element e, const std::string& where, ManifestTable* 
 }
 
 // A hex64 member (16 lowercase hex digits) as its number.
-bool parse_hex64(Parser& p, Members& m, const char* name, const std::string& where,
-                 uint64_t* out) {
+bool parse_hex64(Parser& p, Members& m, const char* name, const std::string& where, uint64_t* out) {
   std::string digits;
   if (!p.string(m.get(name), where + "." + name, &digits)) return false;
   const auto value = from_hex(digits);

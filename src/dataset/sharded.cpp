@@ -202,8 +202,9 @@ status check_shard(const Manifest& m, size_t i, const fs::path& file, const Read
   // The identity ties the file to the rows it was built from: a shard of another dataset or
   // generation, even of the same size and shape, is refused here without reading it whole.
   if (shard.identity && db.identity() != *shard.identity)
-    return disagrees(file, "its identity is not the manifest's: it is another file than the one "
-                           "this generation was built with");
+    return disagrees(file,
+                     "its identity is not the manifest's: it is another file than the one "
+                     "this generation was built with");
   const std::vector<ReadOnlyTable> tables = db.tables();
   if (tables.size() != m.tables.size())
     return disagrees(

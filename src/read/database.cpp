@@ -108,10 +108,9 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
   const uint64_t identity = load_u64(head + header::kIdentityOff);
   if (has_identity ? identity == 0 : identity != 0)
     return corrupt(has_identity ? "the file identity is 0" : "reserved header bytes are not zero");
-  if (page_count == 0 ||
-      (filtered ? catalog_length > file_length - header::kSize
-                : page_count > file_length / page_size ||
-                      catalog_length != file_length - page_count * page_size))
+  if (page_count == 0 || (filtered ? catalog_length > file_length - header::kSize
+                                   : page_count > file_length / page_size ||
+                                         catalog_length != file_length - page_count * page_size))
     return corrupt("header lengths are inconsistent");
   // The shortest catalog is its two counts (no filters, no tables).
   if (catalog_length < 8) return corrupt("catalog shorter than its counts");
@@ -220,8 +219,8 @@ bool fences_hold(const TreeRef& tree, uint64_t page, const std::byte* p, PageTyp
 
 }  // namespace
 
-bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, PageType type,
-                                  uint32_t level, ErrorOut* err, const ParentRef* parent) const {
+bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
+                                  ErrorOut* err, const ParentRef* parent) const {
   const std::byte* p = base_ + page * page_size_;
   if (static_cast<PageType>(p[page::kTypeOff]) == PageType::overflow) {
     uint64_t pages;

@@ -14,27 +14,27 @@
 
 static int passed, failed;
 
-#define CHECK(cond)                                                           \
-  do {                                                                        \
-    if (cond) {                                                               \
-      ++passed;                                                               \
-    } else {                                                                  \
-      ++failed;                                                               \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (cond) {                                                                \
+      ++passed;                                                                \
+    } else {                                                                   \
+      ++failed;                                                                \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                         \
+    }                                                                          \
   } while (0)
 
 /* A call's status must be `want`; on a mismatch, says what came instead and why. */
-#define CHECK_RC(call, want)                                                          \
-  do {                                                                                \
-    int rc_ = (call);                                                                 \
-    if (rc_ == (want)) {                                                              \
-      ++passed;                                                                       \
-    } else {                                                                          \
-      ++failed;                                                                       \
-      fprintf(stderr, "%s:%d: %s gave %s (%s), wanted %s\n", __FILE__, __LINE__, #call, \
+#define CHECK_RC(call, want)                                                                \
+  do {                                                                                      \
+    int rc_ = (call);                                                                       \
+    if (rc_ == (want)) {                                                                    \
+      ++passed;                                                                             \
+    } else {                                                                                \
+      ++failed;                                                                             \
+      fprintf(stderr, "%s:%d: %s gave %s (%s), wanted %s\n", __FILE__, __LINE__, #call,     \
               drydb_status_name(rc_), drydb_last_error_message(), drydb_status_name(want)); \
-    }                                                                                 \
+    }                                                                                       \
   } while (0)
 
 /* The last error's message mentions `text`. */
@@ -68,11 +68,13 @@ static int compare_item_keys(const void* a, const void* b) {
 
 static void make_model(void) {
   int i;
-  for (i = 0; i < 300; ++i) snprintf(item_keys[i], sizeof item_keys[i], "key%04d", i);
+  for (i = 0; i < 300; ++i)
+    snprintf(item_keys[i], sizeof item_keys[i], "key%04d", i);
   strcpy(item_keys[300], "big");
   strcpy(item_keys[301], "empty");
   qsort(item_keys, ITEM_ROWS, sizeof item_keys[0], compare_item_keys);
-  for (i = 0; i < BIG_SIZE; ++i) big_value[i] = (unsigned char)(i * 7);
+  for (i = 0; i < BIG_SIZE; ++i)
+    big_value[i] = (unsigned char)(i * 7);
 }
 
 static void item_value(const char* key, char* out, size_t cap) {
@@ -465,9 +467,10 @@ static void check_bounds(const drydb_table* t, drydb_range* r, const drydb_key* 
           e.key = probes[ei];
           /* Unbounded sides repeat for every probe: only the first probe's. */
           if ((sk == DRYDB_UNBOUNDED && si != 0) || (ek == DRYDB_UNBOUNDED && ei != 0)) continue;
-          bad_order = sk != DRYDB_UNBOUNDED && ek != DRYDB_UNBOUNDED &&
-                      cmp(&probes[si], &probes[ei]) > 0;
-          for (i = 0; i < nrows; ++i) want += in_bounds(&rows[i], &s, &e, cmp);
+          bad_order =
+              sk != DRYDB_UNBOUNDED && ek != DRYDB_UNBOUNDED && cmp(&probes[si], &probes[ei]) > 0;
+          for (i = 0; i < nrows; ++i)
+            want += in_bounds(&rows[i], &s, &e, cmp);
           if (bad_order) {
             CHECK_RC(drydb_table_count_range(t, &s, &e, &count), DRYDB_INVALID_ARGUMENT);
             CHECK_RC(drydb_table_range(t, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
@@ -485,7 +488,8 @@ static void check_bounds(const drydb_table* t, drydb_range* r, const drydb_key* 
             const void *key, *value;
             size_t key_size, value_size;
             while (ok && drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
-              while (at >= 0 && at < nrows && !in_bounds(&rows[at], &s, &e, cmp)) at += step;
+              while (at >= 0 && at < nrows && !in_bounds(&rows[at], &s, &e, cmp))
+                at += step;
               ok = at >= 0 && at < nrows && row_is(key, key_size, &rows[at]);
               at += step;
               ++seen;
@@ -509,7 +513,7 @@ static void test_ranges(drydb_db* db) {
   const drydb_table* none = table_named(db, "none");
   drydb_range* r = NULL;
   drydb_key rows[ITEM_ROWS], probes[9];
-  static const char* item_probes[] = {"a", "big", "c", "key0000", "key0150",
+  static const char* item_probes[] = {"a",        "big",     "c",        "key0000", "key0150",
                                       "key01505", "key0299", "key0299x", "z"};
   static const int64_t num_probes[] = {-1000, -150, -149, -1, 0, 7, 148, 149, 1000};
   int i;
@@ -524,11 +528,15 @@ static void test_ranges(drydb_db* db) {
   CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
   CHECK(count == 0);
 
-  for (i = 0; i < ITEM_ROWS; ++i) rows[i] = drydb_key_bytes(item_keys[i], strlen(item_keys[i]));
-  for (i = 0; i < 9; ++i) probes[i] = drydb_key_bytes(item_probes[i], strlen(item_probes[i]));
+  for (i = 0; i < ITEM_ROWS; ++i)
+    rows[i] = drydb_key_bytes(item_keys[i], strlen(item_keys[i]));
+  for (i = 0; i < 9; ++i)
+    probes[i] = drydb_key_bytes(item_probes[i], strlen(item_probes[i]));
   check_bounds(items, r, rows, ITEM_ROWS, probes, 9, cmp_bytes_keys);
-  for (i = 0; i < NUM_ROWS; ++i) rows[i] = drydb_key_int64(i - 150);
-  for (i = 0; i < 9; ++i) probes[i] = drydb_key_int64(num_probes[i]);
+  for (i = 0; i < NUM_ROWS; ++i)
+    rows[i] = drydb_key_int64(i - 150);
+  for (i = 0; i < 9; ++i)
+    probes[i] = drydb_key_int64(num_probes[i]);
   check_bounds(nums, r, rows, NUM_ROWS, probes, 9, cmp_int_keys);
 
   /* A range's values, the overflow one included, and a rewind. */
@@ -824,8 +832,10 @@ static void test_bad_files(const char* dir, const char* good_path) {
       CHECK_RC(drydb_cursor_create(table, &c), DRYDB_OK);
       while ((rc = drydb_cursor_next_kv(c, NULL, NULL, NULL, NULL)) == DRYDB_OK) {
       }
-      if (rc == DRYDB_CORRUPTION) saw_corruption = 1;
-      else CHECK_RC(rc, DRYDB_END);
+      if (rc == DRYDB_CORRUPTION)
+        saw_corruption = 1;
+      else
+        CHECK_RC(rc, DRYDB_END);
       CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
     }
     CHECK(saw_corruption);

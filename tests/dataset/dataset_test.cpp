@@ -333,7 +333,8 @@ TEST(Manifest, HashShardsKeysRouteToTheirShard) {
   }
   for (uint32_t s = 0; s < 3; ++s) {
     std::sort(keys[s].begin(), keys[s].end());
-    m.shards.push_back({"s" + std::to_string(s), 1, 0, {{2, keys[s][0], keys[s][1]}}, std::nullopt});
+    m.shards.push_back(
+        {"s" + std::to_string(s), 1, 0, {{2, keys[s][0], keys[s][1]}}, std::nullopt});
   }
   EXPECT_TRUE(drydb::check_manifest(m));
   drydb::Manifest wrong = m;  // shard 1 says one of its keys is shard 2's
@@ -511,8 +512,8 @@ std::function<void()> g_at_locking, g_at_published;
 void run_dataset_point(drydb::detail::BuildPoint point) {
   using drydb::detail::BuildPoint;
   std::function<void()>* action = point == BuildPoint::dataset_locking     ? &g_at_locking
-                                   : point == BuildPoint::dataset_published ? &g_at_published
-                                                                            : nullptr;
+                                  : point == BuildPoint::dataset_published ? &g_at_published
+                                                                           : nullptr;
   if (action == nullptr || !*action) return;
   const std::function<void()> run = std::exchange(*action, nullptr);
   run();

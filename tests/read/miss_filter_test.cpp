@@ -269,9 +269,8 @@ TEST(MissFilter, AFilterThatLeavesOutAKeyFailsVerify) {
   fmt::for_each_miss_filter_bit(h, f.filter.probes, [&](uint32_t b) { first_bit = b; });
   copy[page * 512 + at.offset + first_bit / 8] &=
       ~std::byte{static_cast<uint8_t>(1u << (first_bit % 8))};
-  fmt::store_u64(copy.data() + page * 512,
-                 drydb_fault::xxh3(copy.data() + page * 512 + 8, 512 - 8,
-                                   drydb_support::checksum_seed(copy)));
+  fmt::store_u64(copy.data() + page * 512, drydb_fault::xxh3(copy.data() + page * 512 + 8, 512 - 8,
+                                                             drydb_support::checksum_seed(copy)));
   auto db = ReadOnlyDatabase::open_memory(copy);
   ASSERT_TRUE(db);
   // The filter now rules the key out: a get cannot tell, verify() does.

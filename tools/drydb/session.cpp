@@ -182,7 +182,9 @@ void refuse_output_in(const ShardedDatabase& ds, const std::string& output) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path generation = fs::canonical(ds.shard_path(0).parent_path(), ec);
-  if (ec) fail(fmt::format("cannot resolve {}: {}", ds.shard_path(0).parent_path().string(), ec.message()));
+  if (ec)
+    fail(fmt::format("cannot resolve {}: {}", ds.shard_path(0).parent_path().string(),
+                     ec.message()));
   // A generation's folder in a dataset (gen-N) stands for the whole dataset: an output in any of
   // its generations, or beside them, could replace what a rollback returns to.
   const std::string name = generation.filename().string();
@@ -197,8 +199,8 @@ void refuse_output_in(const ShardedDatabase& ds, const std::string& output) {
   for (; r != root.end() && t != folder.end() && *r == *t; ++r, ++t) {
   }
   if (r == root.end())
-    fail_usage(fmt::format("the output '{}' is inside the dataset it reads ({})", output,
-                           root.string()));
+    fail_usage(
+        fmt::format("the output '{}' is inside the dataset it reads ({})", output, root.string()));
 }
 
 // What a query runs against: the current table, or one of its indexes; of a

@@ -1,11 +1,11 @@
 #include "shard.h"
 
+#include <unistd.h>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <unordered_map>
-#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>

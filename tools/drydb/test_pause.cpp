@@ -45,7 +45,8 @@ void test_pause(std::string_view point) {
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGUSR1);
   ::sigprocmask(SIG_BLOCK, &stop, &before);
-  struct sigaction resume {}, saved {};
+  struct sigaction resume {
+  }, saved{};
   resume.sa_handler = on_resume;
   sigemptyset(&resume.sa_mask);
   ::sigaction(SIGUSR1, &resume, &saved);

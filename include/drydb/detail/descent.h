@@ -751,10 +751,9 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
     PageSlot* pin[2] = {nullptr, nullptr};
     for (int k = 0; k < 2; ++k) {
       p[k] = k == 1 && page[1] == page[0] ? p[0]
-             : parent[k] == nullptr
-                 ? pages.page(tree, page[k], PageType::internal, level, &pin[k])
-                 : pages.child(tree, parent[k], parent_child[k], page[k], PageType::internal,
-                               level, &pin[k]);
+             : parent[k] == nullptr ? pages.page(tree, page[k], PageType::internal, level, &pin[k])
+                                    : pages.child(tree, parent[k], parent_child[k], page[k],
+                                                  PageType::internal, level, &pin[k]);
       if (p[k] == nullptr) {
         unpin(pin[0]);  // internal pages are permanent; no-ops that keep the contract
         return false;

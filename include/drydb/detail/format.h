@@ -96,8 +96,8 @@ inline constexpr size_t kCatalogChecksumOff = 40;  // u64: XXH3-64 of the catalo
 // u64: with kFeatureFileIdentity the file's identity (not 0), the seed of every checksum but
 // the header's; else zero.
 inline constexpr size_t kIdentityOff = 48;
-inline constexpr size_t kHeaderChecksumOff = 56;   // u64: XXH3-64 of bytes 0..55
-inline constexpr size_t kSize = 64;                // the rest of page 0 is zero
+inline constexpr size_t kHeaderChecksumOff = 56;  // u64: XXH3-64 of bytes 0..55
+inline constexpr size_t kSize = 64;               // the rest of page 0 is zero
 }  // namespace header
 
 // ---- tree pages --------------------------------------------------------------

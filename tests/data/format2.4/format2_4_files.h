@@ -41,8 +41,11 @@ inline std::vector<TableSpec> identity_tables() {
 
 inline std::vector<FileSpec> files() {
   FileSpec plain{"identity.drydb", 512, {}, identity_tables(), /*prefixed_pages=*/true};
-  FileSpec lz4{"identity_lz4.drydb", 512, {drydb::filters::lz4()},
-               drydb_format2_1::miss_filter_tables(), /*prefixed_pages=*/true};
+  FileSpec lz4{"identity_lz4.drydb",
+               512,
+               {drydb::filters::lz4()},
+               drydb_format2_1::miss_filter_tables(),
+               /*prefixed_pages=*/true};
   plain.file_identity = lz4.file_identity = true;
   return {plain, lz4};
 }
