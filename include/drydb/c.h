@@ -22,11 +22,11 @@
  * allocation terminates the process, as it does in the C++ library; built with exceptions (the
  * default) it is DRYDB_OUT_OF_MEMORY.
  *
- * Handles. drydb_db, drydb_table, drydb_value, drydb_cursor, drydb_range, drydb_builder and
- * drydb_table_builder are opaque. A NULL handle, or one of the wrong kind, is
- * DRYDB_INVALID_ARGUMENT. A released handle must not be used again; drydb keeps the memory of
- * released handles (it is never returned to the system, and is reused only after at least 64 later
- * releases of that kind), so a released handle passed again is reported as
+ * Handles. drydb_db, drydb_table, drydb_index, drydb_value, drydb_value_batch, drydb_cursor,
+ * drydb_range, drydb_builder and drydb_table_builder are opaque. A NULL handle, or one of the wrong
+ * kind, is DRYDB_INVALID_ARGUMENT. A released handle must not be used again; drydb keeps the memory
+ * of released handles (it is never returned to the system, and is reused only after at least 64
+ * later releases of that kind), so a released handle passed again is reported as
  * DRYDB_INVALID_ARGUMENT ("... has been released") rather than read as freed memory, until its
  * memory is handed out again, when it may alias the newer handle. Treat that as a diagnostic,
  * not a licence.
@@ -34,12 +34,13 @@
  * Lifetimes, LMDB-style: a pointer returned through an out parameter is owned by drydb and lives
  * as long as the function's comment says (usually: until the handle it came from moves or is
  * released, or the database closes); the caller never frees it, except build_to_memory's bytes
- * (drydb_free). Tables are owned by their database. Values, cursors and ranges are created on a
- * database and must be released before it closes: drydb_db_close refuses
- * (DRYDB_INVALID_STATE) while any is live, so no view can outlive its pages.
+ * (drydb_free). Tables and indexes are owned by their database. Values, value batches, cursors
+ * and ranges are created on a database and must be released before it closes: drydb_db_close
+ * refuses (DRYDB_INVALID_STATE) while any is live, so no view can outlive its pages.
  *
- * Threads. A database and its tables may be queried from many threads at once. A value, cursor
- * or range handle belongs to one thread at a time. A builder belongs to one thread.
+ * Threads. A database, its tables and indexes may be queried from many threads at once. A value,
+ * value batch, cursor or range handle belongs to one thread at a time. A builder belongs to one
+ * thread.
  */
 #ifndef DRYDB_C_H_
 #define DRYDB_C_H_
@@ -184,9 +185,9 @@ DRYDB_C_EXPORT int drydb_db_open(const char* path, const drydb_open_options* opt
 DRYDB_C_EXPORT int drydb_db_open_memory(const void* data, size_t size,
                                         const drydb_open_options* options, drydb_db** out);
 
-/* Closes the database and releases its tables (their handles become released). Refused with
- * DRYDB_INVALID_STATE, the database left open, while values, cursors or ranges created on it
- * are live: release them first. */
+/* Closes the database and releases its tables and indexes (their handles become released).
+ * Refused with DRYDB_INVALID_STATE, the database left open, while values, value batches, cursors
+ * or ranges created on it are live: release them first. */
 DRYDB_C_EXPORT int drydb_db_close(drydb_db* db);
 
 /* Reads every page and checks every invariant of every tree; DRYDB_CORRUPTION (or the read's
@@ -212,6 +213,9 @@ DRYDB_C_EXPORT int drydb_table_key_kind(const drydb_table* table, int32_t* out);
 /* The key encoding's id as the file names it ("bytes", "int64", "uuid_v7", "ulid" or a custom
  * id): *id points to *size bytes, static or owned by the database, valid until it closes. */
 DRYDB_C_EXPORT int drydb_table_encoding_id(const drydb_table* table, const char** id, size_t* size);
+/* The table's miss filter bits per key as built
+ * (drydb_table_builder_add_miss_filter; 0 = none). */
+DRYDB_C_EXPORT int drydb_table_miss_filter_bits(const drydb_table* table, uint32_t* out);
 /* The number of rows, O(1). */
 DRYDB_C_EXPORT int drydb_table_count(const drydb_table* table, uint64_t* out);
 /* The number of rows between two bounds (NULL = unbounded): two descents whatever the count.
@@ -322,6 +326,108 @@ DRYDB_C_EXPORT int drydb_range_next(drydb_range* range, const void** key, size_t
 /* Starts the walk over from the range's first row. */
 DRYDB_C_EXPORT int drydb_range_rewind(drydb_range* range);
 
+/* ---- secondary indexes --------------------------------------------------------------------- */
+
+/* One secondary index of a table (drydb::SecondaryIndex). Owned by the database like its table:
+ * never released, valid until the database closes. Every query answers with the table's rows
+ * (primary key and value) in index-key order; the rows of one index key of a non-unique index
+ * come in primary-key order. Index keys are given as drydb_key of the index's key kind
+ * (DRYDB_WRONG_KEY_TYPE otherwise). */
+typedef struct drydb_index drydb_index;
+
+/* The number of the table's indexes, and the index at `position` (declaration order;
+ * DRYDB_INVALID_ARGUMENT past the end). *out is owned by the database, valid until it closes. */
+DRYDB_C_EXPORT int drydb_table_index_count(const drydb_table* table, size_t* out);
+DRYDB_C_EXPORT int drydb_table_index_at(const drydb_table* table, size_t position,
+                                        const drydb_index** out);
+/* The index named by the `name_size` bytes at `name`; DRYDB_NOT_FOUND if the table has none of
+ * that name (the message lists the indexes there are). */
+DRYDB_C_EXPORT int drydb_table_index(const drydb_table* table, const char* name, size_t name_size,
+                                     const drydb_index** out);
+/* The index's name: *name points to *size bytes (not NUL-terminated) owned by the database,
+ * valid until it closes. */
+DRYDB_C_EXPORT int drydb_index_name(const drydb_index* index, const char** name, size_t* size);
+/* *out = 1 for a unique index, 0 for a non-unique one. */
+DRYDB_C_EXPORT int drydb_index_unique(const drydb_index* index, int* out);
+/* The kind of its keys: a drydb_key_kind. */
+DRYDB_C_EXPORT int drydb_index_key_kind(const drydb_index* index, int32_t* out);
+/* Its key encoding's id ("bytes", "int64", ...): *id points to *size bytes, valid for the
+ * process (as drydb_table_encoding_id's). */
+DRYDB_C_EXPORT int drydb_index_encoding_id(const drydb_index* index, const char** id, size_t* size);
+/* The number of entries, O(1): the table's rows that have an index key. */
+DRYDB_C_EXPORT int drydb_index_count(const drydb_index* index, uint64_t* out);
+/* The number of entries whose index key lies between two bounds (NULL = unbounded): two
+ * descents. DRYDB_INVALID_ARGUMENT if both are bounded and start's key > end's. */
+DRYDB_C_EXPORT int drydb_index_count_range(const drydb_index* index, const drydb_bound* start,
+                                           const drydb_bound* end, uint64_t* out);
+
+/* The row whose index key is `key` (for a non-unique index the first such row in primary-key
+ * order; drydb_index_get_all gives them all). DRYDB_OK: *key_out and *key_size view its primary key
+ * as stored and *value and *value_size its value, held by `holder` (a drydb_value of the index's
+ * database), valid until the holder is reset, reused by another get or released. DRYDB_END:
+ * none (views NULL, sizes 0). Whatever the holder held before is let go first. Any view out
+ * pointer may be NULL. */
+DRYDB_C_EXPORT int drydb_index_get(const drydb_index* index, const drydb_key* key,
+                                   drydb_value* holder, const void** key_out, size_t* key_size,
+                                   const void** value, size_t* value_size);
+/* Positions `range` (of the index's database) on every row whose index key is `key`, in
+ * primary-key order. As drydb_index_range with two inclusive bounds of `key`. */
+DRYDB_C_EXPORT int drydb_index_get_all(const drydb_index* index, const drydb_key* key,
+                                       drydb_range* range);
+/* Positions `range` on the rows whose index key lies between start and end (NULL = unbounded),
+ * in index-key order (then primary-key order), or its reverse for DRYDB_DESCENDING. Rows are
+ * walked with drydb_range_next (primary key and value) and drydb_range_index_key (the row's
+ * index key); drydb_range_count and drydb_range_rewind work as on table ranges. Errors: a wrong
+ * key kind; DRYDB_INVALID_ARGUMENT when start's key > end's or the order is unknown. On an
+ * error the range is left empty. */
+DRYDB_C_EXPORT int drydb_index_range(const drydb_index* index, const drydb_bound* start,
+                                     const drydb_bound* end, int32_t order, drydb_range* range);
+/* Positions `range` on the rows whose index key starts with the `size` bytes at `prefix` (every
+ * row with an index key for size 0). DRYDB_WRONG_KEY_TYPE unless the index has bytes keys. */
+DRYDB_C_EXPORT int drydb_index_prefix(const drydb_index* index, const void* prefix, size_t size,
+                                      int32_t order, drydb_range* range);
+/* The index key of the row drydb_range_next last gave, as the index stores it (an int64 key as
+ * its 8 encoded bytes: drydb_decode_int64_key). The view is valid until the range's next step,
+ * rewind, repositioning or release. DRYDB_INVALID_STATE for a range positioned by a table (not
+ * an index) query, or not on a row (before its first step or after its end). */
+DRYDB_C_EXPORT int drydb_range_index_key(drydb_range* range, const void** key, size_t* size);
+
+/* ---- get_many ------------------------------------------------------------------------------ */
+
+/* A borrowed view: `size` bytes at `data` (NULL when size is 0). */
+typedef struct drydb_view {
+  const void* data;
+  size_t size;
+} drydb_view;
+
+/* A reusable holder of up to `capacity` looked-up values (the many-key drydb_value): it keeps
+ * every found value's page resident, so the views a get_many gives stay valid until the batch is
+ * used for another get_many, reset or released. All its memory is allocated when it is created:
+ * a get_many allocates nothing per key. */
+typedef struct drydb_value_batch drydb_value_batch;
+
+/* A new, empty batch of `capacity` slots (1 or more) for gets on db's tables; released with
+ * drydb_value_batch_release, before db closes. */
+DRYDB_C_EXPORT int drydb_value_batch_create(drydb_db* db, size_t capacity, drydb_value_batch** out);
+/* Releases the batch and the pages it holds; its views become invalid. */
+DRYDB_C_EXPORT int drydb_value_batch_release(drydb_value_batch* batch);
+/* Lets go of every held page (the views become invalid) and keeps the batch for reuse. */
+DRYDB_C_EXPORT int drydb_value_batch_reset(drydb_value_batch* batch);
+
+/* Looks up the `count` keys at `keys` (any order, repeats allowed; count <= the batch's
+ * capacity), their descents advancing together so that their cache misses overlap. For each
+ * key i, statuses[i] is DRYDB_OK (views[i] views its value, held by `batch`), DRYDB_END (absent;
+ * views[i] = {NULL, 0}) or that key's error (a wrong key kind, a bad key, a page that fails to
+ * read or check; views[i] = {NULL, 0}); `statuses` and `views` are the caller's arrays of
+ * `count` entries. Whatever the batch held before is let go first.
+ * Returns DRYDB_OK when every key's status is DRYDB_OK or DRYDB_END; else the status of the last
+ * key that failed, whose message is the last error. Errors of the call itself, with no status
+ * written: a NULL or released handle or array, count over the capacity
+ * (DRYDB_INVALID_ARGUMENT), a batch of another database. count 0 is DRYDB_OK. */
+DRYDB_C_EXPORT int drydb_table_get_many(const drydb_table* table, const drydb_key* keys,
+                                        size_t count, drydb_value_batch* batch, int32_t* statuses,
+                                        drydb_view* views);
+
 /* ---- building ------------------------------------------------------------------------------ */
 
 /* A database builder (drydb::DatabaseBuilder). Errors are sticky: a failed append or
@@ -332,6 +438,37 @@ typedef struct drydb_table_builder drydb_table_builder;
 /* A new builder writing pages of `page_size` bytes (a power of two, 512 .. 65536; 0 = 4096).
  * Released with drydb_builder_release. */
 DRYDB_C_EXPORT int drydb_builder_create(uint32_t page_size, drydb_builder** out);
+/* How pages are compressed (page filters; a reader needs nothing to read them). */
+typedef enum drydb_compression {
+  DRYDB_COMPRESSION_NONE = 0,
+  DRYDB_COMPRESSION_LZ4 = 1, /* one LZ4 block per page: fast to decode */
+  DRYDB_COMPRESSION_ZSTD = 2 /* one zstd frame per page; level and dictionary below */
+} drydb_compression;
+
+/* A builder's options (drydb::BuildOptions). Zero-initialised, the defaults. */
+typedef struct drydb_builder_options {
+  uint32_t page_size;     /* a power of two, 512 .. 65536; 0 = 4096 */
+  uint64_t memory_budget; /* bytes of rows held before sorted runs spill to temp_dir; 0 = 256 MiB */
+  /* Folder for spilled runs (NUL-terminated; read during drydb_builder_create_with_options
+   * only); NULL or "" = the system's temp folder. Run files are unlinked as soon as created. */
+  const char* temp_dir;
+  int32_t compression; /* a drydb_compression */
+  /* zstd only: the level, 1 (fast) .. 22 (small), negative faster still; 0 = 3. */
+  int32_t zstd_level;
+  /* zstd only: when nonzero, a dictionary of at most this many bytes (up to 32 MiB) is trained
+   * from a sample of the pages and stored in the file; small pages compress much better. */
+  uint64_t zstd_dictionary_bytes;
+  /* Nonzero: store each page's keys whole (format 2.0 pages), not after their shared prefix. */
+  int32_t whole_keys;
+  /* Nonzero: leave out the file identity (format 2.3 checksums), for readers older than 2.4. */
+  int32_t no_file_identity;
+} drydb_builder_options;
+
+/* A new builder with `options` (NULL = the defaults). DRYDB_INVALID_ARGUMENT for a bad page
+ * size, compression kind or zstd dictionary size (the message says which). Released with
+ * drydb_builder_release. */
+DRYDB_C_EXPORT int drydb_builder_create_with_options(const drydb_builder_options* options,
+                                                     drydb_builder** out);
 /* Releases the builder and its table builders (their handles become released). */
 DRYDB_C_EXPORT int drydb_builder_release(drydb_builder* builder);
 /* Adds a table named by the `name_size` bytes at `name`, keyed by `key_kind` (bytes: memcmp
@@ -345,6 +482,38 @@ DRYDB_C_EXPORT int drydb_builder_create_table(drydb_builder* builder, const char
  * be NULL when value_size is 0. */
 DRYDB_C_EXPORT int drydb_table_builder_append(drydb_table_builder* table, const drydb_key* key,
                                               const void* value, size_t value_size);
+/* A secondary index's key for one row, called by the build once per row, in primary-key order,
+ * on the thread that builds (inside drydb_builder_build_to_file / _to_memory).
+ *   ctx: the pointer given to drydb_table_builder_add_index.
+ *   key, key_size: the row's primary key as stored (an int64 key: its 8 encoded bytes,
+ *     drydb_decode_int64_key); value, value_size: its value (value may be NULL when value_size
+ *     is 0). Both are drydb's, valid during this call only.
+ *   out_index_key: where the function writes the row's index key, a drydb_key of the index's
+ *     key kind. Bytes, UUID and ULID keys may point into `key` or `value`, or to bytes the
+ *     function keeps valid until its next call on this builder (any index's) or until the
+ *     build returns: drydb copies them as soon as the function returns.
+ * Returns DRYDB_OK (*out_index_key set), DRYDB_END (the row has no entry: a sparse index), or an
+ * error status, which fails the build with that status (a status that is not a drydb error,
+ * DRYDB_INVALID_ARGUMENT), its message naming the table, index and row. An index key of
+ * another kind fails the build with DRYDB_WRONG_KEY_TYPE. */
+typedef int (*drydb_index_key_fn)(void* ctx, const void* key, size_t key_size, const void* value,
+                                  size_t value_size, drydb_key* out_index_key);
+
+/* Declares a secondary index named by the `name_size` bytes at `name` on the table: `unique`
+ * nonzero for a unique index (two rows giving one index key fail the build with
+ * DRYDB_DUPLICATE_KEY, naming both), its keys of `key_kind` (a drydb_key_kind), computed by
+ * `index_key` with `ctx`, which must stay valid until the build returns or the builder is
+ * released. DRYDB_INVALID_ARGUMENT for a NULL function, a bad name or kind; DRYDB_DUPLICATE_NAME
+ * for a name the table already uses; DRYDB_INVALID_STATE after the build. */
+DRYDB_C_EXPORT int drydb_table_builder_add_index(drydb_table_builder* table, const char* name,
+                                                 size_t name_size, int unique, int32_t key_kind,
+                                                 drydb_index_key_fn index_key, void* ctx);
+/* Gives the table a miss filter of `bits_per_key` bits per row (1 .. 32; 10 answers about 99%
+ * of gets of absent keys from one cache line, for 1.25 bytes per row): gets and get_many test
+ * it before descending. Called again, the last size counts. DRYDB_INVALID_ARGUMENT outside
+ * 1 .. 32; DRYDB_INVALID_STATE after the build. An empty table gets no filter. */
+DRYDB_C_EXPORT int drydb_table_builder_add_miss_filter(drydb_table_builder* table,
+                                                       uint32_t bits_per_key);
 /* Writes the database to `path` atomically (temp file, fsync, rename): on an error `path` is
  * untouched. A builder builds once; a second build is DRYDB_INVALID_STATE. */
 DRYDB_C_EXPORT int drydb_builder_build_to_file(drydb_builder* builder, const char* path);

@@ -26,7 +26,9 @@
 #include "drydb/builder.h"
 #include "drydb/database.h"
 #include "drydb/error.h"
+#include "drydb/index.h"
 #include "drydb/key.h"
+#include "drydb/page_filter.h"
 #include "drydb/range.h"
 #include "drydb/table.h"
 #include "drydb/ulid.h"
@@ -67,6 +69,8 @@ enum Tag : uint32_t {
   kRangeTag = 0x64625241,
   kBuilderTag = 0x64624255,
   kTableBuilderTag = 0x64625442,
+  kIndexTag = 0x64624958,
+  kValueBatchTag = 0x64625642,
   kReleasedTag = 0x64625846,
 };
 
@@ -173,7 +177,8 @@ struct drydb_db {
   uint32_t tag = 0;
   std::optional<drydb::ReadOnlyDatabase> db;
   std::vector<drydb_table*> tables;
-  // Values, cursors and ranges created on this database and not yet released: close waits for 0.
+  // Values, value batches, cursors and ranges created on this database and not yet released:
+  // close waits for 0.
   std::atomic<uint64_t> live{0};
 };
 
@@ -181,12 +186,31 @@ struct drydb_table {
   uint32_t tag = 0;
   drydb_db* db = nullptr;
   std::optional<drydb::ReadOnlyTable> table;
+  std::vector<drydb_index*> indexes;  // declaration order; owned by the database like the table
+};
+
+struct drydb_index {
+  uint32_t tag = 0;
+  drydb_db* db = nullptr;
+  std::optional<drydb::SecondaryIndex> index;
 };
 
 struct drydb_value {
   uint32_t tag = 0;
   drydb_db* db = nullptr;
   drydb::Value value;
+  drydb::Row row;  // what an index get holds
+};
+
+struct drydb_value_batch {
+  uint32_t tag = 0;
+  drydb_db* db = nullptr;
+  // Sized at creation (capacity slots each), so a get_many allocates nothing: keys holds the
+  // keys that passed their checks, at[i] the caller's position of keys[i].
+  size_t capacity = 0;
+  std::vector<drydb::Key> keys;
+  std::vector<size_t> at;
+  std::vector<drydb::Value> values;
 };
 
 struct drydb_cursor {
@@ -205,6 +229,12 @@ struct drydb_range {
   // The walk: not begun, on a row (it), or ended.
   std::optional<drydb::Range::iterator> it;
   bool ended = false;
+  // An index query's walk (index = true): rows [first, first + count) of the index, in `order`,
+  // read through icursor; walked says how many rows were given.
+  bool index = false;
+  drydb::IndexCursor icursor;
+  uint64_t first = 0, count = 0, walked = 0;
+  drydb::SortOrder order = drydb::SortOrder::ascending;
 };
 
 struct drydb_builder {
@@ -248,6 +278,16 @@ template <>
 struct TagOf<drydb_range> {
   static constexpr uint32_t tag = kRangeTag;
   static constexpr const char* name = "range";
+};
+template <>
+struct TagOf<drydb_index> {
+  static constexpr uint32_t tag = kIndexTag;
+  static constexpr const char* name = "index";
+};
+template <>
+struct TagOf<drydb_value_batch> {
+  static constexpr uint32_t tag = kValueBatchTag;
+  static constexpr const char* name = "value batch";
 };
 template <>
 struct TagOf<drydb_builder> {
@@ -375,6 +415,14 @@ int adopt(drydb::ReadOnlyDatabase db, drydb_db** out) {
     drydb_table* th = Shells<drydb_table>::get().take();
     th->db = h;
     th->table.emplace(t);
+    th->indexes.clear();
+    for (const drydb::SecondaryIndex& i : t.indexes()) {
+      drydb_index* ih = Shells<drydb_index>::get().take();
+      ih->db = h;
+      ih->index.emplace(i);
+      ih->tag = kIndexTag;
+      th->indexes.push_back(ih);
+    }
     th->tag = kTableTag;
     h->tables.push_back(th);
   }
@@ -385,6 +433,12 @@ int adopt(drydb::ReadOnlyDatabase db, drydb_db** out) {
 
 void release_tables(drydb_db* h) noexcept {
   for (drydb_table* t : h->tables) {
+    for (drydb_index* i : t->indexes) {
+      i->index.reset();
+      i->db = nullptr;
+      Shells<drydb_index>::get().give_back(i);
+    }
+    t->indexes.clear();
     t->table.reset();
     t->db = nullptr;
     Shells<drydb_table>::get().give_back(t);
@@ -427,10 +481,113 @@ int cursor_step(drydb_cursor* c, bool forward) {
   return cursor_outcome(c, on_row);
 }
 
+// The drydb_key_kind of an encoding's keys.
+int32_t c_key_kind(const drydb::KeyEncoding& e) noexcept {
+  switch (e.kind()) {
+    case drydb::KeyKind::int64:
+      return DRYDB_KEY_INT64;
+    case drydb::KeyKind::uuid:
+      return DRYDB_KEY_UUID;
+    case drydb::KeyKind::ulid:
+      return DRYDB_KEY_ULID;
+    case drydb::KeyKind::bytes:
+      break;
+  }
+  return DRYDB_KEY_BYTES;
+}
+
+// The built-in encoding of a drydb_key_kind, in *out.
+int encoding_of(int32_t key_kind, const char* fn, drydb::KeyEncoding* out) {
+  switch (key_kind) {
+    case DRYDB_KEY_BYTES:
+      *out = drydb::KeyEncoding::bytes();
+      return DRYDB_OK;
+    case DRYDB_KEY_INT64:
+      *out = drydb::KeyEncoding::int64();
+      return DRYDB_OK;
+    case DRYDB_KEY_UUID:
+      *out = drydb::KeyEncoding::uuid_v7();
+      return DRYDB_OK;
+    case DRYDB_KEY_ULID:
+      *out = drydb::KeyEncoding::ulid();
+      return DRYDB_OK;
+    default:
+      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown key kind " + std::to_string(key_kind));
+  }
+}
+
+// DRYDB_OK for a builder's page size: 0 (the default) or a power of two from 512 to 65536.
+int check_page_size(uint32_t page_size, const char* fn) {
+  if (page_size != 0 &&
+      (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0))
+    return record(
+        DRYDB_INVALID_ARGUMENT, fn,
+        "page size " + std::to_string(page_size) + " is not a power of two from 512 to 65536");
+  return DRYDB_OK;
+}
+
+// A builder handle over a new DatabaseBuilder.
+int new_builder(drydb::BuildOptions options, drydb_builder** out) {
+  drydb_builder* b = Shells<drydb_builder>::get().take();
+  b->builder.emplace(std::move(options));
+  b->tables.clear();
+  b->built = false;
+  b->tag = kBuilderTag;
+  *out = b;
+  return DRYDB_OK;
+}
+
 // A range handle between walks: positioned anew, its walk not begun.
 void restart(drydb_range* r) noexcept {
   r->it.reset();
   r->ended = false;
+  r->walked = 0;
+}
+
+// Empties a range holder before it is positioned anew (by a table or an index query).
+void clear_range(drydb_range* r) {
+  restart(r);
+  r->range = drydb::Range();
+  r->index = false;
+  r->icursor = drydb::IndexCursor();
+  r->first = r->count = 0;
+}
+
+// Positions an index range's walk over the rows an IndexRange covers.
+void adopt_index_range(drydb_range* r, const drydb::SecondaryIndex& index,
+                       const drydb::IndexRange& ir) {
+  r->index = true;
+  r->first = ir.first_rank();
+  r->count = ir.size();
+  r->order = ir.order();
+  r->icursor = index.cursor();
+}
+
+// The next row of an index range's walk.
+int index_range_next(drydb_range* r, const void** key, size_t* key_size, const void** value,
+                     size_t* value_size) {
+  if (r->ended) return DRYDB_END;
+  const bool ascending = r->order == drydb::SortOrder::ascending;
+  bool on_row = false;
+  if (r->walked < r->count) {
+    if (r->walked == 0)
+      on_row = r->icursor.seek_rank(ascending ? r->first : r->first + r->count - 1);
+    else
+      on_row = ascending ? r->icursor.next() : r->icursor.prev();
+  }
+  if (!on_row) {
+    r->ended = true;
+    if (!r->icursor.status()) return record(r->icursor.status().error());
+    return DRYDB_END;
+  }
+  ++r->walked;
+  const drydb::Entry e = r->icursor.entry();
+  if (!r->icursor.status()) {
+    r->ended = true;
+    return record(r->icursor.status().error());
+  }
+  put_row(e.key, e.value, key, key_size, value, value_size);
+  return DRYDB_OK;
 }
 
 }  // namespace
@@ -537,10 +694,11 @@ int drydb_db_close(drydb_db* db) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(db);
     if (const uint64_t live = db->live.load(std::memory_order_acquire); live != 0)
-      return record(DRYDB_INVALID_STATE, fn,
-                    std::to_string(live) +
-                        " values, cursors or ranges of this database are still live: release "
-                        "them first");
+      return record(
+          DRYDB_INVALID_STATE, fn,
+          std::to_string(live) +
+              " values, value batches, cursors or ranges of this database are still live: "
+              "release them first");
     release_tables(db);
     db->db.reset();
     Shells<drydb_db>::get().give_back(db);
@@ -621,20 +779,7 @@ int drydb_table_key_kind(const drydb_table* table, int32_t* out) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(table);
     DRYDB_CHECK_OUT(out);
-    switch (table->table->encoding().kind()) {
-      case drydb::KeyKind::bytes:
-        *out = DRYDB_KEY_BYTES;
-        break;
-      case drydb::KeyKind::int64:
-        *out = DRYDB_KEY_INT64;
-        break;
-      case drydb::KeyKind::uuid:
-        *out = DRYDB_KEY_UUID;
-        break;
-      case drydb::KeyKind::ulid:
-        *out = DRYDB_KEY_ULID;
-        break;
-    }
+    *out = c_key_kind(table->table->encoding());
     return DRYDB_OK;
   });
 }
@@ -703,6 +848,7 @@ int drydb_value_release(drydb_value* value) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(value);
     value->value = drydb::Value();
+    value->row = drydb::Row();
     value->db->live.fetch_sub(1, std::memory_order_release);
     value->db = nullptr;
     Shells<drydb_value>::get().give_back(value);
@@ -715,6 +861,7 @@ int drydb_value_reset(drydb_value* value) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(value);
     value->value = drydb::Value();
+    value->row = drydb::Row();
     return DRYDB_OK;
   });
 }
@@ -728,6 +875,7 @@ int drydb_table_get(const drydb_table* table, const drydb_key* key, drydb_value*
     DRYDB_CHECK(table);
     DRYDB_CHECK(value);
     value->value = drydb::Value();
+    value->row = drydb::Row();
     if (value->db != table->db)
       return record(DRYDB_INVALID_ARGUMENT, fn, "the value holder belongs to another database");
     std::optional<drydb::Key> k;
@@ -917,8 +1065,7 @@ int drydb_range_create(drydb_db* db, drydb_range** out) {
     DRYDB_CHECK(db);
     drydb_range* r = Shells<drydb_range>::get().take();
     r->db = db;
-    r->range = drydb::Range();
-    restart(r);
+    clear_range(r);
     r->tag = kRangeTag;
     db->live.fetch_add(1, std::memory_order_relaxed);
     *out = r;
@@ -930,8 +1077,7 @@ int drydb_range_release(drydb_range* range) {
   static constexpr const char* fn = "drydb_range_release";
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(range);
-    restart(range);
-    range->range = drydb::Range();
+    clear_range(range);
     range->db->live.fetch_sub(1, std::memory_order_release);
     range->db = nullptr;
     Shells<drydb_range>::get().give_back(range);
@@ -945,8 +1091,7 @@ int drydb_table_range(const drydb_table* table, const drydb_bound* start, const 
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(table);
     DRYDB_CHECK(range);
-    restart(range);
-    range->range = drydb::Range();
+    clear_range(range);
     if (range->db != table->db)
       return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
     std::optional<drydb::KeyBound> s, e;
@@ -965,8 +1110,7 @@ int drydb_table_prefix(const drydb_table* table, const void* prefix, size_t size
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(table);
     DRYDB_CHECK(range);
-    restart(range);
-    range->range = drydb::Range();
+    clear_range(range);
     if (range->db != table->db)
       return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
     if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
@@ -986,7 +1130,7 @@ int drydb_range_count(const drydb_range* range, uint64_t* out) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(range);
     DRYDB_CHECK_OUT(out);
-    *out = range->range.size();
+    *out = range->index ? range->count : range->range.size();
     return DRYDB_OK;
   });
 }
@@ -996,6 +1140,7 @@ int drydb_range_next(drydb_range* range, const void** key, size_t* key_size, con
   static constexpr const char* fn = "drydb_range_next";
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(range);
+    if (range->index) return index_range_next(range, key, key_size, value, value_size);
     if (range->ended) return DRYDB_END;
     if (!range->it)
       range->it.emplace(range->range.begin());
@@ -1029,20 +1174,9 @@ int drydb_builder_create(uint32_t page_size, drydb_builder** out) {
     DRYDB_CHECK_OUT(out);
     *out = nullptr;
     drydb::BuildOptions options;
-    if (page_size != 0) {
-      if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0)
-        return record(
-            DRYDB_INVALID_ARGUMENT, fn,
-            "page size " + std::to_string(page_size) + " is not a power of two from 512 to 65536");
-      options.page_size = page_size;
-    }
-    drydb_builder* b = Shells<drydb_builder>::get().take();
-    b->builder.emplace(std::move(options));
-    b->tables.clear();
-    b->built = false;
-    b->tag = kBuilderTag;
-    *out = b;
-    return DRYDB_OK;
+    if (int rc = check_page_size(page_size, fn); rc != 0) return rc;
+    if (page_size != 0) options.page_size = page_size;
+    return new_builder(std::move(options), out);
   });
 }
 
@@ -1072,21 +1206,7 @@ int drydb_builder_create_table(drydb_builder* builder, const char* name, size_t 
     if (name == nullptr && name_size != 0) return null_argument(fn, "name");
     if (builder->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
     drydb::KeyEncoding encoding = drydb::KeyEncoding::bytes();
-    switch (key_kind) {
-      case DRYDB_KEY_BYTES:
-        break;
-      case DRYDB_KEY_INT64:
-        encoding = drydb::KeyEncoding::int64();
-        break;
-      case DRYDB_KEY_UUID:
-        encoding = drydb::KeyEncoding::uuid_v7();
-        break;
-      case DRYDB_KEY_ULID:
-        encoding = drydb::KeyEncoding::ulid();
-        break;
-      default:
-        return record(DRYDB_INVALID_ARGUMENT, fn, "unknown key kind " + std::to_string(key_kind));
-    }
+    if (int rc = encoding_of(key_kind, fn, &encoding); rc != 0) return rc;
     // The builder's errors are sticky: a status failed before this call is not this call's.
     const bool failed_before = !builder->builder->status();
     drydb::TableBuilder& t =
@@ -1160,6 +1280,466 @@ int drydb_builder_build_to_memory(drydb_builder* builder, void** data, size_t* s
 
 void drydb_free(void* data) {
   std::free(data);
+}
+
+// ---- secondary indexes ------------------------------------------------------------------------
+
+int drydb_table_index_count(const drydb_table* table, size_t* out) {
+  static constexpr const char* fn = "drydb_table_index_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = table->indexes.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_index_at(const drydb_table* table, size_t position, const drydb_index** out) {
+  static constexpr const char* fn = "drydb_table_index_at";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (position >= table->indexes.size())
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    "index position " + std::to_string(position) + " of " +
+                        std::to_string(table->indexes.size()) + " indexes");
+    *out = table->indexes[position];
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_index(const drydb_table* table, const char* name, size_t name_size,
+                      const drydb_index** out) {
+  static constexpr const char* fn = "drydb_table_index";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
+    const std::string_view wanted(name, name_size);
+    for (drydb_index* i : table->indexes)
+      if (i->index->name() == wanted) {
+        *out = i;
+        return DRYDB_OK;
+      }
+    // The C++ API's message, which lists the indexes there are.
+    auto i = table->table->index(wanted);
+    return i ? record(DRYDB_NOT_FOUND, fn, "no such index") : record(i.error());
+  });
+}
+
+int drydb_index_name(const drydb_index* index, const char** name, size_t* size) {
+  static constexpr const char* fn = "drydb_index_name";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK_OUT(name);
+    DRYDB_CHECK_OUT(size);
+    *name = index->index->name().data();
+    *size = index->index->name().size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_unique(const drydb_index* index, int* out) {
+  static constexpr const char* fn = "drydb_index_unique";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK_OUT(out);
+    *out = index->index->unique() ? 1 : 0;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_key_kind(const drydb_index* index, int32_t* out) {
+  static constexpr const char* fn = "drydb_index_key_kind";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK_OUT(out);
+    *out = c_key_kind(index->index->encoding());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_encoding_id(const drydb_index* index, const char** id, size_t* size) {
+  static constexpr const char* fn = "drydb_index_encoding_id";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK_OUT(id);
+    DRYDB_CHECK_OUT(size);
+    const std::string_view s = index->index->encoding().id();
+    *id = s.data();
+    *size = s.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_count(const drydb_index* index, uint64_t* out) {
+  static constexpr const char* fn = "drydb_index_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK_OUT(out);
+    *out = index->index->count();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_count_range(const drydb_index* index, const drydb_bound* start,
+                            const drydb_bound* end, uint64_t* out) {
+  static constexpr const char* fn = "drydb_index_count_range";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK_OUT(out);
+    *out = 0;
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, DRYDB_ASCENDING, fn, &s, &e, &options); rc != 0) return rc;
+    auto n = index->index->count_range(*s, *e, options);
+    if (!n) return record(n.error());
+    *out = *n;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_get(const drydb_index* index, const drydb_key* key, drydb_value* holder,
+                    const void** key_out, size_t* key_size, const void** value,
+                    size_t* value_size) {
+  static constexpr const char* fn = "drydb_index_get";
+  return guarded(fn, [&]() -> int {
+    put_row({}, {}, key_out, key_size, value, value_size);
+    if (key_out != nullptr) *key_out = nullptr;
+    if (value != nullptr) *value = nullptr;
+    DRYDB_CHECK(index);
+    DRYDB_CHECK(holder);
+    holder->value = drydb::Value();
+    holder->row = drydb::Row();
+    if (holder->db != index->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the value holder belongs to another database");
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    auto r = index->index->get(*k);
+    if (!r) return record(r.error());
+    if (!*r) return DRYDB_END;
+    holder->row = std::move(*r);
+    put_row(holder->row.key(), holder->row.value(), key_out, key_size, value, value_size);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_range(const drydb_index* index, const drydb_bound* start, const drydb_bound* end,
+                      int32_t order, drydb_range* range) {
+  static constexpr const char* fn = "drydb_index_range";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK(range);
+    clear_range(range);
+    if (range->db != index->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, order, fn, &s, &e, &options); rc != 0) return rc;
+    auto r = index->index->get_range(*s, *e, options);
+    if (!r) return record(r.error());
+    adopt_index_range(range, *index->index, *r);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_get_all(const drydb_index* index, const drydb_key* key, drydb_range* range) {
+  static constexpr const char* fn = "drydb_index_get_all";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK(range);
+    clear_range(range);
+    if (range->db != index->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    auto r = index->index->get_all(*k);
+    if (!r) return record(r.error());
+    adopt_index_range(range, *index->index, *r);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_index_prefix(const drydb_index* index, const void* prefix, size_t size, int32_t order,
+                       drydb_range* range) {
+  static constexpr const char* fn = "drydb_index_prefix";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(index);
+    DRYDB_CHECK(range);
+    clear_range(range);
+    if (range->db != index->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
+    if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
+    if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
+    auto r = index->index->prefix(
+        std::span<const std::byte>(static_cast<const std::byte*>(prefix), size),
+        order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending);
+    if (!r) return record(r.error());
+    adopt_index_range(range, *index->index, *r);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_range_index_key(drydb_range* range, const void** key, size_t* size) {
+  static constexpr const char* fn = "drydb_range_index_key";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(range);
+    DRYDB_CHECK_OUT(key);
+    DRYDB_CHECK_OUT(size);
+    *key = nullptr;
+    *size = 0;
+    if (!range->index)
+      return record(DRYDB_INVALID_STATE, fn, "the range is not positioned by an index query");
+    if (range->walked == 0 || range->ended || !range->icursor.valid())
+      return record(DRYDB_INVALID_STATE, fn, "the range is not on a row");
+    const std::span<const std::byte> k = range->icursor.index_key();
+    if (!range->icursor.status()) return record(range->icursor.status().error());
+    *key = k.data();
+    *size = k.size();
+    return DRYDB_OK;
+  });
+}
+
+// ---- get_many ---------------------------------------------------------------------------------
+
+int drydb_value_batch_create(drydb_db* db, size_t capacity, drydb_value_batch** out) {
+  static constexpr const char* fn = "drydb_value_batch_create";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(db);
+    if (capacity == 0) return record(DRYDB_INVALID_ARGUMENT, fn, "a batch of 0 slots");
+    if (capacity > (size_t{1} << 32))
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    "a batch of " + std::to_string(capacity) + " slots (at most 2^32)");
+    drydb_value_batch* b = Shells<drydb_value_batch>::get().take();
+    b->db = db;
+    b->keys.clear();
+    b->at.clear();
+    b->values.clear();
+#if defined(__cpp_exceptions)
+    try {
+#endif
+      b->keys.reserve(capacity);
+      b->at.reserve(capacity);
+      b->values.resize(capacity);
+#if defined(__cpp_exceptions)
+    } catch (...) {
+      b->db = nullptr;
+      Shells<drydb_value_batch>::get().give_back(b);
+      throw;
+    }
+#endif
+    b->capacity = capacity;
+    b->tag = kValueBatchTag;
+    db->live.fetch_add(1, std::memory_order_relaxed);
+    *out = b;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_value_batch_release(drydb_value_batch* batch) {
+  static constexpr const char* fn = "drydb_value_batch_release";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(batch);
+    // The memory goes too: a released shell keeps only its tag's worth of state.
+    std::vector<drydb::Value>().swap(batch->values);
+    std::vector<drydb::Key>().swap(batch->keys);
+    std::vector<size_t>().swap(batch->at);
+    batch->capacity = 0;
+    batch->db->live.fetch_sub(1, std::memory_order_release);
+    batch->db = nullptr;
+    Shells<drydb_value_batch>::get().give_back(batch);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_value_batch_reset(drydb_value_batch* batch) {
+  static constexpr const char* fn = "drydb_value_batch_reset";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(batch);
+    for (drydb::Value& v : batch->values)
+      v = drydb::Value();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_get_many(const drydb_table* table, const drydb_key* keys, size_t count,
+                         drydb_value_batch* batch, int32_t* statuses, drydb_view* views) {
+  static constexpr const char* fn = "drydb_table_get_many";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK(batch);
+    for (drydb::Value& v : batch->values)
+      v = drydb::Value();
+    if (batch->db != table->db)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the value batch belongs to another database");
+    if (count == 0) return DRYDB_OK;
+    DRYDB_CHECK_OUT(keys);
+    DRYDB_CHECK_OUT(statuses);
+    DRYDB_CHECK_OUT(views);
+    if (count > batch->capacity)
+      return record(
+          DRYDB_INVALID_ARGUMENT, fn,
+          std::to_string(count) + " keys for a batch of " + std::to_string(batch->capacity));
+    // Each key's own checks first: a key that fails them gets its status, the rest are looked
+    // up together (get_many fails a whole batch for one bad key).
+    const drydb::KeyKind kind = table->table->encoding().kind();
+    int result = DRYDB_OK;
+    batch->keys.clear();
+    batch->at.clear();
+    for (size_t i = 0; i < count; ++i) {
+      views[i] = drydb_view{nullptr, 0};
+      std::optional<drydb::Key> k;
+      int rc = to_key(&keys[i], fn, &k);
+      if (rc == DRYDB_OK && k->kind() != kind)
+        rc = record(DRYDB_WRONG_KEY_TYPE, fn,
+                    "key " + std::to_string(i) + " is of another kind than table " +
+                        std::string(table->table->name()) + "'s keys");
+      statuses[i] = rc;
+      if (rc != DRYDB_OK) {
+        result = rc;
+        continue;
+      }
+      batch->keys.push_back(*k);  // within the reserved capacity: no allocation
+      batch->at.push_back(i);
+    }
+    const size_t n = batch->keys.size();
+    std::span<drydb::Value> values(batch->values.data(), n);
+    if (!table->table->get_many(batch->keys, values)) {
+      // A page failed to read or check: ask key by key, to give each its own status.
+      for (size_t j = 0; j < n; ++j) {
+        auto v = table->table->get(batch->keys[j]);
+        if (!v) {
+          statuses[batch->at[j]] = result = record(v.error());
+          continue;
+        }
+        values[j] = std::move(*v);
+      }
+    }
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = batch->at[j];
+      if (statuses[i] != DRYDB_OK) continue;
+      if (!values[j]) {
+        statuses[i] = DRYDB_END;
+        continue;
+      }
+      views[i] = drydb_view{values[j].bytes().data(), values[j].size()};
+    }
+    return result;
+  });
+}
+
+// ---- building: options, indexes, miss filters --------------------------------------------------
+
+int drydb_builder_create_with_options(const drydb_builder_options* o, drydb_builder** out) {
+  static constexpr const char* fn = "drydb_builder_create_with_options";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    drydb::BuildOptions options;
+    if (o != nullptr) {
+      if (int rc = check_page_size(o->page_size, fn); rc != 0) return rc;
+      if (o->page_size != 0) options.page_size = o->page_size;
+      if (o->memory_budget != 0) options.memory_budget = o->memory_budget;
+      if (o->temp_dir != nullptr) options.temp_dir = o->temp_dir;
+      switch (o->compression) {
+        case DRYDB_COMPRESSION_NONE:
+          break;
+        case DRYDB_COMPRESSION_LZ4:
+          options.filters.push_back(drydb::filters::lz4());
+          break;
+        case DRYDB_COMPRESSION_ZSTD: {
+          if (o->zstd_dictionary_bytes > drydb::filters::kMaxZstdDictionaryBytes)
+            return record(DRYDB_INVALID_ARGUMENT, fn,
+                          "a zstd dictionary of " + std::to_string(o->zstd_dictionary_bytes) +
+                              " bytes (at most " +
+                              std::to_string(drydb::filters::kMaxZstdDictionaryBytes) + ")");
+          drydb::filters::ZstdOptions z;
+          if (o->zstd_level != 0) z.level = o->zstd_level;
+          z.dictionary_bytes = static_cast<size_t>(o->zstd_dictionary_bytes);
+          options.filters.push_back(drydb::filters::zstd(z));
+          break;
+        }
+        default:
+          return record(DRYDB_INVALID_ARGUMENT, fn,
+                        "unknown compression " + std::to_string(o->compression));
+      }
+      options.prefixed_keys = o->whole_keys == 0;
+      options.file_identity = o->no_file_identity == 0;
+    }
+    return new_builder(std::move(options), out);
+  });
+}
+
+int drydb_table_builder_add_index(drydb_table_builder* table, const char* name, size_t name_size,
+                                  int unique, int32_t key_kind, drydb_index_key_fn index_key,
+                                  void* ctx) {
+  static constexpr const char* fn = "drydb_table_builder_add_index";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
+    if (index_key == nullptr) return null_argument(fn, "index_key");
+    if (table->owner->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+    drydb::KeyEncoding encoding = drydb::KeyEncoding::bytes();
+    if (int rc = encoding_of(key_kind, fn, &encoding); rc != 0) return rc;
+    const bool failed_before = !table->table->status();
+    table->table->add_secondary_index(
+        std::string_view(name, name_size), unique != 0, encoding,
+        [index_key, ctx](std::span<const std::byte> key, std::span<const std::byte> value)
+            -> drydb::result<std::optional<drydb::IndexKey>> {
+          drydb_key out{};
+          out.kind = -1;
+          const int rc = index_key(ctx, key.data(), key.size(), value.data(), value.size(), &out);
+          if (rc == DRYDB_END) return std::optional<drydb::IndexKey>();
+          if (rc != DRYDB_OK) {
+            const bool errc_value = rc >= DRYDB_INVALID_ARGUMENT && rc <= DRYDB_INVALID_STATE;
+            return drydb::Error(
+                errc_value ? static_cast<drydb::errc>(rc) : drydb::errc::invalid_argument,
+                std::string("the index key function returned ") + drydb_status_name(rc) +
+                    (errc_value ? "" : " (" + std::to_string(rc) + ")"));
+          }
+          std::optional<drydb::Key> k;
+          if (int bad = to_key(&out, "the index key function", &k); bad != 0)
+            return drydb::Error(static_cast<drydb::errc>(bad), last_error);
+          return std::optional<drydb::IndexKey>(std::in_place, *k);
+        });
+    if (!table->table->status())
+      return failed_before
+                 ? record(DRYDB_INVALID_STATE, fn,
+                          "the builder failed earlier: " + table->table->status().error().message)
+                 : record(table->table->status().error());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_builder_add_miss_filter(drydb_table_builder* table, uint32_t bits_per_key) {
+  static constexpr const char* fn = "drydb_table_builder_add_miss_filter";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    if (table->owner->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+    const bool failed_before = !table->table->status();
+    table->table->add_miss_filter(bits_per_key);
+    if (!table->table->status())
+      return failed_before
+                 ? record(DRYDB_INVALID_STATE, fn,
+                          "the builder failed earlier: " + table->table->status().error().message)
+                 : record(table->table->status().error());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_table_miss_filter_bits(const drydb_table* table, uint32_t* out) {
+  static constexpr const char* fn = "drydb_table_miss_filter_bits";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = table->table->info().miss_filter_bits_per_key;
+    return DRYDB_OK;
+  });
 }
 
 }  // extern "C"
