@@ -81,6 +81,14 @@ static void item_value(const char* key, char* out, size_t cap) {
   snprintf(out, cap, "value%d", atoi(key + 3));
 }
 
+static int index_by_len(void* ctx, const void* key, size_t key_size, const void* value,
+                        size_t value_size, drydb_key* out);
+static int index_by_value(void* ctx, const void* key, size_t key_size, const void* value,
+                          size_t value_size, drydb_key* out);
+static int index_unknown_kind(void* ctx, const void* key, size_t key_size, const void* value,
+                              size_t value_size, drydb_key* out);
+static unsigned char index_key_buffer[BIG_SIZE];
+
 /* A builder holding items, nums, uuids (2 rows) and an empty table, rows appended out of order. */
 static drydb_builder* make_builder(void) {
   drydb_builder* b = NULL;
@@ -120,6 +128,12 @@ static drydb_builder* make_builder(void) {
     k.i64 = 0;
     CHECK_RC(drydb_table_builder_append(uuids, &k, "u", 1), DRYDB_OK);
   }
+  CHECK_RC(
+      drydb_table_builder_add_index(items, "by_len", 6, 0, DRYDB_KEY_INT64, index_by_len, NULL),
+      DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(items, "by_value", 8, 1, DRYDB_KEY_BYTES, index_by_value,
+                                         index_key_buffer),
+           DRYDB_OK);
   return b;
 }
 
@@ -753,6 +767,781 @@ static void test_cursors(drydb_db* db) {
   CHECK_RC(drydb_cursor_release(c), DRYDB_OK);
 }
 
+/* ---- secondary indexes --------------------------------------------------------------------- */
+
+/* items' indexes: by_len (non-unique, int64) is a value's length, none for the empty value;
+ * by_value (unique, bytes) is the value itself, none for the empty value and for values over
+ * 32 bytes (index keys obey the key length limit: 64 bytes for 512-byte pages). */
+static int index_by_len(void* ctx, const void* key, size_t key_size, const void* value,
+                        size_t value_size, drydb_key* out) {
+  (void)ctx;
+  (void)key;
+  (void)key_size;
+  (void)value;
+  if (value_size == 0) return DRYDB_END;
+  *out = drydb_key_int64((int64_t)value_size);
+  return DRYDB_OK;
+}
+
+/* The index key is copied into ctx's buffer, reused by every call: drydb must copy it. */
+static int index_by_value(void* ctx, const void* key, size_t key_size, const void* value,
+                          size_t value_size, drydb_key* out) {
+  unsigned char* buf = ctx;
+  (void)key;
+  (void)key_size;
+  if (value_size == 0 || value_size > 32) return DRYDB_END;
+  memcpy(buf, value, value_size);
+  *out = drydb_key_bytes(buf, value_size);
+  return DRYDB_OK;
+}
+
+/* The model of an index: entries sorted by index key, then primary key. */
+typedef struct model_entry {
+  drydb_key ikey; /* bytes keys point into value_key_bytes, which the sort leaves in place */
+  const char* pk;
+} model_entry;
+
+static char value_key_bytes[ITEM_ROWS][16];
+
+static model_entry len_entries[ITEM_ROWS], value_entries[ITEM_ROWS];
+static int len_count, value_count;
+static int (*entry_cmp)(const drydb_key*, const drydb_key*);
+
+static int compare_entries(const void* a, const void* b) {
+  const model_entry *x = a, *y = b;
+  int c = entry_cmp(&x->ikey, &y->ikey);
+  return c != 0 ? c : compare_item_keys(x->pk, y->pk);
+}
+
+static void make_index_models(void) {
+  int i;
+  len_count = value_count = 0;
+  for (i = 0; i < ITEM_ROWS; ++i) {
+    const char* pk = item_keys[i];
+    model_entry* l;
+    model_entry* v;
+    if (strcmp(pk, "empty") == 0) continue;
+    l = &len_entries[len_count++];
+    l->pk = pk;
+    if (strcmp(pk, "big") == 0) {
+      l->ikey = drydb_key_int64(BIG_SIZE);
+    } else {
+      v = &value_entries[value_count++];
+      v->pk = pk;
+      char* bytes = value_key_bytes[value_count - 1];
+      item_value(pk, bytes, sizeof value_key_bytes[0]);
+      l->ikey = drydb_key_int64((int64_t)strlen(bytes));
+      v->ikey = drydb_key_bytes(bytes, strlen(bytes));
+    }
+  }
+  entry_cmp = cmp_int_keys;
+  qsort(len_entries, (size_t)len_count, sizeof len_entries[0], compare_entries);
+  entry_cmp = cmp_bytes_keys;
+  qsort(value_entries, (size_t)value_count, sizeof value_entries[0], compare_entries);
+}
+
+/* Whether a range's current row is model entry e: its primary key and its index key. */
+static int index_row_is(drydb_range* r, const void* key, size_t key_size, const model_entry* e) {
+  const void* ik;
+  size_t iks;
+  if (compare_bytes(key, key_size, e->pk, strlen(e->pk)) != 0) return 0;
+  if (drydb_range_index_key(r, &ik, &iks) != DRYDB_OK) return 0;
+  return row_is(ik, iks, &e->ikey);
+}
+
+/* count_range and ranges in both orders of an index, every pair of probes and bound kinds. */
+static void check_index_bounds(const drydb_index* index, drydb_range* r, const model_entry* rows,
+                               int nrows, const drydb_key* probes, int nprobes,
+                               int (*cmp)(const drydb_key*, const drydb_key*)) {
+  int si, ei, sk, ek, order;
+  for (si = 0; si < nprobes; ++si)
+    for (ei = 0; ei < nprobes; ++ei)
+      for (sk = 0; sk < 3; ++sk)
+        for (ek = 0; ek < 3; ++ek) {
+          drydb_bound s, e;
+          int i, want = 0;
+          uint64_t count = 0;
+          s.kind = sk;
+          s.key = probes[si];
+          e.kind = ek;
+          e.key = probes[ei];
+          if ((sk == DRYDB_UNBOUNDED && si != 0) || (ek == DRYDB_UNBOUNDED && ei != 0)) continue;
+          if (sk != DRYDB_UNBOUNDED && ek != DRYDB_UNBOUNDED && cmp(&probes[si], &probes[ei]) > 0) {
+            CHECK_RC(drydb_index_count_range(index, &s, &e, &count), DRYDB_INVALID_ARGUMENT);
+            CHECK_RC(drydb_index_range(index, &s, &e, DRYDB_DESCENDING, r), DRYDB_INVALID_ARGUMENT);
+            CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
+            continue;
+          }
+          for (i = 0; i < nrows; ++i)
+            want += in_bounds(&rows[i].ikey, &s, &e, cmp);
+          if (drydb_index_count_range(index, &s, &e, &count) != DRYDB_OK || count != (uint64_t)want)
+            CHECK(0);
+          else
+            ++passed;
+          for (order = DRYDB_ASCENDING; order <= DRYDB_DESCENDING; ++order) {
+            int at = order == DRYDB_ASCENDING ? 0 : nrows - 1, step = order ? -1 : 1, seen = 0;
+            int ok = drydb_index_range(index, &s, &e, order, r) == DRYDB_OK &&
+                     drydb_range_count(r, &count) == DRYDB_OK && count == (uint64_t)want;
+            const void *key, *value;
+            size_t key_size, value_size;
+            while (ok && drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+              while (at >= 0 && at < nrows && !in_bounds(&rows[at].ikey, &s, &e, cmp))
+                at += step;
+              ok = at >= 0 && at < nrows && index_row_is(r, key, key_size, &rows[at]);
+              at += step;
+              ++seen;
+            }
+            ok = ok && seen == want &&
+                 drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_END;
+            if (!ok) {
+              fprintf(stderr, "index range probes %d..%d kinds %d,%d order %d: want %d, saw %d\n",
+                      si, ei, sk, ek, order, want, seen);
+              CHECK(0);
+            } else {
+              ++passed;
+            }
+          }
+        }
+}
+
+static void test_indexes(drydb_db* db, drydb_db* other) {
+  const drydb_table* items = table_named(db, "items");
+  const drydb_table* nums = table_named(db, "nums");
+  const drydb_index *by_len = NULL, *by_value = NULL, *ix = NULL;
+  drydb_range *r = NULL, *foreign = NULL;
+  drydb_value* v = NULL;
+  size_t n = 0, size = 0;
+  const char* name;
+  int unique = -1, i;
+  int32_t kind = -1;
+  uint64_t count = 0;
+  const void *key, *value, *ik;
+  size_t key_size, value_size, iks;
+  drydb_key k, probes[10];
+  drydb_bound lo, hi;
+  static const int64_t len_probes[] = {-1, 0, 6, 7, 8, 9, 100, BIG_SIZE, 5000};
+  static const char* value_probes[] = {"",         "a",        "value1", "value15", "value150",
+                                       "value15x", "value299", "value3", "zz"};
+
+  make_index_models();
+  CHECK_RC(drydb_table_index_count(items, &n), DRYDB_OK);
+  CHECK(n == 2);
+  CHECK_RC(drydb_table_index_count(nums, &n), DRYDB_OK);
+  CHECK(n == 0);
+  CHECK_RC(drydb_table_index_count(NULL, &n), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_index_count(items, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_index_at(items, 0, &by_len), DRYDB_OK);
+  CHECK_RC(drydb_table_index_at(items, 1, &by_value), DRYDB_OK);
+  CHECK_RC(drydb_table_index_at(items, 2, &ix), DRYDB_INVALID_ARGUMENT);
+  CHECK(ix == NULL);
+  CHECK_RC(drydb_table_index_at(NULL, 0, &ix), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_index_at(items, 0, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_index(items, "by_value", 8, &ix), DRYDB_OK);
+  CHECK(ix == by_value);
+  CHECK_RC(drydb_table_index(items, "nope", 4, &ix), DRYDB_NOT_FOUND);
+  CHECK_MESSAGE("by_len"); /* names the indexes there are */
+  CHECK(ix == NULL);
+  CHECK_RC(drydb_table_index(items, NULL, 4, &ix), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_index(items, "by_len", 6, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_index(NULL, "by_len", 6, &ix), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_index((const drydb_table*)(const void*)db, "by_len", 6, &ix),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("not a drydb table");
+
+  CHECK_RC(drydb_index_name(by_len, &name, &size), DRYDB_OK);
+  CHECK(size == 6 && memcmp(name, "by_len", 6) == 0);
+  CHECK_RC(drydb_index_unique(by_len, &unique), DRYDB_OK);
+  CHECK(unique == 0);
+  CHECK_RC(drydb_index_unique(by_value, &unique), DRYDB_OK);
+  CHECK(unique == 1);
+  CHECK_RC(drydb_index_key_kind(by_len, &kind), DRYDB_OK);
+  CHECK(kind == DRYDB_KEY_INT64);
+  CHECK_RC(drydb_index_key_kind(by_value, &kind), DRYDB_OK);
+  CHECK(kind == DRYDB_KEY_BYTES);
+  CHECK_RC(drydb_index_encoding_id(by_len, &name, &size), DRYDB_OK);
+  CHECK(size == 5 && memcmp(name, "int64", 5) == 0);
+  CHECK_RC(drydb_index_count(by_len, &count), DRYDB_OK);
+  CHECK(count == ITEM_ROWS - 1); /* the empty value has no entry */
+  CHECK_RC(drydb_index_count(by_value, &count), DRYDB_OK);
+  CHECK(count == ITEM_ROWS - 2);
+  CHECK_RC(drydb_index_name(NULL, &name, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_name(by_len, NULL, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_unique(NULL, &unique), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_unique(by_len, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_key_kind(NULL, &kind), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_encoding_id(NULL, &name, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_count(NULL, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_count(by_len, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_count((const drydb_index*)(const void*)items, &count),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("not a drydb index");
+
+  /* get: the unique index gives the row, the non-unique one its first row by primary key. */
+  CHECK_RC(drydb_value_create(db, &v), DRYDB_OK);
+  k = drydb_key_bytes("value42", 7);
+  CHECK_RC(drydb_index_get(by_value, &k, v, &key, &key_size, &value, &value_size), DRYDB_OK);
+  CHECK(key_size == 7 && memcmp(key, "key0042", 7) == 0 && value_size == 7 &&
+        memcmp(value, "value42", 7) == 0);
+  k = drydb_key_int64(BIG_SIZE);
+  CHECK_RC(drydb_index_get(by_len, &k, v, &key, &key_size, &value, &value_size), DRYDB_OK);
+  CHECK(key_size == 3 && memcmp(key, "big", 3) == 0 && value_size == BIG_SIZE &&
+        memcmp(value, big_value, BIG_SIZE) == 0);
+  k = drydb_key_int64(7);
+  CHECK_RC(drydb_index_get(by_len, &k, v, &key, &key_size, &value, &value_size), DRYDB_OK);
+  CHECK(key_size == 7 && memcmp(key, "key0010", 7) == 0);
+  CHECK_RC(drydb_index_get(by_len, &k, v, NULL, NULL, NULL, NULL), DRYDB_OK);
+  k = drydb_key_int64(0);
+  CHECK_RC(drydb_index_get(by_len, &k, v, &key, &key_size, &value, &value_size), DRYDB_END);
+  CHECK(key == NULL && key_size == 0 && value == NULL && value_size == 0);
+  k = drydb_key_bytes("value", 5);
+  CHECK_RC(drydb_index_get(by_value, &k, v, &key, &key_size, &value, &value_size), DRYDB_END);
+  CHECK_RC(drydb_index_get(by_len, &k, v, &key, &key_size, &value, &value_size),
+           DRYDB_WRONG_KEY_TYPE);
+  k = drydb_key_int64(7);
+  CHECK_RC(drydb_index_get(by_value, &k, v, &key, &key_size, &value, &value_size),
+           DRYDB_WRONG_KEY_TYPE);
+  k.kind = 42;
+  CHECK_RC(drydb_index_get(by_value, &k, v, &key, &key_size, &value, &value_size),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_get(by_value, NULL, v, &key, &key_size, &value, &value_size),
+           DRYDB_INVALID_ARGUMENT);
+  k = drydb_key_int64(7);
+  CHECK_RC(drydb_index_get(NULL, &k, v, &key, &key_size, &value, &value_size),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_get(by_len, &k, NULL, &key, &key_size, &value, &value_size),
+           DRYDB_INVALID_ARGUMENT);
+  {
+    drydb_value* ov = NULL;
+    CHECK_RC(drydb_value_create(other, &ov), DRYDB_OK);
+    CHECK_RC(drydb_index_get(by_len, &k, ov, &key, &key_size, &value, &value_size),
+             DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("another database");
+    CHECK_RC(drydb_value_release(ov), DRYDB_OK);
+  }
+  /* A table get on the same holder lets the row go and holds a value instead. */
+  CHECK_RC(drydb_index_get(by_len, &k, v, &key, &key_size, &value, &value_size), DRYDB_OK);
+  k = drydb_key_bytes("key0001", 7);
+  CHECK_RC(drydb_table_get(items, &k, v, &value, &value_size), DRYDB_OK);
+  CHECK(value_size == 6 && memcmp(value, "value1", 6) == 0);
+  CHECK_RC(drydb_value_release(v), DRYDB_OK);
+  k = drydb_key_int64(7);
+  CHECK_RC(drydb_index_get(by_len, &k, v, &key, &key_size, &value, &value_size),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+
+  /* Ranges, get_all and prefixes. */
+  CHECK_RC(drydb_range_create(db, &r), DRYDB_OK);
+  for (i = 0; i < 9; ++i)
+    probes[i] = drydb_key_int64(len_probes[i]);
+  check_index_bounds(by_len, r, len_entries, len_count, probes, 9, cmp_int_keys);
+  for (i = 0; i < 9; ++i)
+    probes[i] = drydb_key_bytes(value_probes[i], strlen(value_probes[i]));
+  check_index_bounds(by_value, r, value_entries, value_count, probes, 9, cmp_bytes_keys);
+
+  k = drydb_key_int64(6);
+  CHECK_RC(drydb_index_get_all(by_len, &k, r), DRYDB_OK);
+  CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+  CHECK(count == 10);
+  CHECK_RC(drydb_range_index_key(r, &ik, &iks), DRYDB_INVALID_STATE); /* before the first row */
+  CHECK_MESSAGE("not on a row");
+  for (i = 0; drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK; ++i) {
+    char want[16];
+    int64_t len = 0;
+    snprintf(want, sizeof want, "key%04d", i);
+    CHECK(key_size == 7 && memcmp(key, want, 7) == 0);
+    CHECK_RC(drydb_range_index_key(r, &ik, &iks), DRYDB_OK);
+    CHECK(drydb_decode_int64_key(ik, iks, &len) == DRYDB_OK && len == 6);
+  }
+  CHECK(i == 10);
+  CHECK_RC(drydb_range_index_key(r, &ik, &iks), DRYDB_INVALID_STATE); /* past the end */
+  CHECK_RC(drydb_range_rewind(r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, &key, &key_size, NULL, NULL), DRYDB_OK);
+  CHECK(key_size == 7 && memcmp(key, "key0000", 7) == 0);
+  k = drydb_key_int64(5);
+  CHECK_RC(drydb_index_get_all(by_len, &k, r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
+  k = drydb_key_bytes("value7", 6);
+  CHECK_RC(drydb_index_get_all(by_value, &k, r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_OK);
+  CHECK(key_size == 7 && memcmp(key, "key0007", 7) == 0);
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
+  CHECK_RC(drydb_index_get_all(by_len, &k, r), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END); /* left empty */
+  CHECK_RC(drydb_index_get_all(by_len, NULL, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_get_all(NULL, &k, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_get_all(by_value, &k, NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* "value1" starts value1, value10..19 and value100..199; descending they come reversed. */
+  for (i = DRYDB_ASCENDING; i <= DRYDB_DESCENDING; ++i) {
+    int seen = 0, ordered = 1;
+    char last[16] = "";
+    CHECK_RC(drydb_index_prefix(by_value, "value1", 6, i, r), DRYDB_OK);
+    CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+    CHECK(count == 111);
+    while (drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+      char pk[16];
+      if (key_size >= sizeof pk || value_size < 6 || memcmp(value, "value1", 6) != 0) {
+        ordered = 0;
+        break;
+      }
+      memcpy(pk, key, key_size);
+      pk[key_size] = 0;
+      CHECK_RC(drydb_range_index_key(r, &ik, &iks), DRYDB_OK);
+      if (iks != value_size || memcmp(ik, value, iks) != 0) ordered = 0;
+      if (seen > 0 && (i == DRYDB_ASCENDING ? compare_bytes(last, strlen(last), ik, iks) >= 0
+                                            : compare_bytes(last, strlen(last), ik, iks) <= 0))
+        ordered = 0;
+      memcpy(last, ik, iks);
+      last[iks] = 0;
+      ++seen;
+    }
+    CHECK(seen == 111 && ordered);
+  }
+  CHECK_RC(drydb_index_prefix(by_value, "", 0, DRYDB_DESCENDING, r), DRYDB_OK);
+  CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+  CHECK(count == ITEM_ROWS - 2);
+  CHECK_RC(drydb_index_prefix(by_value, "zz", 2, DRYDB_ASCENDING, r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
+  CHECK_RC(drydb_index_prefix(by_len, "v", 1, DRYDB_ASCENDING, r), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_index_prefix(by_value, NULL, 1, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_prefix(by_value, "v", 1, 7, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_prefix(NULL, "v", 1, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_prefix(by_value, "v", 1, DRYDB_ASCENDING, NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* Bad bounds, orders, kinds and handles. */
+  lo.kind = DRYDB_INCLUSIVE;
+  lo.key = drydb_key_bytes("a", 1);
+  hi.kind = DRYDB_INCLUSIVE;
+  hi.key = drydb_key_int64(3);
+  CHECK_RC(drydb_index_range(by_len, &lo, NULL, DRYDB_ASCENDING, r), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_index_count_range(by_len, &lo, NULL, &count), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_index_range(by_len, NULL, &hi, 9, r), DRYDB_INVALID_ARGUMENT);
+  lo.kind = 9;
+  CHECK_RC(drydb_index_range(by_len, &lo, NULL, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_count_range(by_len, &lo, NULL, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_count_range(NULL, NULL, NULL, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_count_range(by_len, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_count_range(by_len, NULL, NULL, &count), DRYDB_OK);
+  CHECK(count == ITEM_ROWS - 1);
+  CHECK_RC(drydb_index_range(NULL, NULL, NULL, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_index_range(by_len, NULL, NULL, DRYDB_ASCENDING, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_create(other, &foreign), DRYDB_OK);
+  CHECK_RC(drydb_index_range(by_len, NULL, NULL, DRYDB_ASCENDING, foreign), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("another database");
+  CHECK_RC(drydb_index_prefix(by_value, "v", 1, DRYDB_ASCENDING, foreign), DRYDB_INVALID_ARGUMENT);
+  k = drydb_key_int64(6);
+  CHECK_RC(drydb_index_get_all(by_len, &k, foreign), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_release(foreign), DRYDB_OK);
+
+  /* A table range has no index keys. */
+  CHECK_RC(drydb_table_range(items, NULL, NULL, DRYDB_ASCENDING, r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_OK);
+  CHECK_RC(drydb_range_index_key(r, &ik, &iks), DRYDB_INVALID_STATE);
+  CHECK_MESSAGE("not positioned by an index");
+  CHECK_RC(drydb_range_index_key(NULL, &ik, &iks), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_index_key(r, NULL, &iks), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_index_key(r, &ik, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_release(r), DRYDB_OK);
+  CHECK_RC(drydb_range_index_key(r, &ik, &iks), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+}
+
+/* Index declarations the builder refuses, and index key functions that fail the build. */
+static int index_fails(void* ctx, const void* key, size_t key_size, const void* value,
+                       size_t value_size, drydb_key* out) {
+  (void)key;
+  (void)key_size;
+  (void)value;
+  (void)value_size;
+  (void)out;
+  return *(int*)ctx;
+}
+
+static int index_wrong_kind(void* ctx, const void* key, size_t key_size, const void* value,
+                            size_t value_size, drydb_key* out) {
+  (void)ctx;
+  (void)key;
+  (void)key_size;
+  (void)value;
+  (void)value_size;
+  *out = drydb_key_int64(1);
+  return DRYDB_OK;
+}
+
+static int index_constant(void* ctx, const void* key, size_t key_size, const void* value,
+                          size_t value_size, drydb_key* out) {
+  (void)ctx;
+  (void)key;
+  (void)key_size;
+  (void)value;
+  (void)value_size;
+  *out = drydb_key_bytes("same", 4);
+  return DRYDB_OK;
+}
+
+/* A builder of one bytes table "t" of rows "a" and "b" with one index (fn, ctx, unique). */
+static int build_with_index(drydb_index_key_fn fn, void* ctx, int unique) {
+  drydb_builder* b = NULL;
+  drydb_table_builder* t = NULL;
+  drydb_key a = drydb_key_bytes("a", 1), bk = drydb_key_bytes("b", 1);
+  void* data = NULL;
+  size_t size = 0;
+  int rc;
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_append(t, &a, "1", 1), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_append(t, &bk, "2", 1), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, unique, DRYDB_KEY_BYTES, fn, ctx), DRYDB_OK);
+  rc = drydb_builder_build_to_memory(b, &data, &size);
+  drydb_free(data);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  return rc;
+}
+
+static void test_index_builder_errors(void) {
+  drydb_builder* b = NULL;
+  drydb_table_builder* t = NULL;
+  int status;
+
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(NULL, "i", 1, 0, DRYDB_KEY_BYTES, index_by_len, NULL),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_add_index(t, NULL, 1, 0, DRYDB_KEY_BYTES, index_by_len, NULL),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 0, DRYDB_KEY_BYTES, NULL, NULL),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 0, 17, index_by_len, NULL),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_add_index((drydb_table_builder*)(void*)b, "i", 1, 0, DRYDB_KEY_BYTES,
+                                         index_by_len, NULL),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("not a drydb table builder");
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 0, DRYDB_KEY_INT64, index_by_len, NULL),
+           DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 1, DRYDB_KEY_INT64, index_by_len, NULL),
+           DRYDB_DUPLICATE_NAME);
+  CHECK_RC(drydb_table_builder_add_index(t, "j", 1, 1, DRYDB_KEY_INT64, index_by_len, NULL),
+           DRYDB_INVALID_STATE); /* failed earlier */
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 0, DRYDB_KEY_BYTES, index_by_len, NULL),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(t, "", 0, 0, DRYDB_KEY_BYTES, index_by_len, NULL),
+           DRYDB_INVALID_ARGUMENT); /* an empty name */
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+
+  /* A function's error status fails the build with that status. */
+  status = DRYDB_CORRUPTION;
+  CHECK_RC(build_with_index(index_fails, &status, 0), DRYDB_CORRUPTION);
+  CHECK_MESSAGE("index key function returned corruption");
+  status = DRYDB_NOT_FOUND;
+  CHECK_RC(build_with_index(index_fails, &status, 1), DRYDB_NOT_FOUND);
+  status = 42; /* not a drydb status */
+  CHECK_RC(build_with_index(index_fails, &status, 0), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("42");
+  status = DRYDB_BUFFER_TOO_SMALL; /* not an errc */
+  CHECK_RC(build_with_index(index_fails, &status, 0), DRYDB_INVALID_ARGUMENT);
+  status = DRYDB_END; /* no row has an entry */
+  CHECK_RC(build_with_index(index_fails, &status, 1), DRYDB_OK);
+  CHECK_RC(build_with_index(index_wrong_kind, NULL, 0), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(build_with_index(index_constant, NULL, 1), DRYDB_DUPLICATE_KEY);
+  CHECK_RC(build_with_index(index_constant, NULL, 0), DRYDB_OK);
+  CHECK_RC(build_with_index(index_unknown_kind, NULL, 0), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("key kind");
+
+  /* After the build: refused. */
+  {
+    void* data = NULL;
+    size_t size = 0;
+    CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+    CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+    CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_OK);
+    drydb_free(data);
+    CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 0, DRYDB_KEY_BYTES, index_by_len, NULL),
+             DRYDB_INVALID_STATE);
+    CHECK_RC(drydb_table_builder_add_miss_filter(t, 10), DRYDB_INVALID_STATE);
+    CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  }
+}
+
+/* ---- get_many ------------------------------------------------------------------------------ */
+
+static void test_get_many(drydb_db* db, drydb_db* other) {
+  const drydb_table* items = table_named(db, "items");
+  const drydb_table* nums = table_named(db, "nums");
+  drydb_value_batch *batch = NULL, *foreign = NULL;
+  drydb_key keys[64];
+  int32_t statuses[64];
+  drydb_view views[64];
+  char names[64][16];
+  int i, ok = 1;
+
+  CHECK_RC(drydb_value_batch_create(NULL, 4, &batch), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_batch_create(db, 4, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_batch_create(db, 0, &batch), DRYDB_INVALID_ARGUMENT);
+  CHECK(batch == NULL);
+  CHECK_RC(drydb_value_batch_create(db, 64, &batch), DRYDB_OK);
+
+  /* 64 keys, every third absent, in a scrambled order: each view is its key's value. */
+  for (i = 0; i < 64; ++i) {
+    int n = (i * 37) % 64 * 4;
+    snprintf(names[i], sizeof names[i], i % 3 == 2 ? "key%04dx" : "key%04d", n);
+    keys[i] = drydb_key_bytes(names[i], strlen(names[i]));
+  }
+  CHECK_RC(drydb_table_get_many(items, keys, 64, batch, statuses, views), DRYDB_OK);
+  for (i = 0; i < 64; ++i) {
+    char want[32];
+    if (i % 3 == 2) {
+      ok = ok && statuses[i] == DRYDB_END && views[i].data == NULL && views[i].size == 0;
+      continue;
+    }
+    item_value(names[i], want, sizeof want);
+    ok = ok && statuses[i] == DRYDB_OK && views[i].size == strlen(want) &&
+         memcmp(views[i].data, want, views[i].size) == 0;
+  }
+  CHECK(ok);
+
+  /* Overflow and empty values, repeats, and per-key errors beside good keys. */
+  keys[0] = drydb_key_bytes("big", 3);
+  keys[1] = drydb_key_bytes("empty", 5);
+  keys[2] = drydb_key_int64(3); /* wrong kind */
+  keys[3] = drydb_key_bytes("big", 3);
+  keys[4] = drydb_key_bytes(NULL, 2); /* bad key */
+  keys[5] = drydb_key_bytes("key0005", 7);
+  CHECK_RC(drydb_table_get_many(items, keys, 6, batch, statuses, views), DRYDB_INVALID_ARGUMENT);
+  CHECK(statuses[0] == DRYDB_OK && views[0].size == BIG_SIZE &&
+        memcmp(views[0].data, big_value, BIG_SIZE) == 0);
+  CHECK(statuses[1] == DRYDB_OK && views[1].size == 0);
+  CHECK(statuses[2] == DRYDB_WRONG_KEY_TYPE && views[2].data == NULL);
+  CHECK(statuses[3] == DRYDB_OK && views[3].size == BIG_SIZE &&
+        memcmp(views[3].data, big_value, BIG_SIZE) == 0);
+  CHECK(statuses[4] == DRYDB_INVALID_ARGUMENT && views[4].data == NULL);
+  CHECK(statuses[5] == DRYDB_OK && views[5].size == 6 && memcmp(views[5].data, "value5", 6) == 0);
+  CHECK_RC(drydb_table_get_many(items, keys, 4, batch, statuses, views), DRYDB_WRONG_KEY_TYPE);
+  CHECK_MESSAGE("key 2");
+
+  /* int64 keys. */
+  for (i = 0; i < 10; ++i)
+    keys[i] = drydb_key_int64(i * 40 - 200);
+  CHECK_RC(drydb_table_get_many(nums, keys, 10, batch, statuses, views), DRYDB_OK);
+  for (i = 0, ok = 1; i < 10; ++i) {
+    int64_t n = i * 40 - 200;
+    char want[32];
+    snprintf(want, sizeof want, "n%d", (int)n);
+    if (n < -150 || n >= 150)
+      ok = ok && statuses[i] == DRYDB_END;
+    else
+      ok = ok && statuses[i] == DRYDB_OK && views[i].size == strlen(want) &&
+           memcmp(views[i].data, want, views[i].size) == 0;
+  }
+  CHECK(ok);
+
+  /* The call's own errors: no status written. */
+  statuses[0] = 77;
+  CHECK_RC(drydb_table_get_many(items, keys, 65, batch, statuses, views), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("65 keys for a batch of 64");
+  CHECK(statuses[0] == 77);
+  CHECK_RC(drydb_table_get_many(items, keys, 0, batch, NULL, NULL), DRYDB_OK);
+  CHECK_RC(drydb_table_get_many(items, NULL, 1, batch, statuses, views), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get_many(items, keys, 1, batch, NULL, views), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get_many(items, keys, 1, batch, statuses, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get_many(NULL, keys, 1, batch, statuses, views), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get_many(items, keys, 1, NULL, statuses, views), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_get_many(items, keys, 1, (drydb_value_batch*)(void*)items, statuses, views),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("not a drydb value batch");
+  CHECK(statuses[0] == 77);
+  CHECK_RC(drydb_value_batch_create(other, 2, &foreign), DRYDB_OK);
+  CHECK_RC(drydb_table_get_many(items, keys, 1, foreign, statuses, views), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("another database");
+  CHECK_RC(drydb_value_batch_release(foreign), DRYDB_OK);
+
+  CHECK_RC(drydb_value_batch_reset(batch), DRYDB_OK);
+  CHECK_RC(drydb_value_batch_reset(NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_batch_release(batch), DRYDB_OK);
+  CHECK_RC(drydb_value_batch_release(batch), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_table_get_many(items, keys, 1, batch, statuses, views), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_batch_reset(batch), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_value_batch_release(NULL), DRYDB_INVALID_ARGUMENT);
+}
+
+/* Through a tiny page cache every view of a get_many stays pinned until the batch moves on. */
+static void test_get_many_pinned(const char* path) {
+  drydb_db* db = NULL;
+  drydb_value_batch* batch = NULL;
+  drydb_open_options options;
+  drydb_key keys[40];
+  int32_t statuses[40];
+  drydb_view views[40];
+  char names[40][16];
+  int i, ok = 1;
+  memset(&options, 0, sizeof options);
+  options.storage = DRYDB_STORAGE_PREAD;
+  options.page_cache_bytes = 512;
+  CHECK_RC(drydb_db_open(path, &options, &db), DRYDB_OK);
+  CHECK_RC(drydb_value_batch_create(db, 40, &batch), DRYDB_OK);
+  for (i = 0; i < 40; ++i) {
+    snprintf(names[i], sizeof names[i], "key%04d", 299 - i * 7);
+    keys[i] = drydb_key_bytes(names[i], strlen(names[i]));
+  }
+  CHECK_RC(drydb_table_get_many(table_named(db, "items"), keys, 40, batch, statuses, views),
+           DRYDB_OK);
+  for (i = 0; i < 40; ++i) {
+    char want[32];
+    item_value(names[i], want, sizeof want);
+    ok = ok && statuses[i] == DRYDB_OK && views[i].size == strlen(want) &&
+         memcmp(views[i].data, want, views[i].size) == 0;
+  }
+  CHECK(ok);
+  CHECK_RC(drydb_db_close(db), DRYDB_INVALID_STATE); /* the batch lives */
+  CHECK_RC(drydb_value_batch_release(batch), DRYDB_OK);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
+}
+
+/* ---- builder options and miss filters ------------------------------------------------------ */
+
+static int index_unknown_kind(void* ctx, const void* key, size_t key_size, const void* value,
+                              size_t value_size, drydb_key* out) {
+  (void)ctx;
+  (void)key;
+  (void)key_size;
+  (void)value;
+  (void)value_size;
+  *out = drydb_key_int64(1);
+  out->kind = 42;
+  return DRYDB_OK;
+}
+
+/* Builds 2,000 rows with `options` (and a miss filter of `bits`, 0 = none) to `path`, then reads
+ * every row back, some absent keys, and verify. */
+static void check_build_with(const drydb_builder_options* options, uint32_t bits,
+                             const char* path) {
+  drydb_builder* b = NULL;
+  drydb_table_builder* t = NULL;
+  drydb_db* db = NULL;
+  const drydb_table* table;
+  drydb_value* v = NULL;
+  int i, ok = 1;
+  uint32_t built_bits = 99;
+  CHECK_RC(drydb_builder_create_with_options(options, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_INT64, &t), DRYDB_OK);
+  if (bits != 0) CHECK_RC(drydb_table_builder_add_miss_filter(t, bits), DRYDB_OK);
+  for (i = 0; i < 2000; ++i) {
+    char value[64];
+    drydb_key k = drydb_key_int64(i * 2);
+    snprintf(value, sizeof value, "row %d of a table whose pages compress well", i);
+    if (drydb_table_builder_append(t, &k, value, strlen(value)) != DRYDB_OK) ok = 0;
+  }
+  CHECK(ok);
+  CHECK_RC(drydb_builder_build_to_file(b, path), DRYDB_OK);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  CHECK_RC(drydb_db_open(path, NULL, &db), DRYDB_OK);
+  if (db == NULL) return;
+  CHECK_RC(drydb_db_verify(db), DRYDB_OK);
+  table = table_named(db, "t");
+  CHECK_RC(drydb_table_miss_filter_bits(table, &built_bits), DRYDB_OK);
+  CHECK(built_bits == bits);
+  CHECK_RC(drydb_value_create(db, &v), DRYDB_OK);
+  for (i = 0; i < 4000; ++i) {
+    char want[64];
+    const void* data;
+    size_t size;
+    drydb_key k = drydb_key_int64(i);
+    int rc = drydb_table_get(table, &k, v, &data, &size);
+    snprintf(want, sizeof want, "row %d of a table whose pages compress well", i / 2);
+    if (i % 2 == 1 ? rc != DRYDB_END
+                   : rc != DRYDB_OK || size != strlen(want) || memcmp(data, want, size) != 0)
+      ok = 0;
+  }
+  CHECK(ok);
+  CHECK_RC(drydb_value_release(v), DRYDB_OK);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
+}
+
+static void test_builder_options(const char* dir) {
+  drydb_builder_options o;
+  drydb_builder* b = (drydb_builder*)(void*)&b;
+  drydb_table_builder* t = NULL;
+  char path[4096];
+  uint32_t bits = 99;
+
+  snprintf(path, sizeof path, "%s/options.drydb", dir);
+  check_build_with(NULL, 0, path);
+  memset(&o, 0, sizeof o);
+  check_build_with(&o, 10, path);
+  o.page_size = 1024;
+  o.compression = DRYDB_COMPRESSION_LZ4;
+  check_build_with(&o, 1, path);
+  o.compression = DRYDB_COMPRESSION_ZSTD;
+  o.zstd_level = 9;
+  check_build_with(&o, 32, path);
+  o.zstd_dictionary_bytes = 4096; /* a trained dictionary */
+  o.memory_budget = 1;            /* every row spills to a run */
+  o.temp_dir = dir;
+  o.whole_keys = 1;
+  o.no_file_identity = 1;
+  check_build_with(&o, 0, path);
+
+  /* Refused options. */
+  memset(&o, 0, sizeof o);
+  o.page_size = 3000;
+  CHECK_RC(drydb_builder_create_with_options(&o, &b), DRYDB_INVALID_ARGUMENT);
+  CHECK(b == NULL);
+  CHECK_MESSAGE("page size");
+  o.page_size = 0;
+  o.compression = 3;
+  CHECK_RC(drydb_builder_create_with_options(&o, &b), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("compression");
+  o.compression = DRYDB_COMPRESSION_ZSTD;
+  o.zstd_dictionary_bytes = (uint64_t)1 << 40;
+  CHECK_RC(drydb_builder_create_with_options(&o, &b), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("dictionary");
+  CHECK_RC(drydb_builder_create_with_options(NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  /* A temp folder that does not exist fails the build that spills. */
+  memset(&o, 0, sizeof o);
+  o.memory_budget = 1;
+  o.temp_dir = "/nonexistent/drydb-capi-test";
+  CHECK_RC(drydb_builder_create_with_options(&o, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_INT64, &t), DRYDB_OK);
+  {
+    int i, failed_append = 0;
+    void* data = NULL;
+    size_t size = 0;
+    for (i = 0; i < 100; ++i) {
+      drydb_key k = drydb_key_int64(i);
+      if (drydb_table_builder_append(t, &k, "v", 1) != DRYDB_OK) failed_append = 1;
+    }
+    if (!failed_append)
+      CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_IO_ERROR);
+    else
+      CHECK(strstr(drydb_last_error_message(), "drydb-capi-test") != NULL);
+    drydb_free(data);
+  }
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+
+  /* Miss filter sizes. */
+  CHECK_RC(drydb_builder_create(0, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_INT64, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_miss_filter(NULL, 10), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_add_miss_filter((drydb_table_builder*)(void*)b, 10),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_add_miss_filter(t, 33), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_table_builder_add_miss_filter(t, 10), DRYDB_INVALID_STATE); /* failed earlier */
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_miss_filter(t, 10), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_builder_create(0, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_INT64, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_miss_filter(t, 0), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  CHECK_RC(drydb_table_miss_filter_bits(NULL, &bits), DRYDB_INVALID_ARGUMENT);
+}
+
 /* Reads a whole file into malloc'd memory. */
 static unsigned char* read_file(const char* path, size_t* size) {
   FILE* f = fopen(path, "rb");
@@ -886,7 +1675,7 @@ static void test_open_and_close(const char* path, const unsigned char* memory, s
   CHECK_RC(drydb_range_create(db, &r), DRYDB_OK);
   CHECK_RC(drydb_table_get(items, &k, v, &data, &size), DRYDB_OK);
   CHECK_RC(drydb_db_close(db), DRYDB_INVALID_STATE);
-  CHECK_MESSAGE("3 values, cursors or ranges");
+  CHECK_MESSAGE("3 values, value batches, cursors or ranges");
   CHECK(size == 6 && memcmp(data, "value7", 6) == 0); /* still readable: nothing was closed */
   CHECK_RC(drydb_value_release(v), DRYDB_OK);
   CHECK_RC(drydb_db_close(db), DRYDB_INVALID_STATE);
@@ -932,11 +1721,16 @@ int main(int argc, char** argv) {
     test_get(db, other);
     test_ranges(db);
     test_cursors(db);
+    test_indexes(db, other);
+    test_get_many(db, other);
   }
   CHECK_RC(drydb_db_close(other), DRYDB_OK);
   CHECK_RC(drydb_db_close(db), DRYDB_OK);
 
   test_open_and_close(path, memory, memory_size);
+  test_get_many_pinned(path);
+  test_index_builder_errors();
+  test_builder_options(dir);
   test_bad_files(dir, path);
   drydb_free(memory);
 
