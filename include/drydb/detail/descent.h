@@ -76,8 +76,9 @@ struct ResidentPages {
                                             uint32_t level, PageSlot** pin) const noexcept {
     return db.try_fetch(page, type, level, pin);
   }
-  // page(), for child `child` of internal page `parent`: resident pages were checked when
-  // they entered memory, so the parent is not needed.
+  // page(), for child `child` of internal page `parent` (nullptr: the root): resident pages
+  // were checked when they entered memory, so the parent is not needed (and a descent's
+  // bookkeeping of it is dead code here).
   DRYDB_ALWAYS_INLINE const std::byte* child(const TreeRef& tree, const std::byte*, uint32_t,
                                              uint64_t page, PageType type, uint32_t level,
                                              PageSlot** pin) const noexcept {
@@ -95,11 +96,12 @@ struct CheckedPages {
                                             uint32_t level, PageSlot** pin) const {
     return db.fetch(tree, page, type, level, pin, err);
   }
-  // page(), for child `child` of internal page `parent`: a page loaded here is also checked
-  // against the separators `parent` gives it (check_child_fences).
+  // page(), for child `child` of internal page `parent` (nullptr: the root): a page loaded
+  // here is also checked against the separators `parent` gives it (check_child_fences).
   DRYDB_ALWAYS_INLINE const std::byte* child(const TreeRef& tree, const std::byte* parent,
                                              uint32_t child, uint64_t page, PageType type,
                                              uint32_t level, PageSlot** pin) const {
+    if (parent == nullptr) return db.fetch(tree, page, type, level, pin, err);
     const ParentRef up{parent, child};
     return db.fetch(tree, page, type, level, pin, err, &up);
   }
@@ -456,9 +458,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
   for (; level > 0; --level) {
     PageSlot* inner_pin;
     const std::byte* p =
-        parent == nullptr
-            ? pages.page(tree, page, PageType::internal, level, &inner_pin)
-            : pages.child(tree, parent, parent_child, page, PageType::internal, level, &inner_pin);
+        pages.child(tree, parent, parent_child, page, PageType::internal, level, &inner_pin);
     if (p == nullptr) return nullptr;
     const uint32_t c = search.child(p);
     const uint32_t n = load_u16(p + page::kCountOff);
@@ -473,8 +473,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend(const Pages& pages, const TreeRef& 
     parent_child = c;
     unpin(inner_pin);  // internal pages are permanent; a no-op that keeps the contract
   }
-  return parent == nullptr ? pages.page(tree, page, PageType::leaf, 0, pin)
-                           : pages.child(tree, parent, parent_child, page, PageType::leaf, 0, pin);
+  return pages.child(tree, parent, parent_child, page, PageType::leaf, 0, pin);
 }
 
 // Descends from the root to the leaf holding the row of rank *rank, leaving
@@ -494,9 +493,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend_to_rank(const Pages& pages, const T
   for (uint32_t level = d.depth - 1; level > 0; --level) {
     PageSlot* inner_pin;
     const std::byte* p =
-        parent == nullptr
-            ? pages.page(tree, page, PageType::internal, level, &inner_pin)
-            : pages.child(tree, parent, parent_child, page, PageType::internal, level, &inner_pin);
+        pages.child(tree, parent, parent_child, page, PageType::internal, level, &inner_pin);
     if (p == nullptr) return nullptr;
     const InternalView node(p, tree.layout);
     if (local >= node.cumulative(node.size() - 1)) {
@@ -511,9 +508,7 @@ DRYDB_ALWAYS_INLINE const std::byte* descend_to_rank(const Pages& pages, const T
     parent_child = c;
     unpin(inner_pin);
   }
-  const std::byte* p = parent == nullptr
-                           ? pages.page(tree, page, PageType::leaf, 0, pin)
-                           : pages.child(tree, parent, parent_child, page, PageType::leaf, 0, pin);
+  const std::byte* p = pages.child(tree, parent, parent_child, page, PageType::leaf, 0, pin);
   if (p == nullptr) return nullptr;
   if (local >= leaf::count(p)) {
     unpin(*pin);
@@ -751,9 +746,8 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
     PageSlot* pin[2] = {nullptr, nullptr};
     for (int k = 0; k < 2; ++k) {
       p[k] = k == 1 && page[1] == page[0] ? p[0]
-             : parent[k] == nullptr ? pages.page(tree, page[k], PageType::internal, level, &pin[k])
-                                    : pages.child(tree, parent[k], parent_child[k], page[k],
-                                                  PageType::internal, level, &pin[k]);
+                                          : pages.child(tree, parent[k], parent_child[k], page[k],
+                                                        PageType::internal, level, &pin[k]);
       if (p[k] == nullptr) {
         unpin(pin[0]);  // internal pages are permanent; no-ops that keep the contract
         return false;
@@ -774,9 +768,8 @@ DRYDB_ALWAYS_INLINE bool rank_pair_in(const Pages& pages, const TreeRef& tree,
   PageSlot* pin[2] = {nullptr, nullptr};
   const std::byte* p[2];
   for (int k = 0; k < 2; ++k) {
-    p[k] = k == 1 && page[1] == page[0] ? p[0]
-           : parent[k] == nullptr
-               ? pages.page(tree, page[k], PageType::leaf, 0, &pin[k])
+    p[k] = k == 1 && page[1] == page[0]
+               ? p[0]
                : pages.child(tree, parent[k], parent_child[k], page[k], PageType::leaf, 0, &pin[k]);
     if (p[k] == nullptr) {
       unpin(pin[0]);
