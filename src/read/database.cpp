@@ -209,18 +209,18 @@ namespace {
 // check_child_fences for a page that passed check_tree_page, when it is the page the descent
 // expects there (fetch() refuses any other after this).
 bool fences_hold(const TreeRef& tree, uint64_t page, const std::byte* p, PageType type,
-                 uint32_t level, const ParentRef* parent, ErrorOut* err) {
-  if (parent == nullptr || static_cast<PageType>(p[page::kTypeOff]) != type) return true;
+                 uint32_t level, ParentRef parent, ErrorOut* err) {
+  if (parent.page == nullptr || static_cast<PageType>(p[page::kTypeOff]) != type) return true;
   if (type != PageType::leaf &&
       (type != PageType::internal || load_u16(p + internal::kLevelOff) != level))
     return true;
-  return check_child_fences(tree, page, p, *parent, err);
+  return check_child_fences(tree, page, p, parent, err);
 }
 
 }  // namespace
 
 bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
-                                  ErrorOut* err, const ParentRef* parent) const {
+                                  ErrorOut* err, ParentRef parent) const {
   const std::byte* p = base_ + page * page_size_;
   if (static_cast<PageType>(p[page::kTypeOff]) == PageType::overflow) {
     uint64_t pages;
@@ -239,7 +239,7 @@ bool DatabaseState::verify_mapped(const TreeRef& tree, uint64_t page, PageType t
 
 const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageType type,
                                      uint32_t level, PageSlot** pin, ErrorOut* err,
-                                     const ParentRef* parent) const {
+                                     ParentRef parent) const {
   // Read and check outside the lock, so misses on different pages overlap.
   size_t size = page_size_;
   std::byte* buf = allocate_page_memory(allocator_, size);

@@ -65,10 +65,9 @@ inline bool Cursor::descend(uint32_t from, bool leftmost) {
     const bool to_leaf = l + 2 == depth_;
     detail::PageSlot* pin;
     detail::ErrorOut err;
-    const detail::ParentRef parent{path_[l].page, path_[l].index};
     const std::byte* p =
         db_->fetch(*tree_, child, to_leaf ? detail::PageType::leaf : detail::PageType::internal,
-                   depth_ - 2 - l, &pin, &err, &parent);
+                   depth_ - 2 - l, &pin, &err, detail::ParentRef{path_[l].page, path_[l].index});
     if (p == nullptr) return fail(std::move(*err));
     uint32_t n = detail::load_u16(p + detail::page::kCountOff);
     if (to_leaf) {

@@ -106,12 +106,13 @@ struct TreeRef {
   uint64_t checksum_seed = 0;
 };
 
-// The internal page a descent reached a page from, and which of its children the page is: a
-// page first loaded (or first touched, mapped) through it is checked against the separators
-// its parent gives it (check_child_fences).
+// The internal page a descent reached a page from (nullptr: none, the root or a page not
+// reached by a descent), and which of its children the page is: a page first loaded (or first
+// touched, mapped) through it is checked against the separators its parent gives it
+// (check_child_fences). Passed by value, so that a resident page's fetch keeps it in registers.
 struct ParentRef {
-  const std::byte* page;
-  uint32_t child;
+  const std::byte* page = nullptr;
+  uint32_t child = 0;
 };
 
 // errc::corruption: "<tree label>, page <n>: <what>". Out of line: a cold path.
@@ -126,12 +127,12 @@ class DatabaseState {
 
   // Verified bytes of `page`, which must be of `type` (and, for internal
   // pages, of `level`). When *pin is set on return the caller releases it
-  // with unpin(). On failure returns nullptr and fills *err. With `parent`
+  // with unpin(). On failure returns nullptr and fills *err. With a `parent`
   // (a descent's), a page that enters memory here (or is first touched,
   // mapped) is also checked against its parent's separators.
   DRYDB_ALWAYS_INLINE const std::byte* fetch(const TreeRef& tree, uint64_t page, PageType type,
                                              uint32_t level, PageSlot** pin, ErrorOut* err,
-                                             const ParentRef* parent = nullptr) const {
+                                             ParentRef parent = {}) const {
     const std::byte* p;
     *pin = nullptr;
     if (base_ != nullptr) {
@@ -220,9 +221,9 @@ class DatabaseState {
            (type != PageType::internal || load_u16(p + internal::kLevelOff) == level);
   }
   [[gnu::cold]] bool verify_mapped(const TreeRef& tree, uint64_t page, PageType type,
-                                   uint32_t level, ErrorOut* err, const ParentRef* parent) const;
+                                   uint32_t level, ErrorOut* err, ParentRef parent) const;
   const std::byte* load(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
-                        PageSlot** pin, ErrorOut* err, const ParentRef* parent) const;
+                        PageSlot** pin, ErrorOut* err, ParentRef parent) const;
   [[gnu::cold]] void wrong_page(const TreeRef& tree, uint64_t page, PageType type, uint32_t level,
                                 ErrorOut* err) const;
   void evict_locked() const;

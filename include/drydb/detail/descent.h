@@ -101,9 +101,7 @@ struct CheckedPages {
   DRYDB_ALWAYS_INLINE const std::byte* child(const TreeRef& tree, const std::byte* parent,
                                              uint32_t child, uint64_t page, PageType type,
                                              uint32_t level, PageSlot** pin) const {
-    if (parent == nullptr) return db.fetch(tree, page, type, level, pin, err);
-    const ParentRef up{parent, child};
-    return db.fetch(tree, page, type, level, pin, err, &up);
+    return db.fetch(tree, page, type, level, pin, err, ParentRef{parent, child});
   }
   [[gnu::cold]] void corrupt(const TreeRef& tree, uint64_t page, const char* what) const {
     *err = corruption_at(tree, page, what);
