@@ -1,0 +1,302 @@
+// The queries a table and a secondary index share (the C# DryDB's IKeyValueStore): get, ranges,
+// counts and prefixes, for byte, text and integer keys. Each overload builds the C API's key or
+// bounds on the stack and makes one native call.
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
+using Drydb.Native;
+
+namespace Drydb;
+
+/// <summary>A table or a secondary index: what both answer.</summary>
+public abstract unsafe class KeyValueStore
+{
+  internal readonly ReadOnlyDatabase Database;
+  internal readonly IntPtr Handle;
+  private readonly bool isIndex;
+
+  internal KeyValueStore(ReadOnlyDatabase database, IntPtr handle, bool isIndex)
+  {
+    Database = database;
+    Handle = handle;
+    this.isIndex = isIndex;
+  }
+
+  /// <summary>The key encoding.</summary>
+  public abstract KeyEncoding KeyEncoding { get; }
+
+  // ---- get -------------------------------------------------------------------------------
+
+  /// <summary>The value of `key` (a bytes or text key's UTF-8 bytes; the fastest form).</summary>
+  [MethodImpl(MethodImplOptions.AggressiveInlining)]
+  public SingleValueResult Get(ReadOnlySpan<byte> key)
+  {
+    fixed (byte* p = key)
+    {
+      NativeKey k = NativeKey.Bytes(p, key.Length);
+      return GetCore(&k);
+    }
+  }
+
+  /// <summary>The value of a text key (UTF-8).</summary>
+  public SingleValueResult Get(string key)
+  {
+    if (key == null) throw new ArgumentNullException(nameof(key));
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    return Get(utf8.Bytes);
+  }
+
+  /// <summary>The value of an int64 key.</summary>
+  [MethodImpl(MethodImplOptions.AggressiveInlining)]
+  public SingleValueResult Get(long key)
+  {
+    NativeKey k = NativeKey.Integer(key);
+    return GetCore(&k);
+  }
+
+  /// <summary>The value of an int64 key.</summary>
+  public SingleValueResult Get(int key) => Get((long)key);
+
+  /// <summary>The value of a UUID key.</summary>
+  public SingleValueResult Get(Guid key)
+  {
+    byte* bytes = stackalloc byte[16];
+    Keys.WriteUuid(key, new Span<byte>(bytes, 16));
+    NativeKey k = new NativeKey { Kind = KeyKinds.Uuid, Data = bytes, Size = 16 };
+    return GetCore(&k);
+  }
+
+  /// <summary>Get, as a completed task (reads of mapped or loaded files never wait; a pread
+  /// database reads on the calling thread).</summary>
+  public ValueTask<SingleValueResult> GetAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<SingleValueResult>(Get(key.Span));
+  }
+
+  /// <summary>Get of a text key, as a completed task.</summary>
+  public ValueTask<SingleValueResult> GetAsync(string key, CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<SingleValueResult>(Get(key));
+  }
+
+  /// <summary>Get of an int64 key, as a completed task.</summary>
+  public ValueTask<SingleValueResult> GetAsync(long key, CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<SingleValueResult>(Get(key));
+  }
+
+  [MethodImpl(MethodImplOptions.AggressiveInlining)]
+  private SingleValueResult GetCore(NativeKey* key)
+  {
+    NativeSlot slot = Database.Core.TakeValueSlot();
+    int token = slot.Token;
+    byte* data;
+    nuint size;
+    int status = isIndex
+      ? NativeMethods.drydb_index_get(Handle, key, slot.Handle, null, null, &data, &size)
+      : NativeMethods.drydb_table_get(Handle, key, slot.Handle, &data, &size);
+    if (status == Status.Ok && size <= int.MaxValue) return new SingleValueResult(slot, token, data, (int)size);
+    slot.Release(token);
+    if (status == Status.Ok) throw new NotSupportedException("the value is larger than a span can view");
+    if (status != Status.End) Errors.Throw(status);
+    return default;
+  }
+
+  // ---- ranges ----------------------------------------------------------------------------
+
+  /// <summary>The rows between startKey and endKey (an empty key, <see cref="KeyRange.Unbound"/>,
+  /// is no bound), each end inclusive unless its flag says exclusive, in sortOrder.</summary>
+  /// <exception cref="ArgumentException">startKey is greater than endKey.</exception>
+  public RangeResult GetRange(ReadOnlySpan<byte> startKey, ReadOnlySpan<byte> endKey, bool startKeyExclusive = false,
+                              bool endKeyExclusive = false, SortOrder sortOrder = SortOrder.Ascending)
+  {
+    fixed (byte* s = startKey)
+    fixed (byte* e = endKey)
+    {
+      NativeBound start = Keys.Bound(s, startKey.Length, startKeyExclusive);
+      NativeBound end = Keys.Bound(e, endKey.Length, endKeyExclusive);
+      return RangeCore(&start, &end, sortOrder);
+    }
+  }
+
+  /// <summary>GetRange over text keys (UTF-8); null or "" is no bound.</summary>
+  public RangeResult GetRange(string? startKey, string? endKey, bool startKeyExclusive = false,
+                              bool endKeyExclusive = false, SortOrder sortOrder = SortOrder.Ascending)
+  {
+    using var start = new Utf8Key(startKey, stackalloc byte[Utf8Key.StackBytes]);
+    using var end = new Utf8Key(endKey, stackalloc byte[Utf8Key.StackBytes]);
+    return GetRange(start.Bytes, end.Bytes, startKeyExclusive, endKeyExclusive, sortOrder);
+  }
+
+  /// <summary>GetRange over int64 keys; null is no bound.</summary>
+  public RangeResult GetRange(long? startKey, long? endKey, bool startKeyExclusive = false,
+                              bool endKeyExclusive = false, SortOrder sortOrder = SortOrder.Ascending)
+  {
+    NativeBound start = Keys.Bound(startKey, startKeyExclusive);
+    NativeBound end = Keys.Bound(endKey, endKeyExclusive);
+    return RangeCore(&start, &end, sortOrder);
+  }
+
+  /// <summary>GetRange, as a completed task.</summary>
+  public ValueTask<RangeResult> GetRangeAsync(ReadOnlyMemory<byte> startKey, ReadOnlyMemory<byte> endKey,
+                                              bool startKeyExclusive = false, bool endKeyExclusive = false,
+                                              SortOrder sortOrder = SortOrder.Ascending,
+                                              CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<RangeResult>(GetRange(startKey.Span, endKey.Span, startKeyExclusive, endKeyExclusive, sortOrder));
+  }
+
+  /// <summary>GetRange over text keys, as a completed task.</summary>
+  public ValueTask<RangeResult> GetRangeAsync(string? startKey, string? endKey, bool startKeyExclusive = false,
+                                              bool endKeyExclusive = false, SortOrder sortOrder = SortOrder.Ascending,
+                                              CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<RangeResult>(GetRange(startKey, endKey, startKeyExclusive, endKeyExclusive, sortOrder));
+  }
+
+  /// <summary>GetRange over int64 keys, as a completed task.</summary>
+  public ValueTask<RangeResult> GetRangeAsync(long? startKey, long? endKey, bool startKeyExclusive = false,
+                                              bool endKeyExclusive = false, SortOrder sortOrder = SortOrder.Ascending,
+                                              CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<RangeResult>(GetRange(startKey, endKey, startKeyExclusive, endKeyExclusive, sortOrder));
+  }
+
+  /// <summary>The rows whose key starts with `prefix` (every row for an empty prefix), in
+  /// sortOrder. Bytes and text keys only.</summary>
+  public RangeResult GetRangeWithPrefix(ReadOnlySpan<byte> prefix, SortOrder sortOrder = SortOrder.Ascending)
+  {
+    NativeSlot slot = Database.Core.TakeRangeSlot();
+    int token = slot.Token;
+    int status;
+    fixed (byte* p = prefix)
+    {
+      status = isIndex
+        ? NativeMethods.drydb_index_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle)
+        : NativeMethods.drydb_table_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle);
+    }
+    return FinishRange(slot, token, status);
+  }
+
+  /// <summary>GetRangeWithPrefix of a text prefix (UTF-8).</summary>
+  public RangeResult GetRangeWithPrefix(string prefix, SortOrder sortOrder = SortOrder.Ascending)
+  {
+    if (prefix == null) throw new ArgumentNullException(nameof(prefix));
+    using var utf8 = new Utf8Key(prefix, stackalloc byte[Utf8Key.StackBytes]);
+    return GetRangeWithPrefix(utf8.Bytes, sortOrder);
+  }
+
+  private RangeResult RangeCore(NativeBound* start, NativeBound* end, SortOrder sortOrder)
+  {
+    NativeSlot slot = Database.Core.TakeRangeSlot();
+    int token = slot.Token;
+    int status = isIndex
+      ? NativeMethods.drydb_index_range(Handle, start, end, (int)sortOrder, slot.Handle)
+      : NativeMethods.drydb_table_range(Handle, start, end, (int)sortOrder, slot.Handle);
+    return FinishRange(slot, token, status);
+  }
+
+  /// <summary>Wraps a positioned range holder, or releases it and throws the status's error.</summary>
+  internal static RangeResult FinishRange(NativeSlot slot, int token, int status)
+  {
+    ulong count = 0;
+    if (status == Status.Ok) status = NativeMethods.drydb_range_count(slot.Handle, &count);
+    if (status != Status.Ok)
+    {
+      slot.Release(token);
+      Errors.Throw(status);
+    }
+    return new RangeResult(slot, token, (long)count);
+  }
+
+  // ---- counts ----------------------------------------------------------------------------
+
+  /// <summary>The number of rows (entries of an index).</summary>
+  public long CountRange()
+  {
+    NativeBound start = default, end = default;
+    return CountCore(&start, &end);
+  }
+
+  /// <summary>The number of rows between two bounds (an empty key is no bound): two descents
+  /// whatever the count.</summary>
+  public long CountRange(ReadOnlySpan<byte> startKey, ReadOnlySpan<byte> endKey, bool startKeyExclusive = false,
+                         bool endKeyExclusive = false)
+  {
+    fixed (byte* s = startKey)
+    fixed (byte* e = endKey)
+    {
+      NativeBound start = Keys.Bound(s, startKey.Length, startKeyExclusive);
+      NativeBound end = Keys.Bound(e, endKey.Length, endKeyExclusive);
+      return CountCore(&start, &end);
+    }
+  }
+
+  /// <summary>CountRange over text keys; null or "" is no bound.</summary>
+  public long CountRange(string? startKey, string? endKey, bool startKeyExclusive = false, bool endKeyExclusive = false)
+  {
+    using var start = new Utf8Key(startKey, stackalloc byte[Utf8Key.StackBytes]);
+    using var end = new Utf8Key(endKey, stackalloc byte[Utf8Key.StackBytes]);
+    return CountRange(start.Bytes, end.Bytes, startKeyExclusive, endKeyExclusive);
+  }
+
+  /// <summary>CountRange over int64 keys; null is no bound.</summary>
+  public long CountRange(long? startKey, long? endKey, bool startKeyExclusive = false, bool endKeyExclusive = false)
+  {
+    NativeBound start = Keys.Bound(startKey, startKeyExclusive);
+    NativeBound end = Keys.Bound(endKey, endKeyExclusive);
+    return CountCore(&start, &end);
+  }
+
+  /// <summary>CountRange of every row, as a completed task.</summary>
+  public ValueTask<long> CountRangeAsync(CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<long>(CountRange());
+  }
+
+  /// <summary>CountRange, as a completed task.</summary>
+  public ValueTask<long> CountRangeAsync(ReadOnlyMemory<byte> startKey, ReadOnlyMemory<byte> endKey,
+                                         bool startKeyExclusive = false, bool endKeyExclusive = false,
+                                         CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<long>(CountRange(startKey.Span, endKey.Span, startKeyExclusive, endKeyExclusive));
+  }
+
+  /// <summary>CountRange over text keys, as a completed task.</summary>
+  public ValueTask<long> CountRangeAsync(string? startKey, string? endKey, bool startKeyExclusive = false,
+                                         bool endKeyExclusive = false, CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<long>(CountRange(startKey, endKey, startKeyExclusive, endKeyExclusive));
+  }
+
+  /// <summary>CountRange over int64 keys, as a completed task.</summary>
+  public ValueTask<long> CountRangeAsync(long? startKey, long? endKey, bool startKeyExclusive = false,
+                                         bool endKeyExclusive = false, CancellationToken cancellationToken = default)
+  {
+    cancellationToken.ThrowIfCancellationRequested();
+    return new ValueTask<long>(CountRange(startKey, endKey, startKeyExclusive, endKeyExclusive));
+  }
+
+  private long CountCore(NativeBound* start, NativeBound* end)
+  {
+    // A value slot as a lease: the database stays open for the call.
+    NativeSlot slot = Database.Core.TakeValueSlot();
+    int token = slot.Token;
+    ulong count;
+    int status = isIndex ? NativeMethods.drydb_index_count_range(Handle, start, end, &count)
+                         : NativeMethods.drydb_table_count_range(Handle, start, end, &count);
+    slot.Release(token);
+    Errors.Check(status);
+    return (long)count;
+  }
+}

@@ -1,0 +1,167 @@
+// A table of a read-only database, and its secondary indexes.
+using System;
+using System.Collections.Generic;
+using Drydb.Native;
+
+namespace Drydb;
+
+/// <summary>One table: gets, ranges, counts and prefix scans by primary key (see
+/// <see cref="KeyValueStore"/>), iterators, and its secondary indexes. Safe to share between
+/// threads; valid while its database is undisposed.</summary>
+public sealed unsafe class ReadOnlyTable : KeyValueStore
+{
+  private readonly Dictionary<string, SecondaryIndex> indexes = new Dictionary<string, SecondaryIndex>(StringComparer.Ordinal);
+  private readonly string[] indexNames;
+
+  internal ReadOnlyTable(ReadOnlyDatabase database, IntPtr handle) : base(database, handle, isIndex: false)
+  {
+    byte* name;
+    nuint size;
+    Errors.Check(NativeMethods.drydb_table_name(handle, &name, &size));
+    Name = Keys.Text(name, size);
+    int kind;
+    Errors.Check(NativeMethods.drydb_table_key_kind(handle, &kind));
+    Errors.Check(NativeMethods.drydb_table_encoding_id(handle, &name, &size));
+    KeyEncoding = KeyEncoding.FromFile(Keys.Text(name, size), kind);
+    uint bits;
+    Errors.Check(NativeMethods.drydb_table_miss_filter_bits(handle, &bits));
+    MissFilterBitsPerKey = (int)bits;
+    nuint count;
+    Errors.Check(NativeMethods.drydb_table_index_count(handle, &count));
+    indexNames = new string[(int)count];
+    for (nuint i = 0; i < count; i++)
+    {
+      IntPtr index;
+      Errors.Check(NativeMethods.drydb_table_index_at(handle, i, &index));
+      var secondary = new SecondaryIndex(database, this, index);
+      indexNames[(int)i] = secondary.Name;
+      indexes[secondary.Name] = secondary;
+    }
+  }
+
+  /// <summary>The table's name.</summary>
+  public string Name { get; }
+
+  /// <inheritdoc/>
+  public override KeyEncoding KeyEncoding { get; }
+
+  /// <summary>The miss filter's bits per key as built (0: none).</summary>
+  public int MissFilterBitsPerKey { get; }
+
+  /// <summary>The number of rows, O(1).</summary>
+  public long Count
+  {
+    get
+    {
+      Database.ThrowIfDisposed();
+      ulong count;
+      Errors.Check(NativeMethods.drydb_table_count(Handle, &count));
+      return (long)count;
+    }
+  }
+
+  /// <summary>The names of the table's secondary indexes, in declaration order.</summary>
+  public IReadOnlyList<string> IndexNames => indexNames;
+
+  /// <summary>The secondary index named `name`.</summary>
+  /// <exception cref="KeyNotFoundException">The table has no index of that name.</exception>
+  public SecondaryIndex Index(string name)
+  {
+    Database.ThrowIfDisposed();
+    if (name == null) throw new ArgumentNullException(nameof(name));
+    if (indexes.TryGetValue(name, out SecondaryIndex? index)) return index;
+    throw new KeyNotFoundException($"drydb: table \"{Name}\" has no index named \"{name}\"");
+  }
+
+  /// <summary>A cursor over the rows in key order, unpositioned: its first MoveNext goes to the
+  /// first row (Forward) or the last (Backward). Dispose it.</summary>
+  public RangeIterator CreateIterator(IteratorDirection direction = IteratorDirection.Forward) =>
+    new RangeIterator(Database, this, direction);
+
+  /// <inheritdoc/>
+  public override string ToString() => $"ReadOnlyTable({Name}, {KeyEncoding})";
+}
+
+/// <summary>A secondary index of a table: its queries give the table's rows (their primary key
+/// as the range's key, their value as the value), in index-key order.</summary>
+public sealed unsafe class SecondaryIndex : KeyValueStore
+{
+  internal SecondaryIndex(ReadOnlyDatabase database, ReadOnlyTable table, IntPtr handle)
+    : base(database, handle, isIndex: true)
+  {
+    Table = table;
+    byte* text;
+    nuint size;
+    Errors.Check(NativeMethods.drydb_index_name(handle, &text, &size));
+    Name = Keys.Text(text, size);
+    int unique, kind;
+    Errors.Check(NativeMethods.drydb_index_unique(handle, &unique));
+    IsUnique = unique != 0;
+    Errors.Check(NativeMethods.drydb_index_key_kind(handle, &kind));
+    Errors.Check(NativeMethods.drydb_index_encoding_id(handle, &text, &size));
+    KeyEncoding = KeyEncoding.FromFile(Keys.Text(text, size), kind);
+  }
+
+  /// <summary>The table indexed.</summary>
+  public ReadOnlyTable Table { get; }
+
+  /// <summary>The index's name.</summary>
+  public string Name { get; }
+
+  /// <summary>True for a unique index.</summary>
+  public bool IsUnique { get; }
+
+  /// <inheritdoc/>
+  public override KeyEncoding KeyEncoding { get; }
+
+  /// <summary>Every row whose index key is `key`, in primary-key order (or its reverse).</summary>
+  public RangeResult GetAll(ReadOnlySpan<byte> key, SortOrder sortOrder = SortOrder.Ascending)
+  {
+    if (key.Length == 0) return GetAllCore(NativeKey.Bytes(null, 0), sortOrder);
+    fixed (byte* p = key) return GetAllCore(NativeKey.Bytes(p, key.Length), sortOrder);
+  }
+
+  /// <summary>GetAll of a text key (UTF-8).</summary>
+  public RangeResult GetAll(string key, SortOrder sortOrder = SortOrder.Ascending)
+  {
+    if (key == null) throw new ArgumentNullException(nameof(key));
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    return GetAll(utf8.Bytes, sortOrder);
+  }
+
+  /// <summary>GetAll of an int64 key.</summary>
+  public RangeResult GetAll(long key, SortOrder sortOrder = SortOrder.Ascending) =>
+    GetAllCore(NativeKey.Integer(key), sortOrder);
+
+  /// <summary>GetAll, as a completed task.</summary>
+  public System.Threading.Tasks.ValueTask<RangeResult> GetAllAsync(ReadOnlyMemory<byte> key,
+                                                                   SortOrder sortOrder = SortOrder.Ascending) =>
+    new System.Threading.Tasks.ValueTask<RangeResult>(GetAll(key.Span, sortOrder));
+
+  private RangeResult GetAllCore(NativeKey key, SortOrder sortOrder)
+  {
+    // Two inclusive bounds of the key: ascending is drydb_index_get_all, descending its reverse.
+    NativeBound bound = new NativeBound { Kind = NativeBound.Inclusive, Key = key };
+    NativeSlot slot = Database.Core.TakeRangeSlot();
+    int token = slot.Token;
+    int status = sortOrder == SortOrder.Ascending
+      ? NativeMethods.drydb_index_get_all(Handle, &key, slot.Handle)
+      : NativeMethods.drydb_index_range(Handle, &bound, &bound, (int)sortOrder, slot.Handle);
+    return FinishRange(slot, token, status);
+  }
+
+  /// <summary>The number of entries (rows with an index key), O(1).</summary>
+  public long Count
+  {
+    get
+    {
+      Database.ThrowIfDisposed();
+      ulong count;
+      Errors.Check(NativeMethods.drydb_index_count(Handle, &count));
+      return (long)count;
+    }
+  }
+
+  /// <inheritdoc/>
+  public override string ToString() => $"SecondaryIndex({Table.Name}.{Name}, {KeyEncoding}, unique: {IsUnique})";
+}

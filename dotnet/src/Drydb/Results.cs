@@ -1,0 +1,166 @@
+// What gets and ranges return: structs over native memory, allocating nothing.
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using Drydb.Native;
+
+namespace Drydb;
+
+/// <summary>The result of a get: <see cref="HasValue"/>, and the value's bytes as a span viewing
+/// the database's page (zero-copy). The span is valid until the result is disposed; reading
+/// <see cref="Span"/> after that throws. Dispose every result (a <c>using</c> declaration);
+/// while one is live its database stays open. Disposing a copy of a disposed result does
+/// nothing.</summary>
+public readonly unsafe struct SingleValueResult : IDisposable
+{
+  private readonly NativeSlot? slot;
+  private readonly int token;
+  private readonly byte* data;
+  private readonly int length;
+
+  internal SingleValueResult(NativeSlot slot, int token, byte* data, int length)
+  {
+    this.slot = slot;
+    this.token = token;
+    this.data = data;
+    this.length = length;
+  }
+
+  /// <summary>No value (what a get of an absent key returns).</summary>
+  public static SingleValueResult Empty => default;
+
+  /// <summary>True when the key was found.</summary>
+  public bool HasValue => slot != null;
+
+  /// <summary>True when the key was found (the C# DryDB README's name for <see cref="HasValue"/>).</summary>
+  public bool IsExists => slot != null;
+
+  /// <summary>The value's bytes (empty when not found).</summary>
+  /// <exception cref="ObjectDisposedException">The result was disposed.</exception>
+  public ReadOnlySpan<byte> Span
+  {
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    get
+    {
+      if (slot == null) return default;
+      slot.CheckLive(token);
+      return new ReadOnlySpan<byte>(data, length);
+    }
+  }
+
+  /// <summary>A copy of the value's bytes, or null when not found.</summary>
+  public byte[]? ToArray() => slot == null ? null : Span.ToArray();
+
+  /// <summary>Lets go of the value's page.</summary>
+  public void Dispose() => slot?.Release(token);
+}
+
+/// <summary>The rows of a range, prefix or index query: <see cref="Count"/> known up front, and
+/// the values walked with <c>foreach</c> as spans viewing the database's pages (zero-copy; each
+/// valid until the next step). Dispose it (a <c>using</c> declaration); while one is live its
+/// database stays open. One walk at a time: a new <c>foreach</c> starts over from the first
+/// row.</summary>
+public readonly unsafe struct RangeResult : IDisposable
+{
+  private readonly NativeSlot? slot;
+  private readonly int token;
+  private readonly long count;
+
+  internal RangeResult(NativeSlot slot, int token, long count)
+  {
+    this.slot = slot;
+    this.token = token;
+    this.count = count;
+  }
+
+  /// <summary>No rows.</summary>
+  public static RangeResult Empty => default;
+
+  /// <summary>The number of rows.</summary>
+  public int Count => checked((int)count);
+
+  /// <summary>The number of rows, as a long.</summary>
+  public long LongCount => count;
+
+  /// <summary>A walk over the rows from the first; its Current is the value.</summary>
+  public Enumerator GetEnumerator()
+  {
+    if (slot == null) return default;
+    slot.CheckLive(token);
+    Errors.Check(NativeMethods.drydb_range_rewind(slot.Handle));
+    return new Enumerator(slot, token);
+  }
+
+  /// <summary>Copies of every row's value, in the range's order.</summary>
+  public List<byte[]> ToList()
+  {
+    var values = new List<byte[]>(Count);
+    foreach (ReadOnlySpan<byte> value in this) values.Add(value.ToArray());
+    return values;
+  }
+
+  /// <summary>Lets go of the range's pages.</summary>
+  public void Dispose() => slot?.Release(token);
+
+  /// <summary>Steps through a range, one native call per row.</summary>
+  public ref struct Enumerator
+  {
+    private readonly NativeSlot? slot;
+    private readonly int token;
+    private byte* key, value;
+    private nuint keySize, valueSize;
+
+    internal Enumerator(NativeSlot slot, int token)
+    {
+      this.slot = slot;
+      this.token = token;
+      key = value = null;
+      keySize = valueSize = 0;
+    }
+
+    /// <summary>Steps to the next row; false after the last.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool MoveNext()
+    {
+      if (slot == null) return false;
+      slot.CheckLive(token);
+      byte* k, v;
+      nuint ks, vs;
+      int status = NativeMethods.drydb_range_next(slot.Handle, &k, &ks, &v, &vs);
+      if (status != Status.Ok)
+      {
+        if (status != Status.End) Errors.Throw(status);
+        return false;
+      }
+      key = k;
+      keySize = ks;
+      value = v;
+      valueSize = vs;
+      return true;
+    }
+
+    /// <summary>The current row's value.</summary>
+    public ReadOnlySpan<byte> Current => new ReadOnlySpan<byte>(value, checked((int)valueSize));
+
+    /// <summary>The current row's key as stored (an int64 key: 8 bytes, see
+    /// <see cref="CurrentKeyAsInt64"/>; an index query: the row's primary key).</summary>
+    public ReadOnlySpan<byte> CurrentKey => new ReadOnlySpan<byte>(key, checked((int)keySize));
+
+    /// <summary>The current row's int64 key.</summary>
+    public long CurrentKeyAsInt64 => Keys.DecodeInt64(CurrentKey);
+
+    /// <summary>An index query's current row: its index key as the index stores it.</summary>
+    public ReadOnlySpan<byte> CurrentIndexKey
+    {
+      get
+      {
+        if (slot == null) return default;
+        slot.CheckLive(token);
+        byte* k;
+        nuint size;
+        Errors.Check(NativeMethods.drydb_range_index_key(slot.Handle, &k, &size));
+        return new ReadOnlySpan<byte>(k, checked((int)size));
+      }
+    }
+  }
+}

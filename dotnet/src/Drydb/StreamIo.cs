@@ -1,0 +1,27 @@
+// The Stream forms of open and build (async methods cannot live in the unsafe classes).
+using System;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Drydb;
+
+internal static class StreamIo
+{
+  internal static async ValueTask<ReadOnlyDatabase> OpenAsync(Stream stream, DatabaseLoadOptions? options,
+                                                             CancellationToken cancellationToken)
+  {
+    if (stream == null) throw new ArgumentNullException(nameof(stream));
+    using var copy = new MemoryStream();
+    await stream.CopyToAsync(copy, 81920, cancellationToken).ConfigureAwait(false);
+    return ReadOnlyDatabase.Open(new ReadOnlySpan<byte>(copy.GetBuffer(), 0, (int)copy.Length), options);
+  }
+
+  internal static async ValueTask BuildToStreamAsync(DatabaseBuilder builder, Stream stream,
+                                                     CancellationToken cancellationToken)
+  {
+    if (stream == null) throw new ArgumentNullException(nameof(stream));
+    byte[] bytes = await Task.Run(builder.BuildToMemory, cancellationToken).ConfigureAwait(false);
+    await stream.WriteAsync(bytes, 0, bytes.Length, cancellationToken).ConfigureAwait(false);
+  }
+}
