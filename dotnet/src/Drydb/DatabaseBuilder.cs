@@ -263,6 +263,10 @@ public sealed unsafe class TableBuilder
   private void AppendCore(NativeKey* key, ReadOnlySpan<byte> value)
   {
     builder.ThrowIfReleased();
+    // Checked here, not only by the C API, whose builder errors are sticky: a key of the wrong
+    // type is the caller's mistake and leaves the builder usable.
+    if (key->Kind != KeyEncoding.Kind)
+      throw new KeyEncodingMismatchException($"drydb: table \"{Name}\" has {KeyEncoding.Id} keys; the key given is of another type");
     fixed (byte* v = value) Errors.Check(NativeMethods.drydb_table_builder_append(handle, key, v, (nuint)value.Length));
   }
 

@@ -1,0 +1,176 @@
+// Disposal never frees memory a live span views: a database disposed while results, ranges or
+// iterators live closes when the last one is disposed; disposed objects throw; forgotten ones
+// are released by finalizers.
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading.Tasks;
+using Xunit;
+
+namespace Drydb.Tests;
+
+public class LifetimeTests
+{
+  internal static string Build(TempDir dir, int rows = 1000)
+  {
+    string path = dir.File("life.drydb");
+    using var builder = new DatabaseBuilder { PageSize = 512 };
+    var table = builder.CreateTable("t", KeyEncoding.Int64);
+    for (long i = 0; i < rows; i++) table.Append(i, BitConverter.GetBytes(i * 3));
+    builder.BuildToFile(path);
+    return path;
+  }
+
+  [Fact]
+  public void DisposeWaitsForLiveResultsRangesAndIterators()
+  {
+    using var dir = new TempDir();
+    var database = ReadOnlyDatabase.Open(Build(dir), new DatabaseLoadOptions { Storage = StorageKind.Pread });
+    var table = database.GetTable("t");
+    var result = table.Get(7);
+    var range = table.GetRange(10, 20);
+    var iterator = table.CreateIterator();
+    Assert.True(iterator.MoveNext());
+
+    database.Dispose();
+    Assert.True(database.IsDisposed);
+    Assert.False(database.Core.IsClosed);
+    // Live objects still read; new queries are refused.
+    Assert.Equal(21, BitConverter.ToInt64(result.Span));
+    Assert.Equal(11, range.Count);
+    int n = 0;
+    foreach (var value in range) Assert.Equal((10 + n++) * 3, BitConverter.ToInt64(value));
+    Assert.True(iterator.MoveNext());
+    Assert.Equal(1, iterator.CurrentKeyAsInt64);
+    Assert.Throws<ObjectDisposedException>(() => table.Get(1));
+    Assert.Throws<ObjectDisposedException>(() => table.GetRange(1, 2));
+    Assert.Throws<ObjectDisposedException>(() => table.CountRange());
+    Assert.Throws<ObjectDisposedException>(() => table.CreateIterator());
+    Assert.Throws<ObjectDisposedException>(() => database.GetTable("t"));
+
+    result.Dispose();
+    range.Dispose();
+    Assert.False(database.Core.IsClosed);
+    iterator.Dispose();
+    Assert.True(database.Core.IsClosed);
+    // Disposed results and iterators throw; disposing again does nothing.
+    Assert.Throws<ObjectDisposedException>(() => result.Span.Length);
+    Assert.Throws<ObjectDisposedException>(() => iterator.MoveNext());
+    result.Dispose();
+    range.Dispose();
+    iterator.Dispose();
+    database.Dispose();
+  }
+
+  [Fact]
+  public void AStaleCopyOfAResultCannotReleaseAnotherOne()
+  {
+    using var dir = new TempDir();
+    using var database = ReadOnlyDatabase.Open(Build(dir));
+    var table = database.GetTable("t");
+    SingleValueResult first = table.Get(1);
+    SingleValueResult copy = first;
+    first.Dispose();
+    using SingleValueResult second = table.Get(2);  // may reuse the first's holder
+    copy.Dispose();  // stale: must not end the second's lease
+    Assert.Equal(6, BitConverter.ToInt64(second.Span));
+    Assert.Throws<ObjectDisposedException>(() => copy.Span.Length);
+  }
+
+  [Fact]
+  public void NestedResultsOnOneThreadEachKeepTheirValue()
+  {
+    using var dir = new TempDir();
+    using var database = ReadOnlyDatabase.Open(Build(dir));
+    var table = database.GetTable("t");
+    var results = new SingleValueResult[50];
+    for (int i = 0; i < results.Length; i++) results[i] = table.Get(i);
+    for (int i = 0; i < results.Length; i++) Assert.Equal(i * 3, BitConverter.ToInt64(results[i].Span));
+    var ranges = new RangeResult[20];
+    for (int i = 0; i < ranges.Length; i++) ranges[i] = table.GetRange(i, i + 10);
+    for (int i = 0; i < ranges.Length; i++)
+    {
+      var walk = ranges[i].GetEnumerator();
+      Assert.True(walk.MoveNext());
+      Assert.Equal(i, walk.CurrentKeyAsInt64);
+    }
+    foreach (var r in results) r.Dispose();
+    foreach (var r in ranges) r.Dispose();
+  }
+
+  [Fact]
+  public void ResultsDisposedOnAnotherThreadStillCount()
+  {
+    using var dir = new TempDir();
+    var database = ReadOnlyDatabase.Open(Build(dir));
+    var result = database.GetTable("t").Get(5);
+    database.Dispose();
+    Assert.False(database.Core.IsClosed);
+    Task.Run(() => result.Dispose()).Wait();
+    Assert.True(database.Core.IsClosed);
+  }
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  private static WeakReference ForgetAnIterator(ReadOnlyDatabase database)
+  {
+    var iterator = database.GetTable("t").CreateIterator();
+    iterator.MoveNext();
+    return new WeakReference(iterator);
+  }
+
+  [Fact]
+  public void FinalizersReleaseForgottenIterators()
+  {
+    using var dir = new TempDir();
+    var database = ReadOnlyDatabase.Open(Build(dir));
+    WeakReference iterator = ForgetAnIterator(database);
+    database.Dispose();
+    Assert.False(database.Core.IsClosed);
+    for (int i = 0; i < 10 && iterator.IsAlive; i++)
+    {
+      GC.Collect();
+      GC.WaitForPendingFinalizers();
+    }
+    Assert.False(iterator.IsAlive);
+    Assert.True(database.Core.IsClosed);
+  }
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  private static (WeakReference, DatabaseCore) ForgetADatabase(string path)
+  {
+    var database = ReadOnlyDatabase.Open(path);
+    using (var result = database.GetTable("t").Get(1)) Assert.True(result.HasValue);
+    return (new WeakReference(database), database.Core);
+  }
+
+  [Fact]
+  public void FinalizersCloseForgottenDatabases()
+  {
+    using var dir = new TempDir();
+    string path = Build(dir);
+    // On another thread: this thread's cached holder would not keep the database alive, but
+    // the test wants nothing of its own to reference it.
+    var (database, core) = Task.Run(() => ForgetADatabase(path)).Result;
+    for (int i = 0; i < 10 && database.IsAlive; i++)
+    {
+      GC.Collect();
+      GC.WaitForPendingFinalizers();
+    }
+    Assert.False(database.IsAlive);
+    Assert.True(core.IsClosed);
+  }
+
+  [Fact]
+  public void BuildersRefuseUseAfterBuildOrDispose()
+  {
+    using var dir = new TempDir();
+    var builder = new DatabaseBuilder();
+    var table = builder.CreateTable("t");
+    table.Append("a", "1"u8);
+    Assert.Throws<InvalidOperationException>(() => builder.PageSize = 1024);  // options come first
+    builder.BuildToFile(dir.File("a.drydb"));
+    Assert.Throws<InvalidOperationException>(() => builder.BuildToFile(dir.File("b.drydb")));
+    Assert.Throws<InvalidOperationException>(() => builder.CreateTable("u"));
+    builder.Dispose();
+    Assert.Throws<ObjectDisposedException>(() => table.Append("b", "2"u8));
+  }
+}
