@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Build drydb and run its tests: Release with g++ (unit, consumer, tool and Python tests), then
+# Build drydb and run its tests: Release with g++ (unit, consumer, tool and Python tests), the
+# .NET package's tests over it (scripts/dotnet.sh: needs the .NET SDK), then
 # the unit tests under ASan+UBSan with clang++ (and, in a build with exceptions, the tool's tests
 # and the MessagePack tables), the Python tests under ASan+UBSan with g++, the
 # unit tests under TSan with clang++, then each libFuzzer target for 60 s (scripts/fuzz.sh).
 # Installs missing Debian packages first.
 #
 #   scripts/test.sh                 everything
-#   scripts/test.sh --quick         the Release build and tests only
+#   scripts/test.sh --quick         the Release build and tests (C++, Python, .NET) only
 #   scripts/test.sh --install-deps  only install the packages (used by the other scripts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +67,12 @@ configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ 
 ctest --test-dir build/release --output-on-failure -j"$JOBS"
 done_stages="release"
 
+# The .NET package over the Release build's libdrydb_c.so: its xunit tests on .NET 10 and (the
+# netstandard2.1 build) .NET 8, the .nupkg, and a program outside the repository built from it.
+stage=dotnet
+bash scripts/dotnet.sh build/release
+done_stages+=", .NET"
+
 if [ "$quick" -eq 0 ]; then
   # Sanitizer builds: clang++ (the second supported compiler), -O1 -g keeps them fast enough and
   # the stacks readable; Debug so that assertions stay on; clang for the C API's C test too, whose
@@ -74,7 +81,8 @@ if [ "$quick" -eq 0 ]; then
   sanitized=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DCMAKE_CXX_COMPILER=clang++
     -DCMAKE_C_COMPILER=clang "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"
     -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF
-    -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_CONSUMER_TESTS=OFF -DDRYDB_BUILD_PYTHON=OFF)
+    -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_CONSUMER_TESTS=OFF -DDRYDB_BUILD_PYTHON=OFF
+    -DDRYDB_BUILD_GOLDEN_WRITERS=OFF)
   export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Build, test and pack drydb's .NET package (dotnet/), then build and run a program outside the
+# repository that references the packed .nupkg alone (a local package source).
+#
+#   scripts/dotnet.sh [BUILD]   BUILD: the CMake build holding libdrydb_c.so, the drydb tool and
+#                               the Python package (default build/release, as scripts/test.sh
+#                               leaves it)
+#
+# The tests run on .NET 10 (the net10.0 build) and on .NET 8 (the netstandard2.1 build, Unity's,
+# self-contained on the .NET 8 runtime restored from NuGet). The package lands in
+# build/dotnet/packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(cd "${1:-build/release}" && pwd)
+if ! command -v dotnet >/dev/null; then
+  echo "dotnet.sh: the .NET SDK (dotnet, 8 or later) is required" >&2
+  exit 2
+fi
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+out=$PWD/build/dotnet
+rm -rf "$out"
+mkdir -p "$out"
+version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' dotnet/src/Drydb/Drydb.csproj)
+
+# The tests: the cross-language ones run this build's tool and Python package.
+DRYDB_CLI=$build/tools/drydb/drydb DRYDB_PYTHONPATH=$build/python/package \
+  dotnet test dotnet/tests/Drydb.Tests -c Release "-p:DrydbNativeDir=$build/"
+
+dotnet pack dotnet/src/Drydb -c Release "-p:DrydbNativeDir=$build/" -o "$out/packages"
+nupkg=$out/packages/Drydb.$version.nupkg
+/usr/bin/python3 - "$nupkg" <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+want = ["runtimes/linux-x64/native/libdrydb_c.so", "lib/net8.0/Drydb.dll", "lib/net10.0/Drydb.dll",
+        "lib/netstandard2.1/Drydb.dll"]
+missing = [n for n in want if n not in names]
+if missing:
+    sys.exit(f"dotnet.sh: {sys.argv[1]} lacks {missing}")
+PY
+
+# A program outside the repository, restored from the package folder alone (and a package cache
+# of its own, so that no earlier Drydb package of the same version is taken).
+consumer=$(mktemp -d)
+trap 'rm -rf "$consumer"' EXIT
+cp dotnet/examples/Consumer/Program.cs dotnet/examples/Consumer/Consumer.csproj "$consumer/"
+cat >"$consumer/nuget.config" <<XML
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources>
+    <clear />
+    <add key="drydb" value="$out/packages" />
+  </packageSources>
+</configuration>
+XML
+printf 'k1\tone\nk2\ttwo\n' >"$out/tool.tsv"
+"$build/tools/drydb/drydb" build "$out/tool.drydb" -i "$out/tool.tsv" --columns key,value -k key \
+  -v value -q
+(cd "$consumer" && dotnet run -c Release "-p:DrydbVersion=$version" \
+  "-p:RestorePackagesPath=$consumer/packages" -- "$out/tool.drydb")
