@@ -428,6 +428,182 @@ DRYDB_C_EXPORT int drydb_table_get_many(const drydb_table* table, const drydb_ke
                                         size_t count, drydb_value_batch* batch, int32_t* statuses,
                                         drydb_view* views);
 
+/* ---- sharded datasets ---------------------------------------------------------------------- */
+
+/* A sharded dataset (docs/sharding.md): one logical database split into shard files, described
+ * by a manifest, published in numbered generations that the dataset folder's CURRENT names.
+ * Part of libdrydb_c only when drydb was built with drydb::dataset (simdjson found); otherwise
+ * every function below returns DRYDB_INVALID_STATE, saying so.
+ *
+ * A drydb_dataset is one generation read as one database (drydb::ShardedDatabase): its tables
+ * answer get, count, count_range, ranges and prefixes across the shards, with the statuses of a
+ * file's tables; an error a shard gives names its file ("ds/gen-1/shard-00002.drydb: table
+ * 'items', page 7: checksum mismatch"). A dataset is either opened on a generation
+ * (drydb_dataset_open), on which it stays whatever is published later, or pinned from a live
+ * dataset (drydb_live_dataset_pin), which follows CURRENT. Both are closed with
+ * drydb_dataset_close.
+ *
+ * Its tables (drydb_sharded_table) are owned by the dataset: never released, valid until it
+ * closes. Value holders (drydb_dataset_value_create) and range holders
+ * (drydb_dataset_range_create) are the drydb_value and drydb_range types of a file's gets and
+ * ranges, made on the dataset: released with drydb_value_release / drydb_range_release before
+ * the dataset closes (drydb_dataset_close refuses, DRYDB_INVALID_STATE, while any is live), and
+ * used only with that dataset's tables (a holder of another dataset or of a database is
+ * DRYDB_INVALID_ARGUMENT, as a dataset's holder is for a database's tables).
+ *
+ * Threads: a dataset and its tables may be queried from many threads at once; a value or range
+ * holder belongs to one thread at a time. */
+typedef struct drydb_dataset drydb_dataset;
+typedef struct drydb_sharded_table drydb_sharded_table;
+
+/* Opens `path` (NUL-terminated): a dataset folder (the generation its CURRENT names), a
+ * generation folder (gen-N) or a manifest file; then every shard the manifest names, beside it,
+ * each with `options` (NULL = the defaults; page_cache_bytes bounds each shard's cache). Every
+ * shard is checked against the manifest (tables, key encodings, row counts, first and last
+ * keys, sizes, identities) before DRYDB_OK; checksums are not read. On DRYDB_OK *out is a new
+ * dataset the caller closes with drydb_dataset_close. On an error *out is NULL: DRYDB_IO_ERROR
+ * for a manifest or shard that cannot be read, DRYDB_NOT_FOUND for a dataset folder with no
+ * live generation (no CURRENT), DRYDB_CORRUPTION for a manifest that breaks a rule or a shard
+ * that disagrees with it, DRYDB_UNSUPPORTED_VERSION for a newer manifest or an unknown partition
+ * function, a shard's own open errors (naming it); DRYDB_INVALID_ARGUMENT for a bad storage. */
+DRYDB_C_EXPORT int drydb_dataset_open(const char* path, const drydb_open_options* options,
+                                      drydb_dataset** out);
+/* Closes the dataset: an opened one's shards, or a pinned one's pin (its generation may then be
+ * released by the live dataset's next refresh). Its tables' handles become released. Refused
+ * with DRYDB_INVALID_STATE, the dataset left open, while value or range holders made on it are
+ * live: release them first. */
+DRYDB_C_EXPORT int drydb_dataset_close(drydb_dataset* dataset);
+/* The generation's number (its manifest's). */
+DRYDB_C_EXPORT int drydb_dataset_generation(const drydb_dataset* dataset, uint64_t* out);
+/* The number of shards (1 .. 65536). */
+DRYDB_C_EXPORT int drydb_dataset_shard_count(const drydb_dataset* dataset, uint32_t* out);
+/* Reads every page of every shard and checks every tree invariant: DRYDB_CORRUPTION (or the
+ * read's error) names the first fault and its shard's file. Costs a full read of the shards. */
+DRYDB_C_EXPORT int drydb_dataset_verify(const drydb_dataset* dataset);
+
+/* The number of tables, and the table at `index` (the manifest's order; DRYDB_INVALID_ARGUMENT
+ * past the end). *out is owned by the dataset: never released, valid until it closes. */
+DRYDB_C_EXPORT int drydb_dataset_table_count(const drydb_dataset* dataset, size_t* out);
+DRYDB_C_EXPORT int drydb_dataset_table_at(const drydb_dataset* dataset, size_t index,
+                                          const drydb_sharded_table** out);
+/* The table named by the `name_size` bytes at `name` (not NUL-terminated); DRYDB_NOT_FOUND if
+ * none (the message lists the tables there are). */
+DRYDB_C_EXPORT int drydb_dataset_table(const drydb_dataset* dataset, const char* name,
+                                       size_t name_size, const drydb_sharded_table** out);
+
+/* The table's name: *name points to *size bytes (not NUL-terminated) owned by the dataset,
+ * valid until it closes. */
+DRYDB_C_EXPORT int drydb_sharded_table_name(const drydb_sharded_table* table, const char** name,
+                                            size_t* size);
+/* The keys it takes: a drydb_key_kind. */
+DRYDB_C_EXPORT int drydb_sharded_table_key_kind(const drydb_sharded_table* table, int32_t* out);
+/* The key encoding's id, as drydb_table_encoding_id's: valid for the process. */
+DRYDB_C_EXPORT int drydb_sharded_table_encoding_id(const drydb_sharded_table* table,
+                                                   const char** id, size_t* size);
+/* The number of rows in every shard, O(1) (from the manifest). */
+DRYDB_C_EXPORT int drydb_sharded_table_count(const drydb_sharded_table* table, uint64_t* out);
+/* The shard (0 .. shard count - 1) whose file holds `key`, by the table's partition function.
+ * DRYDB_WRONG_KEY_TYPE for a key of another kind than the table's. */
+DRYDB_C_EXPORT int drydb_sharded_table_shard_of(const drydb_sharded_table* table,
+                                                const drydb_key* key, uint32_t* out);
+/* The number of rows between two bounds (NULL = unbounded), as drydb_table_count_range:
+ * O(log S + log n) for a range-partitioned table (the shards between the bounds' shards are
+ * counted from the manifest), every shard asked for a hash-partitioned one.
+ * DRYDB_INVALID_ARGUMENT if both are bounded and start's key > end's. */
+DRYDB_C_EXPORT int drydb_sharded_table_count_range(const drydb_sharded_table* table,
+                                                   const drydb_bound* start, const drydb_bound* end,
+                                                   uint64_t* out);
+
+/* A new, empty value holder for gets on the dataset's tables (a drydb_value, reset and released
+ * as a database's); released with drydb_value_release before the dataset closes. */
+DRYDB_C_EXPORT int drydb_dataset_value_create(drydb_dataset* dataset, drydb_value** out);
+/* Looks `key` up in its shard. DRYDB_OK: *data and *size view the value, held by `value` (a
+ * holder of this dataset), valid until the holder is reset, reused by another get or released;
+ * DRYDB_END: absent (*data NULL, *size 0); or an error (a wrong key kind; a page that fails to
+ * read or check, naming its shard). Whatever the holder held before is let go first. data and
+ * size may be NULL. */
+DRYDB_C_EXPORT int drydb_sharded_table_get(const drydb_sharded_table* table, const drydb_key* key,
+                                           drydb_value* value, const void** data, size_t* size);
+/* Copies the value of `key` into the caller's buffer of `capacity` bytes, as
+ * drydb_table_get_copy: DRYDB_OK with *size the value's size; DRYDB_END, *size 0, when absent;
+ * DRYDB_BUFFER_TOO_SMALL with *size the size needed and the buffer untouched. buffer may be NULL
+ * when capacity is 0 (to ask the size). */
+DRYDB_C_EXPORT int drydb_sharded_table_get_copy(const drydb_sharded_table* table,
+                                                const drydb_key* key, void* buffer, size_t capacity,
+                                                size_t* size);
+
+/* A new, empty range holder for the dataset's tables (a drydb_range, walked, counted, rewound
+ * and released as a database's); released with drydb_range_release before the dataset closes. */
+DRYDB_C_EXPORT int drydb_dataset_range_create(drydb_dataset* dataset, drydb_range** out);
+/* Positions `range` (a holder of this dataset) on the table's rows between start and end
+ * (NULL = unbounded) across the shards, in `order`: a range-partitioned table's shards one after
+ * another, a hash-partitioned table's rows merged by key. Its count is known up front; rows are
+ * read as it is stepped (drydb_range_next; views valid until the next step, rewind,
+ * repositioning or release); a shard's error ends the walk, naming the shard. Errors: a wrong
+ * key kind; DRYDB_INVALID_ARGUMENT when start's key > end's or the order is unknown. On an
+ * error the range is left empty. */
+DRYDB_C_EXPORT int drydb_sharded_table_range(const drydb_sharded_table* table,
+                                             const drydb_bound* start, const drydb_bound* end,
+                                             int32_t order, drydb_range* range);
+/* Positions `range` on the rows whose key starts with the `size` bytes at `prefix` (every row
+ * for size 0), across the shards. DRYDB_WRONG_KEY_TYPE unless the table has bytes keys. */
+DRYDB_C_EXPORT int drydb_sharded_table_prefix(const drydb_sharded_table* table, const void* prefix,
+                                              size_t size, int32_t order, drydb_range* range);
+
+/* ---- following CURRENT: live datasets ------------------------------------------------------ */
+
+/* A dataset folder followed under load (drydb::LiveDataset): it serves the generation CURRENT
+ * names, and drydb_live_dataset_refresh swaps in the one CURRENT names now when it changed (a
+ * publish or a rollback). Queries go through pins: drydb_live_dataset_pin gives a drydb_dataset
+ * on the generation served at that moment, queried like any dataset and closed with
+ * drydb_dataset_close.
+ *
+ * How views stay valid across a refresh: a pin holds its generation open (its shards, pages,
+ * tables) until the pin is closed, whatever refreshes happen meanwhile. So a value, a copy or a
+ * range row read through a pin keeps viewing that generation's bytes, for as long as its holder
+ * would keep it on a dataset opened with drydb_dataset_open; a refresh never invalidates a view,
+ * a table handle or a range walk under way, and no query sees a mix of generations. Pins taken
+ * after a refresh see the new generation. A generation swapped out is released once no pin
+ * holds it, by a later refresh (or the live dataset's close): drydb_live_dataset_retired counts
+ * those still held. Pin per request or batch of queries, and close the pin after it: a pin
+ * taken once and kept forever keeps its generation (and its files) open forever.
+ *
+ * Cost: a pin takes a reader slot from the live dataset's pool (under a lock, allocating only
+ * when more pins are open at once than ever before; no shared atomic read-modify-write, so pins
+ * on many threads do not contend), and one table handle per table (memory of released handles,
+ * reused). A refresh opens and checks the new generation before it swaps, while pins and
+ * queries go on; a generation that does not open is not swapped in.
+ *
+ * Threads: refresh, pin and the accessors may be called from many threads at once. A pin may be
+ * queried from many threads as any dataset; it is closed once, after every query on it returned.
+ */
+typedef struct drydb_live_dataset drydb_live_dataset;
+
+/* Opens the dataset folder at `path` (NUL-terminated) and serves its CURRENT generation, opened
+ * as drydb_dataset_open does with `options` (NULL = the defaults), with its errors;
+ * DRYDB_INVALID_ARGUMENT for a path that is not a folder with a CURRENT (a gen-N folder or a
+ * manifest names one generation: open it with drydb_dataset_open). On DRYDB_OK *out is a new live
+ * dataset the caller closes with drydb_live_dataset_close; on an error *out is NULL. */
+DRYDB_C_EXPORT int drydb_live_dataset_open(const char* path, const drydb_open_options* options,
+                                           drydb_live_dataset** out);
+/* Closes the live dataset and every generation it holds. Refused with DRYDB_INVALID_STATE, the
+ * live dataset left open, while pins of it are open: close them first. */
+DRYDB_C_EXPORT int drydb_live_dataset_close(drydb_live_dataset* live);
+/* Serves CURRENT's generation if it is not the one served: opens and checks it, swaps it in,
+ * and releases the generations swapped out earlier that no pin holds. *swapped (may be NULL) is
+ * 1 when it swapped, else 0. An error (the new generation's open error: a shard missing, a
+ * manifest bad; DRYDB_CORRUPTION for a CURRENT that is not "gen-N") leaves the served generation
+ * in place, *swapped 0. Never waits for pins; refreshes run one at a time. */
+DRYDB_C_EXPORT int drydb_live_dataset_refresh(drydb_live_dataset* live, int* swapped);
+/* The generation served now: what the next pin sees. */
+DRYDB_C_EXPORT int drydb_live_dataset_generation(const drydb_live_dataset* live, uint64_t* out);
+/* The generations swapped out and not yet released (a pin held them at the last refresh). */
+DRYDB_C_EXPORT int drydb_live_dataset_retired(const drydb_live_dataset* live, size_t* out);
+/* Pins the generation served now: *out is a drydb_dataset on it (tables, gets, counts, ranges as
+ * any dataset's), which holds it open until drydb_dataset_close; see above. The live dataset
+ * cannot close while the pin is open. */
+DRYDB_C_EXPORT int drydb_live_dataset_pin(drydb_live_dataset* live, drydb_dataset** out);
+
 /* ---- building ------------------------------------------------------------------------------ */
 
 /* A database builder (drydb::DatabaseBuilder). Errors are sticky: a failed append or

@@ -10,6 +10,10 @@
 // and queues the memory, which is reused only after kQuarantine later releases of that kind. So
 // a released handle passed again reads a live tag saying "released" instead of freed memory (and
 // sanitizers see no use-after-free), for as long as its memory has not been reused.
+//
+// Sharded datasets need drydb::dataset (simdjson): DRYDB_C_DATASETS is 1 when CMake links it.
+// Without it the dataset functions are still exported (one ABI whatever the build) and return
+// DRYDB_INVALID_STATE.
 #include "drydb/c.h"
 
 #include <atomic>
@@ -34,6 +38,14 @@
 #include "drydb/ulid.h"
 #include "drydb/uuid.h"
 #include "drydb/value.h"
+
+#ifndef DRYDB_C_DATASETS
+#define DRYDB_C_DATASETS 0
+#endif
+#if DRYDB_C_DATASETS
+#include "drydb/live_dataset.h"
+#include "drydb/sharded.h"
+#endif
 
 // The C statuses are drydb::errc's numbers; a binding may branch on either.
 static_assert(DRYDB_OK == static_cast<int>(drydb::errc::ok));
@@ -71,6 +83,9 @@ enum Tag : uint32_t {
   kTableBuilderTag = 0x64625442,
   kIndexTag = 0x64624958,
   kValueBatchTag = 0x64625642,
+  kDatasetTag = 0x64624453,
+  kShardedTableTag = 0x64625354,
+  kLiveDatasetTag = 0x64624c44,
   kReleasedTag = 0x64625846,
 };
 
@@ -197,7 +212,9 @@ struct drydb_index {
 
 struct drydb_value {
   uint32_t tag = 0;
+  // The holder's owner: a database, or (db NULL) a dataset.
   drydb_db* db = nullptr;
+  drydb_dataset* dataset = nullptr;
   drydb::Value value;
   drydb::Row row;  // what an index get holds
 };
@@ -224,7 +241,9 @@ struct drydb_cursor {
 
 struct drydb_range {
   uint32_t tag = 0;
+  // The holder's owner: a database, or (db NULL) a dataset.
   drydb_db* db = nullptr;
+  drydb_dataset* dataset = nullptr;
   drydb::Range range;
   // The walk: not begun, on a row (it), or ended.
   std::optional<drydb::Range::iterator> it;
@@ -235,6 +254,49 @@ struct drydb_range {
   drydb::IndexCursor icursor;
   uint64_t first = 0, count = 0, walked = 0;
   drydb::SortOrder order = drydb::SortOrder::ascending;
+#if DRYDB_C_DATASETS
+  // A sharded table's walk (sharded = true): srange, stepped through sit (which points into
+  // srange, so it is reset before srange changes).
+  bool sharded = false;
+  drydb::ShardedRange srange;
+  std::optional<drydb::ShardedRange::iterator> sit;
+#endif
+};
+
+// A generation of a sharded dataset: opened (`opened`), or pinned from a live dataset (`source`,
+// with the reader slot the pin holds). Its tables' handles are made when it is.
+struct drydb_dataset {
+  uint32_t tag = 0;
+#if DRYDB_C_DATASETS
+  std::optional<drydb::ShardedDatabase> opened;
+  drydb_live_dataset* source = nullptr;
+  std::optional<drydb::LiveDataset::Reader> reader;
+  std::optional<drydb::LiveDataset::Pinned> pinned;
+  const drydb::ShardedDatabase* db = nullptr;  // opened's, or the pinned generation
+#endif
+  std::vector<drydb_sharded_table*> tables;
+  // Values and ranges created on this dataset and not yet released: close waits for 0.
+  std::atomic<uint64_t> live{0};
+};
+
+struct drydb_sharded_table {
+  uint32_t tag = 0;
+  drydb_dataset* dataset = nullptr;
+#if DRYDB_C_DATASETS
+  std::optional<drydb::ShardedTable> table;
+#endif
+};
+
+struct drydb_live_dataset {
+  uint32_t tag = 0;
+#if DRYDB_C_DATASETS
+  std::optional<drydb::LiveDataset> live;
+  // Readers not pinning now, reused by the next pins: a Reader per pin, as LiveDataset asks (one
+  // Pinned per Reader at a time), without taking a slot under its lock for every pin.
+  std::mutex mu;
+  std::vector<drydb::LiveDataset::Reader> idle;
+#endif
+  std::atomic<uint64_t> pins{0};  // pinned datasets not yet closed: close waits for 0
 };
 
 struct drydb_builder {
@@ -288,6 +350,21 @@ template <>
 struct TagOf<drydb_value_batch> {
   static constexpr uint32_t tag = kValueBatchTag;
   static constexpr const char* name = "value batch";
+};
+template <>
+struct TagOf<drydb_dataset> {
+  static constexpr uint32_t tag = kDatasetTag;
+  static constexpr const char* name = "dataset";
+};
+template <>
+struct TagOf<drydb_sharded_table> {
+  static constexpr uint32_t tag = kShardedTableTag;
+  static constexpr const char* name = "sharded table";
+};
+template <>
+struct TagOf<drydb_live_dataset> {
+  static constexpr uint32_t tag = kLiveDatasetTag;
+  static constexpr const char* name = "live dataset";
 };
 template <>
 struct TagOf<drydb_builder> {
@@ -540,6 +617,9 @@ int new_builder(drydb::BuildOptions options, drydb_builder** out) {
 // A range handle between walks: positioned anew, its walk not begun.
 void restart(drydb_range* r) noexcept {
   r->it.reset();
+#if DRYDB_C_DATASETS
+  r->sit.reset();
+#endif
   r->ended = false;
   r->walked = 0;
 }
@@ -551,6 +631,16 @@ void clear_range(drydb_range* r) {
   r->index = false;
   r->icursor = drydb::IndexCursor();
   r->first = r->count = 0;
+#if DRYDB_C_DATASETS
+  r->sharded = false;
+  r->srange = drydb::ShardedRange();
+#endif
+}
+
+// A value or range holder is released: its owner (database or dataset) counts one less.
+void holder_released(drydb_db* db, drydb_dataset* dataset) noexcept {
+  if (db != nullptr) db->live.fetch_sub(1, std::memory_order_release);
+  if (dataset != nullptr) dataset->live.fetch_sub(1, std::memory_order_release);
 }
 
 // Positions an index range's walk over the rows an IndexRange covers.
@@ -589,6 +679,26 @@ int index_range_next(drydb_range* r, const void** key, size_t* key_size, const v
   put_row(e.key, e.value, key, key_size, value, value_size);
   return DRYDB_OK;
 }
+
+#if DRYDB_C_DATASETS
+// The next row of a sharded table's walk.
+int sharded_range_next(drydb_range* r, const void** key, size_t* key_size, const void** value,
+                       size_t* value_size) {
+  if (r->ended) return DRYDB_END;
+  if (!r->sit)
+    r->sit.emplace(r->srange.begin());
+  else
+    ++*r->sit;
+  if (*r->sit == std::default_sentinel) {
+    r->ended = true;
+    if (!r->srange.status()) return record(r->srange.status().error());
+    return DRYDB_END;
+  }
+  const drydb::Entry e = **r->sit;
+  put_row(e.key, e.value, key, key_size, value, value_size);
+  return DRYDB_OK;
+}
+#endif
 
 }  // namespace
 
@@ -835,6 +945,7 @@ int drydb_value_create(drydb_db* db, drydb_value** out) {
     DRYDB_CHECK(db);
     drydb_value* v = Shells<drydb_value>::get().take();
     v->db = db;
+    v->dataset = nullptr;
     v->value = drydb::Value();
     v->tag = kValueTag;
     db->live.fetch_add(1, std::memory_order_relaxed);
@@ -849,8 +960,9 @@ int drydb_value_release(drydb_value* value) {
     DRYDB_CHECK(value);
     value->value = drydb::Value();
     value->row = drydb::Row();
-    value->db->live.fetch_sub(1, std::memory_order_release);
+    holder_released(value->db, value->dataset);
     value->db = nullptr;
+    value->dataset = nullptr;
     Shells<drydb_value>::get().give_back(value);
     return DRYDB_OK;
   });
@@ -1065,6 +1177,7 @@ int drydb_range_create(drydb_db* db, drydb_range** out) {
     DRYDB_CHECK(db);
     drydb_range* r = Shells<drydb_range>::get().take();
     r->db = db;
+    r->dataset = nullptr;
     clear_range(r);
     r->tag = kRangeTag;
     db->live.fetch_add(1, std::memory_order_relaxed);
@@ -1078,8 +1191,9 @@ int drydb_range_release(drydb_range* range) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(range);
     clear_range(range);
-    range->db->live.fetch_sub(1, std::memory_order_release);
+    holder_released(range->db, range->dataset);
     range->db = nullptr;
+    range->dataset = nullptr;
     Shells<drydb_range>::get().give_back(range);
     return DRYDB_OK;
   });
@@ -1130,6 +1244,12 @@ int drydb_range_count(const drydb_range* range, uint64_t* out) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(range);
     DRYDB_CHECK_OUT(out);
+#if DRYDB_C_DATASETS
+    if (range->sharded) {
+      *out = range->srange.size();
+      return DRYDB_OK;
+    }
+#endif
     *out = range->index ? range->count : range->range.size();
     return DRYDB_OK;
   });
@@ -1141,6 +1261,9 @@ int drydb_range_next(drydb_range* range, const void** key, size_t* key_size, con
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(range);
     if (range->index) return index_range_next(range, key, key_size, value, value_size);
+#if DRYDB_C_DATASETS
+    if (range->sharded) return sharded_range_next(range, key, key_size, value, value_size);
+#endif
     if (range->ended) return DRYDB_END;
     if (!range->it)
       range->it.emplace(range->range.begin());
@@ -1743,3 +1866,559 @@ int drydb_table_miss_filter_bits(const drydb_table* table, uint32_t* out) {
 }
 
 }  // extern "C"
+
+// ---- sharded datasets -------------------------------------------------------------------------
+
+#if DRYDB_C_DATASETS
+
+namespace {
+
+drydb::ShardedOptions sharded_options(const drydb_open_options* o) {
+  drydb::ShardedOptions options;
+  options.open = open_options(o);
+  return options;
+}
+
+// Gives back a dataset handle's tables, pin and reader (to its live dataset's idle readers), and
+// the handle. Requires: no holder of it live.
+void discard_dataset(drydb_dataset* h) noexcept {
+  for (drydb_sharded_table* t : h->tables) {
+    t->table.reset();
+    t->dataset = nullptr;
+    Shells<drydb_sharded_table>::get().give_back(t);
+  }
+  h->tables.clear();
+  h->db = nullptr;
+  h->opened.reset();
+  h->pinned.reset();  // the slot is idle from here: a refresh may release the generation
+  if (h->reader) {
+    drydb_live_dataset* live = h->source;
+    {
+      std::lock_guard lock(live->mu);
+#if defined(__cpp_exceptions)
+      try {
+        live->idle.push_back(std::move(*h->reader));
+      } catch (...) {
+        // No memory to keep the reader for reuse: it is destroyed below, freeing its slot.
+      }
+#else
+      live->idle.push_back(std::move(*h->reader));
+#endif
+    }
+    h->reader.reset();
+    live->pins.fetch_sub(1, std::memory_order_release);
+  }
+  h->source = nullptr;
+  Shells<drydb_dataset>::get().give_back(h);
+}
+
+// Makes the table handles of a dataset handle whose db is set, and hands it out.
+int adopt_dataset(drydb_dataset* h, drydb_dataset** out) {
+#if defined(__cpp_exceptions)
+  try {
+#endif
+    const std::vector<drydb::ShardedTable> tables = h->db->tables();
+    h->tables.reserve(tables.size());
+    for (const drydb::ShardedTable& t : tables) {
+      drydb_sharded_table* th = Shells<drydb_sharded_table>::get().take();
+      th->dataset = h;
+      th->table.emplace(t);
+      th->tag = kShardedTableTag;
+      h->tables.push_back(th);  // within the reserved capacity
+    }
+#if defined(__cpp_exceptions)
+  } catch (...) {
+    discard_dataset(h);
+    throw;
+  }
+#endif
+  h->live.store(0, std::memory_order_relaxed);
+  h->tag = kDatasetTag;
+  *out = h;
+  return DRYDB_OK;
+}
+
+// A fresh dataset handle's memory, its fields cleared (a reused shell keeps old values).
+drydb_dataset* new_dataset() {
+  drydb_dataset* h = Shells<drydb_dataset>::get().take();
+  h->tables.clear();
+  h->db = nullptr;
+  h->source = nullptr;
+  h->live.store(0, std::memory_order_relaxed);
+  return h;
+}
+
+// Positions `range`, a holder of table's dataset, with the ShardedRange `r`.
+int adopt_sharded_range(drydb_range* range, drydb::result<drydb::ShardedRange> r) {
+  if (!r) return record(r.error());
+  range->srange = std::move(*r);
+  range->sharded = true;
+  return DRYDB_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+int drydb_dataset_open(const char* path, const drydb_open_options* options, drydb_dataset** out) {
+  static constexpr const char* fn = "drydb_dataset_open";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK_OUT(path);
+    if (int rc = check_open_options(options, fn); rc != 0) return rc;
+    auto db = drydb::ShardedDatabase::open(path, sharded_options(options));
+    if (!db) return record(db.error());
+    drydb_dataset* h = new_dataset();
+    h->opened.emplace(std::move(*db));
+    h->db = &*h->opened;
+    return adopt_dataset(h, out);
+  });
+}
+
+int drydb_dataset_close(drydb_dataset* dataset) {
+  static constexpr const char* fn = "drydb_dataset_close";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(dataset);
+    if (const uint64_t live = dataset->live.load(std::memory_order_acquire); live != 0)
+      return record(DRYDB_INVALID_STATE, fn,
+                    std::to_string(live) +
+                        " values or ranges of this dataset are still live: release them first");
+    discard_dataset(dataset);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_generation(const drydb_dataset* dataset, uint64_t* out) {
+  static constexpr const char* fn = "drydb_dataset_generation";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(dataset);
+    DRYDB_CHECK_OUT(out);
+    *out = dataset->db->generation();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_shard_count(const drydb_dataset* dataset, uint32_t* out) {
+  static constexpr const char* fn = "drydb_dataset_shard_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(dataset);
+    DRYDB_CHECK_OUT(out);
+    *out = static_cast<uint32_t>(dataset->db->shard_count());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_verify(const drydb_dataset* dataset) {
+  static constexpr const char* fn = "drydb_dataset_verify";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(dataset);
+    if (auto st = dataset->db->verify(); !st) return record(st.error());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_table_count(const drydb_dataset* dataset, size_t* out) {
+  static constexpr const char* fn = "drydb_dataset_table_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(dataset);
+    DRYDB_CHECK_OUT(out);
+    *out = dataset->tables.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_table_at(const drydb_dataset* dataset, size_t index,
+                           const drydb_sharded_table** out) {
+  static constexpr const char* fn = "drydb_dataset_table_at";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(dataset);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (index >= dataset->tables.size())
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    "table index " + std::to_string(index) + " of " +
+                        std::to_string(dataset->tables.size()) + " tables");
+    *out = dataset->tables[index];
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_table(const drydb_dataset* dataset, const char* name, size_t name_size,
+                        const drydb_sharded_table** out) {
+  static constexpr const char* fn = "drydb_dataset_table";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(dataset);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
+    const std::string_view wanted(name, name_size);
+    for (drydb_sharded_table* t : dataset->tables)
+      if (t->table->name() == wanted) {
+        *out = t;
+        return DRYDB_OK;
+      }
+    // The C++ API's message, which lists the tables there are.
+    auto t = dataset->db->table(wanted);
+    return t ? record(DRYDB_NOT_FOUND, fn, "no such table") : record(t.error());
+  });
+}
+
+int drydb_sharded_table_name(const drydb_sharded_table* table, const char** name, size_t* size) {
+  static constexpr const char* fn = "drydb_sharded_table_name";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(name);
+    DRYDB_CHECK_OUT(size);
+    *name = table->table->name().data();
+    *size = table->table->name().size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_key_kind(const drydb_sharded_table* table, int32_t* out) {
+  static constexpr const char* fn = "drydb_sharded_table_key_kind";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = c_key_kind(table->table->encoding());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_encoding_id(const drydb_sharded_table* table, const char** id,
+                                    size_t* size) {
+  static constexpr const char* fn = "drydb_sharded_table_encoding_id";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(id);
+    DRYDB_CHECK_OUT(size);
+    const std::string_view s = table->table->encoding().id();
+    *id = s.data();
+    *size = s.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_count(const drydb_sharded_table* table, uint64_t* out) {
+  static constexpr const char* fn = "drydb_sharded_table_count";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = table->table->count();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_shard_of(const drydb_sharded_table* table, const drydb_key* key,
+                                 uint32_t* out) {
+  static constexpr const char* fn = "drydb_sharded_table_shard_of";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = 0;
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    // The partition function routes encoded bytes: a key of another kind has none to route.
+    if (k->kind() != table->table->encoding().kind())
+      return record(
+          DRYDB_WRONG_KEY_TYPE, fn,
+          "a key of another kind than table '" + std::string(table->table->name()) + "''s keys");
+    *out = table->table->shard_of(*k);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_count_range(const drydb_sharded_table* table, const drydb_bound* start,
+                                    const drydb_bound* end, uint64_t* out) {
+  static constexpr const char* fn = "drydb_sharded_table_count_range";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(out);
+    *out = 0;
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, DRYDB_ASCENDING, fn, &s, &e, &options); rc != 0) return rc;
+    auto n = table->table->count_range(*s, *e, options);
+    if (!n) return record(n.error());
+    *out = *n;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_value_create(drydb_dataset* dataset, drydb_value** out) {
+  static constexpr const char* fn = "drydb_dataset_value_create";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(dataset);
+    drydb_value* v = Shells<drydb_value>::get().take();
+    v->db = nullptr;
+    v->dataset = dataset;
+    v->value = drydb::Value();
+    v->row = drydb::Row();
+    v->tag = kValueTag;
+    dataset->live.fetch_add(1, std::memory_order_relaxed);
+    *out = v;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_get(const drydb_sharded_table* table, const drydb_key* key,
+                            drydb_value* value, const void** data, size_t* size) {
+  static constexpr const char* fn = "drydb_sharded_table_get";
+  return guarded(fn, [&]() -> int {
+    if (data != nullptr) *data = nullptr;
+    if (size != nullptr) *size = 0;
+    DRYDB_CHECK(table);
+    DRYDB_CHECK(value);
+    value->value = drydb::Value();
+    value->row = drydb::Row();
+    if (value->dataset != table->dataset)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the value holder belongs to another dataset");
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    auto v = table->table->get(*k);
+    if (!v) return record(v.error());
+    if (!*v) return DRYDB_END;
+    value->value = std::move(*v);
+    if (data != nullptr) *data = value->value.bytes().data();
+    if (size != nullptr) *size = value->value.size();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_get_copy(const drydb_sharded_table* table, const drydb_key* key,
+                                 void* buffer, size_t capacity, size_t* size) {
+  static constexpr const char* fn = "drydb_sharded_table_get_copy";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK_OUT(size);
+    *size = 0;
+    if (buffer == nullptr && capacity != 0) return null_argument(fn, "buffer");
+    std::optional<drydb::Key> k;
+    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
+    auto v = table->table->get(*k);
+    if (!v) return record(v.error());
+    if (!*v) return DRYDB_END;
+    *size = v->size();
+    if (v->size() > capacity)
+      return record(DRYDB_BUFFER_TOO_SMALL, fn,
+                    "the value has " + std::to_string(v->size()) + " bytes, the buffer " +
+                        std::to_string(capacity));
+    if (v->size() != 0) std::memcpy(buffer, v->bytes().data(), v->size());
+    return DRYDB_OK;
+  });
+}
+
+int drydb_dataset_range_create(drydb_dataset* dataset, drydb_range** out) {
+  static constexpr const char* fn = "drydb_dataset_range_create";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(dataset);
+    drydb_range* r = Shells<drydb_range>::get().take();
+    r->db = nullptr;
+    r->dataset = dataset;
+    clear_range(r);
+    r->tag = kRangeTag;
+    dataset->live.fetch_add(1, std::memory_order_relaxed);
+    *out = r;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_sharded_table_range(const drydb_sharded_table* table, const drydb_bound* start,
+                              const drydb_bound* end, int32_t order, drydb_range* range) {
+  static constexpr const char* fn = "drydb_sharded_table_range";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK(range);
+    clear_range(range);
+    if (range->dataset != table->dataset)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another dataset");
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, order, fn, &s, &e, &options); rc != 0) return rc;
+    return adopt_sharded_range(range, table->table->get_range(*s, *e, options));
+  });
+}
+
+int drydb_sharded_table_prefix(const drydb_sharded_table* table, const void* prefix, size_t size,
+                               int32_t order, drydb_range* range) {
+  static constexpr const char* fn = "drydb_sharded_table_prefix";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(table);
+    DRYDB_CHECK(range);
+    clear_range(range);
+    if (range->dataset != table->dataset)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another dataset");
+    if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
+    if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
+    return adopt_sharded_range(
+        range,
+        table->table->prefix(
+            std::span<const std::byte>(static_cast<const std::byte*>(prefix), size),
+            order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending));
+  });
+}
+
+// ---- live datasets ----------------------------------------------------------------------------
+
+int drydb_live_dataset_open(const char* path, const drydb_open_options* options,
+                            drydb_live_dataset** out) {
+  static constexpr const char* fn = "drydb_live_dataset_open";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK_OUT(path);
+    if (int rc = check_open_options(options, fn); rc != 0) return rc;
+    auto live = drydb::LiveDataset::open(path, sharded_options(options));
+    if (!live) return record(live.error());
+    drydb_live_dataset* h = Shells<drydb_live_dataset>::get().take();
+    h->live.emplace(std::move(*live));
+    h->idle.clear();
+    h->pins.store(0, std::memory_order_relaxed);
+    h->tag = kLiveDatasetTag;
+    *out = h;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_live_dataset_close(drydb_live_dataset* live) {
+  static constexpr const char* fn = "drydb_live_dataset_close";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(live);
+    if (const uint64_t pins = live->pins.load(std::memory_order_acquire); pins != 0)
+      return record(DRYDB_INVALID_STATE, fn,
+                    std::to_string(pins) +
+                        " pinned datasets of this live dataset are still open: close them first");
+    live->idle.clear();  // every Reader before the LiveDataset, as it requires
+    live->live.reset();
+    Shells<drydb_live_dataset>::get().give_back(live);
+    return DRYDB_OK;
+  });
+}
+
+int drydb_live_dataset_refresh(drydb_live_dataset* live, int* swapped) {
+  static constexpr const char* fn = "drydb_live_dataset_refresh";
+  return guarded(fn, [&]() -> int {
+    if (swapped != nullptr) *swapped = 0;
+    DRYDB_CHECK(live);
+    auto r = live->live->refresh();
+    if (!r) return record(r.error());
+    if (swapped != nullptr) *swapped = *r ? 1 : 0;
+    return DRYDB_OK;
+  });
+}
+
+int drydb_live_dataset_generation(const drydb_live_dataset* live, uint64_t* out) {
+  static constexpr const char* fn = "drydb_live_dataset_generation";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(live);
+    DRYDB_CHECK_OUT(out);
+    *out = live->live->generation();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_live_dataset_retired(const drydb_live_dataset* live, size_t* out) {
+  static constexpr const char* fn = "drydb_live_dataset_retired";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(live);
+    DRYDB_CHECK_OUT(out);
+    *out = live->live->retired();
+    return DRYDB_OK;
+  });
+}
+
+int drydb_live_dataset_pin(drydb_live_dataset* live, drydb_dataset** out) {
+  static constexpr const char* fn = "drydb_live_dataset_pin";
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(live);
+    drydb_dataset* h = new_dataset();
+    {
+      std::lock_guard lock(live->mu);
+      if (!live->idle.empty()) {
+        h->reader.emplace(std::move(live->idle.back()));
+        live->idle.pop_back();
+      }
+    }
+#if defined(__cpp_exceptions)
+    try {
+#endif
+      if (!h->reader) h->reader.emplace(live->live->reader());
+#if defined(__cpp_exceptions)
+    } catch (...) {
+      Shells<drydb_dataset>::get().give_back(h);
+      throw;
+    }
+#endif
+    h->source = live;
+    live->pins.fetch_add(1, std::memory_order_relaxed);
+    h->pinned.emplace(h->reader->pin());
+    h->db = &**h->pinned;
+    return adopt_dataset(h, out);  // on failure, the pin and reader go back
+  });
+}
+
+}  // extern "C"
+
+#else  // !DRYDB_C_DATASETS
+
+namespace {
+int no_datasets(const char* fn) noexcept {
+  return record(DRYDB_INVALID_STATE, fn,
+                "this libdrydb_c was built without sharded datasets (drydb::dataset needs "
+                "simdjson)");
+}
+}  // namespace
+
+#define DRYDB_NO_DATASETS(name, params) \
+  int name params {                     \
+    return no_datasets(#name);          \
+  }
+
+extern "C" {
+DRYDB_NO_DATASETS(drydb_dataset_open, (const char*, const drydb_open_options*, drydb_dataset**))
+DRYDB_NO_DATASETS(drydb_dataset_close, (drydb_dataset*))
+DRYDB_NO_DATASETS(drydb_dataset_generation, (const drydb_dataset*, uint64_t*))
+DRYDB_NO_DATASETS(drydb_dataset_shard_count, (const drydb_dataset*, uint32_t*))
+DRYDB_NO_DATASETS(drydb_dataset_verify, (const drydb_dataset*))
+DRYDB_NO_DATASETS(drydb_dataset_table_count, (const drydb_dataset*, size_t*))
+DRYDB_NO_DATASETS(drydb_dataset_table_at,
+                  (const drydb_dataset*, size_t, const drydb_sharded_table**))
+DRYDB_NO_DATASETS(drydb_dataset_table,
+                  (const drydb_dataset*, const char*, size_t, const drydb_sharded_table**))
+DRYDB_NO_DATASETS(drydb_sharded_table_name, (const drydb_sharded_table*, const char**, size_t*))
+DRYDB_NO_DATASETS(drydb_sharded_table_key_kind, (const drydb_sharded_table*, int32_t*))
+DRYDB_NO_DATASETS(drydb_sharded_table_encoding_id,
+                  (const drydb_sharded_table*, const char**, size_t*))
+DRYDB_NO_DATASETS(drydb_sharded_table_count, (const drydb_sharded_table*, uint64_t*))
+DRYDB_NO_DATASETS(drydb_sharded_table_shard_of,
+                  (const drydb_sharded_table*, const drydb_key*, uint32_t*))
+DRYDB_NO_DATASETS(drydb_sharded_table_count_range,
+                  (const drydb_sharded_table*, const drydb_bound*, const drydb_bound*, uint64_t*))
+DRYDB_NO_DATASETS(drydb_dataset_value_create, (drydb_dataset*, drydb_value**))
+DRYDB_NO_DATASETS(drydb_sharded_table_get, (const drydb_sharded_table*, const drydb_key*,
+                                            drydb_value*, const void**, size_t*))
+DRYDB_NO_DATASETS(drydb_sharded_table_get_copy,
+                  (const drydb_sharded_table*, const drydb_key*, void*, size_t, size_t*))
+DRYDB_NO_DATASETS(drydb_dataset_range_create, (drydb_dataset*, drydb_range**))
+DRYDB_NO_DATASETS(drydb_sharded_table_range, (const drydb_sharded_table*, const drydb_bound*,
+                                              const drydb_bound*, int32_t, drydb_range*))
+DRYDB_NO_DATASETS(drydb_sharded_table_prefix,
+                  (const drydb_sharded_table*, const void*, size_t, int32_t, drydb_range*))
+DRYDB_NO_DATASETS(drydb_live_dataset_open,
+                  (const char*, const drydb_open_options*, drydb_live_dataset**))
+DRYDB_NO_DATASETS(drydb_live_dataset_close, (drydb_live_dataset*))
+DRYDB_NO_DATASETS(drydb_live_dataset_refresh, (drydb_live_dataset*, int*))
+DRYDB_NO_DATASETS(drydb_live_dataset_generation, (const drydb_live_dataset*, uint64_t*))
+DRYDB_NO_DATASETS(drydb_live_dataset_retired, (const drydb_live_dataset*, size_t*))
+DRYDB_NO_DATASETS(drydb_live_dataset_pin, (drydb_live_dataset*, drydb_dataset**))
+}  // extern "C"
+
+#endif  // DRYDB_C_DATASETS
