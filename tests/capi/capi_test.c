@@ -4,13 +4,27 @@
  * copies, counts, ranges and prefixes (every bound kind, both orders, against a sorted model),
  * cursors, the table list, verify, and the misuse a binding can commit: NULL, released and
  * wrong-kind handles, wrong key kinds, small buffers, missing, truncated and corrupt files.
+ * Sharded datasets: writes a dataset of two generations as docs/sharding.md specifies (shards
+ * by the C builder, manifest, CURRENT and HIGHEST by hand), then checks the dataset functions
+ * against the same models, and a live dataset's pins across a refresh.
  * Prints "N passed, M failed"; exits nonzero on any failure. */
+#define _POSIX_C_SOURCE 200809L /* mkdir */
+
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "drydb/c.h"
+
+#ifndef DRYDB_TEST_DATASETS
+#define DRYDB_TEST_DATASETS 1
+#endif
+#if DRYDB_TEST_DATASETS
+#include <xxhash.h>
+#endif
 
 static int passed, failed;
 
@@ -462,10 +476,28 @@ static int row_is(const void* key, size_t key_size, const drydb_key* want) {
   return compare_bytes(key, key_size, want->data, want->size) == 0;
 }
 
+/* A table's count_range and range, for check_bounds: a file's or a dataset's. */
+typedef struct table_queries {
+  int (*count_range)(const void* table, const drydb_bound* start, const drydb_bound* end,
+                     uint64_t* out);
+  int (*range)(const void* table, const drydb_bound* start, const drydb_bound* end, int32_t order,
+               drydb_range* range);
+} table_queries;
+
+static int file_count_range(const void* t, const drydb_bound* s, const drydb_bound* e,
+                            uint64_t* out) {
+  return drydb_table_count_range((const drydb_table*)t, s, e, out);
+}
+static int file_range(const void* t, const drydb_bound* s, const drydb_bound* e, int32_t order,
+                      drydb_range* r) {
+  return drydb_table_range((const drydb_table*)t, s, e, order, r);
+}
+static const table_queries file_queries = {file_count_range, file_range};
+
 /* count_range and ranges in both orders for every pair of probes and bound kinds, against the
- * sorted model rows. */
-static void check_bounds(const drydb_table* t, drydb_range* r, const drydb_key* rows, int nrows,
-                         const drydb_key* probes, int nprobes,
+ * sorted model rows, through `q` on table `t`. */
+static void check_bounds(const table_queries* q, const void* t, drydb_range* r,
+                         const drydb_key* rows, int nrows, const drydb_key* probes, int nprobes,
                          int (*cmp)(const drydb_key*, const drydb_key*)) {
   int si, ei, sk, ek, order;
   for (si = 0; si < nprobes; ++si)
@@ -486,18 +518,18 @@ static void check_bounds(const drydb_table* t, drydb_range* r, const drydb_key* 
           for (i = 0; i < nrows; ++i)
             want += in_bounds(&rows[i], &s, &e, cmp);
           if (bad_order) {
-            CHECK_RC(drydb_table_count_range(t, &s, &e, &count), DRYDB_INVALID_ARGUMENT);
-            CHECK_RC(drydb_table_range(t, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+            CHECK_RC(q->count_range(t, &s, &e, &count), DRYDB_INVALID_ARGUMENT);
+            CHECK_RC(q->range(t, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
             CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END);
             continue;
           }
-          if (drydb_table_count_range(t, &s, &e, &count) != DRYDB_OK || count != (uint64_t)want)
+          if (q->count_range(t, &s, &e, &count) != DRYDB_OK || count != (uint64_t)want)
             CHECK(0);
           else
             ++passed;
           for (order = DRYDB_ASCENDING; order <= DRYDB_DESCENDING; ++order) {
             int at = order == DRYDB_ASCENDING ? 0 : nrows - 1, step = order ? -1 : 1, seen = 0;
-            int ok = drydb_table_range(t, &s, &e, order, r) == DRYDB_OK &&
+            int ok = q->range(t, &s, &e, order, r) == DRYDB_OK &&
                      drydb_range_count(r, &count) == DRYDB_OK && count == (uint64_t)want;
             const void *key, *value;
             size_t key_size, value_size;
@@ -546,12 +578,12 @@ static void test_ranges(drydb_db* db) {
     rows[i] = drydb_key_bytes(item_keys[i], strlen(item_keys[i]));
   for (i = 0; i < 9; ++i)
     probes[i] = drydb_key_bytes(item_probes[i], strlen(item_probes[i]));
-  check_bounds(items, r, rows, ITEM_ROWS, probes, 9, cmp_bytes_keys);
+  check_bounds(&file_queries, items, r, rows, ITEM_ROWS, probes, 9, cmp_bytes_keys);
   for (i = 0; i < NUM_ROWS; ++i)
     rows[i] = drydb_key_int64(i - 150);
   for (i = 0; i < 9; ++i)
     probes[i] = drydb_key_int64(num_probes[i]);
-  check_bounds(nums, r, rows, NUM_ROWS, probes, 9, cmp_int_keys);
+  check_bounds(&file_queries, nums, r, rows, NUM_ROWS, probes, 9, cmp_int_keys);
 
   /* A range's values, the overflow one included, and a rewind. */
   {
@@ -1694,6 +1726,908 @@ static void test_open_and_close(const char* path, const unsigned char* memory, s
   CHECK_RC(drydb_db_verify(NULL), DRYDB_INVALID_ARGUMENT);
 }
 
+/* ---- sharded datasets ---------------------------------------------------------------------- */
+
+#if DRYDB_TEST_DATASETS
+
+/* The test's dataset, written as docs/sharding.md specifies (a third party's writer: the C
+ * builder for the shards, this code for the manifest, CURRENT and HIGHEST), 3 shards and 3
+ * tables:
+ *   items  (bytes, range-v1, splits "key0100" "key0200"): the file test's items model; shard 0
+ *          holds "big", "empty" and key0000..key0099.
+ *   nums   (int64, range-v1, splits -1000 and 0): -150..149 (generation 2: ..150); shard 0 holds
+ *          none, so walks cross an empty shard.
+ *   hashed (bytes, xxh3-64-mod-v1): "h000".."h199", whose ranges merge the shards' rows.
+ * Values: generation 1 as the file test's ("value<i>", "n<i>"), later ones "g<N>-" before
+ * them, so a query tells which generation answered. */
+#define DS_SHARDS 3
+#define DS_TABLES 3
+#define HASHED_ROWS 200
+
+static uint32_t range_shard(const void* key, size_t size, const unsigned char splits[][8],
+                            const size_t* split_sizes) {
+  uint32_t shard = 0;
+  int i;
+  for (i = 0; i < DS_SHARDS - 1; ++i)
+    if (compare_bytes(splits[i], split_sizes[i], key, size) <= 0) ++shard;
+  return shard;
+}
+
+/* int64 key v as stored: 8 bytes big-endian, the sign bit flipped. */
+static void encode_int64(int64_t v, unsigned char out[8]) {
+  uint64_t u = (uint64_t)v ^ ((uint64_t)1 << 63);
+  int i;
+  for (i = 7; i >= 0; --i, u >>= 8)
+    out[i] = (unsigned char)(u & 0xff);
+}
+
+static void hex(const void* data, size_t size, char* out) {
+  static const char digits[] = "0123456789abcdef";
+  const unsigned char* p = data;
+  size_t i;
+  for (i = 0; i < size; ++i) {
+    out[2 * i] = digits[p[i] >> 4];
+    out[2 * i + 1] = digits[p[i] & 15];
+  }
+  out[2 * size] = 0;
+}
+
+/* What a shard holds of a table, for the manifest. */
+typedef struct shard_table {
+  uint64_t rows;
+  char first[40], last[40]; /* hex */
+} shard_table;
+typedef struct shard_desc {
+  uint64_t bytes, xxh3;
+  shard_table tables[DS_TABLES];
+} shard_desc;
+
+static void note_row(shard_table* t, const void* encoded, size_t size) {
+  if (t->rows == 0) hex(encoded, size, t->first);
+  hex(encoded, size, t->last); /* rows come in key order */
+  ++t->rows;
+}
+
+static int nums_rows(int generation) {
+  return generation == 1 ? NUM_ROWS : NUM_ROWS + 1;
+}
+
+static void ds_item_value(int generation, const char* key, char* out, size_t cap) {
+  char v[32];
+  item_value(key, v, sizeof v);
+  if (generation == 1)
+    snprintf(out, cap, "%s", v);
+  else
+    snprintf(out, cap, "g%d-%s", generation, v);
+}
+
+static void ds_num_value(int generation, int64_t n, char* out, size_t cap) {
+  if (generation == 1)
+    snprintf(out, cap, "n%d", (int)n);
+  else
+    snprintf(out, cap, "g%d-n%d", generation, (int)n);
+}
+
+static uint32_t hashed_shard(const char* key) {
+  return (uint32_t)(XXH3_64bits(key, strlen(key)) % DS_SHARDS);
+}
+
+static const unsigned char item_splits[2][8] = {"key0100", "key0200"};
+static const size_t item_split_sizes[2] = {7, 7};
+/* -1000 and 0, encoded. */
+static const unsigned char num_splits[2][8] = {{0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfc, 0x18},
+                                               {0x80, 0, 0, 0, 0, 0, 0, 0}};
+static const size_t num_split_sizes[2] = {8, 8};
+
+static void write_text(const char* path, const char* tmp, const char* text) {
+  FILE* f = fopen(tmp, "wb");
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  CHECK(fputs(text, f) >= 0);
+  CHECK(fclose(f) == 0);
+  CHECK(rename(tmp, path) == 0);
+}
+
+static void make_folder(const char* path) {
+  CHECK(mkdir(path, 0755) == 0 || errno == EEXIST);
+}
+
+/* Builds generation `generation`'s shards into DIR/ds/gen-N and describes them. */
+static void build_shards(const char* dir, int generation, shard_desc* shards) {
+  char path[4096];
+  int s, i;
+  {
+    unsigned char enc[8];
+    encode_int64(-1000, enc);
+    CHECK(memcmp(enc, num_splits[0], 8) == 0);
+  }
+  snprintf(path, sizeof path, "%s/ds", dir);
+  make_folder(path);
+  snprintf(path, sizeof path, "%s/ds/gen-%d", dir, generation);
+  make_folder(path);
+  memset(shards, 0, sizeof(shard_desc) * DS_SHARDS);
+  for (s = 0; s < DS_SHARDS; ++s) {
+    drydb_builder* b = NULL;
+    drydb_table_builder *items, *nums, *hashed;
+    unsigned char* bytes;
+    size_t size = 0;
+    CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+    CHECK_RC(drydb_builder_create_table(b, "items", 5, DRYDB_KEY_BYTES, &items), DRYDB_OK);
+    CHECK_RC(drydb_builder_create_table(b, "nums", 4, DRYDB_KEY_INT64, &nums), DRYDB_OK);
+    CHECK_RC(drydb_builder_create_table(b, "hashed", 6, DRYDB_KEY_BYTES, &hashed), DRYDB_OK);
+    for (i = 0; i < ITEM_ROWS; ++i) {
+      const char* key = item_keys[i];
+      drydb_key k = drydb_key_bytes(key, strlen(key));
+      char value[48];
+      if (range_shard(key, strlen(key), item_splits, item_split_sizes) != (uint32_t)s) continue;
+      note_row(&shards[s].tables[0], key, strlen(key));
+      if (strcmp(key, "big") == 0) {
+        CHECK_RC(drydb_table_builder_append(items, &k, big_value, BIG_SIZE), DRYDB_OK);
+      } else if (strcmp(key, "empty") == 0) {
+        CHECK_RC(drydb_table_builder_append(items, &k, NULL, 0), DRYDB_OK);
+      } else {
+        ds_item_value(generation, key, value, sizeof value);
+        if (drydb_table_builder_append(items, &k, value, strlen(value)) != DRYDB_OK) CHECK(0);
+      }
+    }
+    for (i = 0; i < nums_rows(generation); ++i) {
+      unsigned char enc[8];
+      char value[48];
+      drydb_key k = drydb_key_int64(i - 150);
+      encode_int64(i - 150, enc);
+      if (range_shard(enc, 8, num_splits, num_split_sizes) != (uint32_t)s) continue;
+      note_row(&shards[s].tables[1], enc, 8);
+      ds_num_value(generation, i - 150, value, sizeof value);
+      if (drydb_table_builder_append(nums, &k, value, strlen(value)) != DRYDB_OK) CHECK(0);
+    }
+    for (i = 0; i < HASHED_ROWS; ++i) {
+      char key[8], value[16];
+      drydb_key k;
+      snprintf(key, sizeof key, "h%03d", i);
+      if (hashed_shard(key) != (uint32_t)s) continue;
+      note_row(&shards[s].tables[2], key, 4);
+      snprintf(value, sizeof value, "hv%d", i);
+      k = drydb_key_bytes(key, 4);
+      if (drydb_table_builder_append(hashed, &k, value, strlen(value)) != DRYDB_OK) CHECK(0);
+    }
+    snprintf(path, sizeof path, "%s/ds/gen-%d/shard-%05d.drydb", dir, generation, s);
+    CHECK_RC(drydb_builder_build_to_file(b, path), DRYDB_OK);
+    CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+    bytes = read_file(path, &size);
+    CHECK(bytes != NULL);
+    shards[s].bytes = size;
+    shards[s].xxh3 = bytes != NULL ? XXH3_64bits(bytes, size) : 0;
+    free(bytes);
+  }
+}
+
+/* Writes DIR/ds/gen-N/manifest.json (version 1: no identities) for `shards`, by temp name and
+ * rename. */
+static void write_manifest(const char* dir, int generation, const shard_desc* shards) {
+  static char json[16384];
+  char path[4096], tmp[4096], a[40], b[40];
+  size_t n = 0;
+  int s, t;
+  static const char* names[DS_TABLES] = {"items", "nums", "hashed"};
+  static const char* encodings[DS_TABLES] = {"bytes", "int64", "bytes"};
+  n += (size_t)snprintf(json + n, sizeof json - n,
+                        "{\"format\": \"drydb-dataset\", \"version\": 1, \"dataset\": \"ds\", "
+                        "\"generation\": %d, \"tables\": [",
+                        generation);
+  for (t = 0; t < DS_TABLES; ++t) {
+    n += (size_t)snprintf(json + n, sizeof json - n,
+                          "%s{\"name\": \"%s\", \"key_encoding\": \"%s\", \"indexes\": [], "
+                          "\"partitioning\": ",
+                          t ? ", " : "", names[t], encodings[t]);
+    if (t == 2) {
+      n += (size_t)snprintf(json + n, sizeof json - n,
+                            "{\"function\": \"xxh3-64-mod-v1\", \"splits\": []}}");
+      continue;
+    }
+    if (t == 0) {
+      hex(item_splits[0], 7, a);
+      hex(item_splits[1], 7, b);
+    } else {
+      hex(num_splits[0], 8, a);
+      hex(num_splits[1], 8, b);
+    }
+    n += (size_t)snprintf(json + n, sizeof json - n,
+                          "{\"function\": \"range-v1\", \"splits\": [\"%s\", \"%s\"]}}", a, b);
+  }
+  n += (size_t)snprintf(json + n, sizeof json - n, "], \"shards\": [");
+  for (s = 0; s < DS_SHARDS; ++s) {
+    n += (size_t)snprintf(json + n, sizeof json - n,
+                          "%s\n{\"file\": \"shard-%05d.drydb\", \"bytes\": %llu, \"xxh3\": "
+                          "\"%016llx\", \"tables\": [",
+                          s ? "," : "", s, (unsigned long long)shards[s].bytes,
+                          (unsigned long long)shards[s].xxh3);
+    for (t = 0; t < DS_TABLES; ++t) {
+      const shard_table* st = &shards[s].tables[t];
+      if (st->rows == 0)
+        n += (size_t)snprintf(json + n, sizeof json - n, "%s{\"rows\": 0}", t ? ", " : "");
+      else
+        n += (size_t)snprintf(json + n, sizeof json - n,
+                              "%s{\"rows\": %llu, \"first\": \"%s\", \"last\": \"%s\"}",
+                              t ? ", " : "", (unsigned long long)st->rows, st->first, st->last);
+    }
+    n += (size_t)snprintf(json + n, sizeof json - n, "]}");
+  }
+  n += (size_t)snprintf(json + n, sizeof json - n, "]}\n");
+  CHECK(n < sizeof json);
+  snprintf(path, sizeof path, "%s/ds/gen-%d/manifest.json", dir, generation);
+  snprintf(tmp, sizeof tmp, "%s/ds/gen-%d/manifest.json.tmp", dir, generation);
+  write_text(path, tmp, json);
+}
+
+/* Makes generation N live: HIGHEST, then CURRENT, each by temp name and rename. */
+static void publish(const char* dir, int generation) {
+  char path[4096], tmp[4096], text[32];
+  snprintf(text, sizeof text, "%d\n", generation);
+  snprintf(path, sizeof path, "%s/ds/HIGHEST", dir);
+  snprintf(tmp, sizeof tmp, "%s/ds/HIGHEST.tmp", dir);
+  write_text(path, tmp, text);
+  snprintf(text, sizeof text, "gen-%d\n", generation);
+  snprintf(path, sizeof path, "%s/ds/CURRENT", dir);
+  snprintf(tmp, sizeof tmp, "%s/ds/CURRENT.tmp", dir);
+  write_text(path, tmp, text);
+}
+
+static void write_generation(const char* dir, int generation) {
+  shard_desc shards[DS_SHARDS];
+  build_shards(dir, generation, shards);
+  write_manifest(dir, generation, shards);
+}
+
+static int ds_count_range(const void* t, const drydb_bound* s, const drydb_bound* e,
+                          uint64_t* out) {
+  return drydb_sharded_table_count_range((const drydb_sharded_table*)t, s, e, out);
+}
+static int ds_range(const void* t, const drydb_bound* s, const drydb_bound* e, int32_t order,
+                    drydb_range* r) {
+  return drydb_sharded_table_range((const drydb_sharded_table*)t, s, e, order, r);
+}
+static const table_queries dataset_queries = {ds_count_range, ds_range};
+
+static const drydb_sharded_table* ds_table(const drydb_dataset* ds, const char* name) {
+  const drydb_sharded_table* t = NULL;
+  CHECK_RC(drydb_dataset_table(ds, name, strlen(name), &t), DRYDB_OK);
+  return t;
+}
+
+/* Whether `key`'s value in `t` (through holder v) is `want`. */
+static int ds_value_is(const drydb_sharded_table* t, drydb_value* v, const drydb_key* key,
+                       const char* want) {
+  const void* data = NULL;
+  size_t size = 0;
+  return drydb_sharded_table_get(t, key, v, &data, &size) == DRYDB_OK && size == strlen(want) &&
+         memcmp(data, want, size) == 0;
+}
+
+/* A prefix walk gives `want` rows, each starting with the prefix, in the order asked. */
+static void check_ds_prefix(const drydb_sharded_table* t, drydb_range* r, const char* prefix,
+                            int want) {
+  int order;
+  for (order = DRYDB_ASCENDING; order <= DRYDB_DESCENDING; ++order) {
+    int n = 0, ordered = 1;
+    char last[16] = "";
+    uint64_t count = 0;
+    const void *key, *value;
+    size_t key_size, value_size;
+    CHECK_RC(drydb_sharded_table_prefix(t, prefix, strlen(prefix), order, r), DRYDB_OK);
+    CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+    CHECK(count == (uint64_t)want);
+    while (drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+      char k[16];
+      if (key_size >= sizeof k) {
+        ordered = 0;
+        break;
+      }
+      memcpy(k, key, key_size);
+      k[key_size] = 0;
+      if (n > 0 && (order == DRYDB_ASCENDING ? strcmp(last, k) >= 0 : strcmp(last, k) <= 0))
+        ordered = 0;
+      if (strncmp(k, prefix, strlen(prefix)) != 0) ordered = 0;
+      strcpy(last, k);
+      ++n;
+    }
+    CHECK(n == want && ordered);
+  }
+}
+
+/* A dataset opened on its CURRENT generation: tables, gets, copies, counts, ranges and
+ * prefixes against the models, and the misuse a binding can commit. */
+static void test_dataset(const char* dir, drydb_db* file_db) {
+  char path[4096];
+  drydb_dataset *ds = NULL, *other = NULL;
+  const drydb_sharded_table *items, *nums, *hashed, *t = NULL;
+  const drydb_table* file_items = table_named(file_db, "items");
+  drydb_value *v = NULL, *v_other = NULL, *file_v = NULL;
+  drydb_range *r = NULL, *file_r = NULL;
+  drydb_key rows[ITEM_ROWS], probes[9];
+  static const char* item_probes[] = {"a",        "big",     "c",        "key0000", "key0150",
+                                      "key01505", "key0299", "key0299x", "z"};
+  static const int64_t num_probes[] = {-1000, -150, -149, -1, 0, 7, 148, 149, 1000};
+  static const char* hashed_probes[] = {"",     "h000", "h0005", "h050", "h100",
+                                        "h150", "h199", "h1999", "z"};
+  static char hashed_keys[HASHED_ROWS][8];
+  uint64_t count = 0, generation = 0;
+  uint32_t shards = 0, shard = 0;
+  size_t tables = 0, size = 0;
+  int32_t kind = -1;
+  const char* text = NULL;
+  const void* data = NULL;
+  int i;
+  drydb_open_options options;
+
+  snprintf(path, sizeof path, "%s/ds", dir);
+  CHECK_RC(drydb_dataset_open(path, NULL, &ds), DRYDB_OK);
+  if (ds == NULL) return;
+  CHECK_RC(drydb_dataset_generation(ds, &generation), DRYDB_OK);
+  CHECK(generation == 1);
+  CHECK_RC(drydb_dataset_shard_count(ds, &shards), DRYDB_OK);
+  CHECK(shards == DS_SHARDS);
+  CHECK_RC(drydb_dataset_verify(ds), DRYDB_OK);
+
+  /* Tables by position and name. */
+  CHECK_RC(drydb_dataset_table_count(ds, &tables), DRYDB_OK);
+  CHECK(tables == DS_TABLES);
+  {
+    static const char* names[DS_TABLES] = {"items", "nums", "hashed"};
+    static const int32_t kinds[DS_TABLES] = {DRYDB_KEY_BYTES, DRYDB_KEY_INT64, DRYDB_KEY_BYTES};
+    static const char* encodings[DS_TABLES] = {"bytes", "int64", "bytes"};
+    for (i = 0; i < DS_TABLES; ++i) {
+      CHECK_RC(drydb_dataset_table_at(ds, (size_t)i, &t), DRYDB_OK);
+      CHECK_RC(drydb_sharded_table_name(t, &text, &size), DRYDB_OK);
+      CHECK(size == strlen(names[i]) && memcmp(text, names[i], size) == 0);
+      CHECK_RC(drydb_sharded_table_key_kind(t, &kind), DRYDB_OK);
+      CHECK(kind == kinds[i]);
+      CHECK_RC(drydb_sharded_table_encoding_id(t, &text, &size), DRYDB_OK);
+      CHECK(size == strlen(encodings[i]) && memcmp(text, encodings[i], size) == 0);
+      CHECK(ds_table(ds, names[i]) == t);
+    }
+  }
+  CHECK_RC(drydb_dataset_table_at(ds, DS_TABLES, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK(t == NULL);
+  CHECK_RC(drydb_dataset_table(ds, "nope", 4, &t), DRYDB_NOT_FOUND);
+  CHECK_MESSAGE("hashed"); /* the message lists the tables there are */
+  CHECK(t == NULL);
+  CHECK_RC(drydb_dataset_table(ds, NULL, 4, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_table(ds, "items", 5, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_table(NULL, "items", 5, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_table_at(NULL, 0, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_table_at(ds, 0, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_table_count(NULL, &tables), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_table_count(ds, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_generation(NULL, &generation), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_generation(ds, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_shard_count(NULL, &shards), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_shard_count(ds, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_verify(NULL), DRYDB_INVALID_ARGUMENT);
+  items = ds_table(ds, "items");
+  nums = ds_table(ds, "nums");
+  hashed = ds_table(ds, "hashed");
+  CHECK_RC(drydb_sharded_table_name(NULL, &text, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_name(items, NULL, &size), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_key_kind(items, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_encoding_id(items, &text, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_count(NULL, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_count(items, NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* Wrong kinds: a database for a dataset, a file's table for a sharded one, and back. */
+  CHECK_RC(drydb_dataset_table_count((const drydb_dataset*)(const void*)file_db, &tables),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("not a drydb dataset handle");
+  CHECK_RC(drydb_sharded_table_count((const drydb_sharded_table*)(const void*)file_items, &count),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("not a drydb sharded table handle");
+  CHECK_RC(drydb_table_count((const drydb_table*)(const void*)items, &count),
+           DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_close((drydb_db*)(void*)ds), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_close((drydb_dataset*)(void*)file_db), DRYDB_INVALID_ARGUMENT);
+
+  /* Counts, and the shard of a key. */
+  CHECK_RC(drydb_sharded_table_count(items, &count), DRYDB_OK);
+  CHECK(count == ITEM_ROWS);
+  CHECK_RC(drydb_sharded_table_count(nums, &count), DRYDB_OK);
+  CHECK(count == NUM_ROWS);
+  CHECK_RC(drydb_sharded_table_count(hashed, &count), DRYDB_OK);
+  CHECK(count == HASHED_ROWS);
+  {
+    drydb_key k = drydb_key_bytes("big", 3);
+    CHECK_RC(drydb_sharded_table_shard_of(items, &k, &shard), DRYDB_OK);
+    CHECK(shard == 0);
+    k = drydb_key_bytes("key0100", 7);
+    CHECK_RC(drydb_sharded_table_shard_of(items, &k, &shard), DRYDB_OK);
+    CHECK(shard == 1);
+    k = drydb_key_bytes("zzz", 3);
+    CHECK_RC(drydb_sharded_table_shard_of(items, &k, &shard), DRYDB_OK);
+    CHECK(shard == 2);
+    k = drydb_key_int64(-2000);
+    CHECK_RC(drydb_sharded_table_shard_of(nums, &k, &shard), DRYDB_OK);
+    CHECK(shard == 0);
+    k = drydb_key_int64(-1);
+    CHECK_RC(drydb_sharded_table_shard_of(nums, &k, &shard), DRYDB_OK);
+    CHECK(shard == 1);
+    k = drydb_key_int64(0);
+    CHECK_RC(drydb_sharded_table_shard_of(nums, &k, &shard), DRYDB_OK);
+    CHECK(shard == 2);
+    for (i = 0; i < HASHED_ROWS; i += 37) {
+      char key[8];
+      snprintf(key, sizeof key, "h%03d", i);
+      k = drydb_key_bytes(key, 4);
+      CHECK_RC(drydb_sharded_table_shard_of(hashed, &k, &shard), DRYDB_OK);
+      CHECK(shard == hashed_shard(key));
+    }
+    CHECK_RC(drydb_sharded_table_shard_of(items, &k, NULL), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_shard_of(NULL, &k, &shard), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_shard_of(items, NULL, &shard), DRYDB_INVALID_ARGUMENT);
+    k = drydb_key_int64(5);
+    CHECK_RC(drydb_sharded_table_shard_of(items, &k, &shard), DRYDB_WRONG_KEY_TYPE);
+  }
+
+  /* Gets: every row of every table, zero-copy and copied, and absent keys. */
+  CHECK_RC(drydb_dataset_value_create(NULL, &v), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_value_create(ds, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_value_create(ds, &v), DRYDB_OK);
+  {
+    int all = 1;
+    char want[48], buf[64];
+    for (i = 0; i < ITEM_ROWS; ++i) {
+      const char* key = item_keys[i];
+      drydb_key k = drydb_key_bytes(key, strlen(key));
+      if (strcmp(key, "big") == 0) {
+        all = all && drydb_sharded_table_get(items, &k, v, &data, &size) == DRYDB_OK &&
+              size == BIG_SIZE && memcmp(data, big_value, BIG_SIZE) == 0;
+        continue;
+      }
+      if (strcmp(key, "empty") == 0) {
+        all = all && drydb_sharded_table_get(items, &k, v, &data, &size) == DRYDB_OK && size == 0;
+        continue;
+      }
+      ds_item_value(1, key, want, sizeof want);
+      all = all && ds_value_is(items, v, &k, want) &&
+            drydb_sharded_table_get_copy(items, &k, buf, sizeof buf, &size) == DRYDB_OK &&
+            size == strlen(want) && memcmp(buf, want, size) == 0;
+    }
+    for (i = 0; i < NUM_ROWS; ++i) {
+      drydb_key k = drydb_key_int64(i - 150);
+      ds_num_value(1, i - 150, want, sizeof want);
+      all = all && ds_value_is(nums, v, &k, want);
+    }
+    for (i = 0; i < HASHED_ROWS; ++i) {
+      char key[8];
+      drydb_key k;
+      snprintf(key, sizeof key, "h%03d", i);
+      snprintf(want, sizeof want, "hv%d", i);
+      k = drydb_key_bytes(key, 4);
+      all = all && ds_value_is(hashed, v, &k, want);
+    }
+    CHECK(all);
+  }
+  {
+    drydb_key absent = drydb_key_bytes("key0150x", 8), k = drydb_key_bytes("key0007", 7);
+    drydb_key n = drydb_key_int64(-1000), wrong = drydb_key_int64(7);
+    char buf[8];
+    data = buf;
+    size = 99;
+    CHECK_RC(drydb_sharded_table_get(items, &absent, v, &data, &size), DRYDB_END);
+    CHECK(data == NULL && size == 0);
+    CHECK_RC(drydb_sharded_table_get(nums, &n, v, &data, &size), DRYDB_END); /* empty shard 0 */
+    CHECK_RC(drydb_sharded_table_get(items, &k, v, NULL, NULL), DRYDB_OK);
+    CHECK_RC(drydb_sharded_table_get(items, &wrong, v, &data, &size), DRYDB_WRONG_KEY_TYPE);
+    CHECK_RC(drydb_sharded_table_get(items, NULL, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_get(NULL, &k, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_get(items, &k, NULL, &data, &size), DRYDB_INVALID_ARGUMENT);
+    /* A database's holder, and a database's table with a dataset's holder. */
+    CHECK_RC(drydb_value_create(file_db, &file_v), DRYDB_OK);
+    CHECK_RC(drydb_sharded_table_get(items, &k, file_v, &data, &size), DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("another dataset");
+    CHECK_RC(drydb_table_get(file_items, &k, v, &data, &size), DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("another database");
+    CHECK_RC(drydb_value_release(file_v), DRYDB_OK);
+    /* A holder of another dataset (the same generation, opened again). */
+    CHECK_RC(drydb_dataset_open(path, NULL, &other), DRYDB_OK);
+    CHECK_RC(drydb_dataset_value_create(other, &v_other), DRYDB_OK);
+    CHECK_RC(drydb_sharded_table_get(items, &k, v_other, &data, &size), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_get(ds_table(other, "items"), &k, v_other, &data, &size),
+             DRYDB_OK);
+    CHECK(size == 6 && memcmp(data, "value7", 6) == 0);
+    /* Close is refused while a holder lives; the holder's view stays readable. */
+    CHECK_RC(drydb_dataset_close(other), DRYDB_INVALID_STATE);
+    CHECK_MESSAGE("1 values or ranges");
+    CHECK(size == 6 && memcmp(data, "value7", 6) == 0);
+    CHECK_RC(drydb_value_reset(v_other), DRYDB_OK);
+    CHECK_RC(drydb_value_release(v_other), DRYDB_OK);
+    CHECK_RC(drydb_dataset_close(other), DRYDB_OK);
+
+    /* Copies: exact, too small (untouched), a size query, absent. */
+    memset(buf, '#', sizeof buf);
+    CHECK_RC(drydb_sharded_table_get_copy(items, &k, buf, 6, &size), DRYDB_OK);
+    CHECK(size == 6 && memcmp(buf, "value7##", 8) == 0);
+    memset(buf, '#', sizeof buf);
+    CHECK_RC(drydb_sharded_table_get_copy(items, &k, buf, 5, &size), DRYDB_BUFFER_TOO_SMALL);
+    CHECK(size == 6 && buf[0] == '#');
+    CHECK_MESSAGE("6 bytes");
+    CHECK_RC(drydb_sharded_table_get_copy(items, &k, NULL, 0, &size), DRYDB_BUFFER_TOO_SMALL);
+    CHECK(size == 6);
+    CHECK_RC(drydb_sharded_table_get_copy(items, &absent, buf, sizeof buf, &size), DRYDB_END);
+    CHECK(size == 0);
+    CHECK_RC(drydb_sharded_table_get_copy(items, &k, NULL, 8, &size), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_get_copy(items, &k, buf, 8, NULL), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_get_copy(NULL, &k, buf, 8, &size), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_get_copy(items, &wrong, buf, 8, &size), DRYDB_WRONG_KEY_TYPE);
+  }
+
+  /* count_range and ranges, both orders, every bound kind, against the models. */
+  CHECK_RC(drydb_dataset_range_create(NULL, &r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_range_create(ds, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_range_create(ds, &r), DRYDB_OK);
+  CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END); /* never positioned */
+  CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+  CHECK(count == 0);
+  for (i = 0; i < ITEM_ROWS; ++i)
+    rows[i] = drydb_key_bytes(item_keys[i], strlen(item_keys[i]));
+  for (i = 0; i < 9; ++i)
+    probes[i] = drydb_key_bytes(item_probes[i], strlen(item_probes[i]));
+  check_bounds(&dataset_queries, items, r, rows, ITEM_ROWS, probes, 9, cmp_bytes_keys);
+  for (i = 0; i < NUM_ROWS; ++i)
+    rows[i] = drydb_key_int64(i - 150);
+  for (i = 0; i < 9; ++i)
+    probes[i] = drydb_key_int64(num_probes[i]);
+  check_bounds(&dataset_queries, nums, r, rows, NUM_ROWS, probes, 9, cmp_int_keys);
+  for (i = 0; i < HASHED_ROWS; ++i) {
+    snprintf(hashed_keys[i], sizeof hashed_keys[i], "h%03d", i);
+    rows[i] = drydb_key_bytes(hashed_keys[i], 4);
+  }
+  for (i = 0; i < 9; ++i)
+    probes[i] = drydb_key_bytes(hashed_probes[i], strlen(hashed_probes[i]));
+  check_bounds(&dataset_queries, hashed, r, rows, HASHED_ROWS, probes, 9, cmp_bytes_keys);
+
+  /* A range's values across shards (the overflow one included) and a rewind. */
+  {
+    drydb_bound s, e;
+    const void *key, *value;
+    size_t key_size, value_size;
+    char want[48];
+    int n = 0, ok = 1;
+    s.kind = DRYDB_EXCLUSIVE;
+    s.key = drydb_key_bytes("key0098", 7);
+    e.kind = DRYDB_INCLUSIVE;
+    e.key = drydb_key_bytes("key0201", 7);
+    CHECK_RC(drydb_sharded_table_range(items, &s, &e, DRYDB_ASCENDING, r), DRYDB_OK);
+    CHECK_RC(drydb_range_count(r, &count), DRYDB_OK);
+    CHECK(count == 103);
+    while (drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+      char k[16];
+      snprintf(k, sizeof k, "key%04d", 99 + n);
+      ds_item_value(1, k, want, sizeof want);
+      ok = ok && key_size == 7 && memcmp(key, k, 7) == 0 && value_size == strlen(want) &&
+           memcmp(value, want, value_size) == 0;
+      ++n;
+    }
+    CHECK(ok && n == 103);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_END);
+    CHECK_RC(drydb_range_rewind(r), DRYDB_OK);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, NULL, NULL), DRYDB_OK);
+    CHECK(key_size == 7 && memcmp(key, "key0099", 7) == 0);
+    /* Not an index query's range. */
+    CHECK_RC(drydb_range_index_key(r, &key, &key_size), DRYDB_INVALID_STATE);
+    s.kind = DRYDB_INCLUSIVE;
+    s.key = drydb_key_bytes("big", 3);
+    CHECK_RC(drydb_sharded_table_range(items, &s, NULL, DRYDB_ASCENDING, r), DRYDB_OK);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_OK);
+    CHECK(key_size == 3 && value_size == BIG_SIZE && memcmp(value, big_value, BIG_SIZE) == 0);
+    CHECK_RC(drydb_range_next(r, &key, &key_size, &value, &value_size), DRYDB_OK);
+    CHECK(key_size == 5 && value_size == 0);
+
+    /* Bad bounds, orders, holders. */
+    CHECK_RC(drydb_sharded_table_range(items, &s, &e, 7, r), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_range_next(r, NULL, NULL, NULL, NULL), DRYDB_END); /* left empty */
+    CHECK_RC(drydb_sharded_table_range(NULL, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_range(items, &s, &e, DRYDB_ASCENDING, NULL),
+             DRYDB_INVALID_ARGUMENT);
+    s.kind = 9;
+    CHECK_RC(drydb_sharded_table_range(items, &s, &e, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_count_range(items, &s, &e, &count), DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("bound kind");
+    s.kind = DRYDB_INCLUSIVE;
+    s.key = drydb_key_int64(4);
+    CHECK_RC(drydb_sharded_table_range(items, &s, &e, DRYDB_ASCENDING, r), DRYDB_WRONG_KEY_TYPE);
+    CHECK_RC(drydb_sharded_table_count_range(items, &s, NULL, &count), DRYDB_WRONG_KEY_TYPE);
+    CHECK_RC(drydb_sharded_table_count_range(NULL, NULL, NULL, &count), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_count_range(items, NULL, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_sharded_table_count_range(items, NULL, NULL, &count), DRYDB_OK);
+    CHECK(count == ITEM_ROWS);
+    CHECK_RC(drydb_range_create(file_db, &file_r), DRYDB_OK);
+    CHECK_RC(drydb_sharded_table_range(items, NULL, NULL, DRYDB_ASCENDING, file_r),
+             DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("another dataset");
+    CHECK_RC(drydb_sharded_table_prefix(items, "k", 1, DRYDB_ASCENDING, file_r),
+             DRYDB_INVALID_ARGUMENT);
+    CHECK_RC(drydb_table_range(file_items, NULL, NULL, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+    CHECK_MESSAGE("another database");
+    CHECK_RC(drydb_range_release(file_r), DRYDB_OK);
+  }
+
+  /* Prefixes: within a shard, across the three, merged from hashed shards. */
+  check_ds_prefix(items, r, "key01", 100);
+  check_ds_prefix(items, r, "key0", 300);
+  check_ds_prefix(items, r, "", ITEM_ROWS);
+  check_ds_prefix(items, r, "zz", 0);
+  check_ds_prefix(hashed, r, "h1", 100);
+  check_ds_prefix(hashed, r, "h05", 10);
+  CHECK_RC(drydb_sharded_table_prefix(nums, "k", 1, DRYDB_ASCENDING, r), DRYDB_WRONG_KEY_TYPE);
+  CHECK_RC(drydb_sharded_table_prefix(items, NULL, 1, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_prefix(items, "k", 1, 5, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_prefix(NULL, "k", 1, DRYDB_ASCENDING, r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_sharded_table_prefix(items, "k", 1, DRYDB_ASCENDING, NULL),
+           DRYDB_INVALID_ARGUMENT);
+
+  /* Close: refused while a holder lives, then the dataset and its tables are released. */
+  CHECK_RC(drydb_dataset_close(ds), DRYDB_INVALID_STATE);
+  CHECK_MESSAGE("2 values or ranges");
+  CHECK_RC(drydb_range_release(r), DRYDB_OK);
+  CHECK_RC(drydb_range_release(r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_close(ds), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_value_release(v), DRYDB_OK);
+  CHECK_RC(drydb_value_release(v), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("released");
+  CHECK_RC(drydb_dataset_close(ds), DRYDB_OK);
+  CHECK_RC(drydb_dataset_close(ds), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("dataset has been released");
+  CHECK_RC(drydb_sharded_table_count(items, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("sharded table has been released");
+  CHECK_RC(drydb_dataset_value_create(ds, &v), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_range_create(ds, &r), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_close(NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* Other ways in: a generation's folder, its manifest, each storage. */
+  memset(&options, 0, sizeof options);
+  for (i = DRYDB_STORAGE_MMAP; i <= DRYDB_STORAGE_MEMORY; ++i) {
+    drydb_key k = drydb_key_bytes("key0250", 7);
+    options.storage = i;
+    options.page_cache_bytes = i == DRYDB_STORAGE_PREAD ? 4096 : 0; /* a tiny cache */
+    snprintf(path, sizeof path,
+             i == DRYDB_STORAGE_MEMORY ? "%s/ds/gen-1/manifest.json" : "%s/ds/gen-1", dir);
+    CHECK_RC(drydb_dataset_open(path, &options, &ds), DRYDB_OK);
+    if (ds == NULL) continue;
+    CHECK_RC(drydb_dataset_generation(ds, &generation), DRYDB_OK);
+    CHECK(generation == 1);
+    CHECK_RC(drydb_dataset_value_create(ds, &v), DRYDB_OK);
+    CHECK(ds_value_is(ds_table(ds, "items"), v, &k, "value250"));
+    CHECK_RC(drydb_value_release(v), DRYDB_OK);
+    CHECK_RC(drydb_dataset_close(ds), DRYDB_OK);
+  }
+
+  /* Open's errors. */
+  ds = (drydb_dataset*)(void*)&ds; /* not NULL: open must clear it on failure */
+  options.storage = 3;
+  snprintf(path, sizeof path, "%s/ds", dir);
+  CHECK_RC(drydb_dataset_open(path, &options, &ds), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("storage");
+  CHECK(ds == NULL);
+  CHECK_RC(drydb_dataset_open(NULL, NULL, &ds), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_dataset_open(path, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  snprintf(path, sizeof path, "%s/no-dataset", dir);
+  CHECK_RC(drydb_dataset_open(path, NULL, &ds), DRYDB_IO_ERROR);
+  CHECK_MESSAGE("no-dataset");
+  CHECK(ds == NULL);
+  snprintf(path, sizeof path, "%s/empty-dataset", dir);
+  make_folder(path);
+  CHECK_RC(drydb_dataset_open(path, NULL, &ds), DRYDB_NOT_FOUND);
+  CHECK(ds == NULL);
+}
+
+/* Following CURRENT: pins answer from the generation served when they were taken, and keep it
+ * (views, tables, a walk under way) across refreshes; new pins see the new generation. */
+static void test_live_dataset(const char* dir) {
+  char path[4096];
+  drydb_live_dataset* live = NULL;
+  drydb_dataset *pin1 = NULL, *pin2 = NULL, *fixed = NULL;
+  drydb_value *v1 = NULL, *v2 = NULL;
+  drydb_range* r1 = NULL;
+  const drydb_sharded_table* items1 = NULL;
+  uint64_t generation = 0, count = 0;
+  size_t retired = 99;
+  int swapped = -1, i, n, ok;
+  drydb_key k7 = drydb_key_bytes("key0007", 7);
+  const void *data = NULL, *key, *value;
+  size_t size = 0, key_size, value_size;
+
+  snprintf(path, sizeof path, "%s/ds/gen-1", dir);
+  live = (drydb_live_dataset*)(void*)&live;
+  CHECK_RC(drydb_live_dataset_open(path, NULL, &live), DRYDB_INVALID_ARGUMENT);
+  CHECK(live == NULL);
+  CHECK_MESSAGE("CURRENT");
+  snprintf(path, sizeof path, "%s/ds", dir);
+  CHECK_RC(drydb_live_dataset_open(NULL, NULL, &live), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_open(path, NULL, NULL), DRYDB_INVALID_ARGUMENT);
+  {
+    drydb_open_options bad;
+    memset(&bad, 0, sizeof bad);
+    bad.storage = 7;
+    CHECK_RC(drydb_live_dataset_open(path, &bad, &live), DRYDB_INVALID_ARGUMENT);
+  }
+  CHECK_RC(drydb_live_dataset_open(path, NULL, &live), DRYDB_OK);
+  if (live == NULL) return;
+  CHECK_RC(drydb_dataset_open(path, NULL, &fixed), DRYDB_OK);
+  CHECK_RC(drydb_live_dataset_generation(live, &generation), DRYDB_OK);
+  CHECK(generation == 1);
+  CHECK_RC(drydb_live_dataset_refresh(live, &swapped), DRYDB_OK); /* CURRENT unchanged */
+  CHECK(swapped == 0);
+  CHECK_RC(drydb_live_dataset_refresh(live, NULL), DRYDB_OK);
+
+  /* Pins opened and closed many times reuse their readers; several may be open at once. */
+  for (i = 0; i < 200; ++i) {
+    drydb_dataset* p = NULL;
+    if (drydb_live_dataset_pin(live, &p) != DRYDB_OK || drydb_dataset_close(p) != DRYDB_OK)
+      CHECK(0);
+  }
+
+  /* Pin generation 1; hold a value view and a walk half done. */
+  CHECK_RC(drydb_live_dataset_pin(live, &pin1), DRYDB_OK);
+  if (pin1 == NULL) return;
+  CHECK_RC(drydb_dataset_generation(pin1, &generation), DRYDB_OK);
+  CHECK(generation == 1);
+  items1 = ds_table(pin1, "items");
+  CHECK_RC(drydb_dataset_value_create(pin1, &v1), DRYDB_OK);
+  CHECK_RC(drydb_sharded_table_get(items1, &k7, v1, &data, &size), DRYDB_OK);
+  CHECK(size == 6 && memcmp(data, "value7", 6) == 0);
+  CHECK_RC(drydb_dataset_range_create(pin1, &r1), DRYDB_OK);
+  CHECK_RC(drydb_sharded_table_range(items1, NULL, NULL, DRYDB_ASCENDING, r1), DRYDB_OK);
+  for (i = 0; i < 10; ++i)
+    CHECK_RC(drydb_range_next(r1, NULL, NULL, NULL, NULL), DRYDB_OK);
+
+  /* Generation 2 is published: nothing changes until a refresh. */
+  write_generation(dir, 2);
+  publish(dir, 2);
+  CHECK_RC(drydb_live_dataset_generation(live, &generation), DRYDB_OK);
+  CHECK(generation == 1);
+  CHECK_RC(drydb_live_dataset_pin(live, &pin2), DRYDB_OK);
+  CHECK_RC(drydb_dataset_generation(pin2, &generation), DRYDB_OK);
+  CHECK(generation == 1);
+  CHECK_RC(drydb_dataset_close(pin2), DRYDB_OK);
+
+  CHECK_RC(drydb_live_dataset_refresh(live, &swapped), DRYDB_OK);
+  CHECK(swapped == 1);
+  CHECK_RC(drydb_live_dataset_generation(live, &generation), DRYDB_OK);
+  CHECK(generation == 2);
+  CHECK_RC(drydb_live_dataset_retired(live, &retired), DRYDB_OK);
+  CHECK(retired == 1); /* generation 1, which pin1 holds */
+
+  /* The old pin still answers from generation 1: its held view, new gets, the walk under way. */
+  CHECK(size == 6 && memcmp(data, "value7", 6) == 0);
+  CHECK_RC(drydb_dataset_generation(pin1, &generation), DRYDB_OK);
+  CHECK(generation == 1);
+  CHECK(ds_value_is(items1, v1, &k7, "value7"));
+  CHECK_RC(drydb_sharded_table_count(ds_table(pin1, "nums"), &count), DRYDB_OK);
+  CHECK(count == NUM_ROWS);
+  n = 10;
+  ok = 1;
+  while (drydb_range_next(r1, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+    char k[16], want[48];
+    memcpy(k, key, key_size < 15 ? key_size : 15);
+    k[key_size < 15 ? key_size : 15] = 0;
+    ok = ok && strcmp(k, item_keys[n]) == 0;
+    if (strncmp(k, "key", 3) == 0) {
+      ds_item_value(1, k, want, sizeof want);
+      ok = ok && value_size == strlen(want) && memcmp(value, want, value_size) == 0;
+    }
+    ++n;
+  }
+  CHECK(ok && n == ITEM_ROWS);
+  /* So does a dataset opened on the folder before the publish. */
+  CHECK_RC(drydb_dataset_generation(fixed, &generation), DRYDB_OK);
+  CHECK(generation == 1);
+  CHECK_RC(drydb_dataset_value_create(fixed, &v2), DRYDB_OK);
+  CHECK(ds_value_is(ds_table(fixed, "items"), v2, &k7, "value7"));
+  CHECK_RC(drydb_value_release(v2), DRYDB_OK);
+  CHECK_RC(drydb_dataset_close(fixed), DRYDB_OK);
+
+  /* A new pin sees generation 2. */
+  CHECK_RC(drydb_live_dataset_pin(live, &pin2), DRYDB_OK);
+  CHECK_RC(drydb_dataset_generation(pin2, &generation), DRYDB_OK);
+  CHECK(generation == 2);
+  CHECK_RC(drydb_dataset_value_create(pin2, &v2), DRYDB_OK);
+  CHECK(ds_value_is(ds_table(pin2, "items"), v2, &k7, "g2-value7"));
+  {
+    drydb_key k150 = drydb_key_int64(150);
+    CHECK(ds_value_is(ds_table(pin2, "nums"), v2, &k150, "g2-n150"));
+    CHECK_RC(drydb_sharded_table_get(ds_table(pin1, "nums"), &k150, v1, &data, &size), DRYDB_END);
+  }
+  CHECK_RC(drydb_sharded_table_count(ds_table(pin2, "nums"), &count), DRYDB_OK);
+  CHECK(count == NUM_ROWS + 1);
+  /* Each pin's holders are its own. */
+  CHECK_RC(drydb_sharded_table_get(items1, &k7, v2, &data, &size), DRYDB_INVALID_ARGUMENT);
+
+  /* The live dataset cannot close while pins are open; a pin not while its holders live. */
+  CHECK_RC(drydb_live_dataset_close(live), DRYDB_INVALID_STATE);
+  CHECK_MESSAGE("2 pinned datasets");
+  CHECK_RC(drydb_dataset_close(pin1), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_value_release(v1), DRYDB_OK);
+  CHECK_RC(drydb_range_release(r1), DRYDB_OK);
+  CHECK_RC(drydb_dataset_close(pin1), DRYDB_OK);
+  CHECK_RC(drydb_sharded_table_count(items1, &count), DRYDB_INVALID_ARGUMENT);
+  /* Generation 1 is released by the next refresh, now that no pin holds it. */
+  CHECK_RC(drydb_live_dataset_retired(live, &retired), DRYDB_OK);
+  CHECK(retired == 1);
+  CHECK_RC(drydb_live_dataset_refresh(live, &swapped), DRYDB_OK);
+  CHECK(swapped == 0);
+  CHECK_RC(drydb_live_dataset_retired(live, &retired), DRYDB_OK);
+  CHECK(retired == 0);
+
+  /* A generation that does not open (its shards missing) is not swapped in. */
+  {
+    shard_desc shards[DS_SHARDS];
+    memset(shards, 0, sizeof shards);
+    snprintf(path, sizeof path, "%s/ds/gen-3", dir);
+    make_folder(path);
+    for (i = 0; i < DS_SHARDS; ++i) { /* a manifest whose shard files are not there */
+      int t;
+      shards[i].bytes = 4096;
+      for (t = 0; t < DS_TABLES; ++t)
+        shards[i].tables[t].rows = 0;
+    }
+    write_manifest(dir, 3, shards);
+    publish(dir, 3);
+    swapped = -1;
+    CHECK_RC(drydb_live_dataset_refresh(live, &swapped), DRYDB_IO_ERROR);
+    CHECK_MESSAGE("shard-00000.drydb");
+    CHECK(swapped == 0);
+    CHECK_RC(drydb_live_dataset_generation(live, &generation), DRYDB_OK);
+    CHECK(generation == 2);
+    CHECK(ds_value_is(ds_table(pin2, "items"), v2, &k7, "g2-value7"));
+    CHECK_RC(drydb_live_dataset_pin(live, &pin1), DRYDB_OK);
+    CHECK_RC(drydb_dataset_generation(pin1, &generation), DRYDB_OK);
+    CHECK(generation == 2);
+    CHECK_RC(drydb_dataset_close(pin1), DRYDB_OK);
+    publish(dir, 2); /* back to a generation that opens */
+  }
+
+  /* Misuse. */
+  CHECK_RC(drydb_live_dataset_refresh(NULL, &swapped), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_generation(NULL, &generation), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_generation(live, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_retired(NULL, &retired), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_retired(live, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_pin(NULL, &pin1), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_pin(live, NULL), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_pin((drydb_live_dataset*)(void*)pin2, &pin1), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("not a drydb live dataset handle");
+  CHECK_RC(drydb_dataset_close((drydb_dataset*)(void*)live), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_close(NULL), DRYDB_INVALID_ARGUMENT);
+
+  CHECK_RC(drydb_value_release(v2), DRYDB_OK);
+  CHECK_RC(drydb_dataset_close(pin2), DRYDB_OK);
+  CHECK_RC(drydb_live_dataset_close(live), DRYDB_OK);
+  CHECK_RC(drydb_live_dataset_close(live), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("live dataset has been released");
+  CHECK_RC(drydb_live_dataset_pin(live, &pin1), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_live_dataset_refresh(live, &swapped), DRYDB_INVALID_ARGUMENT);
+}
+
+static void test_datasets(const char* dir, drydb_db* file_db) {
+  write_generation(dir, 1);
+  publish(dir, 1);
+  test_dataset(dir, file_db);
+  test_live_dataset(dir);
+}
+
+#else /* !DRYDB_TEST_DATASETS */
+
+/* Built without drydb::dataset: the functions are there and say so. */
+static void test_datasets(const char* dir, drydb_db* file_db) {
+  drydb_dataset* ds = NULL;
+  drydb_live_dataset* live = NULL;
+  (void)file_db;
+  CHECK_RC(drydb_dataset_open(dir, NULL, &ds), DRYDB_INVALID_STATE);
+  CHECK_MESSAGE("without sharded datasets");
+  CHECK_RC(drydb_live_dataset_open(dir, NULL, &live), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_dataset_close(ds), DRYDB_INVALID_STATE);
+}
+
+#endif /* DRYDB_TEST_DATASETS */
+
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : ".";
   char path[4096];
@@ -1723,6 +2657,7 @@ int main(int argc, char** argv) {
     test_cursors(db);
     test_indexes(db, other);
     test_get_many(db, other);
+    test_datasets(dir, db);
   }
   CHECK_RC(drydb_db_close(other), DRYDB_OK);
   CHECK_RC(drydb_db_close(db), DRYDB_OK);
