@@ -23,9 +23,10 @@
  * default) it is DRYDB_OUT_OF_MEMORY.
  *
  * Handles. drydb_db, drydb_table, drydb_index, drydb_value, drydb_value_batch, drydb_cursor,
- * drydb_range, drydb_builder and drydb_table_builder are opaque. A NULL handle, or one of the wrong
- * kind, is DRYDB_INVALID_ARGUMENT. A released handle must not be used again; drydb keeps the memory
- * of released handles (it is never returned to the system, and is reused only after at least 64
+ * drydb_range, drydb_dataset, drydb_sharded_table, drydb_live_dataset, drydb_builder and
+ * drydb_table_builder are opaque. A NULL handle, or one of the wrong kind, is
+ * DRYDB_INVALID_ARGUMENT. A released handle must not be used again; drydb keeps the memory of
+ * released handles (it is never returned to the system, and is reused only after at least 64
  * later releases of that kind), so a released handle passed again is reported as
  * DRYDB_INVALID_ARGUMENT ("... has been released") rather than read as freed memory, until its
  * memory is handed out again, when it may alias the newer handle. Treat that as a diagnostic,
@@ -36,7 +37,9 @@
  * released, or the database closes); the caller never frees it, except build_to_memory's bytes
  * (drydb_free). Tables and indexes are owned by their database. Values, value batches, cursors
  * and ranges are created on a database and must be released before it closes: drydb_db_close
- * refuses (DRYDB_INVALID_STATE) while any is live, so no view can outlive its pages.
+ * refuses (DRYDB_INVALID_STATE) while any is live, so no view can outlive its pages. Datasets
+ * follow the same rules (their tables owned by them; values and ranges made on one must be
+ * released before drydb_dataset_close), and a live dataset's pins before it closes.
  *
  * Threads. A database, its tables and indexes may be queried from many threads at once. A value,
  * value batch, cursor or range handle belongs to one thread at a time. A builder belongs to one
