@@ -571,11 +571,12 @@ DRYDB_C_EXPORT int drydb_sharded_table_prefix(const drydb_sharded_table* table, 
  * those still held. Pin per request or batch of queries, and close the pin after it: a pin
  * taken once and kept forever keeps its generation (and its files) open forever.
  *
- * Cost: a pin takes a reader slot from the live dataset's pool (under a lock, allocating only
- * when more pins are open at once than ever before; no shared atomic read-modify-write, so pins
- * on many threads do not contend), and one table handle per table (memory of released handles,
- * reused). A refresh opens and checks the new generation before it swaps, while pins and
- * queries go on; a generation that does not open is not swapped in.
+ * Cost: a pin takes a LiveDataset reader from the live dataset's pool (made once, then reused)
+ * and one table handle per table, each under a short lock, and makes a small allocation (its
+ * list of tables): unlike drydb::LiveDataset::Reader::pin, it is not free of shared locks, so
+ * pin per request or batch of queries, not per key. A refresh opens and checks the new
+ * generation before it swaps, while pins and queries go on; a generation that does not open is
+ * not swapped in.
  *
  * Threads: refresh, pin and the accessors may be called from many threads at once. A pin may be
  * queried from many threads as any dataset; it is closed once, after every query on it returned.
