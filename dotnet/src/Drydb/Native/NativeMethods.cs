@@ -2,7 +2,7 @@
 // signatures only (pointers, IntPtr handles, integers and the structs of NativeTypes.cs), so
 // no call marshals or allocates. .NET 7 and later bind them with LibraryImport; netstandard2.1
 // (Unity) with DllImport. The two lists below must stay the same function for function
-// (NativeMethodsTest compares them).
+// (both are written from one list; NativeBindingTests checks each name is a C API export).
 //
 // [SuppressGCTransition] marks the query calls: short, never blocking on a lock held across a
 // managed call, never calling back into .NET. It saves the transition's cost on every get,
@@ -17,8 +17,13 @@ namespace Drydb.Native;
 internal static unsafe partial class NativeMethods
 {
   // "drydb_c" resolves to libdrydb_c.so beside the application or in the package's
-  // runtimes/<rid>/native folder.
+  // runtimes/<rid>/native folder. Where the library is linked statically into the program
+  // (iOS under Unity), build with -p:DefineConstants=DRYDB_STATIC_LINK (docs/dotnet.md).
+#if DRYDB_STATIC_LINK
+  internal const string Lib = "__Internal";
+#else
   internal const string Lib = "drydb_c";
+#endif
 
 #if NET7_0_OR_GREATER
   [LibraryImport(Lib)] internal static partial byte* drydb_last_error_message();
