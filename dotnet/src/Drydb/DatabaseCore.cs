@@ -81,11 +81,17 @@ internal sealed unsafe class DatabaseCore
   private readonly Stack<NativeSlot> freeRangeSlots = new Stack<NativeSlot>();
   // Memory drydb_db_open_memory reads (a copy of the caller's bytes), freed after the close.
   private IntPtr ownedMemory;
+  // A sharded dataset (drydb_dataset) rather than a database (drydb_db).
+  private readonly bool isDataset;
+  // Run once the native handle is closed (a pin's release of its live dataset).
+  private readonly Action? onClosed;
 
-  internal DatabaseCore(IntPtr handle, IntPtr ownedMemory)
+  internal DatabaseCore(IntPtr handle, IntPtr ownedMemory, bool isDataset = false, Action? onClosed = null)
   {
     Handle = handle;
     this.ownedMemory = ownedMemory;
+    this.isDataset = isDataset;
+    this.onClosed = onClosed;
   }
 
   /// <summary>Takes a value holder for one get; the caller releases it with its token.</summary>
@@ -156,8 +162,11 @@ internal sealed unsafe class DatabaseCore
       if (slot == null)
       {
         IntPtr handle;
-        int status = isRange ? NativeMethods.drydb_range_create(Handle, &handle)
-                             : NativeMethods.drydb_value_create(Handle, &handle);
+        int status = isDataset
+          ? (isRange ? NativeMethods.drydb_dataset_range_create(Handle, &handle)
+                     : NativeMethods.drydb_dataset_value_create(Handle, &handle))
+          : (isRange ? NativeMethods.drydb_range_create(Handle, &handle)
+                     : NativeMethods.drydb_value_create(Handle, &handle));
         Errors.Check(status);
         slot = new NativeSlot(this, isRange, handle);
         slots.Add(slot);
@@ -227,36 +236,44 @@ internal sealed unsafe class DatabaseCore
     lock (gate)
     {
       if (closed) return;
-#if NETCOREAPP3_0_OR_GREATER
-      // Pairs with the plain write of Busy in Enter: after this, a taker that set Busy before
-      // the barrier is seen busy, and one after it sees DisposedFlag.
-      Interlocked.MemoryBarrierProcessWide();
-#endif
-      if (Volatile.Read(ref liveObjects) != 0) return;
-      foreach (NativeSlot slot in slots)
-      {
-        if (Volatile.Read(ref slot.Busy) != 0) return;
-      }
-      foreach (NativeSlot slot in slots)
-      {
-        if (slot.IsRange) NativeMethods.drydb_range_release(slot.Handle);
-        else NativeMethods.drydb_value_release(slot.Handle);
-        slot.Handle = IntPtr.Zero;
-        slot.Owned = false;
-      }
-      slots.Clear();
-      freeValueSlots.Clear();
-      freeRangeSlots.Clear();
-      int status = NativeMethods.drydb_db_close(Handle);
-      closed = true;
-      Handle = IntPtr.Zero;
-      if (ownedMemory != IntPtr.Zero)
-      {
-        System.Runtime.InteropServices.Marshal.FreeHGlobal(ownedMemory);
-        ownedMemory = IntPtr.Zero;
-      }
-      // Every drydb handle was released above, so the close cannot be refused.
-      System.Diagnostics.Debug.Assert(status == Status.Ok);
+      if (!CloseIfIdle()) return;
     }
+    onClosed?.Invoke();
+  }
+
+  // Under gate: closes the native handle unless a lease is live; true when it closed.
+  private bool CloseIfIdle()
+  {
+#if NETCOREAPP3_0_OR_GREATER
+    // Pairs with the plain write of Busy in Enter: after this, a taker that set Busy before the
+    // barrier is seen busy, and one after it sees DisposedFlag.
+    Interlocked.MemoryBarrierProcessWide();
+#endif
+    if (Volatile.Read(ref liveObjects) != 0) return false;
+    foreach (NativeSlot slot in slots)
+    {
+      if (Volatile.Read(ref slot.Busy) != 0) return false;
+    }
+    foreach (NativeSlot slot in slots)
+    {
+      if (slot.IsRange) NativeMethods.drydb_range_release(slot.Handle);
+      else NativeMethods.drydb_value_release(slot.Handle);
+      slot.Handle = IntPtr.Zero;
+      slot.Owned = false;
+    }
+    slots.Clear();
+    freeValueSlots.Clear();
+    freeRangeSlots.Clear();
+    int status = isDataset ? NativeMethods.drydb_dataset_close(Handle) : NativeMethods.drydb_db_close(Handle);
+    closed = true;
+    Handle = IntPtr.Zero;
+    if (ownedMemory != IntPtr.Zero)
+    {
+      System.Runtime.InteropServices.Marshal.FreeHGlobal(ownedMemory);
+      ownedMemory = IntPtr.Zero;
+    }
+    // Every drydb handle was released above, so the close cannot be refused.
+    System.Diagnostics.Debug.Assert(status == Status.Ok);
+    return true;
   }
 }

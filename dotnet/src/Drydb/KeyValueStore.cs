@@ -9,18 +9,36 @@ using Drydb.Native;
 
 namespace Drydb;
 
-/// <summary>A table or a secondary index: what both answer.</summary>
+/// <summary>A table, a secondary index or a sharded dataset's table: what all answer.</summary>
 public abstract unsafe class KeyValueStore
 {
-  internal readonly ReadOnlyDatabase Database;
-  internal readonly IntPtr Handle;
-  private readonly bool isIndex;
+  internal enum StoreKind { Table, Index, ShardedTable }
 
-  internal KeyValueStore(ReadOnlyDatabase database, IntPtr handle, bool isIndex)
+  internal readonly DatabaseCore Core;
+  internal readonly IntPtr Handle;
+  private readonly StoreKind kind;
+  // The database or dataset object: kept reachable (so not finalized) while its stores are.
+  private readonly object owner;
+
+  internal KeyValueStore(object owner, DatabaseCore core, IntPtr handle, StoreKind kind)
   {
-    Database = database;
+    this.owner = owner;
+    Core = core;
     Handle = handle;
-    this.isIndex = isIndex;
+    this.kind = kind;
+  }
+
+  internal void ThrowIfDisposed()
+  {
+    if (Core.IsDisposed) throw new ObjectDisposedException(owner.GetType().Name);
+  }
+
+  /// <summary>A lease for one call that needs no holder (a count): ended with its token.</summary>
+  internal NativeSlot Enter(out int token)
+  {
+    NativeSlot slot = Core.TakeValueSlot();
+    token = slot.Token;
+    return slot;
   }
 
   /// <summary>The key encoding.</summary>
@@ -92,13 +110,16 @@ public abstract unsafe class KeyValueStore
   [MethodImpl(MethodImplOptions.AggressiveInlining)]
   private SingleValueResult GetCore(NativeKey* key)
   {
-    NativeSlot slot = Database.Core.TakeValueSlot();
+    NativeSlot slot = Core.TakeValueSlot();
     int token = slot.Token;
     byte* data;
     nuint size;
-    int status = isIndex
-      ? NativeMethods.drydb_index_get(Handle, key, slot.Handle, null, null, &data, &size)
-      : NativeMethods.drydb_table_get(Handle, key, slot.Handle, &data, &size);
+    int status = kind switch
+    {
+      StoreKind.Table => NativeMethods.drydb_table_get(Handle, key, slot.Handle, &data, &size),
+      StoreKind.Index => NativeMethods.drydb_index_get(Handle, key, slot.Handle, null, null, &data, &size),
+      _ => NativeMethods.drydb_sharded_table_get(Handle, key, slot.Handle, &data, &size),
+    };
     if (status == Status.Ok && size <= int.MaxValue) return new SingleValueResult(slot, token, data, (int)size);
     slot.Release(token);
     if (status == Status.Ok) throw new NotSupportedException("the value is larger than a span can view");
@@ -173,14 +194,17 @@ public abstract unsafe class KeyValueStore
   /// sortOrder. Bytes and text keys only.</summary>
   public RangeResult GetRangeWithPrefix(ReadOnlySpan<byte> prefix, SortOrder sortOrder = SortOrder.Ascending)
   {
-    NativeSlot slot = Database.Core.TakeRangeSlot();
+    NativeSlot slot = Core.TakeRangeSlot();
     int token = slot.Token;
     int status;
     fixed (byte* p = prefix)
     {
-      status = isIndex
-        ? NativeMethods.drydb_index_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle)
-        : NativeMethods.drydb_table_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle);
+      status = kind switch
+      {
+        StoreKind.Table => NativeMethods.drydb_table_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle),
+        StoreKind.Index => NativeMethods.drydb_index_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle),
+        _ => NativeMethods.drydb_sharded_table_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle),
+      };
     }
     return FinishRange(slot, token, status);
   }
@@ -195,11 +219,14 @@ public abstract unsafe class KeyValueStore
 
   private RangeResult RangeCore(NativeBound* start, NativeBound* end, SortOrder sortOrder)
   {
-    NativeSlot slot = Database.Core.TakeRangeSlot();
+    NativeSlot slot = Core.TakeRangeSlot();
     int token = slot.Token;
-    int status = isIndex
-      ? NativeMethods.drydb_index_range(Handle, start, end, (int)sortOrder, slot.Handle)
-      : NativeMethods.drydb_table_range(Handle, start, end, (int)sortOrder, slot.Handle);
+    int status = kind switch
+    {
+      StoreKind.Table => NativeMethods.drydb_table_range(Handle, start, end, (int)sortOrder, slot.Handle),
+      StoreKind.Index => NativeMethods.drydb_index_range(Handle, start, end, (int)sortOrder, slot.Handle),
+      _ => NativeMethods.drydb_sharded_table_range(Handle, start, end, (int)sortOrder, slot.Handle),
+    };
     return FinishRange(slot, token, status);
   }
 
@@ -290,11 +317,14 @@ public abstract unsafe class KeyValueStore
   private long CountCore(NativeBound* start, NativeBound* end)
   {
     // A value slot as a lease: the database stays open for the call.
-    NativeSlot slot = Database.Core.TakeValueSlot();
-    int token = slot.Token;
+    NativeSlot slot = Enter(out int token);
     ulong count;
-    int status = isIndex ? NativeMethods.drydb_index_count_range(Handle, start, end, &count)
-                         : NativeMethods.drydb_table_count_range(Handle, start, end, &count);
+    int status = kind switch
+    {
+      StoreKind.Table => NativeMethods.drydb_table_count_range(Handle, start, end, &count),
+      StoreKind.Index => NativeMethods.drydb_index_count_range(Handle, start, end, &count),
+      _ => NativeMethods.drydb_sharded_table_count_range(Handle, start, end, &count),
+    };
     slot.Release(token);
     Errors.Check(status);
     return (long)count;

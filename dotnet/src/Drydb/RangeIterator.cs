@@ -16,22 +16,24 @@ public sealed unsafe class RangeIterator : IDisposable
 {
   private enum Position { Fresh, OnRow, Ended }
 
-  private readonly ReadOnlyDatabase database;
+  private readonly DatabaseCore core;
+  private readonly ReadOnlyTable table;  // keeps its database reachable
   private IntPtr cursor;
   private Position position = Position.Fresh;
   private byte* key, value;
   private nuint keySize, valueSize;
 
-  internal RangeIterator(ReadOnlyDatabase database, ReadOnlyTable table, IteratorDirection direction)
+  internal RangeIterator(DatabaseCore core, ReadOnlyTable table, IteratorDirection direction)
   {
-    this.database = database;
+    this.core = core;
+    this.table = table;
     Direction = direction;
-    database.Core.BeginObjectLease();
+    core.BeginObjectLease();
     IntPtr handle;
     int status = NativeMethods.drydb_cursor_create(table.Handle, &handle);
     if (status != Status.Ok)
     {
-      database.Core.EndObjectLease();
+      core.EndObjectLease();
       Errors.Throw(status);
     }
     cursor = handle;
@@ -276,7 +278,7 @@ public sealed unsafe class RangeIterator : IDisposable
     IntPtr handle = Interlocked.Exchange(ref cursor, IntPtr.Zero);
     if (handle == IntPtr.Zero) return;
     NativeMethods.drydb_cursor_release(handle);
-    database.Core.EndObjectLease();
+    core.EndObjectLease();
   }
 
   /// <summary>Releases the cursor.</summary>

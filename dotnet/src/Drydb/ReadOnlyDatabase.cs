@@ -101,7 +101,7 @@ public sealed unsafe class ReadOnlyDatabase : IDisposable
     }
   }
 
-  private static OpenOptions ToNative(DatabaseLoadOptions? options)
+  internal static OpenOptions ToNative(DatabaseLoadOptions? options)
   {
     options ??= DatabaseLoadOptions.Default;
     if (options.CacheSize < 0) throw new ArgumentOutOfRangeException(nameof(options), "CacheSize must not be negative");

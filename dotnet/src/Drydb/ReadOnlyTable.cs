@@ -13,7 +13,7 @@ public sealed unsafe class ReadOnlyTable : KeyValueStore
   private readonly Dictionary<string, SecondaryIndex> indexes = new Dictionary<string, SecondaryIndex>(StringComparer.Ordinal);
   private readonly string[] indexNames;
 
-  internal ReadOnlyTable(ReadOnlyDatabase database, IntPtr handle) : base(database, handle, isIndex: false)
+  internal ReadOnlyTable(ReadOnlyDatabase database, IntPtr handle) : base(database, database.Core, handle, StoreKind.Table)
   {
     byte* name;
     nuint size;
@@ -53,9 +53,11 @@ public sealed unsafe class ReadOnlyTable : KeyValueStore
   {
     get
     {
-      Database.ThrowIfDisposed();
+      NativeSlot lease = Enter(out int token);
       ulong count;
-      Errors.Check(NativeMethods.drydb_table_count(Handle, &count));
+      int status = NativeMethods.drydb_table_count(Handle, &count);
+      lease.Release(token);
+      Errors.Check(status);
       return (long)count;
     }
   }
@@ -67,7 +69,7 @@ public sealed unsafe class ReadOnlyTable : KeyValueStore
   /// <exception cref="KeyNotFoundException">The table has no index of that name.</exception>
   public SecondaryIndex Index(string name)
   {
-    Database.ThrowIfDisposed();
+    ThrowIfDisposed();
     if (name == null) throw new ArgumentNullException(nameof(name));
     if (indexes.TryGetValue(name, out SecondaryIndex? index)) return index;
     throw new KeyNotFoundException($"drydb: table \"{Name}\" has no index named \"{name}\"");
@@ -76,7 +78,7 @@ public sealed unsafe class ReadOnlyTable : KeyValueStore
   /// <summary>A cursor over the rows in key order, unpositioned: its first MoveNext goes to the
   /// first row (Forward) or the last (Backward). Dispose it.</summary>
   public RangeIterator CreateIterator(IteratorDirection direction = IteratorDirection.Forward) =>
-    new RangeIterator(Database, this, direction);
+    new RangeIterator(Core, this, direction);
 
   /// <inheritdoc/>
   public override string ToString() => $"ReadOnlyTable({Name}, {KeyEncoding})";
@@ -87,7 +89,7 @@ public sealed unsafe class ReadOnlyTable : KeyValueStore
 public sealed unsafe class SecondaryIndex : KeyValueStore
 {
   internal SecondaryIndex(ReadOnlyDatabase database, ReadOnlyTable table, IntPtr handle)
-    : base(database, handle, isIndex: true)
+    : base(database, database.Core, handle, StoreKind.Index)
   {
     Table = table;
     byte* text;
@@ -142,7 +144,7 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
   {
     // Two inclusive bounds of the key: ascending is drydb_index_get_all, descending its reverse.
     NativeBound bound = new NativeBound { Kind = NativeBound.Inclusive, Key = key };
-    NativeSlot slot = Database.Core.TakeRangeSlot();
+    NativeSlot slot = Core.TakeRangeSlot();
     int token = slot.Token;
     int status = sortOrder == SortOrder.Ascending
       ? NativeMethods.drydb_index_get_all(Handle, &key, slot.Handle)
@@ -155,9 +157,11 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
   {
     get
     {
-      Database.ThrowIfDisposed();
+      NativeSlot lease = Enter(out int token);
       ulong count;
-      Errors.Check(NativeMethods.drydb_index_count(Handle, &count));
+      int status = NativeMethods.drydb_index_count(Handle, &count);
+      lease.Release(token);
+      Errors.Check(status);
       return (long)count;
     }
   }
