@@ -8,7 +8,7 @@ namespace Drydb;
 /// <summary>One table: gets, ranges, counts and prefix scans by primary key (see
 /// <see cref="KeyValueStore"/>), iterators, and its secondary indexes. Safe to share between
 /// threads; valid while its database is undisposed.</summary>
-public sealed unsafe class ReadOnlyTable : KeyValueStore
+public sealed unsafe partial class ReadOnlyTable : KeyValueStore
 {
   private readonly Dictionary<string, SecondaryIndex> indexes = new Dictionary<string, SecondaryIndex>(StringComparer.Ordinal);
   private readonly string[] indexNames;
