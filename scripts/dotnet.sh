@@ -26,7 +26,9 @@ version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' dotnet/src/Drydb/Drydb.c
 DRYDB_CLI=$build/tools/drydb/drydb DRYDB_PYTHONPATH=$build/python/package \
   dotnet test dotnet/tests/Drydb.Tests -c Release "-p:DrydbNativeDir=$build/"
 
-dotnet pack dotnet/src/Drydb -c Release "-p:DrydbNativeDir=$build/" -o "$out/packages"
+for project in Drydb Drydb.MessagePack; do
+  dotnet pack "dotnet/src/$project" -c Release "-p:DrydbNativeDir=$build/" -o "$out/packages"
+done
 nupkg=$out/packages/Drydb.$version.nupkg
 /usr/bin/python3 - "$nupkg" <<'PY'
 import sys, zipfile
@@ -37,6 +39,7 @@ missing = [n for n in want if n not in names]
 if missing:
     sys.exit(f"dotnet.sh: {sys.argv[1]} lacks {missing}")
 PY
+test -f "$out/packages/Drydb.MessagePack.$version.nupkg"
 
 # A program outside the repository, restored from the package folder alone (and a package cache
 # of its own, so that no earlier Drydb package of the same version is taken).
