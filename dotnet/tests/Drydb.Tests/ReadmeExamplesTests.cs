@@ -128,4 +128,37 @@ public class ReadmeExamplesTests
     foreach (var value in iterator) rest.Add(Encoding.UTF8.GetString(value));
     Assert.Equal(new[] { "value03", "value04", "value05" }, rest);
   }
+
+  [Fact]
+  public void DocsDotnetExample()
+  {
+    // docs/dotnet.md's example, as written there.
+    using var dir = new TempDir();
+    string path = dir.File("items.drydb");
+    using (var builder = new DatabaseBuilder { PageSize = 4096 })
+    {
+      var items = builder.CreateTable("items", KeyEncoding.Ascii);
+      items.Append("key1", "value1"u8);
+      items.Append("key2", "value2"u8);
+      items.AddSecondaryIndex("first", isUnique: false, KeyEncoding.Ascii, (key, value) => value.Slice(0, 1));
+      builder.BuildToFile(path);
+    }
+    using var database = ReadOnlyDatabase.Open(path);
+    var table = database.GetTable("items");
+    using (var result = table.Get("key1"u8))
+    {
+      Assert.True(result.IsExists);
+      Assert.Equal("value1", Encoding.UTF8.GetString(result.Span));
+    }
+    using (var range = table.GetRange("key1"u8, KeyRange.Unbound, sortOrder: SortOrder.Descending))
+    {
+      Assert.Equal(2, range.Count);
+      Assert.Equal(new[] { "value2", "value1" }, range.ToList().Select(v => Encoding.UTF8.GetString(v)));
+    }
+    Assert.Equal(1, table.CountRange("key1", "key2", endKeyExclusive: true));
+    using var iterator = table.CreateIterator();
+    Assert.True(iterator.TrySeek("key2"u8));
+    Assert.Equal("value2", Encoding.UTF8.GetString(iterator.CurrentValue));
+    using (var first = table.Index("first").GetAll("v"u8)) Assert.Equal(2, first.Count);
+  }
 }
