@@ -10,7 +10,8 @@
 #                                        ran in 146 s with 3 repetitions of 0.2 s)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
 #                                        <workload>/<store>/...; "Python" runs
-#                                        bench/python_bench.py, "Dask" bench/dask_build_bench.py);
+#                                        bench/python_bench.py, "Dask" bench/dask_build_bench.py,
+#                                        "Dotnet" the .NET package's bench/dotnet, about 15 min);
 #                                        the report then goes to
 #                                        build/bench/report/ unless --out is given
 #   scripts/bench.sh --repetitions 5     repetitions per benchmark (default 5)
@@ -56,6 +57,7 @@ callgrind_out=$BUILD/callgrind.txt
 csv_size_out=$BUILD/csv_size.md
 python_out=$BUILD/python_bench.md
 dask_out=$BUILD/dask_build.md
+dotnet_out=$BUILD/dotnet_bench.md
 
 if ! command -v python3 >/dev/null; then
   echo "bench.sh: python3 is needed to write the report (Debian: python3)" >&2
@@ -118,6 +120,25 @@ if [ -z "$report_only" ]; then
       --cli "$BUILD/python/tools/drydb/drydb" --rounds 3 --out "$dask_out"
   fi
 
+  # The .NET package beside LightningDB, RocksDB and Microsoft.Data.Sqlite from NuGet
+  # (bench/dotnet, BenchmarkDotNet), over a Release libdrydb_c.so, on the whole suite or "Dotnet".
+  rm -f "$dotnet_out"
+  if [ -z "$filter" ] || [[ Dotnet =~ $filter ]]; then
+    if ! command -v dotnet >/dev/null; then
+      echo "bench.sh: the .NET benchmarks need the .NET SDK (dotnet)" >&2
+      exit 1
+    fi
+    cmake -S . -B "$BUILD/capi" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_TESTS=OFF \
+      -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF -DDRYDB_BUILD_CLI=OFF \
+      -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF -DDRYDB_BUILD_PYTHON=OFF
+    cmake --build "$BUILD/capi" -j"$JOBS" --target drydb_c
+    rm -rf "$BUILD/dotnet"
+    dotnet run -c Release --project bench/dotnet/Drydb.Benchmarks "-p:DrydbNativeDir=$PWD/$BUILD/capi/" \
+      -- --filter '*' --artifacts "$BUILD/dotnet"
+    python3 bench/dotnet/summarize.py "$BUILD/dotnet/results" --out "$dotnet_out" \
+      --command "scripts/bench.sh --filter Dotnet"
+  fi
+
   rm -f "$callgrind_out"
   if [ "$callgrind" -eq 1 ]; then
     if ! command -v valgrind >/dev/null; then
@@ -155,6 +176,7 @@ report=(python3 bench/report.py "$results" --out "$out" --command "$command" --c
 [ ! -f "$csv_size_out" ] || report+=(--csv-size "$csv_size_out")
 [ ! -f "$python_out" ] || report+=(--python "$python_out")
 [ ! -f "$dask_out" ] || report+=(--dask "$dask_out")
+[ ! -f "$dotnet_out" ] || report+=(--dotnet "$dotnet_out")
 [ ! -f "$results.seconds" ] || report+=(--seconds "$(cat "$results.seconds")")
 [ ! -f "$results.commit" ] || report+=(--commit "$(cat "$results.commit")")
 report+=(--notes bench/key_shape_notes.md)

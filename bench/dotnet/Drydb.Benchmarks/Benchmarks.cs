@@ -101,7 +101,7 @@ public class RandomKeys
     {
       for (int i = start; i < start + Fixture.Gets; i++)
       {
-        using var result = table.Get(f.IntKeys[f.GetOrder[i]]);
+        using var result = table.Get(f.QueryInts[i]);
         sum += result.Span[^1];
       }
     }
@@ -109,7 +109,7 @@ public class RandomKeys
     {
       for (int i = start; i < start + Fixture.Gets; i++)
       {
-        using var result = table.Get(f.Keys[f.GetOrder[i]]);
+        using var result = table.Get(f.QueryKeys[i]);
         sum += result.Span[^1];
       }
     }
@@ -121,7 +121,7 @@ public class RandomKeys
   {
     long sum = 0;
     int start = Start();
-    for (int i = start; i < start + Fixture.Gets; i++) sum += f.LmdbTx.Get(f.LmdbDb, f.Keys[f.GetOrder[i]]).value.AsSpan()[^1];
+    for (int i = start; i < start + Fixture.Gets; i++) sum += f.LmdbTx.Get(f.LmdbDb, f.QueryKeys[i]).value.AsSpan()[^1];
     return sum;
   }
 
@@ -130,7 +130,7 @@ public class RandomKeys
   {
     long sum = 0;
     int start = Start();
-    for (int i = start; i < start + Fixture.Gets; i++) sum += f.Rocks.Get(f.Keys[f.GetOrder[i]])[^1];
+    for (int i = start; i < start + Fixture.Gets; i++) sum += f.Rocks.Get(f.QueryKeys[i])[^1];
     return sum;
   }
 

@@ -30,6 +30,10 @@ public sealed class Fixture
   public readonly long[] IntKeys = Array.Empty<long>();  // sorted, integer shapes
   public readonly byte[][] Keys;                         // sorted, as stored (encoded)
   public readonly int[] GetOrder;                        // ranks of the gets, a random order
+  // The gets' keys in that order, laid out one after another (fresh arrays, allocated in
+  // query order) so that reading the next query key costs no cache miss of its own.
+  public readonly long[] QueryInts;
+  public readonly byte[][] QueryKeys;
   public readonly int[] RangeStarts, CountStarts;        // ranks where ranges and counts start
   public readonly string DrydbPath, LmdbPath, RocksPath, SqlitePath;
 
@@ -67,6 +71,8 @@ public sealed class Fixture
     };
     int n = Keys.Length;
     GetOrder = Enumerable.Range(0, n).OrderBy(_ => random.Next()).Take(Math.Min(n, 200_000)).ToArray();
+    QueryInts = IntegerKeys ? GetOrder.Select(r => IntKeys[r]).ToArray() : Array.Empty<long>();
+    QueryKeys = GetOrder.Select(r => (byte[])Keys[r].Clone()).ToArray();
     RangeStarts = Enumerable.Range(0, Ranges).Select(_ => random.Next(n - RangeRows)).ToArray();
     CountStarts = Enumerable.Range(0, Counts).Select(_ => random.Next(n - CountRows)).ToArray();
     string dir = Path.Combine(root, name);

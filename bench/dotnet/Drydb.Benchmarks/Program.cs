@@ -16,6 +16,7 @@ var config = ManualConfig.CreateEmpty()
   .AddDiagnoser(MemoryDiagnoser.Default)
   .AddColumnProvider(DefaultColumnProviders.Instance)
   .AddExporter(MarkdownExporter.GitHub)
+  .AddExporter(BenchmarkDotNet.Exporters.Json.JsonExporter.Full)
   .AddLogger(BenchmarkDotNet.Loggers.ConsoleLogger.Default)
   .WithSummaryStyle(SummaryStyle.Default.WithRatioStyle(RatioStyle.Trend))
   .WithOptions(ConfigOptions.JoinSummary);

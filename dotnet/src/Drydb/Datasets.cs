@@ -124,19 +124,6 @@ public sealed unsafe class ShardedTable : KeyValueStore
   /// <inheritdoc/>
   public override KeyEncoding KeyEncoding { get; }
 
-  /// <summary>The number of rows in every shard.</summary>
-  public long Count
-  {
-    get
-    {
-      NativeSlot lease = Enter(out int token);
-      ulong count;
-      int status = NativeMethods.drydb_sharded_table_count(Handle, &count);
-      lease.Release(token);
-      Errors.Check(status);
-      return (long)count;
-    }
-  }
 }
 
 /// <summary>A dataset folder followed under load: it serves the generation CURRENT names, and

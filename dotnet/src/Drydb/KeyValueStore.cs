@@ -44,6 +44,26 @@ public abstract unsafe class KeyValueStore
   /// <summary>The key encoding.</summary>
   public abstract KeyEncoding KeyEncoding { get; }
 
+  /// <summary>The number of rows (of an index: its entries; of a sharded table: in every
+  /// shard), O(1).</summary>
+  public long Count
+  {
+    get
+    {
+      NativeSlot lease = Enter(out int token);
+      ulong count;
+      int status = kind switch
+      {
+        StoreKind.Table => NativeMethods.drydb_table_count(Handle, &count),
+        StoreKind.Index => NativeMethods.drydb_index_count(Handle, &count),
+        _ => NativeMethods.drydb_sharded_table_count(Handle, &count),
+      };
+      lease.Release(token);
+      Errors.Check(status);
+      return (long)count;
+    }
+  }
+
   // ---- get -------------------------------------------------------------------------------
 
   /// <summary>The value of `key` (a bytes or text key's UTF-8 bytes; the fastest form).</summary>

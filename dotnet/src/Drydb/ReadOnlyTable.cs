@@ -48,19 +48,6 @@ public sealed unsafe partial class ReadOnlyTable : KeyValueStore
   /// <summary>The miss filter's bits per key as built (0: none).</summary>
   public int MissFilterBitsPerKey { get; }
 
-  /// <summary>The number of rows, O(1).</summary>
-  public long Count
-  {
-    get
-    {
-      NativeSlot lease = Enter(out int token);
-      ulong count;
-      int status = NativeMethods.drydb_table_count(Handle, &count);
-      lease.Release(token);
-      Errors.Check(status);
-      return (long)count;
-    }
-  }
 
   /// <summary>The names of the table's secondary indexes, in declaration order.</summary>
   public IReadOnlyList<string> IndexNames => indexNames;
@@ -119,7 +106,6 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
   /// <summary>Every row whose index key is `key`, in primary-key order (or its reverse).</summary>
   public RangeResult GetAll(ReadOnlySpan<byte> key, SortOrder sortOrder = SortOrder.Ascending)
   {
-    if (key.Length == 0) return GetAllCore(NativeKey.Bytes(null, 0), sortOrder);
     fixed (byte* p = key) return GetAllCore(NativeKey.Bytes(p, key.Length), sortOrder);
   }
 
@@ -152,19 +138,6 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
     return FinishRange(slot, token, status);
   }
 
-  /// <summary>The number of entries (rows with an index key), O(1).</summary>
-  public long Count
-  {
-    get
-    {
-      NativeSlot lease = Enter(out int token);
-      ulong count;
-      int status = NativeMethods.drydb_index_count(Handle, &count);
-      lease.Release(token);
-      Errors.Check(status);
-      return (long)count;
-    }
-  }
 
   /// <inheritdoc/>
   public override string ToString() => $"SecondaryIndex({Table.Name}.{Name}, {KeyEncoding}, unique: {IsUnique})";
