@@ -408,13 +408,27 @@ internal sealed unsafe class IndexCallback
         return Hand(bytes, KeyKinds.Uuid, output);
       }
       case byte[] bytes:
-        return Hand(bytes, kind == KeyKinds.Int64 ? KeyKinds.Bytes : kind, output);
+        return HandBytes(bytes, output);
       case ReadOnlyMemory<byte> memory:
-        return Hand(memory.Span, kind == KeyKinds.Int64 ? KeyKinds.Bytes : kind, output);
+        return HandBytes(memory.Span, output);
       default:
         throw new ArgumentException($"drydb: an index key of type {indexKey.GetType()} (index {Description}); " +
                                     "give a string, long, int, Guid, byte[] or ReadOnlyMemory<byte>");
     }
+  }
+
+  // Bytes for the index's kind: an int64 index takes 8 little-endian bytes (the C# DryDB's
+  // Int64LittleEndian encoding), a UUID or ULID index 16 bytes, a bytes index any.
+  private int HandBytes(ReadOnlySpan<byte> bytes, NativeKey* output)
+  {
+    if (kind == KeyKinds.Int64)
+    {
+      if (bytes.Length != 8)
+        throw new KeyEncodingMismatchException($"drydb: index {Description} has int64 keys; the factory gave {bytes.Length} bytes, not 8");
+      *output = NativeKey.Integer(System.Buffers.Binary.BinaryPrimitives.ReadInt64LittleEndian(bytes));
+      return Status.Ok;
+    }
+    return Hand(bytes, kind, output);
   }
 
   private int Hand(ReadOnlySpan<byte> bytes, int keyKind, NativeKey* output)

@@ -47,9 +47,15 @@ internal sealed class NativeSlot
   [MethodImpl(MethodImplOptions.AggressiveInlining)]
   internal void Release(int token)
   {
+    // A stale copy's token no longer matches. (Disposing two copies of one result at once, on
+    // two threads, is a race the caller must not run, as disposing any object twice at once.)
     if (Token != token) return;
     Token = token + 1;
+#if NETCOREAPP3_0_OR_GREATER
     Volatile.Write(ref Busy, 0);
+#else
+    Interlocked.Exchange(ref Busy, 0);  // no process-wide barrier in the closer: a full fence here
+#endif
     if (!Owned) Core.ReturnUnowned(this);
     if (Volatile.Read(ref Core.DisposedFlag) != 0) Core.TryClose();
   }
@@ -99,7 +105,7 @@ internal sealed unsafe class DatabaseCore
   internal NativeSlot TakeValueSlot()
   {
     NativeSlot? slot = t_valueSlot;
-    if (slot == null || slot.Core != this || slot.Busy != 0) slot = TakeSlow(false);
+    if (slot == null || slot.Core != this || Volatile.Read(ref slot.Busy) != 0) slot = TakeSlow(false);
     else Enter(slot);
     return slot;
   }
@@ -109,7 +115,7 @@ internal sealed unsafe class DatabaseCore
   internal NativeSlot TakeRangeSlot()
   {
     NativeSlot? slot = t_rangeSlot;
-    if (slot == null || slot.Core != this || slot.Busy != 0) slot = TakeSlow(true);
+    if (slot == null || slot.Core != this || Volatile.Read(ref slot.Busy) != 0) slot = TakeSlow(true);
     else Enter(slot);
     return slot;
   }
@@ -134,6 +140,7 @@ internal sealed unsafe class DatabaseCore
   private NativeSlot TakeSlow(bool isRange)
   {
     NativeSlot? slot = null;
+    NativeSlot? previous = null;  // this thread's slot for another database, given back below
     ref NativeSlot? threadSlot = ref (isRange ? ref t_rangeSlot : ref t_valueSlot);
     bool own = threadSlot == null || threadSlot.Core != this;
     lock (gate)
@@ -174,17 +181,15 @@ internal sealed unsafe class DatabaseCore
       slot.Busy = 1;
       if (own)
       {
-        // This thread's slot for another database goes back to that database's free list.
-        NativeSlot? previous = threadSlot;
+        previous = threadSlot;
         slot.Owned = true;
         threadSlot = slot;
-        if (previous != null)
-        {
-          previous.Owned = false;
-          previous.Core.ReturnUnowned(previous);
-        }
+        if (previous != null) previous.Owned = false;
       }
     }
+    // Outside this database's lock: ReturnUnowned takes the other database's (two threads
+    // switching between two databases would otherwise take the two locks in opposite orders).
+    if (previous != null) previous.Core.ReturnUnowned(previous);
     return slot;
   }
 

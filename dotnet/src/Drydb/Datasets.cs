@@ -116,6 +116,7 @@ public sealed unsafe class ShardedTable : KeyValueStore
     Errors.Check(NativeMethods.drydb_sharded_table_key_kind(handle, &kind));
     Errors.Check(NativeMethods.drydb_sharded_table_encoding_id(handle, &text, &size));
     KeyEncoding = KeyEncoding.FromFile(Keys.Text(text, size), kind);
+    SetSpanKeyKind(KeyEncoding);
   }
 
   /// <summary>The table's name.</summary>

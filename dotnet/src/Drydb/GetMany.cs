@@ -42,7 +42,7 @@ public sealed unsafe partial class ReadOnlyTable
       for (int i = 0; i < keys.Count; i++)
       {
         keys[i].AsSpan().CopyTo(new Span<byte>(at, keys[i].Length));
-        result.Keys[i] = NativeKey.Bytes(at, keys[i].Length);
+        result.Keys[i] = NativeKey.Bytes(at, keys[i].Length, SpanKeyKind);
         at += keys[i].Length;
       }
       result.Fetch(Handle);
@@ -67,7 +67,8 @@ public sealed unsafe partial class ReadOnlyTable
 
 /// <summary>The values of a <see cref="ReadOnlyTable.GetMany(ReadOnlySpan{long})"/>, in the keys'
 /// order: <see cref="HasValue"/> and the value's bytes as a span viewing the database's page,
-/// valid until the result is disposed (the database stays open while it lives).</summary>
+/// valid until the result is disposed (the database stays open while it lives; a forgotten one
+/// keeps it open).</summary>
 public sealed unsafe class MultiValueResult : IDisposable
 {
   private readonly DatabaseCore core;
@@ -99,9 +100,6 @@ public sealed unsafe class MultiValueResult : IDisposable
       Errors.Throw(status);
     }
   }
-
-  /// <summary>Finalizer: releases the pages of a result nobody disposed.</summary>
-  ~MultiValueResult() => Release();
 
   internal void Fetch(IntPtr table)
   {
@@ -147,9 +145,5 @@ public sealed unsafe class MultiValueResult : IDisposable
   }
 
   /// <summary>Lets go of the values' pages.</summary>
-  public void Dispose()
-  {
-    Release();
-    GC.SuppressFinalize(this);
-  }
+  public void Dispose() => Release();
 }

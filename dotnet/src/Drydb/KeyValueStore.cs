@@ -44,6 +44,13 @@ public abstract unsafe class KeyValueStore
   /// <summary>The key encoding.</summary>
   public abstract KeyEncoding KeyEncoding { get; }
 
+  // The kind of a key given as bytes: a UUID or ULID store's 16 bytes, else bytes (an int64
+  // store then refuses it). Set by the derived constructors once KeyEncoding is known.
+  internal int SpanKeyKind = KeyKinds.Bytes;
+
+  internal void SetSpanKeyKind(KeyEncoding encoding) =>
+    SpanKeyKind = encoding.Kind is KeyKinds.Uuid or KeyKinds.Ulid ? encoding.Kind : KeyKinds.Bytes;
+
   /// <summary>The number of rows (of an index: its entries; of a sharded table: in every
   /// shard), O(1).</summary>
   public long Count
@@ -72,7 +79,7 @@ public abstract unsafe class KeyValueStore
   {
     fixed (byte* p = key)
     {
-      NativeKey k = NativeKey.Bytes(p, key.Length);
+      NativeKey k = NativeKey.Bytes(p, key.Length, SpanKeyKind);
       return GetCore(&k);
     }
   }
@@ -158,8 +165,8 @@ public abstract unsafe class KeyValueStore
     fixed (byte* s = startKey)
     fixed (byte* e = endKey)
     {
-      NativeBound start = Keys.Bound(s, startKey.Length, startKeyExclusive);
-      NativeBound end = Keys.Bound(e, endKey.Length, endKeyExclusive);
+      NativeBound start = Keys.Bound(s, startKey.Length, startKeyExclusive, SpanKeyKind);
+      NativeBound end = Keys.Bound(e, endKey.Length, endKeyExclusive, SpanKeyKind);
       return RangeCore(&start, &end, sortOrder);
     }
   }
@@ -280,8 +287,8 @@ public abstract unsafe class KeyValueStore
     fixed (byte* s = startKey)
     fixed (byte* e = endKey)
     {
-      NativeBound start = Keys.Bound(s, startKey.Length, startKeyExclusive);
-      NativeBound end = Keys.Bound(e, endKey.Length, endKeyExclusive);
+      NativeBound start = Keys.Bound(s, startKey.Length, startKeyExclusive, SpanKeyKind);
+      NativeBound end = Keys.Bound(e, endKey.Length, endKeyExclusive, SpanKeyKind);
       return CountCore(&start, &end);
     }
   }

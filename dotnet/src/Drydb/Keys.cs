@@ -43,13 +43,14 @@ internal ref struct Utf8Key
 /// <summary>Builds the C API's key and bound structs.</summary>
 internal static unsafe class Keys
 {
-  /// <summary>A bound over bytes at `data`: an empty key is no bound (the C# DryDB's rule).</summary>
-  internal static NativeBound Bound(byte* data, int size, bool exclusive)
+  /// <summary>A bound over the bytes at `data` (of a key of `kind`: bytes, or a UUID's or
+  /// ULID's 16): an empty key is no bound (the C# DryDB's rule).</summary>
+  internal static NativeBound Bound(byte* data, int size, bool exclusive, int kind)
   {
     NativeBound bound = default;
     if (size == 0) return bound;
     bound.Kind = exclusive ? NativeBound.Exclusive : NativeBound.Inclusive;
-    bound.Key = NativeKey.Bytes(data, size);
+    bound.Key = NativeKey.Bytes(data, size, kind);
     return bound;
   }
 

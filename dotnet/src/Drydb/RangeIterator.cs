@@ -10,8 +10,8 @@ namespace Drydb;
 /// <summary>A cursor over a table's rows in key order (the C# DryDB's RangeIterator): MoveNext
 /// steps one row in the iterator's direction, TrySeek jumps to a key, and CurrentKey and
 /// CurrentValue view the row (zero-copy, valid until the next move). One thread at a time;
-/// dispose it (the database stays open while it lives; a forgotten iterator is released by its
-/// finalizer).</summary>
+/// dispose it: the database stays open while it lives (a forgotten one keeps it open: a
+/// finalizer could free a page a span still views).</summary>
 public sealed unsafe class RangeIterator : IDisposable
 {
   private enum Position { Fresh, OnRow, Ended }
@@ -38,9 +38,6 @@ public sealed unsafe class RangeIterator : IDisposable
     }
     cursor = handle;
   }
-
-  /// <summary>Finalizer: releases the cursor of an iterator nobody disposed.</summary>
-  ~RangeIterator() => Release();
 
   /// <summary>Which way MoveNext goes.</summary>
   public IteratorDirection Direction { get; }
@@ -132,7 +129,7 @@ public sealed unsafe class RangeIterator : IDisposable
   {
     fixed (byte* p = key)
     {
-      NativeKey k = NativeKey.Bytes(p, key.Length);
+      NativeKey k = NativeKey.Bytes(p, key.Length, table.SpanKeyKind);
       return SeekExact(&k);
     }
   }
@@ -165,9 +162,17 @@ public sealed unsafe class RangeIterator : IDisposable
   {
     fixed (byte* p = key)
     {
-      NativeKey k = NativeKey.Bytes(p, key.Length);
+      NativeKey k = NativeKey.Bytes(p, key.Length, table.SpanKeyKind);
       return SeekCore(&k);
     }
+  }
+
+  /// <summary>Seek of a text key (UTF-8).</summary>
+  public bool Seek(string key)
+  {
+    if (key == null) throw new ArgumentNullException(nameof(key));
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    return Seek(utf8.Bytes);
   }
 
   /// <summary>Seek of an int64 key.</summary>
@@ -221,7 +226,8 @@ public sealed unsafe class RangeIterator : IDisposable
                     NativeMethods.drydb_cursor_rank(cursor, &rank) == Status.Ok;
     int status = NativeMethods.drydb_cursor_seek_exact(cursor, k);
     if (status == Status.Ok) return Settle(status);
-    if (status != Status.End) Errors.Throw(status);
+    // An error leaves the cursor off the table: so is the iterator (Land throws it).
+    if (status != Status.End) return Land(status, null, 0, null, 0, Position.Ended);
     // Not found: back to where it was.
     if (wasOnRow) Settle(NativeMethods.drydb_cursor_seek_rank(cursor, rank));
     else if (position == Position.Ended) Settle(Status.End);
@@ -282,11 +288,7 @@ public sealed unsafe class RangeIterator : IDisposable
   }
 
   /// <summary>Releases the cursor.</summary>
-  public void Dispose()
-  {
-    Release();
-    GC.SuppressFinalize(this);
-  }
+  public void Dispose() => Release();
 
   /// <summary>Dispose, as a completed task.</summary>
   public ValueTask DisposeAsync()

@@ -23,6 +23,7 @@ public sealed unsafe partial class ReadOnlyTable : KeyValueStore
     Errors.Check(NativeMethods.drydb_table_key_kind(handle, &kind));
     Errors.Check(NativeMethods.drydb_table_encoding_id(handle, &name, &size));
     KeyEncoding = KeyEncoding.FromFile(Keys.Text(name, size), kind);
+    SetSpanKeyKind(KeyEncoding);
     uint bits;
     Errors.Check(NativeMethods.drydb_table_miss_filter_bits(handle, &bits));
     MissFilterBitsPerKey = (int)bits;
@@ -89,6 +90,7 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
     Errors.Check(NativeMethods.drydb_index_key_kind(handle, &kind));
     Errors.Check(NativeMethods.drydb_index_encoding_id(handle, &text, &size));
     KeyEncoding = KeyEncoding.FromFile(Keys.Text(text, size), kind);
+    SetSpanKeyKind(KeyEncoding);
   }
 
   /// <summary>The table indexed.</summary>
@@ -106,7 +108,7 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
   /// <summary>Every row whose index key is `key`, in primary-key order (or its reverse).</summary>
   public RangeResult GetAll(ReadOnlySpan<byte> key, SortOrder sortOrder = SortOrder.Ascending)
   {
-    fixed (byte* p = key) return GetAllCore(NativeKey.Bytes(p, key.Length), sortOrder);
+    fixed (byte* p = key) return GetAllCore(NativeKey.Bytes(p, key.Length, SpanKeyKind), sortOrder);
   }
 
   /// <summary>GetAll of a text key (UTF-8).</summary>

@@ -140,11 +140,25 @@ public readonly unsafe struct RangeResult : IDisposable
     }
 
     /// <summary>The current row's value.</summary>
-    public ReadOnlySpan<byte> Current => new ReadOnlySpan<byte>(value, checked((int)valueSize));
+    public ReadOnlySpan<byte> Current
+    {
+      get
+      {
+        slot?.CheckLive(token);
+        return new ReadOnlySpan<byte>(value, checked((int)valueSize));
+      }
+    }
 
     /// <summary>The current row's key as stored (an int64 key: 8 bytes, see
     /// <see cref="CurrentKeyAsInt64"/>; an index query: the row's primary key).</summary>
-    public ReadOnlySpan<byte> CurrentKey => new ReadOnlySpan<byte>(key, checked((int)keySize));
+    public ReadOnlySpan<byte> CurrentKey
+    {
+      get
+      {
+        slot?.CheckLive(token);
+        return new ReadOnlySpan<byte>(key, checked((int)keySize));
+      }
+    }
 
     /// <summary>The current row's int64 key.</summary>
     public long CurrentKeyAsInt64 => Keys.DecodeInt64(CurrentKey);

@@ -14,8 +14,9 @@ internal unsafe struct NativeKey
   internal nuint Size;
   internal long Int64;
 
-  internal static NativeKey Bytes(byte* data, int size) =>
-    new NativeKey { Kind = KeyKinds.Bytes, Data = data, Size = (nuint)size };
+  /// <summary>Key bytes of a bytes table, or (kind) the 16 bytes of a UUID or ULID key.</summary>
+  internal static NativeKey Bytes(byte* data, int size, int kind = KeyKinds.Bytes) =>
+    new NativeKey { Kind = kind, Data = data, Size = (nuint)size };
 
   internal static NativeKey Integer(long value) => new NativeKey { Kind = KeyKinds.Int64, Int64 = value };
 }
