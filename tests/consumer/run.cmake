@@ -5,7 +5,11 @@
 #   pkg_config        compile main.cpp with `pkg-config --cflags --libs drydb` from WORK_DIR/prefix
 #   add_subdirectory  configure, build and run add_subdirectory/ on DRYDB_SOURCE_DIR
 #
-# Common inputs: CONSUMER_DIR (this folder), WORK_DIR, CONFIG, GENERATOR, CXX_COMPILER.
+# Each step builds main.cpp against drydb::drydb (pkg-config drydb) and capi_main.c, a C program,
+# against drydb::c (pkg-config drydb_c).
+#
+# Common inputs: CONSUMER_DIR (this folder), WORK_DIR, CONFIG, GENERATOR, CXX_COMPILER,
+# C_COMPILER.
 cmake_minimum_required(VERSION 3.21)
 
 set(prefix "${WORK_DIR}/prefix")
@@ -23,16 +27,22 @@ endfunction()
 function(build_and_run)
   file(REMOVE_RECURSE "${build}")
   run("${CMAKE_COMMAND}" -S "${CONSUMER_DIR}/${STEP}" -B "${build}" -G "${GENERATOR}"
-      "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_BUILD_TYPE=${CONFIG}" ${ARGN})
+      "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+      "-DCMAKE_BUILD_TYPE=${CONFIG}" ${ARGN})
   run("${CMAKE_COMMAND}" --build "${build}" --config "${CONFIG}" --parallel 2)
-  # Multi-config generators put the program in a per-config folder.
-  foreach(exe "${build}/consumer" "${build}/${CONFIG}/consumer")
-    if(EXISTS "${exe}")
-      run("${exe}")
-      return()
+  foreach(program consumer consumer_c)
+    # Multi-config generators put the program in a per-config folder.
+    set(found OFF)
+    foreach(exe "${build}/${program}" "${build}/${CONFIG}/${program}")
+      if(EXISTS "${exe}" AND NOT found)
+        run("${exe}")
+        set(found ON)
+      endif()
+    endforeach()
+    if(NOT found)
+      message(FATAL_ERROR "${STEP}: the program ${program} was not built")
     endif()
   endforeach()
-  message(FATAL_ERROR "${STEP}: the consumer program was not built")
 endfunction()
 
 if(STEP STREQUAL "install")
@@ -50,6 +60,14 @@ elseif(STEP STREQUAL "pkg_config")
   file(MAKE_DIRECTORY "${build}")
   run("${CXX_COMPILER}" -std=c++20 "${CONSUMER_DIR}/main.cpp" -o "${build}/consumer" ${flags})
   run("${build}/consumer")
+  # The C API as a C program: pkg-config drydb_c (the shared library, found at run time through
+  # the prefix's lib folder).
+  execute_process(COMMAND "${PKG_CONFIG}" --cflags --libs drydb_c OUTPUT_VARIABLE c_flags
+                  OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  separate_arguments(c_flags UNIX_COMMAND "${c_flags}")
+  run("${C_COMPILER}" -std=c11 "${CONSUMER_DIR}/capi_main.c" -o "${build}/consumer_c" ${c_flags}
+      "-Wl,-rpath,${prefix}/${LIBDIR}")
+  run("${build}/consumer_c")
 else()
   message(FATAL_ERROR "unknown STEP '${STEP}'")
 endif()
