@@ -67,8 +67,9 @@ configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ 
 ctest --test-dir build/release --output-on-failure -j"$JOBS"
 done_stages="release"
 
-# The .NET package over the Release build's libdrydb_c.so: its xunit tests on .NET 10 and (the
-# netstandard2.1 build) .NET 8, the .nupkg, and a program outside the repository built from it.
+# The .NET package over the Release build's libdrydb_c.so: scripts/dotnet.sh runs `dotnet test`
+# (xunit, on .NET 10 and, for the netstandard2.1 build, .NET 8), `dotnet pack`, and a program
+# outside the repository built from the .nupkg.
 stage=dotnet
 bash scripts/dotnet.sh build/release
 done_stages+=", .NET"
