@@ -329,6 +329,32 @@ DRYDB_C_EXPORT int drydb_range_next(drydb_range* range, const void** key, size_t
 /* Starts the walk over from the range's first row. */
 DRYDB_C_EXPORT int drydb_range_rewind(drydb_range* range);
 
+/* A row of a batch: views of its key and value. */
+typedef struct drydb_row {
+  const void* key;
+  size_t key_size;
+  const void* value;
+  size_t value_size;
+} drydb_row;
+
+/* The most rows one drydb_range_next_batch gives. */
+#define DRYDB_RANGE_BATCH_MAX 256
+
+/* The next rows of the walk at once, as that many drydb_range_next calls would give them: *rows
+ * points to *count rows (at most max_rows, at most DRYDB_RANGE_BATCH_MAX), owned by the range and
+ * valid until its next step, batch, rewind, repositioning or release. It saves a call per row;
+ * a binding that pays for each call (.NET's P/Invoke) walks ranges with it.
+ * DRYDB_OK with *count >= 1; DRYDB_END with *count 0 after the last row; or the error that ended
+ * the walk, with *count the rows read before it (their views valid as above; the next call says
+ * DRYDB_END). The range copies every row of a batch but its last into its own buffer (so a batch
+ * holds no more than the walk's current page resident): a batch ends early, at a row of more than
+ * 4 KiB or when 64 KiB are copied, and the copies are made once, in memory the range keeps for
+ * its next batches. DRYDB_INVALID_ARGUMENT for max_rows 0 or a NULL rows or count. An index query's
+ * rows come without their index keys: walk with drydb_range_next where drydb_range_index_key is
+ * wanted. */
+DRYDB_C_EXPORT int drydb_range_next_batch(drydb_range* range, size_t max_rows,
+                                          const drydb_row** rows, size_t* count);
+
 /* ---- secondary indexes --------------------------------------------------------------------- */
 
 /* One secondary index of a table (drydb::SecondaryIndex). Owned by the database like its table:

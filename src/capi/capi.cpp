@@ -16,6 +16,7 @@
 // DRYDB_INVALID_STATE.
 #include "drydb/c.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -254,6 +255,10 @@ struct drydb_range {
   drydb::IndexCursor icursor;
   uint64_t first = 0, count = 0, walked = 0;
   drydb::SortOrder order = drydb::SortOrder::ascending;
+  // drydb_range_next_batch's rows, and the copies of the rows it gives before a batch's last:
+  // sized by the first batch and kept for the holder's life, so later batches allocate nothing.
+  std::vector<drydb_row> batch;
+  std::vector<std::byte> batch_bytes;
 #if DRYDB_C_DATASETS
   // A sharded table's walk (sharded = true): srange, stepped through sit (which points into
   // srange, so it is reset before srange changes).
@@ -377,17 +382,25 @@ struct TagOf<drydb_table_builder> {
   static constexpr const char* name = "table builder";
 };
 
-// DRYDB_OK if `h` is a live handle of its kind; else records why not.
+// checked()'s answer for a handle that is not live: records why.
 template <class T>
-int checked(const T* h, const char* fn) noexcept {
+[[gnu::cold, gnu::noinline]] int not_live(const T* h, const char* fn) noexcept {
   if (h == nullptr)
     return record(DRYDB_INVALID_ARGUMENT, fn, std::string(TagOf<T>::name) + " is NULL");
-  if (h->tag == TagOf<T>::tag) return DRYDB_OK;
   if (h->tag == kReleasedTag)
     return record(DRYDB_INVALID_ARGUMENT, fn,
                   std::string(TagOf<T>::name) + " has been released (or closed)");
   return record(DRYDB_INVALID_ARGUMENT, fn,
                 std::string("not a drydb ") + TagOf<T>::name + " handle");
+}
+
+// DRYDB_OK if `h` is a live handle of its kind; else records why not. Inline: a query's handle
+// checks are two compares, the message is built out of line.
+template <class T>
+inline int checked(const T* h, const char* fn) noexcept {
+  if (h != nullptr && h->tag == TagOf<T>::tag) [[likely]]
+    return DRYDB_OK;
+  return not_live(h, fn);
 }
 
 int null_argument(const char* fn, const char* what) noexcept {
@@ -435,6 +448,22 @@ int to_key(const drydb_key* k, const char* fn, std::optional<drydb::Key>* out) {
     default:
       return record(DRYDB_INVALID_ARGUMENT, fn, "unknown key kind " + std::to_string(k->kind));
   }
+}
+
+// use(the drydb::Key `k` stands for), or to_key's error. Int64 and bytes keys are built in
+// place, without to_key's std::optional: the per-call path of a get.
+template <class F>
+DRYDB_ALWAYS_INLINE int with_key(const drydb_key* k, const char* fn, F&& use) {
+  if (k != nullptr) [[likely]] {
+    if (k->kind == DRYDB_KEY_INT64) return use(drydb::Key(k->i64));
+    if (k->kind == DRYDB_KEY_BYTES && (k->data != nullptr || k->size == 0) &&
+        k->size <= UINT32_MAX)
+      return use(drydb::Key(
+          std::span<const std::byte>(static_cast<const std::byte*>(k->data), k->size)));
+  }
+  std::optional<drydb::Key> key;
+  if (int rc = to_key(k, fn, &key); rc != 0) return rc;
+  return use(*key);
 }
 
 // A bound's drydb::KeyBound in *out and whether it is exclusive.
@@ -699,6 +728,28 @@ int sharded_range_next(drydb_range* r, const void** key, size_t* key_size, const
   return DRYDB_OK;
 }
 #endif
+
+// drydb_range_next's step, whatever positioned the range.
+int range_step(drydb_range* range, const void** key, size_t* key_size, const void** value,
+               size_t* value_size) {
+  if (range->index) return index_range_next(range, key, key_size, value, value_size);
+#if DRYDB_C_DATASETS
+  if (range->sharded) return sharded_range_next(range, key, key_size, value, value_size);
+#endif
+  if (range->ended) return DRYDB_END;
+  if (!range->it)
+    range->it.emplace(range->range.begin());
+  else
+    ++*range->it;
+  if (*range->it == std::default_sentinel) {
+    range->ended = true;
+    if (!range->range.status()) return record(range->range.status().error());
+    return DRYDB_END;
+  }
+  const drydb::Entry e = **range->it;
+  put_row(e.key, e.value, key, key_size, value, value_size);
+  return DRYDB_OK;
+}
 
 }  // namespace
 
@@ -986,19 +1037,22 @@ int drydb_table_get(const drydb_table* table, const drydb_key* key, drydb_value*
     if (size != nullptr) *size = 0;
     DRYDB_CHECK(table);
     DRYDB_CHECK(value);
+    // The holder lets go of its previous answer first (a page cache may need the slot); an index
+    // get's row only if it holds one.
     value->value = drydb::Value();
-    value->row = drydb::Row();
-    if (value->db != table->db)
+    if (value->row) value->row = drydb::Row();
+    if (value->db != table->db) [[unlikely]]
       return record(DRYDB_INVALID_ARGUMENT, fn, "the value holder belongs to another database");
-    std::optional<drydb::Key> k;
-    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
-    auto v = table->table->get(*k);
-    if (!v) return record(v.error());
-    if (!*v) return DRYDB_END;
-    value->value = std::move(*v);
-    if (data != nullptr) *data = value->value.bytes().data();
-    if (size != nullptr) *size = value->value.size();
-    return DRYDB_OK;
+    return with_key(key, fn, [&](const drydb::Key& k) -> int {
+      auto v = table->table->get(k);
+      if (!v) [[unlikely]]
+        return record(v.error());
+      if (!*v) return DRYDB_END;
+      value->value = std::move(*v);
+      if (data != nullptr) *data = value->value.bytes().data();
+      if (size != nullptr) *size = value->value.size();
+      return DRYDB_OK;
+    });
   });
 }
 
@@ -1010,18 +1064,18 @@ int drydb_table_get_copy(const drydb_table* table, const drydb_key* key, void* b
     DRYDB_CHECK_OUT(size);
     *size = 0;
     if (buffer == nullptr && capacity != 0) return null_argument(fn, "buffer");
-    std::optional<drydb::Key> k;
-    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
-    auto v = table->table->get(*k);
-    if (!v) return record(v.error());
-    if (!*v) return DRYDB_END;
-    *size = v->size();
-    if (v->size() > capacity)
-      return record(DRYDB_BUFFER_TOO_SMALL, fn,
-                    "the value has " + std::to_string(v->size()) + " bytes, the buffer " +
-                        std::to_string(capacity));
-    if (v->size() != 0) std::memcpy(buffer, v->bytes().data(), v->size());
-    return DRYDB_OK;
+    return with_key(key, fn, [&](const drydb::Key& k) -> int {
+      auto v = table->table->get(k);
+      if (!v) return record(v.error());
+      if (!*v) return DRYDB_END;
+      *size = v->size();
+      if (v->size() > capacity)
+        return record(DRYDB_BUFFER_TOO_SMALL, fn,
+                      "the value has " + std::to_string(v->size()) + " bytes, the buffer " +
+                          std::to_string(capacity));
+      if (v->size() != 0) std::memcpy(buffer, v->bytes().data(), v->size());
+      return DRYDB_OK;
+    });
   });
 }
 
@@ -1260,23 +1314,56 @@ int drydb_range_next(drydb_range* range, const void** key, size_t* key_size, con
   static constexpr const char* fn = "drydb_range_next";
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(range);
-    if (range->index) return index_range_next(range, key, key_size, value, value_size);
-#if DRYDB_C_DATASETS
-    if (range->sharded) return sharded_range_next(range, key, key_size, value, value_size);
-#endif
-    if (range->ended) return DRYDB_END;
-    if (!range->it)
-      range->it.emplace(range->range.begin());
-    else
-      ++*range->it;
-    if (*range->it == std::default_sentinel) {
-      range->ended = true;
-      if (!range->range.status()) return record(range->range.status().error());
-      return DRYDB_END;
+    return range_step(range, key, key_size, value, value_size);
+  });
+}
+
+int drydb_range_next_batch(drydb_range* range, size_t max_rows, const drydb_row** rows,
+                           size_t* count) {
+  static constexpr const char* fn = "drydb_range_next_batch";
+  // A row larger than kBatchRowBytes (key and value) is not copied: it ends its batch, whose
+  // last row needs no copy. kBatchBytes bounds the copies of one batch.
+  static constexpr size_t kBatchRowBytes = 4096, kBatchBytes = 65536;
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(rows);
+    DRYDB_CHECK_OUT(count);
+    *rows = nullptr;
+    *count = 0;
+    DRYDB_CHECK(range);
+    if (max_rows == 0) return record(DRYDB_INVALID_ARGUMENT, fn, "max_rows is 0");
+    max_rows = std::min<size_t>(max_rows, DRYDB_RANGE_BATCH_MAX);
+    if (range->batch.size() < DRYDB_RANGE_BATCH_MAX) {
+      range->batch.resize(DRYDB_RANGE_BATCH_MAX);
+      range->batch_bytes.resize(kBatchBytes);
     }
-    const drydb::Entry e = **range->it;
-    put_row(e.key, e.value, key, key_size, value, value_size);
-    return DRYDB_OK;
+    drydb_row* out = range->batch.data();
+    std::byte* copies = range->batch_bytes.data();
+    size_t n = 0, used = 0;
+    int rc;
+    while (true) {
+      drydb_row& row = out[n];
+      rc = range_step(range, &row.key, &row.key_size, &row.value, &row.value_size);
+      if (rc != DRYDB_OK) break;
+      if (++n == max_rows) break;
+      // The row stays in the batch past the next step, which may move off its page (or rebuild
+      // its key in the walk's buffer): it is copied, or the batch ends with it.
+      const size_t bytes = row.key_size + row.value_size;
+      if (bytes > kBatchRowBytes || used + bytes > kBatchBytes) break;
+      if (row.key_size != 0) {
+        std::memcpy(copies + used, row.key, row.key_size);
+        row.key = copies + used;
+        used += row.key_size;
+      }
+      if (row.value_size != 0) {
+        std::memcpy(copies + used, row.value, row.value_size);
+        row.value = copies + used;
+        used += row.value_size;
+      }
+    }
+    *rows = out;
+    *count = n;
+    if (rc == DRYDB_END && n != 0) return DRYDB_OK;
+    return rc;
   });
 }
 

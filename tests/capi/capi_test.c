@@ -494,6 +494,46 @@ static int file_range(const void* t, const drydb_bound* s, const drydb_bound* e,
 }
 static const table_queries file_queries = {file_count_range, file_range};
 
+/* FNV-1a over a row's sizes and bytes, chained from h: the walks below compare digests. */
+static uint64_t row_digest(uint64_t h, const void* key, size_t key_size, const void* value,
+                           size_t value_size) {
+  const size_t sizes[2] = {key_size, value_size};
+  const unsigned char* parts[3] = {(const unsigned char*)sizes, (const unsigned char*)key,
+                                   (const unsigned char*)value};
+  const size_t lengths[3] = {sizeof sizes, key_size, value_size};
+  size_t p, i;
+  for (p = 0; p < 3; ++p)
+    for (i = 0; i < lengths[p]; ++i)
+      h = (h ^ parts[p][i]) * 1099511628211u;
+  return h;
+}
+
+/* Whether a rewound walk of `r` in batches of at most max_rows gives the rows drydb_range_next
+ * gives, keys and values, in order, and ends as it does. Rewinds r before and after. */
+static int batches_match(drydb_range* r, size_t max_rows) {
+  uint64_t one = 14695981039346656037u, many = one;
+  size_t rows = 0, batched = 0, i, count;
+  const void *key, *value;
+  size_t key_size, value_size;
+  const drydb_row* batch;
+  int rc;
+  if (drydb_range_rewind(r) != DRYDB_OK) return 0;
+  while (drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_OK) {
+    one = row_digest(one, key, key_size, value, value_size);
+    ++rows;
+  }
+  if (drydb_range_rewind(r) != DRYDB_OK) return 0;
+  while ((rc = drydb_range_next_batch(r, max_rows, &batch, &count)) == DRYDB_OK) {
+    if (count == 0 || count > max_rows) return 0;
+    for (i = 0; i < count; ++i)
+      many = row_digest(many, batch[i].key, batch[i].key_size, batch[i].value, batch[i].value_size);
+    batched += count;
+  }
+  if (rc != DRYDB_END || count != 0) return 0;
+  if (drydb_range_next_batch(r, max_rows, &batch, &count) != DRYDB_END || count != 0) return 0;
+  return drydb_range_rewind(r) == DRYDB_OK && rows == batched && one == many;
+}
+
 /* count_range and ranges in both orders for every pair of probes and bound kinds, against the
  * sorted model rows, through `q` on table `t`. */
 static void check_bounds(const table_queries* q, const void* t, drydb_range* r,
@@ -542,6 +582,9 @@ static void check_bounds(const table_queries* q, const void* t, drydb_range* r,
             }
             ok = ok && seen == want &&
                  drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_END;
+            /* Batches of 1, of a few rows and of the most. */
+            ok = ok && batches_match(r, 1 + (size_t)(si + ei + sk + ek + order) % 5) &&
+                 batches_match(r, 1000);
             if (!ok) {
               fprintf(stderr, "range probes %d..%d kinds %d,%d order %d: want %d rows, saw %d\n",
                       si, ei, sk, ek, order, want, seen);
@@ -551,6 +594,88 @@ static void check_bounds(const table_queries* q, const void* t, drydb_range* r,
             }
           }
         }
+}
+
+/* drydb_range_next_batch's bounds: copies end a batch at 64 KiB, a row of more than 4 KiB ends
+ * its batch uncopied; through the page cache (pread storage, a few pages cached), so a batch's
+ * copied rows outlive the pages they came from. And its argument errors. */
+static void test_range_batches(const char* dir) {
+  enum { WIDE = 40, HUGE_ROW = 40, ROWS = 45, WIDE_SIZE = 3000, HUGE_SIZE = 5000 };
+  static unsigned char value[HUGE_SIZE];
+  char path[4096];
+  drydb_builder* b = NULL;
+  drydb_table_builder* t = NULL;
+  drydb_db* db = NULL;
+  const drydb_table* table = NULL;
+  drydb_range* r = NULL;
+  const drydb_row* rows = NULL;
+  drydb_open_options options;
+  size_t count = 0, i, seen = 0, want_counts[] = {22, 19, 4};
+  int64_t k;
+  int batch, ok = 1;
+
+  snprintf(path, sizeof path, "%s/capi_batches.drydb", dir);
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "rows", 4, DRYDB_KEY_INT64, &t), DRYDB_OK);
+  for (k = 0; k < ROWS; ++k) {
+    drydb_key key = drydb_key_int64(k);
+    size_t size = k < WIDE ? WIDE_SIZE : k == HUGE_ROW ? HUGE_SIZE : 10;
+    memset(value, (int)k, size);
+    CHECK_RC(drydb_table_builder_append(t, &key, value, size), DRYDB_OK);
+  }
+  CHECK_RC(drydb_builder_build_to_file(b, path), DRYDB_OK);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  options.storage = DRYDB_STORAGE_PREAD;
+  options.page_cache_bytes = 4096;
+  CHECK_RC(drydb_db_open(path, &options, &db), DRYDB_OK);
+  if (db == NULL) return;
+  CHECK_RC(drydb_db_table(db, "rows", 4, &table), DRYDB_OK);
+  CHECK_RC(drydb_range_create(db, &r), DRYDB_OK);
+
+  /* Argument errors; a holder never positioned ends at once. */
+  CHECK_RC(drydb_range_next_batch(r, 8, &rows, &count), DRYDB_END);
+  CHECK(count == 0);
+  CHECK_RC(drydb_range_next_batch(NULL, 8, &rows, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_next_batch(r, 0, &rows, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("max_rows");
+  CHECK_RC(drydb_range_next_batch(r, 8, NULL, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_range_next_batch(r, 8, &rows, NULL), DRYDB_INVALID_ARGUMENT);
+
+  /* Every row, in batches as large as allowed: 21 copied rows of 3,000 bytes and a 22nd (the
+   * copies would pass 64 KiB with it); the other 18 wide rows and the 5,000-byte row, which ends
+   * its batch; the small rows. */
+  CHECK_RC(drydb_table_range(table, NULL, NULL, DRYDB_ASCENDING, r), DRYDB_OK);
+  for (batch = 0; batch < 3; ++batch) {
+    CHECK_RC(drydb_range_next_batch(r, 1000, &rows, &count), DRYDB_OK);
+    CHECK(count == want_counts[batch]);
+    for (i = 0; i < count && rows != NULL; ++i, ++seen) {
+      size_t size = seen < WIDE ? WIDE_SIZE : seen == HUGE_ROW ? HUGE_SIZE : 10;
+      const unsigned char* v = (const unsigned char*)rows[i].value;
+      drydb_key key = drydb_key_int64((int64_t)seen);
+      ok = ok && rows[i].key_size == 8 && row_is(rows[i].key, rows[i].key_size, &key) &&
+           rows[i].value_size == size && v[0] == (unsigned char)seen &&
+           v[size - 1] == (unsigned char)seen;
+    }
+  }
+  CHECK(ok && seen == ROWS);
+  CHECK_RC(drydb_range_next_batch(r, 1000, &rows, &count), DRYDB_END);
+  CHECK(count == 0);
+  CHECK(batches_match(r, 3));
+  CHECK(batches_match(r, 256));
+
+  /* Descending, and a batch's size capped by max_rows. */
+  CHECK_RC(drydb_table_range(table, NULL, NULL, DRYDB_DESCENDING, r), DRYDB_OK);
+  CHECK_RC(drydb_range_next_batch(r, 3, &rows, &count), DRYDB_OK);
+  {
+    drydb_key last = drydb_key_int64(ROWS - 1), third = drydb_key_int64(ROWS - 3);
+    CHECK(count == 3 && row_is(rows[0].key, rows[0].key_size, &last) &&
+          row_is(rows[2].key, rows[2].key_size, &third));
+  }
+  CHECK(batches_match(r, 7));
+
+  CHECK_RC(drydb_range_release(r), DRYDB_OK);
+  CHECK_RC(drydb_range_next_batch(r, 8, &rows, &count), DRYDB_INVALID_ARGUMENT);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
 }
 
 static void test_ranges(drydb_db* db) {
@@ -925,6 +1050,8 @@ static void check_index_bounds(const drydb_index* index, drydb_range* r, const m
             }
             ok = ok && seen == want &&
                  drydb_range_next(r, &key, &key_size, &value, &value_size) == DRYDB_END;
+            ok = ok && batches_match(r, 1 + (size_t)(si + ei + sk + ek + order) % 5) &&
+                 batches_match(r, 1000);
             if (!ok) {
               fprintf(stderr, "index range probes %d..%d kinds %d,%d order %d: want %d, saw %d\n",
                       si, ei, sk, ek, order, want, seen);
@@ -2667,6 +2794,7 @@ int main(int argc, char** argv) {
   CHECK_RC(drydb_db_close(other), DRYDB_OK);
   CHECK_RC(drydb_db_close(db), DRYDB_OK);
 
+  test_range_batches(dir);
   test_open_and_close(path, memory, memory_size);
   test_get_many_pinned(path);
   test_index_builder_errors();
