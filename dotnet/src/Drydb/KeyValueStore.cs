@@ -233,7 +233,7 @@ public abstract unsafe class KeyValueStore
         _ => NativeMethods.drydb_sharded_table_prefix(Handle, p, (nuint)prefix.Length, (int)sortOrder, slot.Handle),
       };
     }
-    return FinishRange(slot, token, status);
+    return FinishRange(slot, token, status, batched: kind != StoreKind.Index);
   }
 
   /// <summary>GetRangeWithPrefix of a text prefix (UTF-8).</summary>
@@ -254,11 +254,12 @@ public abstract unsafe class KeyValueStore
       StoreKind.Index => NativeMethods.drydb_index_range(Handle, start, end, (int)sortOrder, slot.Handle),
       _ => NativeMethods.drydb_sharded_table_range(Handle, start, end, (int)sortOrder, slot.Handle),
     };
-    return FinishRange(slot, token, status);
+    return FinishRange(slot, token, status, batched: kind != StoreKind.Index);
   }
 
-  /// <summary>Wraps a positioned range holder, or releases it and throws the status's error.</summary>
-  internal static RangeResult FinishRange(NativeSlot slot, int token, int status)
+  /// <summary>Wraps a positioned range holder, or releases it and throws the status's error.
+  /// batched: see RangeResult's constructor.</summary>
+  internal static RangeResult FinishRange(NativeSlot slot, int token, int status, bool batched)
   {
     ulong count = 0;
     if (status == Status.Ok) status = NativeMethods.drydb_range_count(slot.Handle, &count);
@@ -267,7 +268,7 @@ public abstract unsafe class KeyValueStore
       slot.Release(token);
       Errors.Throw(status);
     }
-    return new RangeResult(slot, token, (long)count);
+    return new RangeResult(slot, token, (long)count, batched);
   }
 
   // ---- counts ----------------------------------------------------------------------------

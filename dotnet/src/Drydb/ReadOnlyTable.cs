@@ -137,7 +137,7 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
     int status = sortOrder == SortOrder.Ascending
       ? NativeMethods.drydb_index_get_all(Handle, &key, slot.Handle)
       : NativeMethods.drydb_index_range(Handle, &bound, &bound, (int)sortOrder, slot.Handle);
-    return FinishRange(slot, token, status);
+    return FinishRange(slot, token, status, batched: false);
   }
 
 

@@ -65,12 +65,16 @@ public readonly unsafe struct RangeResult : IDisposable
   private readonly NativeSlot? slot;
   private readonly int token;
   private readonly long count;
+  private readonly bool batched;
 
-  internal RangeResult(NativeSlot slot, int token, long count)
+  // batched: whether walks take rows in batches (drydb_range_next_batch), as every query's do but
+  // an index's, whose enumerator reads CurrentIndexKey at the native walk's row.
+  internal RangeResult(NativeSlot slot, int token, long count, bool batched)
   {
     this.slot = slot;
     this.token = token;
     this.count = count;
+    this.batched = batched;
   }
 
   /// <summary>No rows.</summary>
@@ -88,7 +92,7 @@ public readonly unsafe struct RangeResult : IDisposable
     if (slot == null) return default;
     slot.CheckLive(token);
     Errors.Check(NativeMethods.drydb_range_rewind(slot.Handle));
-    return new Enumerator(slot, token);
+    return new Enumerator(slot, token, batched);
   }
 
   /// <summary>Copies of every row's value, in the range's order.</summary>
@@ -102,20 +106,34 @@ public readonly unsafe struct RangeResult : IDisposable
   /// <summary>Lets go of the range's pages.</summary>
   public void Dispose() => slot?.Release(token);
 
-  /// <summary>Steps through a range, one native call per row.</summary>
+  /// <summary>Steps through a range. Rows come from native code in batches of up to
+  /// <see cref="BatchRows"/> (one call per batch; an index query's walk takes one call per row),
+  /// and each row's spans stay valid until the next step.</summary>
   public ref struct Enumerator
   {
+    /// <summary>The rows asked for in one native call.</summary>
+    internal const int BatchRows = 64;
+
     private readonly NativeSlot? slot;
     private readonly int token;
-    private byte* key, value;
-    private nuint keySize, valueSize;
+    private readonly bool batched;
+    // The current batch: rows[at] is the current row, of count. A batch that ended in an error
+    // gives its rows first; failure is thrown at the step past them.
+    private NativeRow* rows;
+    private int at, count;
+    private Exception? failure;
+    // The current row of a walk one row per call.
+    private NativeRow row;
 
-    internal Enumerator(NativeSlot slot, int token)
+    internal Enumerator(NativeSlot slot, int token, bool batched)
     {
       this.slot = slot;
       this.token = token;
-      key = value = null;
-      keySize = valueSize = 0;
+      this.batched = batched;
+      rows = null;
+      at = count = 0;
+      failure = null;
+      row = default;
     }
 
     /// <summary>Steps to the next row; false after the last.</summary>
@@ -124,20 +142,44 @@ public readonly unsafe struct RangeResult : IDisposable
     {
       if (slot == null) return false;
       slot.CheckLive(token);
-      byte* k, v;
-      nuint ks, vs;
-      int status = NativeMethods.drydb_range_next(slot.Handle, &k, &ks, &v, &vs);
+      if (++at < count) return true;
+      return batched ? NextBatch() : NextRow();
+    }
+
+    private bool NextBatch()
+    {
+      if (failure != null) throw failure;
+      NativeRow* batch;
+      nuint n;
+      int status = NativeMethods.drydb_range_next_batch(slot!.Handle, BatchRows, &batch, &n);
+      if (status != Status.Ok)
+      {
+        if (status == Status.End) return false;
+        if (n == 0) Errors.Throw(status);
+        failure = Errors.ToException(status);
+      }
+      rows = batch;
+      at = 0;
+      count = (int)n;
+      return true;
+    }
+
+    private bool NextRow()
+    {
+      NativeRow r;
+      int status = NativeMethods.drydb_range_next(slot!.Handle, &r.Key, &r.KeySize, &r.Value, &r.ValueSize);
       if (status != Status.Ok)
       {
         if (status != Status.End) Errors.Throw(status);
         return false;
       }
-      key = k;
-      keySize = ks;
-      value = v;
-      valueSize = vs;
+      row = r;
+      at = 0;
+      count = 1;
       return true;
     }
+
+    private readonly NativeRow Row => batched ? rows[at] : row;
 
     /// <summary>The current row's value.</summary>
     public ReadOnlySpan<byte> Current
@@ -145,7 +187,8 @@ public readonly unsafe struct RangeResult : IDisposable
       get
       {
         slot?.CheckLive(token);
-        return new ReadOnlySpan<byte>(value, checked((int)valueSize));
+        NativeRow r = Row;
+        return new ReadOnlySpan<byte>(r.Value, checked((int)r.ValueSize));
       }
     }
 
@@ -156,7 +199,8 @@ public readonly unsafe struct RangeResult : IDisposable
       get
       {
         slot?.CheckLive(token);
-        return new ReadOnlySpan<byte>(key, checked((int)keySize));
+        NativeRow r = Row;
+        return new ReadOnlySpan<byte>(r.Key, checked((int)r.KeySize));
       }
     }
 

@@ -34,6 +34,32 @@ public class ErrorTests
   }
 
   [Fact]
+  public void ARangeGivesTheRowsBeforeACorruptPageThenThrows()
+  {
+    using var dir = new TempDir();
+    byte[] bytes = File.ReadAllBytes(LifetimeTests.Build(dir));
+    // Row 600's value (1800 as 8 little-endian bytes) is in one leaf only: flip a byte of it.
+    byte[] value = BitConverter.GetBytes(600L * 3);
+    int at = bytes.AsSpan().IndexOf(value);
+    Assert.True(at > 0);
+    Assert.Equal(-1, bytes.AsSpan(at + 1).IndexOf(value));
+    bytes[at] ^= 0x40;
+
+    using var database = ReadOnlyDatabase.Open(bytes);
+    var table = database.GetTable("t");
+    using var range = table.GetRange((long?)null, null);
+    var seen = new List<long>();
+    var error = Assert.Throws<DrydbException>(() =>
+    {
+      foreach (var row in range) seen.Add(BitConverter.ToInt64(row) / 3);
+    });
+    Assert.Equal(DrydbErrorCode.Corruption, error.Code);
+    // Every row up to the corrupt leaf, in order (more than a batch of them), and none after.
+    Assert.InRange(seen.Count, RangeResult.Enumerator.BatchRows + 1, 600);
+    for (int i = 0; i < seen.Count; i++) Assert.Equal(i, seen[i]);
+  }
+
+  [Fact]
   public void MisuseIsAnArgumentException()
   {
     using var dir = new TempDir();

@@ -64,6 +64,7 @@ internal static unsafe partial class NativeMethods
   [LibraryImport(Lib)] internal static partial int drydb_range_count(IntPtr range, ulong* count);
   [SuppressGCTransition] [LibraryImport(Lib)] internal static partial int drydb_range_next(IntPtr range, byte** key, nuint* keySize, byte** value, nuint* valueSize);
   [LibraryImport(Lib)] internal static partial int drydb_range_rewind(IntPtr range);
+  [SuppressGCTransition] [LibraryImport(Lib)] internal static partial int drydb_range_next_batch(IntPtr range, nuint maxRows, NativeRow** rows, nuint* count);
   [LibraryImport(Lib)] internal static partial int drydb_range_index_key(IntPtr range, byte** key, nuint* size);
   [LibraryImport(Lib)] internal static partial int drydb_table_index_count(IntPtr table, nuint* count);
   [LibraryImport(Lib)] internal static partial int drydb_table_index_at(IntPtr table, nuint position, IntPtr* index);
@@ -153,6 +154,7 @@ internal static unsafe partial class NativeMethods
   [DllImport(Lib)] internal static extern int drydb_range_count(IntPtr range, ulong* count);
   [DllImport(Lib)] internal static extern int drydb_range_next(IntPtr range, byte** key, nuint* keySize, byte** value, nuint* valueSize);
   [DllImport(Lib)] internal static extern int drydb_range_rewind(IntPtr range);
+  [DllImport(Lib)] internal static extern int drydb_range_next_batch(IntPtr range, nuint maxRows, NativeRow** rows, nuint* count);
   [DllImport(Lib)] internal static extern int drydb_range_index_key(IntPtr range, byte** key, nuint* size);
   [DllImport(Lib)] internal static extern int drydb_table_index_count(IntPtr table, nuint* count);
   [DllImport(Lib)] internal static extern int drydb_table_index_at(IntPtr table, nuint position, IntPtr* index);

@@ -38,6 +38,16 @@ internal unsafe struct NativeView
   internal nuint Size;
 }
 
+/// <summary>drydb_row: a batch's row, views of its key and value.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct NativeRow
+{
+  internal byte* Key;
+  internal nuint KeySize;
+  internal byte* Value;
+  internal nuint ValueSize;
+}
+
 /// <summary>drydb_open_options.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct OpenOptions
