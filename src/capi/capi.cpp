@@ -653,16 +653,22 @@ void restart(drydb_range* r) noexcept {
   r->walked = 0;
 }
 
-// Empties a range holder before it is positioned anew (by a table or an index query).
+// Empties a range holder before it is positioned anew (by a table or an index query). The parts
+// of another kind of walk than the last are left as they are (already empty): resetting every
+// part cost more than positioning a table range.
 void clear_range(drydb_range* r) {
   restart(r);
   r->range = drydb::Range();
-  r->index = false;
-  r->icursor = drydb::IndexCursor();
-  r->first = r->count = 0;
+  if (r->index) {
+    r->index = false;
+    r->icursor = drydb::IndexCursor();
+    r->first = r->count = 0;
+  }
 #if DRYDB_C_DATASETS
-  r->sharded = false;
-  r->srange = drydb::ShardedRange();
+  if (r->sharded) {
+    r->sharded = false;
+    r->srange = drydb::ShardedRange();
+  }
 #endif
 }
 
@@ -749,6 +755,59 @@ int range_step(drydb_range* range, const void** key, size_t* key_size, const voi
   const drydb::Entry e = **range->it;
   put_row(e.key, e.value, key, key_size, value, value_size);
   return DRYDB_OK;
+}
+
+// drydb_range_next_batch's bounds: a row larger than kBatchRowBytes (key and value) is not
+// copied, it ends its batch (whose last row needs no copy); kBatchBytes bounds one batch's copies.
+constexpr size_t kBatchRowBytes = 4096, kBatchBytes = 65536;
+
+// Copies n bytes; the small keys and values of most rows without a call to memcpy.
+DRYDB_ALWAYS_INLINE void copy_bytes(std::byte* to, const void* from, size_t n) noexcept {
+  const auto* f = static_cast<const std::byte*>(from);
+  if (n >= 8 && n <= 16) {  // two 8-byte moves, overlapping when n < 16
+    uint64_t a, b;
+    std::memcpy(&a, f, 8);
+    std::memcpy(&b, f + n - 8, 8);
+    std::memcpy(to, &a, 8);
+    std::memcpy(to + n - 8, &b, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t a, b;
+    std::memcpy(&a, f, 4);
+    std::memcpy(&b, f + n - 4, 4);
+    std::memcpy(to, &a, 4);
+    std::memcpy(to + n - 4, &b, 4);
+  } else if (n != 0) {
+    std::memcpy(to, f, n);
+  }
+}
+
+// Fills range->batch with up to max_rows rows from step(row) (DRYDB_OK with the row, else the
+// walk's end or error), copying each row but the last into range->batch_bytes: the next step may
+// leave its page (or rebuild its key in the walk's buffer). *n: the rows filled. Returns the
+// status that ended it (DRYDB_OK when max_rows or the copy bounds did).
+template <class Step>
+DRYDB_ALWAYS_INLINE int fill_batch(drydb_range* range, size_t max_rows, size_t* n, Step step) {
+  drydb_row* out = range->batch.data();
+  std::byte* copies = range->batch_bytes.data();
+  size_t filled = 0, used = 0;
+  int rc;
+  while (true) {
+    drydb_row& row = out[filled];
+    rc = step(row);
+    if (rc != DRYDB_OK) break;
+    if (++filled == max_rows) break;
+    const size_t bytes = row.key_size + row.value_size;
+    if (bytes > kBatchRowBytes || used + bytes > kBatchBytes) [[unlikely]]
+      break;
+    copy_bytes(copies + used, row.key, row.key_size);
+    row.key = copies + used;
+    used += row.key_size;
+    copy_bytes(copies + used, row.value, row.value_size);
+    row.value = copies + used;
+    used += row.value_size;
+  }
+  *n = filled;
+  return rc;
 }
 
 }  // namespace
@@ -1321,9 +1380,6 @@ int drydb_range_next(drydb_range* range, const void** key, size_t* key_size, con
 int drydb_range_next_batch(drydb_range* range, size_t max_rows, const drydb_row** rows,
                            size_t* count) {
   static constexpr const char* fn = "drydb_range_next_batch";
-  // A row larger than kBatchRowBytes (key and value) is not copied: it ends its batch, whose
-  // last row needs no copy. kBatchBytes bounds the copies of one batch.
-  static constexpr size_t kBatchRowBytes = 4096, kBatchBytes = 65536;
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK_OUT(rows);
     DRYDB_CHECK_OUT(count);
@@ -1336,31 +1392,39 @@ int drydb_range_next_batch(drydb_range* range, size_t max_rows, const drydb_row*
       range->batch.resize(DRYDB_RANGE_BATCH_MAX);
       range->batch_bytes.resize(kBatchBytes);
     }
-    drydb_row* out = range->batch.data();
-    std::byte* copies = range->batch_bytes.data();
-    size_t n = 0, used = 0;
+    size_t n = 0;
     int rc;
-    while (true) {
-      drydb_row& row = out[n];
-      rc = range_step(range, &row.key, &row.key_size, &row.value, &row.value_size);
-      if (rc != DRYDB_OK) break;
-      if (++n == max_rows) break;
-      // The row stays in the batch past the next step, which may move off its page (or rebuild
-      // its key in the walk's buffer): it is copied, or the batch ends with it.
-      const size_t bytes = row.key_size + row.value_size;
-      if (bytes > kBatchRowBytes || used + bytes > kBatchBytes) break;
-      if (row.key_size != 0) {
-        std::memcpy(copies + used, row.key, row.key_size);
-        row.key = copies + used;
-        used += row.key_size;
-      }
-      if (row.value_size != 0) {
-        std::memcpy(copies + used, row.value, row.value_size);
-        row.value = copies + used;
-        used += row.value_size;
-      }
+    if (range->index
+#if DRYDB_C_DATASETS
+        || range->sharded
+#endif
+    ) {
+      rc = fill_batch(range, max_rows, &n, [&](drydb_row& row) -> int {
+        return range_step(range, &row.key, &row.key_size, &row.value, &row.value_size);
+      });
+    } else if (range->ended) {
+      rc = DRYDB_END;
+    } else {
+      // A table's range: its iterator stepped here, inline, as a local the loop keeps in
+      // registers (stepped in the holder, through range_step's per-row dispatch, each row cost
+      // about 60 instructions), then put back on the batch's last row.
+      bool fresh = !range->it;
+      drydb::Range::iterator it = fresh ? range->range.begin() : *range->it;
+      rc = fill_batch(range, max_rows, &n, [&](drydb_row& row) DRYDB_ALWAYS_INLINE_LAMBDA -> int {
+        if (!fresh) ++it;
+        fresh = false;
+        if (it == std::default_sentinel) [[unlikely]] {
+          range->ended = true;
+          if (!range->range.status()) return record(range->range.status().error());
+          return DRYDB_END;
+        }
+        const drydb::Entry e = *it;
+        row = drydb_row{e.key.data(), e.key.size(), e.value.data(), e.value.size()};
+        return DRYDB_OK;
+      });
+      range->it = it;
     }
-    *rows = out;
+    *rows = range->batch.data();
     *count = n;
     if (rc == DRYDB_END && n != 0) return DRYDB_OK;
     return rc;
