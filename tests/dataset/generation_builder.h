@@ -64,6 +64,22 @@ inline std::string as_string(std::span<const std::byte> b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
+// Declares `t`'s indexes on `tb`.
+inline void add_indexes(drydb::TableBuilder& tb, const TableSpec& t) {
+  for (const IndexSpec& ix : t.indexes)
+    tb.add_secondary_index(
+        ix.name, ix.unique, ix.encoding,
+        [ix](std::span<const std::byte> pk,
+             std::span<const std::byte> v) -> std::optional<drydb::IndexKey> {
+          const auto k = ix.key(as_string(pk), as_string(v));
+          if (!k) return std::nullopt;
+          if (ix.encoding.kind() == drydb::KeyKind::int64)
+            return drydb::IndexKey(drydb::ordered_to_int64(
+                drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k->data()))));
+          return drydb::IndexKey(std::string_view(*k));
+        });
+}
+
 // Writes generation `gen` of the dataset at `root`: each shard a drydb file of every table's rows
 // that the table's partitioning sends there, then the manifest, then publishes it.
 inline void build_generation(const fs::path& root, uint64_t gen,
@@ -85,18 +101,7 @@ inline void build_generation(const fs::path& root, uint64_t gen,
       auto& tb = b.create_table(t.name, t.encoding);
       for (const auto& [k, v] : t.rows)
         if (drydb::shard_of(t.partitioning, shards, k) == i) tb.append(key_of(t, k), v);
-      for (const IndexSpec& ix : t.indexes)
-        tb.add_secondary_index(
-            ix.name, ix.unique, ix.encoding,
-            [ix](std::span<const std::byte> pk,
-                 std::span<const std::byte> v) -> std::optional<drydb::IndexKey> {
-              const auto k = ix.key(as_string(pk), as_string(v));
-              if (!k) return std::nullopt;
-              if (ix.encoding.kind() == drydb::KeyKind::int64)
-                return drydb::IndexKey(drydb::ordered_to_int64(
-                    drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k->data()))));
-              return drydb::IndexKey(std::string_view(*k));
-            });
+      add_indexes(tb, t);
     }
     const fs::path file = folder / ("shard-" + std::to_string(i) + ".drydb");
     ASSERT_TRUE(b.build_to_file(file));

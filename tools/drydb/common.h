@@ -17,6 +17,8 @@ namespace drydb::cli {
 // verify, bad usage: an unknown flag, a missing or malformed argument).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitNotFound = 1;
+// `drydb diff`: the two builds differ (diff(1)'s 1).
+inline constexpr int kExitDiffer = 1;
 inline constexpr int kExitError = 2;
 // Bad usage is an error like any other; the name says at the throw site why.
 inline constexpr int kExitUsage = kExitError;

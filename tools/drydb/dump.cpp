@@ -66,6 +66,27 @@ void for_each_entry(const SecondaryIndex& ix, const ShardedTable* sharded, Index
 
 }  // namespace
 
+DumpValues::DumpValues(const ReadOnlyTable& t) {
+  if (!t.columns().empty()) columns_ = RowColumns{t.columns(), t.key_column(), t.encoding()};
+}
+
+void DumpValues::append(std::string& line, std::span<const std::byte> key,
+                        std::span<const std::byte> value) const {
+  // A row as the map it stands for, when JSON holds the map exactly and build turns it back
+  // into the same row; else the row itself, which build stores as it is.
+  const std::string_view row = as_text(value);
+  json_.clear();
+  if (columns_ && row_to_map(row, *columns_, key, &map_) &&
+      map_to_row(map_, *columns_, key, &again_, &err_) && again_ == row &&
+      msgpack_to_exact_json(map_, &json_)) {
+    line += "{\"msgpack\":";
+    line += json_;
+    line += '}';
+  } else {
+    append_json_value(line, row);
+  }
+}
+
 void run_dump(const std::string& path, const std::vector<std::string>& names, std::FILE* out) {
   // A dataset dumps as the one file its shards make: its tables' shape (and the page size and
   // filters) from its first shard, its rows and index entries across the shards.
@@ -150,27 +171,13 @@ void run_dump(const std::string& path, const std::vector<std::string>& names, st
     uint64_t row_count = 0;
     std::string prefix = "{\"table\":";
     append_json_string(prefix, t.name());
-    std::optional<RowColumns> columns;
-    if (!t.columns().empty()) columns = RowColumns{t.columns(), t.key_column(), t.encoding()};
-    std::string map, again, err, json;
+    const DumpValues values(t);
     for_each_row(t, across, [&](std::span<const std::byte> key, std::span<const std::byte> value) {
       line = prefix;
       line += ",\"key\":";
       append_json_key(line, t.encoding(), key);
       line += ",\"value\":";
-      // A row as the map it stands for, when JSON holds the map exactly and build turns it
-      // back into the same row; else the row itself, which build stores as it is.
-      const std::string_view row = as_text(value);
-      json.clear();
-      if (columns && row_to_map(row, *columns, key, &map) &&
-          map_to_row(map, *columns, key, &again, &err) && again == row &&
-          msgpack_to_exact_json(map, &json)) {
-        line += "{\"msgpack\":";
-        line += json;
-        line += '}';
-      } else {
-        append_json_value(line, row);
-      }
+      values.append(line, key, value);
       line += "}\n";
       write_line(out, line);
       ++row_count;

@@ -14,10 +14,28 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "drydb/table.h"
+#include "msgpack.h"
+
 namespace drydb::cli {
+
+// A table's values as the dump writes them (also `drydb diff`'s rows).
+class DumpValues {
+ public:
+  explicit DumpValues(const ReadOnlyTable& t);
+  // Appends the JSON of the row of `key` whose stored value is `value` to `line`.
+  void append(std::string& line, std::span<const std::byte> key,
+              std::span<const std::byte> value) const;
+
+ private:
+  std::optional<RowColumns> columns_;
+  mutable std::string map_, again_, err_, json_;  // scratch, reused from row to row
+};
 
 // Dumps `tables` (all when empty) of the database at `path` to `out`.
 void run_dump(const std::string& path, const std::vector<std::string>& tables, std::FILE* out);

@@ -1,11 +1,12 @@
 // drydb: the command-line tool. `drydb FILE` opens an interactive session;
 // `drydb get|scan|range|prefix|count|tables|info|stats|verify|dump FILE ...`
-// answer one query for scripts; `drydb build OUT` makes a database from
+// answer one query for scripts; `drydb diff OLD NEW` compares two builds; `drydb build OUT` makes a database from
 // JSON Lines, CSV or TSV; `drydb shard ...` works on sharded datasets, which
 // every read command also reads. docs/cli.md documents every command and flag.
 //
 // Data goes to stdout, diagnostics to stderr. Exit status: 0 success, 1 not
-// found (`get` of a key that is not there), 2 any error, bad usage included.
+// found (`get` of a key that is not there) or, for `diff`, builds that differ, 2 any error,
+// bad usage included.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -23,6 +24,7 @@
 
 #include "build.h"
 #include "common.h"
+#include "diff.h"
 #include "dump.h"
 #include "option_checks.h"
 #include "output_file.h"
@@ -123,8 +125,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "
-      "flags; docs/cli.md for all of them.\nExit status: 0 success, 1 not found (get), 2 "
-      "any error, bad usage included.");
+      "flags; docs/cli.md for all of them.\nExit status: 0 success, 1 not found (get) or "
+      "builds that differ (diff), 2 any error, bad usage included.");
   QueryFlags q;
   // Global: before or after the command (subcommands pass options they do not know to the app).
   bool mmap = false;
@@ -194,6 +196,22 @@ int run(int argc, char** argv) {
       ->allow_extra_args(false);
   dump->add_option("-o,--output", q.output, "Write to this file instead of stdout");
 
+  auto* diff = app.add_subcommand(
+      "diff", "What changed between two builds, table by table (exit 1 when they differ)");
+  std::string diff_old, diff_new;
+  bool diff_stat = false, diff_keys = false, diff_rows = false;
+  diff->add_option("old", diff_old, "The older build: a file, dataset, generation or manifest")
+      ->required();
+  diff->add_option("new", diff_new, "The newer build")->required();
+  auto* stat_flag = diff->add_flag("--stat", diff_stat, "Counts per table and index, as JSON Lines");
+  auto* keys_flag =
+      diff->add_flag("--keys", diff_keys, "The keys of the rows that differ, as JSON Lines");
+  auto* rows_flag = diff->add_flag("--rows", diff_rows, "The rows that differ, as JSON Lines");
+  stat_flag->excludes(keys_flag)->excludes(rows_flag);
+  keys_flag->excludes(rows_flag);
+  diff->add_option("-t,--table", q.dump_tables, "Compare only these tables (repeatable)")
+      ->allow_extra_args(false);
+
   BuildCommand build(app);
   ShardCommand shard(app);
 
@@ -254,6 +272,13 @@ int run(int argc, char** argv) {
         fmt::format("ok: {}: {} table{}, {} index{}; every checksum and tree invariant holds\n",
                     q.file, n, n == 1 ? "" : "s", ix, ix == 1 ? "" : "es"));
     return kExitOk;
+  }
+  if (diff->parsed()) {
+    const DiffMode mode = diff_stat   ? DiffMode::stat
+                          : diff_keys ? DiffMode::keys
+                          : diff_rows ? DiffMode::rows
+                                      : DiffMode::summary;
+    return run_diff(diff_old, diff_new, mode, q.dump_tables, stdout);
   }
   if (dump->parsed()) {
     if (q.output.empty()) {

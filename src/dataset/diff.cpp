@@ -1,0 +1,386 @@
+// drydb::diff (include/drydb/diff.h): a merge of both sides' rows, then of each index's entries.
+#include "drydb/diff.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "drydb/index.h"
+#include "drydb/range.h"
+#include "drydb/table.h"
+
+namespace drydb {
+
+namespace {
+
+using Bytes = std::span<const std::byte>;
+
+// memcmp order, the shorter first: the order every key encoding sorts by.
+int compare(Bytes a, Bytes b) noexcept {
+  const size_t n = std::min(a.size(), b.size());
+  if (n != 0)
+    if (const int c = std::memcmp(a.data(), b.data(), n); c != 0) return c;
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+bool same_bytes(Bytes a, Bytes b) noexcept {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
+}
+
+// A range's rows (or a dataset index range's entries) in order, one at a time: the current one's
+// key and value (or index key), valid until the next step.
+template <class RangeT>
+class RangeStream {
+ public:
+  explicit RangeStream(RangeT range) : range_(std::move(range)), it_(range_.begin()) {}
+  RangeStream(const RangeStream&) = delete;
+  RangeStream& operator=(const RangeStream&) = delete;
+
+  bool done() const noexcept { return it_ == std::default_sentinel; }
+  Bytes key() const { return (*it_).key; }
+  Bytes value() const { return (*it_).value; }
+  Bytes index_key() const { return (*it_).index_key; }  // a ShardedIndexRange's
+  void next() { ++it_; }
+  const drydb::status& status() const noexcept { return range_.status(); }
+
+ private:
+  RangeT range_;
+  typename RangeT::iterator it_;
+};
+
+// A file's index entries in (index key, primary key) order, through its cursor (an IndexRange
+// gives rows without their index keys).
+class IndexEntryStream {
+ public:
+  explicit IndexEntryStream(const SecondaryIndex& index) : cursor_(index.cursor()) {
+    on_ = cursor_.first();
+  }
+  bool done() const noexcept { return !on_; }
+  Bytes key() const { return cursor_.key(); }
+  Bytes index_key() const { return cursor_.index_key(); }
+  void next() { on_ = cursor_.next(); }
+  const drydb::status& status() const noexcept { return cursor_.status(); }
+
+ private:
+  IndexCursor cursor_;
+  bool on_ = false;
+};
+
+// One side's table: its shape, and (for a dataset) the table across the shards.
+struct SideTable {
+  std::optional<ReadOnlyTable> shape;
+  std::optional<ShardedTable> sharded;
+};
+
+// Calls use(the side's row stream) for `t`.
+template <class Use>
+status with_rows(const SideTable& t, Use use) {
+  if (t.sharded) {
+    auto range = t.sharded->get_range(unbounded, unbounded);
+    if (!range) return std::move(range).error();
+    RangeStream<ShardedRange> rows(std::move(*range));
+    return use(rows);
+  }
+  auto range = t.shape->get_range(unbounded, unbounded);
+  if (!range) return std::move(range).error();
+  RangeStream<Range> rows(std::move(*range));
+  return use(rows);
+}
+
+// Calls use(the side's entry stream) for index `name` of `t`.
+template <class Use>
+status with_entries(const SideTable& t, const SecondaryIndex& index, Use use) {
+  if (t.sharded) {
+    auto sharded = t.sharded->index(index.name());
+    if (!sharded) return std::move(sharded).error();
+    auto range = sharded->get_range(unbounded, unbounded);
+    if (!range) return std::move(range).error();
+    RangeStream<ShardedIndexRange> entries(std::move(*range));
+    return use(entries);
+  }
+  IndexEntryStream entries(index);
+  return use(entries);
+}
+
+class Differ {
+ public:
+  Differ(const DiffSide& old_side, const DiffSide& new_side, const DiffOptions& options,
+         DiffVisitor* visitor)
+      : old_(old_side), new_(new_side), options_(options), visitor_(visitor) {}
+
+  result<DatabaseDiff> run() {
+    DatabaseDiff d;
+    const std::vector<ReadOnlyTable> olds = old_.shape().tables();
+    const std::vector<ReadOnlyTable> news = new_.shape().tables();
+    auto wanted = [&](std::string_view name) {
+      return options_.tables.empty() ||
+             std::find(options_.tables.begin(), options_.tables.end(), name) !=
+                 options_.tables.end();
+    };
+    for (const std::string& name : options_.tables) {
+      auto named = [&](const ReadOnlyTable& t) { return t.name() == name; };
+      if (std::none_of(olds.begin(), olds.end(), named) &&
+          std::none_of(news.begin(), news.end(), named))
+        return unexpected(errc::not_found, "no table '" + name + "' in either database");
+    }
+    for (const ReadOnlyTable& t : olds)
+      if (wanted(t.name())) {
+        auto td = table(t.name());
+        if (!td) return std::move(td).error();
+        d.tables.push_back(std::move(*td));
+      }
+    for (const ReadOnlyTable& t : news)
+      if (wanted(t.name()) && !old_.shape().table(t.name())) {
+        auto td = table(t.name());
+        if (!td) return std::move(td).error();
+        d.tables.push_back(std::move(*td));
+      }
+    return d;
+  }
+
+ private:
+  // The side's table `name`, if it has one.
+  static result<SideTable> side_table(const DiffSide& side, std::string_view name) {
+    SideTable t;
+    auto shape = side.shape().table(name);
+    if (!shape) return t;
+    t.shape = std::move(*shape);
+    if (side.dataset()) {
+      auto sharded = side.dataset()->table(name);
+      if (!sharded) return std::move(sharded).error();
+      t.sharded = std::move(*sharded);
+    }
+    return t;
+  }
+
+  static uint64_t rows_of(const SideTable& t) {
+    return t.sharded ? t.sharded->count() : t.shape->count();
+  }
+
+  result<TableDiff> table(std::string_view name) {
+    auto o = side_table(old_, name);
+    if (!o) return std::move(o).error();
+    auto n = side_table(new_, name);
+    if (!n) return std::move(n).error();
+    TableDiff td;
+    td.name = std::string(name);
+    td.in_old = o->shape.has_value();
+    td.in_new = n->shape.has_value();
+    if (td.in_old) td.old_rows = rows_of(*o);
+    if (td.in_new) td.new_rows = rows_of(*n);
+    const ReadOnlyTable* ot = td.in_old ? &*o->shape : nullptr;
+    const ReadOnlyTable* nt = td.in_new ? &*n->shape : nullptr;
+    if (ot && nt) {
+      td.key_encoding_changed = ot->encoding().id() != nt->encoding().id();
+      td.columns_changed = !std::equal(ot->columns().begin(), ot->columns().end(),
+                                       nt->columns().begin(), nt->columns().end()) ||
+                           ot->key_column() != nt->key_column();
+    }
+    status st = rows(*o, *n, ot, nt, td);
+    if (!st) return std::move(st).error();
+    st = indexes(*o, *n, ot, nt, td);
+    if (!st) return std::move(st).error();
+    return td;
+  }
+
+  status tell_row(const DiffRow& row) { return visitor_ ? visitor_->row(row) : status{}; }
+
+  // Every row of one side, as removed (old) or added (new).
+  template <class Stream>
+  status all_rows(Stream& s, const ReadOnlyTable* ot, const ReadOnlyTable* nt, bool old_side,
+                  TableDiff& td) {
+    for (; !s.done(); s.next()) {
+      if (old_side) {
+        ++td.removed;
+        if (visitor_)
+          if (auto st = tell_row({ot, nt, DiffChange::removed, s.key(), s.value(), {}}); !st)
+            return st;
+      } else {
+        ++td.added;
+        if (visitor_)
+          if (auto st = tell_row({ot, nt, DiffChange::added, s.key(), {}, s.value()}); !st) return st;
+      }
+    }
+    return s.status();
+  }
+
+  status rows(const SideTable& o, const SideTable& n, const ReadOnlyTable* ot,
+              const ReadOnlyTable* nt, TableDiff& td) {
+    if (!ot) return with_rows(n, [&](auto& s) { return all_rows(s, ot, nt, false, td); });
+    if (!nt) return with_rows(o, [&](auto& s) { return all_rows(s, ot, nt, true, td); });
+    if (td.key_encoding_changed) {
+      if (auto st = with_rows(o, [&](auto& s) { return all_rows(s, ot, nt, true, td); }); !st)
+        return st;
+      return with_rows(n, [&](auto& s) { return all_rows(s, ot, nt, false, td); });
+    }
+    return with_rows(o, [&](auto& a) {
+      return with_rows(n, [&](auto& b) { return merge_rows(a, b, ot, nt, td); });
+    });
+  }
+
+  // Both tables in key order, side by side.
+  template <class A, class B>
+  status merge_rows(A& a, B& b, const ReadOnlyTable* ot, const ReadOnlyTable* nt, TableDiff& td) {
+    while (!a.done() && !b.done()) {
+      const int c = compare(a.key(), b.key());
+      if (c == 0) {
+        if (same_bytes(a.value(), b.value())) {
+          ++td.unchanged;
+        } else {
+          ++td.changed;
+          if (visitor_)
+            if (auto st = tell_row({ot, nt, DiffChange::changed, a.key(), a.value(), b.value()}); !st)
+              return st;
+        }
+        a.next();
+        b.next();
+      } else if (c < 0) {
+        ++td.removed;
+        if (visitor_)
+          if (auto st = tell_row({ot, nt, DiffChange::removed, a.key(), a.value(), {}}); !st)
+            return st;
+        a.next();
+      } else {
+        ++td.added;
+        if (visitor_)
+          if (auto st = tell_row({ot, nt, DiffChange::added, b.key(), {}, b.value()}); !st) return st;
+        b.next();
+      }
+    }
+    if (auto st = a.status(); !st) return st;
+    if (auto st = b.status(); !st) return st;
+    if (auto st = all_rows(a, ot, nt, true, td); !st) return st;
+    return all_rows(b, ot, nt, false, td);
+  }
+
+  status tell_entry(const DiffIndexEntry& e) { return visitor_ ? visitor_->index_entry(e) : status{}; }
+
+  template <class Stream>
+  status all_entries(Stream& s, const ReadOnlyTable* t, const SecondaryIndex* ix,
+                     DiffChange change, IndexDiff& id) {
+    for (; !s.done(); s.next()) {
+      ++(change == DiffChange::removed ? id.removed : id.added);
+      if (visitor_)
+        if (auto st = tell_entry(DiffIndexEntry{t, ix, change, s.key(), s.index_key()}); !st)
+          return st;
+    }
+    return s.status();
+  }
+
+  // Both indexes in (index key, primary key) order, side by side.
+  template <class A, class B>
+  status merge_entries(A& a, B& b, const ReadOnlyTable* ot, const ReadOnlyTable* nt,
+                       const SecondaryIndex* oi, const SecondaryIndex* ni, IndexDiff& id) {
+    while (!a.done() && !b.done()) {
+      int c = compare(a.index_key(), b.index_key());
+      if (c == 0) c = compare(a.key(), b.key());
+      if (c == 0) {
+        a.next();
+        b.next();
+      } else if (c < 0) {
+        ++id.removed;
+        if (visitor_)
+          if (auto st = tell_entry(DiffIndexEntry{ot, oi, DiffChange::removed, a.key(), a.index_key()});
+              !st)
+            return st;
+        a.next();
+      } else {
+        ++id.added;
+        if (visitor_)
+          if (auto st = tell_entry(DiffIndexEntry{nt, ni, DiffChange::added, b.key(), b.index_key()});
+              !st)
+            return st;
+        b.next();
+      }
+    }
+    if (auto st = a.status(); !st) return st;
+    if (auto st = b.status(); !st) return st;
+    if (auto st = all_entries(a, ot, oi, DiffChange::removed, id); !st) return st;
+    return all_entries(b, nt, ni, DiffChange::added, id);
+  }
+
+  status indexes(const SideTable& o, const SideTable& n, const ReadOnlyTable* ot,
+                 const ReadOnlyTable* nt, TableDiff& td) {
+    const std::vector<SecondaryIndex> oix = ot ? ot->indexes() : std::vector<SecondaryIndex>{};
+    const std::vector<SecondaryIndex> nix = nt ? nt->indexes() : std::vector<SecondaryIndex>{};
+    auto find = [](const std::vector<SecondaryIndex>& in, std::string_view name) {
+      const auto it = std::find_if(in.begin(), in.end(),
+                                   [&](const SecondaryIndex& ix) { return ix.name() == name; });
+      return it == in.end() ? nullptr : &*it;
+    };
+    std::vector<std::pair<const SecondaryIndex*, const SecondaryIndex*>> pairs;
+    for (const SecondaryIndex& ix : oix)
+      pairs.emplace_back(&ix, find(nix, ix.name()));
+    for (const SecondaryIndex& ix : nix)
+      if (!find(oix, ix.name())) pairs.emplace_back(nullptr, &ix);
+    for (const auto& pair : pairs) {
+      // Named apart (not a structured binding): the lambdas below capture them.
+      const SecondaryIndex* oi = pair.first;
+      const SecondaryIndex* ni = pair.second;
+      IndexDiff id;
+      id.name = std::string(oi ? oi->name() : ni->name());
+      id.in_old = oi != nullptr;
+      id.in_new = ni != nullptr;
+      if (oi) id.old_entries = entries_of(o, *oi);
+      if (ni) id.new_entries = entries_of(n, *ni);
+      const bool encodings_differ = oi && ni && oi->encoding().id() != ni->encoding().id();
+      id.shape_changed = encodings_differ || (oi && ni && oi->unique() != ni->unique());
+      if (options_.index_entries) {
+        status st;
+        if (oi && (!ni || encodings_differ || td.key_encoding_changed))
+          st = with_entries(o, *oi, [&](auto& s) {
+            return all_entries(s, ot, oi, DiffChange::removed, id);
+          });
+        if (st && ni && (!oi || encodings_differ || td.key_encoding_changed))
+          st = with_entries(n, *ni, [&](auto& s) {
+            return all_entries(s, nt, ni, DiffChange::added, id);
+          });
+        if (st && oi && ni && !encodings_differ && !td.key_encoding_changed)
+          st = with_entries(o, *oi, [&](auto& a) {
+            return with_entries(n, *ni, [&](auto& b) {
+              return merge_entries(a, b, ot, nt, oi, ni, id);
+            });
+          });
+        if (!st) return st;
+      }
+      td.indexes.push_back(std::move(id));
+    }
+    return {};
+  }
+
+  static uint64_t entries_of(const SideTable& t, const SecondaryIndex& ix) {
+    if (t.sharded) {
+      auto sharded = t.sharded->index(ix.name());
+      return sharded ? sharded->count() : 0;
+    }
+    return ix.count();
+  }
+
+  const DiffSide& old_;
+  const DiffSide& new_;
+  const DiffOptions& options_;
+  DiffVisitor* visitor_;
+};
+
+}  // namespace
+
+bool TableDiff::differs() const noexcept {
+  return !in_old || !in_new || key_encoding_changed || columns_changed || added != 0 ||
+         removed != 0 || changed != 0 ||
+         std::any_of(indexes.begin(), indexes.end(),
+                     [](const IndexDiff& ix) { return ix.differs(); });
+}
+
+bool DatabaseDiff::differs() const noexcept {
+  return std::any_of(tables.begin(), tables.end(),
+                     [](const TableDiff& t) { return t.differs(); });
+}
+
+result<DatabaseDiff> diff(const DiffSide& old_side, const DiffSide& new_side,
+                          const DiffOptions& options, DiffVisitor* visitor) {
+  return Differ(old_side, new_side, options, visitor).run();
+}
+
+}  // namespace drydb

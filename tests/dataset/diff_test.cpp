@@ -1,0 +1,433 @@
+// drydb::diff against a model: random pairs of builds (tables of both key kinds with rows added,
+// removed and changed, tables in one side only, a key encoding that changes, indexes that come,
+// go, change definition or change entries, empty tables), each side a file (512-byte pages) or a
+// sharded dataset (range- or hash-partitioned); every count and every difference the visitor is
+// told is what comparing the two sorted maps gives, in order. And: a visitor's error ends the
+// diff; an unknown table; a corrupt page of either side is an error, never a wrong answer.
+#include "drydb/diff.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "drydb/builder.h"
+#include "drydb/dataset.h"
+#include "drydb/index.h"
+#include "drydb/drydb.h"
+#include "generation_builder.h"
+#include "support/suite.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace dataset_testing;
+using drydb::DiffChange;
+using drydb::errc;
+using drydb::KeyEncoding;
+using drydb_support::TempDir;
+
+// Builds `tables` into one file, as build_generation builds each shard.
+void build_file(const fs::path& path, const std::vector<TableSpec>& tables) {
+  drydb::DatabaseBuilder b({.page_size = 512});
+  for (const TableSpec& t : tables) {
+    auto& tb = b.create_table(t.name, t.encoding);
+    for (const auto& [k, v] : t.rows)
+      tb.append(key_of(t, k), v);
+    add_indexes(tb, t);
+  }
+  ASSERT_TRUE(b.build_to_file(path));
+}
+
+// What the visitor is told, as text: "T +|-|~ key [old] [new]" for rows, "T.I +|- ikey key".
+class Recorder final : public drydb::DiffVisitor {
+ public:
+  drydb::status row(const drydb::DiffRow& r) override {
+    const char* c = r.change == DiffChange::added ? "+" : r.change == DiffChange::removed ? "-" : "~";
+    const drydb::ReadOnlyTable* t = r.change == DiffChange::added ? r.new_table : r.old_table;
+    events.push_back(std::string(t->name()) + " " + c + " " + as_string(r.key) + " " +
+                     as_string(r.old_value) + " " + as_string(r.new_value));
+    if (fail_after && events.size() == *fail_after)
+      return drydb::unexpected(errc::invalid_state, "the visitor stops here");
+    return {};
+  }
+  drydb::status index_entry(const drydb::DiffIndexEntry& e) override {
+    events.push_back(std::string(e.table->name()) + "." + std::string(e.index->name()) + " " +
+                     (e.change == DiffChange::added ? "+" : "-") + " " + as_string(e.index_key) +
+                     " " + as_string(e.key));
+    return {};
+  }
+  std::vector<std::string> events;
+  std::optional<size_t> fail_after;
+};
+
+// The model's answer for one table: its counts in `td`, its events appended to `events`.
+void model_table(const TableSpec* o, const TableSpec* n, drydb::TableDiff* td,
+                 std::vector<std::string>* events) {
+  const std::string& name = o ? o->name : n->name;
+  td->name = name;
+  td->in_old = o != nullptr;
+  td->in_new = n != nullptr;
+  td->old_rows = o ? o->rows.size() : 0;
+  td->new_rows = n ? n->rows.size() : 0;
+  td->key_encoding_changed = o && n && o->encoding.id() != n->encoding.id();
+  auto removed = [&](const std::string& k, const std::string& v) {
+    ++td->removed;
+    events->push_back(name + " - " + k + " " + v + " ");
+  };
+  auto added = [&](const std::string& k, const std::string& v) {
+    ++td->added;
+    events->push_back(name + " + " + k + "  " + v);
+  };
+  if (!n || !o || td->key_encoding_changed) {
+    if (o)
+      for (const auto& [k, v] : o->rows)
+        removed(k, v);
+    if (n)
+      for (const auto& [k, v] : n->rows)
+        added(k, v);
+  } else {
+    auto a = o->rows.begin(), b = n->rows.begin();
+    while (a != o->rows.end() || b != n->rows.end()) {
+      if (b == n->rows.end() || (a != o->rows.end() && a->first < b->first)) {
+        removed(a->first, a->second);
+        ++a;
+      } else if (a == o->rows.end() || b->first < a->first) {
+        added(b->first, b->second);
+        ++b;
+      } else {
+        if (a->second == b->second) {
+          ++td->unchanged;
+        } else {
+          ++td->changed;
+          events->push_back(name + " ~ " + a->first + " " + a->second + " " + b->second);
+        }
+        ++a;
+        ++b;
+      }
+    }
+  }
+  // Indexes: the old side's in order, then the new side's others; entries as (ikey, key) sets.
+  std::vector<std::pair<const IndexSpec*, const IndexSpec*>> pairs;
+  auto find = [](const TableSpec* t, const std::string& ix) -> const IndexSpec* {
+    if (!t) return nullptr;
+    for (const IndexSpec& i : t->indexes)
+      if (i.name == ix) return &i;
+    return nullptr;
+  };
+  if (o)
+    for (const IndexSpec& i : o->indexes)
+      pairs.emplace_back(&i, find(n, i.name));
+  if (n)
+    for (const IndexSpec& i : n->indexes)
+      if (!find(o, i.name)) pairs.emplace_back(nullptr, &i);
+  auto entries = [](const TableSpec& t, const IndexSpec& ix) {
+    std::set<std::pair<std::string, std::string>> out;
+    for (const auto& [k, v] : t.rows)
+      if (auto key = ix.key(k, v)) out.emplace(*key, k);
+    return out;
+  };
+  for (const auto& [oi, ni] : pairs) {
+    drydb::IndexDiff id;
+    id.name = oi ? oi->name : ni->name;
+    id.in_old = oi != nullptr;
+    id.in_new = ni != nullptr;
+    const auto oe = oi ? entries(*o, *oi) : std::set<std::pair<std::string, std::string>>{};
+    const auto ne = ni ? entries(*n, *ni) : std::set<std::pair<std::string, std::string>>{};
+    id.old_entries = oe.size();
+    id.new_entries = ne.size();
+    const bool apart =
+        !oi || !ni || oi->encoding.id() != ni->encoding.id() || td->key_encoding_changed;
+    id.shape_changed = oi && ni && (oi->encoding.id() != ni->encoding.id() || oi->unique != ni->unique);
+    const std::string prefix = name + "." + id.name;
+    if (apart) {
+      for (const auto& [ik, k] : oe)
+        events->push_back(prefix + " - " + ik + " " + k), ++id.removed;
+      for (const auto& [ik, k] : ne)
+        events->push_back(prefix + " + " + ik + " " + k), ++id.added;
+    } else {
+      std::vector<std::tuple<std::string, std::string, bool>> merged;
+      for (const auto& e : oe)
+        if (!ne.count(e)) merged.emplace_back(e.first, e.second, false);
+      for (const auto& e : ne)
+        if (!oe.count(e)) merged.emplace_back(e.first, e.second, true);
+      std::sort(merged.begin(), merged.end(), [](const auto& x, const auto& y) {
+        return std::tie(std::get<0>(x), std::get<1>(x)) < std::tie(std::get<0>(y), std::get<1>(y));
+      });
+      for (const auto& [ik, k, add] : merged) {
+        events->push_back(prefix + (add ? " + " : " - ") + ik + " " + k);
+        ++(add ? id.added : id.removed);
+      }
+    }
+    td->indexes.push_back(id);
+  }
+}
+
+IndexSpec first_byte_index() {
+  return {"by_first", false, KeyEncoding::bytes(),
+          [](const std::string&, const std::string& v) -> std::optional<std::string> {
+            if (v.empty()) return std::nullopt;
+            return v.substr(0, 1);
+          }};
+}
+
+IndexSpec length_index() {
+  return {"by_length", false, KeyEncoding::int64(),
+          [](const std::string&, const std::string& v) -> std::optional<std::string> {
+            return int_key(static_cast<int64_t>(v.size()));
+          }};
+}
+
+// A random old side and a new side made from it by edits.
+std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(std::mt19937_64& rng) {
+  auto value = [&] {
+    std::string v(rng() % 4, 'a');
+    for (char& c : v)
+      c = static_cast<char>('a' + rng() % 3);
+    return v;
+  };
+  TableSpec ints{"ints", KeyEncoding::int64(), {}, {}};
+  TableSpec words{"words", KeyEncoding::bytes(), {}, {}};
+  TableSpec gone{"gone", KeyEncoding::bytes(), {}, {}};
+  const int rows = static_cast<int>(rng() % 400);
+  for (int i = 0; i < rows; ++i) {
+    ints.rows[int_key(static_cast<int64_t>(rng() % 2000) - 1000)] = value();
+    words.rows["w" + std::to_string(rng() % 3000)] = value();
+  }
+  for (int i = 0; i < 20; ++i)
+    gone.rows["g" + std::to_string(i)] = value();
+  ints.indexes = {first_byte_index()};
+  words.indexes = {first_byte_index(), length_index()};
+  std::vector<TableSpec> old_side = {ints, words, gone};
+
+  // Edits: rows removed, changed and added in both tables; an index changes definition or goes;
+  // one comes; `gone` goes and `fresh` comes; sometimes `words` changes key encoding.
+  for (TableSpec* t : {&ints, &words}) {
+    for (auto it = t->rows.begin(); it != t->rows.end();) {
+      const auto r = rng() % 10;
+      if (r == 0) {
+        it = t->rows.erase(it);
+        continue;
+      }
+      if (r == 1) it->second = value();
+      ++it;
+    }
+    for (int i = 0; i < rows / 10; ++i)
+      t->rows[t == &ints ? int_key(static_cast<int64_t>(rng() % 2000) - 1000)
+                         : "w" + std::to_string(rng() % 3000)] = value();
+  }
+  switch (rng() % 3) {
+    case 0:  // the same name, now unique (keyed by the primary key)
+      ints.indexes = {{"by_first", true, KeyEncoding::bytes(),
+                       [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                         return k;
+                       }}};
+      break;
+    case 1:
+      ints.indexes.clear();
+      break;
+    default:
+      break;
+  }
+  words.indexes = {length_index(), first_byte_index()};
+  if (rng() % 4 == 0) words.encoding = KeyEncoding::int64(), words.rows.clear(),
+                      words.rows[int_key(5)] = "five";
+  TableSpec fresh{"fresh", KeyEncoding::bytes(), {}, {}};
+  if (rng() % 2) fresh.rows["only"] = "new";
+  return {old_side, {ints, words, fresh}};
+}
+
+// A side on disk: a file, or a dataset of `shards` shards, hash-partitioned or range-partitioned
+// on the table's own keys.
+struct Side {
+  std::optional<drydb::ReadOnlyDatabase> file;
+  std::optional<drydb::ShardedDatabase> dataset;
+  drydb::DiffSide side() const { return dataset ? drydb::DiffSide(*dataset) : drydb::DiffSide(*file); }
+};
+
+Side write_side(const fs::path& where, std::vector<TableSpec> tables, int how) {
+  Side s;
+  if (how == 0) {
+    build_file(where, tables);
+    s.file.emplace(drydb::ReadOnlyDatabase::open(where).value());
+    return s;
+  }
+  for (TableSpec& t : tables) {
+    if (how == 1) {
+      t.partitioning = {std::string(drydb::kHashPartitioning), {}};
+    } else if (t.rows.size() >= 3) {  // split at the second and third keys
+      auto it = std::next(t.rows.begin());
+      t.partitioning.splits = {it->first, std::next(it)->first};
+    } else {
+      t.partitioning = {std::string(drydb::kHashPartitioning), {}};
+    }
+  }
+  build_generation(where, 1, tables, 3);
+  s.dataset.emplace(drydb::ShardedDatabase::open(where).value());
+  return s;
+}
+
+void expect_same(const drydb::DatabaseDiff& got, const std::vector<drydb::TableDiff>& want) {
+  ASSERT_EQ(got.tables.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const drydb::TableDiff& g = got.tables[i];
+    const drydb::TableDiff& w = want[i];
+    SCOPED_TRACE(w.name);
+    EXPECT_EQ(g.name, w.name);
+    EXPECT_EQ(std::tie(g.in_old, g.in_new, g.key_encoding_changed, g.columns_changed),
+              std::tie(w.in_old, w.in_new, w.key_encoding_changed, w.columns_changed));
+    EXPECT_EQ(std::tie(g.old_rows, g.new_rows, g.added, g.removed, g.changed, g.unchanged),
+              std::tie(w.old_rows, w.new_rows, w.added, w.removed, w.changed, w.unchanged));
+    ASSERT_EQ(g.indexes.size(), w.indexes.size());
+    for (size_t j = 0; j < w.indexes.size(); ++j) {
+      const drydb::IndexDiff& gi = g.indexes[j];
+      const drydb::IndexDiff& wi = w.indexes[j];
+      SCOPED_TRACE(wi.name);
+      EXPECT_EQ(gi.name, wi.name);
+      EXPECT_EQ(std::tie(gi.in_old, gi.in_new, gi.shape_changed, gi.old_entries, gi.new_entries,
+                         gi.added, gi.removed),
+                std::tie(wi.in_old, wi.in_new, wi.shape_changed, wi.old_entries, wi.new_entries,
+                         wi.added, wi.removed));
+    }
+    EXPECT_EQ(g.differs(), w.differs());
+  }
+}
+
+TEST(Diff, MatchesTheModelOnFilesAndDatasets) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    const auto [olds, news] = random_pair(rng);
+    TempDir dir;
+    const int old_how = static_cast<int>(seed % 3), new_how = static_cast<int>((seed / 3) % 3);
+    const Side o = write_side(dir.path() / "old", olds, old_how);
+    const Side n = write_side(dir.path() / "new", news, new_how);
+
+    std::vector<drydb::TableDiff> want;
+    std::vector<std::string> want_events;
+    for (const TableSpec& t : olds) {
+      const auto it = std::find_if(news.begin(), news.end(),
+                                   [&](const TableSpec& x) { return x.name == t.name; });
+      want.emplace_back();
+      model_table(&t, it == news.end() ? nullptr : &*it, &want.back(), &want_events);
+    }
+    for (const TableSpec& t : news)
+      if (std::none_of(olds.begin(), olds.end(), [&](const TableSpec& x) { return x.name == t.name; })) {
+        want.emplace_back();
+        model_table(nullptr, &t, &want.back(), &want_events);
+      }
+
+    Recorder r;
+    const auto got = drydb::diff(o.side(), n.side(), {}, &r);
+    ASSERT_TRUE(got) << got.error().message;
+    expect_same(*got, want);
+    EXPECT_EQ(r.events, want_events);
+    EXPECT_TRUE(got->differs());
+
+    // Counts alone, without a visitor; one table; the builds against themselves.
+    const auto counts = drydb::diff(o.side(), n.side());
+    ASSERT_TRUE(counts);
+    expect_same(*counts, want);
+    const auto one = drydb::diff(o.side(), n.side(), {.tables = {"words"}});
+    ASSERT_TRUE(one);
+    ASSERT_EQ(one->tables.size(), 1u);
+    EXPECT_EQ(one->tables[0].name, "words");
+    const auto self = drydb::diff(o.side(), o.side());
+    ASSERT_TRUE(self);
+    EXPECT_FALSE(self->differs());
+  }
+}
+
+TEST(Diff, AFileAndTheDatasetOfItsRowsAreEqual) {
+  std::mt19937_64 rng(99);
+  const auto [olds, news] = random_pair(rng);
+  TempDir dir;
+  for (int how : {1, 2}) {
+    const Side file = write_side(dir.path() / ("file" + std::to_string(how)), news, 0);
+    const Side ds = write_side(dir.path() / ("ds" + std::to_string(how)), news, how);
+    Recorder r;
+    const auto d = drydb::diff(file.side(), ds.side(), {}, &r);
+    ASSERT_TRUE(d) << d.error().message;
+    EXPECT_FALSE(d->differs());
+    EXPECT_TRUE(r.events.empty());
+    ASSERT_EQ(d->tables.size(), news.size());
+    EXPECT_EQ(d->tables[0].unchanged, news[0].rows.size());
+  }
+}
+
+TEST(Diff, StorageOptionsDoNotCount) {
+  TempDir dir;
+  TableSpec t{"t", KeyEncoding::int64(), {}, {}};
+  for (int i = 0; i < 3000; ++i)
+    t.rows[int_key(i)] = std::string(40, static_cast<char>('a' + i % 26));
+  build_file(dir.path() / "a.drydb", {t});
+  drydb::DatabaseBuilder b({.page_size = 4096, .filters = {drydb::filters::zstd({.level = 3})}});
+  auto& tb = b.create_table("t", KeyEncoding::int64());
+  for (const auto& [k, v] : t.rows)
+    tb.append(key_of(t, k), v);
+  ASSERT_TRUE(b.build_to_file(dir.path() / "b.drydb"));
+  const auto a = drydb::ReadOnlyDatabase::open(dir.path() / "a.drydb").value();
+  const auto bz = drydb::ReadOnlyDatabase::open(dir.path() / "b.drydb").value();
+  const auto d = drydb::diff(a, bz);
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->differs());
+  EXPECT_EQ(d->tables.at(0).unchanged, 3000u);
+}
+
+TEST(Diff, AVisitorErrorEndsTheDiff) {
+  std::mt19937_64 rng(5);
+  const auto [olds, news] = random_pair(rng);
+  TempDir dir;
+  const Side o = write_side(dir.path() / "old", olds, 0);
+  const Side n = write_side(dir.path() / "new", news, 0);
+  Recorder r;
+  r.fail_after = 3;
+  const auto d = drydb::diff(o.side(), n.side(), {}, &r);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.code(), errc::invalid_state);
+  EXPECT_EQ(r.events.size(), 3u);
+}
+
+TEST(Diff, AnUnknownTableIsNotFound) {
+  TempDir dir;
+  const Side o = write_side(dir.path() / "old", {TableSpec{"t", KeyEncoding::bytes(), {}, {}}}, 0);
+  const auto d = drydb::diff(o.side(), o.side(), {.tables = {"t", "nope"}});
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.code(), errc::not_found);
+  EXPECT_NE(d.error().message.find("nope"), std::string::npos);
+}
+
+TEST(Diff, ACorruptPageOfEitherSideIsAnError) {
+  TempDir dir;
+  TableSpec t{"t", KeyEncoding::int64(), {}, {}};
+  for (int i = 0; i < 2000; ++i)
+    t.rows[int_key(i)] = "value-" + std::to_string(i);
+  build_file(dir.path() / "good.drydb", {t});
+  fs::copy_file(dir.path() / "good.drydb", dir.path() / "bad.drydb");
+  {  // a byte of row 1000's value, in a leaf
+    std::fstream f(dir.path() / "bad.drydb", std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const size_t at = bytes.find("value-1000");
+    ASSERT_NE(at, std::string::npos);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.put('V');
+  }
+  const auto good = drydb::ReadOnlyDatabase::open(dir.path() / "good.drydb").value();
+  auto bad = drydb::ReadOnlyDatabase::open(dir.path() / "bad.drydb");
+  ASSERT_TRUE(bad) << bad.error().message;
+  for (bool bad_is_old : {true, false}) {
+    const auto d = bad_is_old ? drydb::diff(*bad, good) : drydb::diff(good, *bad);
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.code(), errc::corruption) << d.error().message;
+  }
+}
+
+}  // namespace
