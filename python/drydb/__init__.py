@@ -56,6 +56,7 @@ from ._drydb import (  # noqa: F401  (the package's API)
     Value,
     ValueTooLargeError,
     WrongKeyTypeError,
+    diff,
     follow_dataset,
     open,
     open_bytes,

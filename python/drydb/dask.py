@@ -156,7 +156,25 @@ def _is_missing(v):
         return False
 
 
-def _finish(results, n_checks, unique_specs, shards, folder, generation, path, keep, manifest):
+def _check_removals(path, folder, max_removed_fraction):
+    """Refuses the generation in `folder` when, against the generation live at `path`, it would
+    remove more than max_removed_fraction of a table's rows (a table it lacks loses them all)."""
+    live = _drydb.current_generation(path)
+    if live == 0:
+        return  # the first generation: nothing to lose
+    compared = _drydb.diff(os.path.join(path, _drydb.generation_folder(live)), folder,
+                           index_entries=False)
+    for t in compared["tables"]:
+        if t["in_old"] and t["removed"] > max_removed_fraction * t["old_rows"]:
+            raise _drydb.InvalidStateError(
+                "table %r: the new generation would remove %d of the %d rows of generation %d "
+                "(%.1f%%; max_removed_fraction is %g); not published"
+                % (t["name"], t["removed"], t["old_rows"], live,
+                   100.0 * t["removed"] / t["old_rows"], max_removed_fraction))
+
+
+def _finish(results, n_checks, unique_specs, shards, folder, generation, path, keep, manifest,
+            max_removed_fraction):
     """The finalizer: publishes only a complete, consistent generation."""
     input_rows = results[0]
     duplicates = results[1:n_checks]
@@ -179,6 +197,8 @@ def _finish(results, n_checks, unique_specs, shards, folder, generation, path, k
     # One writer of manifests: the library's, which checks every rule (shards disjoint and in
     # order for range partitioning) before it writes.
     _drydb.write_manifest(folder, manifest)
+    if max_removed_fraction is not None:
+        _check_removals(path, folder, max_removed_fraction)
     published = _drydb.publish_generation(path, generation, keep)
     # Live from here: what failed after (an old generation not removed) is told, not raised.
     for message in published["warnings"]:
@@ -189,7 +209,7 @@ def _finish(results, n_checks, unique_specs, shards, folder, generation, path, k
 def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="bytes", shards=None,
                   shard_bytes=None, partitioning="range", splits=None, indexes=(), name=None,
                   page_size=4096, compression=None, sample_size=100_000, keep=2, retries=2,
-                  client=None):
+                  client=None, max_removed_fraction=None):
     """Builds a new generation of the dataset at `path` from `data` and publishes it; returns its
     number.
 
@@ -204,6 +224,9 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     indexes: dicts of "name", "unique" (default False), "key_encoding" (default "bytes") and
       either "column" (the row's field) or "key" (a callable(key, row) -> index key or None).
     retries: how often Dask runs a failed task again.
+    max_removed_fraction: when set (0 to 1), the finalizer compares the new generation with the
+      live one (drydb.diff) and refuses to publish it, raising InvalidStateError, when it would
+      remove more than that fraction of a table's rows.
     """
     import dask
     import dask.dataframe as dd
@@ -216,6 +239,9 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
             data = dd.read_json(source, lines=True)
     if key not in data.columns:
         raise _drydb.InvalidArgumentError("no key column %r in %r" % (key, list(data.columns)))
+    if max_removed_fraction is not None and not 0 <= max_removed_fraction <= 1:
+        raise _drydb.InvalidArgumentError(
+            "max_removed_fraction is a fraction from 0 to 1, not %r" % (max_removed_fraction,))
     if partitioning not in ("range", "hash"):
         raise _drydb.InvalidArgumentError("partitioning is 'range' or 'hash', not %r" % (partitioning,))
     function = "range-v1" if partitioning == "range" else "xxh3-64-mod-v1"
@@ -292,11 +318,11 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
                                      "key_encoding": s.get("key_encoding", "bytes")}
                                     for s in index_specs],
                         "partitioning": {"function": function, "splits": splits}}],
-                })
+                }, max_removed_fraction)
     except BaseException:
-        # Not published: the claimed folder and whatever shards it holds go (the number stays
-        # used, as a claimed number always is), under the dataset's lock and only if no publish
-        # can have named it (publish raises only when CURRENT did not move).
+        # Not published: the claimed folder and whatever shards it holds go (its number is free
+        # for the next claim), under the dataset's lock and only if no publish can have named it
+        # (publish raises only when CURRENT did not move).
         try:
             _drydb.discard_generation(path, generation)
         except _drydb.Error:

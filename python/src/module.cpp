@@ -10,4 +10,5 @@ PYBIND11_MODULE(_drydb, m) {
   drydb::python::bind_row_iterator(m);
   drydb::python::bind_table(m);
   drydb::python::bind_dataset(m);
+  drydb::python::bind_diff(m);
 }

@@ -336,3 +336,28 @@ def test_publishes_that_took_effect_are_kept_and_failed_ones_discarded(tmp_path)
     assert lines[5:] == ["IoError", "gen-2", "['CURRENT', 'HIGHEST', 'gen-1', 'gen-2', 'other']"]
     with drydb.open_dataset(root) as ds:
         assert ds.generation == 2 and len(ds.table("rows")) == 3
+
+
+def test_max_removed_fraction_refuses_a_generation_that_drops_too_many_rows(tmp_path, client):
+    root = str(tmp_path / "guarded")
+    full = pandas.DataFrame({"id": list(range(1000)), "v": ["x"] * 1000})
+    build_dataset(dd.from_pandas(full, npartitions=2), root, key="id", key_encoding="int64",
+                  shards=2, client=client, max_removed_fraction=0.1)  # the first: nothing to lose
+    assert drydb._drydb.current_generation(root) == 1
+    # 300 of 1,000 rows gone: more than 10%, refused and discarded; generation 1 stays live.
+    kept = dd.from_pandas(full[full.id >= 300], npartitions=2)
+    with pytest.raises(drydb.InvalidStateError, match=r"remove 300 of the 1000 rows"):
+        build_dataset(kept, root, key="id", key_encoding="int64", shards=2, client=client,
+                      max_removed_fraction=0.1)
+    assert drydb._drydb.current_generation(root) == 1
+    assert not os.path.exists(os.path.join(root, "gen-2"))
+    # Within the bound (30% <= 50%), and rows changed or added do not count.
+    changed = full[full.id >= 300].assign(v="y")
+    build_dataset(dd.from_pandas(changed, npartitions=2), root, key="id", key_encoding="int64",
+                  shards=2, client=client, max_removed_fraction=0.5)
+    assert drydb._drydb.current_generation(root) == 2  # the refused build's number, claimed again
+    d = drydb.diff(os.path.join(root, "gen-1"), root)
+    assert d["differs"] and d["tables"][0]["removed"] == 300 and d["tables"][0]["changed"] == 700
+    with pytest.raises(drydb.InvalidArgumentError):
+        build_dataset(kept, root, key="id", key_encoding="int64", shards=2, client=client,
+                      max_removed_fraction=1.5)

@@ -226,3 +226,55 @@ def test_follow_dataset_swaps_generations_under_pins(tmp_path):
         time.sleep(0.01)
     live.stop_watching()
     assert "shard 1" in live.watch_error
+
+
+def test_diff_of_files_and_datasets(tmp_path):
+    rows = [(b"k%04d" % i, b"v%d" % i) for i in range(500)]
+
+    def build_file(path, rows, page_size=4096, compression=None, extra=False):
+        b = drydb.Builder(page_size=page_size, compression=compression)
+        t = b.create_table("t")
+        t.append_many(rows)
+        t.add_index("first", unique=False, key_encoding="bytes", key=lambda k, v: v[:2])
+        if extra:
+            b.create_table("extra", "int64").append(1, b"one")
+        b.build(path)
+        return str(path)
+
+    old = build_file(tmp_path / "old.drydb", rows)
+    # How the bytes are stored does not count.
+    same = build_file(tmp_path / "same.drydb", rows, page_size=512, compression="zstd")
+    d = drydb.diff(old, same)
+    assert not d["differs"]
+    assert [(t["name"], t["unchanged"], t["differs"]) for t in d["tables"]] == [("t", 500, False)]
+    # 10 removed, 5 changed, 3 added; a table only in NEW.
+    edited = [(k, b"w" + v if i % 100 == 7 else v) for i, (k, v) in enumerate(rows) if i % 50 != 3]
+    edited += [(b"z%d" % i, b"new") for i in range(3)]
+    new = build_file(tmp_path / "new.drydb", sorted(edited), extra=True)
+    d = drydb.diff(old, new)
+    assert d["differs"]
+    t, extra = d["tables"]
+    assert (t["name"], t["old_rows"], t["new_rows"]) == ("t", 500, 493)
+    assert (t["added"], t["removed"], t["changed"], t["unchanged"]) == (3, 10, 5, 485)
+    ix = t["indexes"][0]
+    assert ix["name"] == "first" and ix["in_old"] and ix["in_new"] and not ix["shape_changed"]
+    assert (ix["old_entries"], ix["new_entries"]) == (500, 493)
+    assert ix["added"] == 3 + 5 and ix["removed"] == 10 + 5
+    assert (extra["name"], extra["in_old"], extra["in_new"], extra["new_rows"], extra["added"]) == (
+        "extra", False, True, 1, 1)
+    assert drydb.diff(old, new, tables=["extra"])["tables"][0]["name"] == "extra"
+    assert drydb.diff(old, new, index_entries=False)["tables"][0]["indexes"][0]["added"] == 0
+    # A dataset of the same rows (its folder, a generation folder, a manifest) equals the file.
+    root = str(tmp_path / "ds")
+    os.makedirs(root)
+    generation = build_generation(root, rows, [b"k0100", b"k0300"],
+                                  indexes=[("first", False, "bytes", lambda k, v: v[:2])])
+    folder = os.path.join(root, drydb._drydb.generation_folder(generation))
+    for side in (root, folder, os.path.join(folder, "manifest.json")):
+        assert not drydb.diff(old, side)["differs"]
+    assert drydb.diff(root, new)["tables"][0]["removed"] == 10
+    # Errors: a missing build, an unknown table.
+    with pytest.raises(drydb.IoError):
+        drydb.diff(old, str(tmp_path / "missing.drydb"))
+    with pytest.raises(drydb.NotFoundError, match="nope"):
+        drydb.diff(old, new, tables=["nope"])
