@@ -1,8 +1,9 @@
 // drydb: the command-line tool. `drydb FILE` opens an interactive session;
 // `drydb get|scan|range|prefix|count|tables|info|stats|verify|dump FILE ...`
-// answer one query for scripts; `drydb diff OLD NEW` compares two builds; `drydb build OUT` makes a database from
-// JSON Lines, CSV or TSV; `drydb shard ...` works on sharded datasets, which
-// every read command also reads. docs/cli.md documents every command and flag.
+// answer one query for scripts; `drydb diff OLD NEW` compares two builds;
+// `drydb build OUT` makes a database from JSON Lines, CSV or TSV; `drydb shard ...`
+// works on sharded datasets, which every read command also reads. docs/cli.md
+// documents every command and flag.
 //
 // Data goes to stdout, diagnostics to stderr. Exit status: 0 success, 1 not
 // found (`get` of a key that is not there) or, for `diff`, builds that differ, 2 any error,
