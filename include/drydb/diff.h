@@ -27,7 +27,7 @@ namespace drydb {
 // must outlive the diff.
 class DiffSide {
  public:
-  DiffSide(const ReadOnlyDatabase& file) noexcept : file_(&file) {}      // NOLINT: implicit
+  DiffSide(const ReadOnlyDatabase& file) noexcept : file_(&file) {}          // NOLINT: implicit
   DiffSide(const ShardedDatabase& dataset) noexcept : dataset_(&dataset) {}  // NOLINT: implicit
 
   const ReadOnlyDatabase* file() const noexcept { return file_; }
@@ -58,9 +58,9 @@ struct DiffRow {
 
 // An index entry in one side only (an entry has no value that could change).
 struct DiffIndexEntry {
-  const ReadOnlyTable* table;    // the side's table
-  const SecondaryIndex* index;   // the side's index
-  DiffChange change;             // added or removed
+  const ReadOnlyTable* table;            // the side's table
+  const SecondaryIndex* index;           // the side's index
+  DiffChange change;                     // added or removed
   std::span<const std::byte> key;        // the row's primary key
   std::span<const std::byte> index_key;  // as the index encodes it
 };
@@ -113,7 +113,8 @@ struct DiffOptions {
 };
 
 // Compares `old_side` with `new_side`; `visitor` (may be null: counts only) is told each
-// difference. Errors: a read error of either side (a corrupt page); errc::not_found for an unknown table in options.tables; the visitor's.
+// difference. Errors: a read error of either side (a corrupt page); errc::not_found for an unknown
+// table in options.tables; the visitor's.
 result<DatabaseDiff> diff(const DiffSide& old_side, const DiffSide& new_side,
                           const DiffOptions& options = {}, DiffVisitor* visitor = nullptr);
 

@@ -456,10 +456,9 @@ template <class F>
 DRYDB_ALWAYS_INLINE int with_key(const drydb_key* k, const char* fn, F&& use) {
   if (k != nullptr) [[likely]] {
     if (k->kind == DRYDB_KEY_INT64) return use(drydb::Key(k->i64));
-    if (k->kind == DRYDB_KEY_BYTES && (k->data != nullptr || k->size == 0) &&
-        k->size <= UINT32_MAX)
-      return use(drydb::Key(
-          std::span<const std::byte>(static_cast<const std::byte*>(k->data), k->size)));
+    if (k->kind == DRYDB_KEY_BYTES && (k->data != nullptr || k->size == 0) && k->size <= UINT32_MAX)
+      return use(
+          drydb::Key(std::span<const std::byte>(static_cast<const std::byte*>(k->data), k->size)));
   }
   std::optional<drydb::Key> key;
   if (int rc = to_key(k, fn, &key); rc != 0) return rc;
@@ -715,46 +714,35 @@ int index_range_next(drydb_range* r, const void** key, size_t* key_size, const v
   return DRYDB_OK;
 }
 
-#if DRYDB_C_DATASETS
-// The next row of a sharded table's walk.
-int sharded_range_next(drydb_range* r, const void** key, size_t* key_size, const void** value,
-                       size_t* value_size) {
+// The next row of a walk over `range` (a table's Range or a sharded table's ShardedRange) by
+// the iterator `it`, which the walk's first step makes.
+template <class RangeT>
+int iterator_step(drydb_range* r, RangeT& range, std::optional<typename RangeT::iterator>& it,
+                  const void** key, size_t* key_size, const void** value, size_t* value_size) {
   if (r->ended) return DRYDB_END;
-  if (!r->sit)
-    r->sit.emplace(r->srange.begin());
+  if (!it)
+    it.emplace(range.begin());
   else
-    ++*r->sit;
-  if (*r->sit == std::default_sentinel) {
+    ++*it;
+  if (*it == std::default_sentinel) {
     r->ended = true;
-    if (!r->srange.status()) return record(r->srange.status().error());
+    if (!range.status()) return record(range.status().error());
     return DRYDB_END;
   }
-  const drydb::Entry e = **r->sit;
+  const drydb::Entry e = **it;
   put_row(e.key, e.value, key, key_size, value, value_size);
   return DRYDB_OK;
 }
-#endif
 
 // drydb_range_next's step, whatever positioned the range.
 int range_step(drydb_range* range, const void** key, size_t* key_size, const void** value,
                size_t* value_size) {
   if (range->index) return index_range_next(range, key, key_size, value, value_size);
 #if DRYDB_C_DATASETS
-  if (range->sharded) return sharded_range_next(range, key, key_size, value, value_size);
+  if (range->sharded)
+    return iterator_step(range, range->srange, range->sit, key, key_size, value, value_size);
 #endif
-  if (range->ended) return DRYDB_END;
-  if (!range->it)
-    range->it.emplace(range->range.begin());
-  else
-    ++*range->it;
-  if (*range->it == std::default_sentinel) {
-    range->ended = true;
-    if (!range->range.status()) return record(range->range.status().error());
-    return DRYDB_END;
-  }
-  const drydb::Entry e = **range->it;
-  put_row(e.key, e.value, key, key_size, value, value_size);
-  return DRYDB_OK;
+  return iterator_step(range, range->range, range->it, key, key_size, value, value_size);
 }
 
 // drydb_range_next_batch's bounds: a row larger than kBatchRowBytes (key and value) is not

@@ -115,9 +115,8 @@ class Differ {
     const std::vector<ReadOnlyTable> olds = old_.shape().tables();
     const std::vector<ReadOnlyTable> news = new_.shape().tables();
     auto wanted = [&](std::string_view name) {
-      return options_.tables.empty() ||
-             std::find(options_.tables.begin(), options_.tables.end(), name) !=
-                 options_.tables.end();
+      return options_.tables.empty() || std::find(options_.tables.begin(), options_.tables.end(),
+                                                  name) != options_.tables.end();
     };
     for (const std::string& name : options_.tables) {
       auto named = [&](const ReadOnlyTable& t) { return t.name() == name; };
@@ -200,7 +199,8 @@ class Differ {
       } else {
         ++td.added;
         if (visitor_)
-          if (auto st = tell_row({ot, nt, DiffChange::added, s.key(), {}, s.value()}); !st) return st;
+          if (auto st = tell_row({ot, nt, DiffChange::added, s.key(), {}, s.value()}); !st)
+            return st;
       }
     }
     return s.status();
@@ -231,7 +231,8 @@ class Differ {
         } else {
           ++td.changed;
           if (visitor_)
-            if (auto st = tell_row({ot, nt, DiffChange::changed, a.key(), a.value(), b.value()}); !st)
+            if (auto st = tell_row({ot, nt, DiffChange::changed, a.key(), a.value(), b.value()});
+                !st)
               return st;
         }
         a.next();
@@ -245,7 +246,8 @@ class Differ {
       } else {
         ++td.added;
         if (visitor_)
-          if (auto st = tell_row({ot, nt, DiffChange::added, b.key(), {}, b.value()}); !st) return st;
+          if (auto st = tell_row({ot, nt, DiffChange::added, b.key(), {}, b.value()}); !st)
+            return st;
         b.next();
       }
     }
@@ -255,11 +257,13 @@ class Differ {
     return all_rows(b, ot, nt, false, td);
   }
 
-  status tell_entry(const DiffIndexEntry& e) { return visitor_ ? visitor_->index_entry(e) : status{}; }
+  status tell_entry(const DiffIndexEntry& e) {
+    return visitor_ ? visitor_->index_entry(e) : status{};
+  }
 
   template <class Stream>
-  status all_entries(Stream& s, const ReadOnlyTable* t, const SecondaryIndex* ix,
-                     DiffChange change, IndexDiff& id) {
+  status all_entries(Stream& s, const ReadOnlyTable* t, const SecondaryIndex* ix, DiffChange change,
+                     IndexDiff& id) {
     for (; !s.done(); s.next()) {
       ++(change == DiffChange::removed ? id.removed : id.added);
       if (visitor_)
@@ -282,14 +286,16 @@ class Differ {
       } else if (c < 0) {
         ++id.removed;
         if (visitor_)
-          if (auto st = tell_entry(DiffIndexEntry{ot, oi, DiffChange::removed, a.key(), a.index_key()});
+          if (auto st =
+                  tell_entry(DiffIndexEntry{ot, oi, DiffChange::removed, a.key(), a.index_key()});
               !st)
             return st;
         a.next();
       } else {
         ++id.added;
         if (visitor_)
-          if (auto st = tell_entry(DiffIndexEntry{nt, ni, DiffChange::added, b.key(), b.index_key()});
+          if (auto st =
+                  tell_entry(DiffIndexEntry{nt, ni, DiffChange::added, b.key(), b.index_key()});
               !st)
             return st;
         b.next();
@@ -330,18 +336,15 @@ class Differ {
       if (options_.index_entries) {
         status st;
         if (oi && (!ni || encodings_differ || td.key_encoding_changed))
-          st = with_entries(o, *oi, [&](auto& s) {
-            return all_entries(s, ot, oi, DiffChange::removed, id);
-          });
+          st = with_entries(
+              o, *oi, [&](auto& s) { return all_entries(s, ot, oi, DiffChange::removed, id); });
         if (st && ni && (!oi || encodings_differ || td.key_encoding_changed))
-          st = with_entries(n, *ni, [&](auto& s) {
-            return all_entries(s, nt, ni, DiffChange::added, id);
-          });
+          st = with_entries(n, *ni,
+                            [&](auto& s) { return all_entries(s, nt, ni, DiffChange::added, id); });
         if (st && oi && ni && !encodings_differ && !td.key_encoding_changed)
           st = with_entries(o, *oi, [&](auto& a) {
-            return with_entries(n, *ni, [&](auto& b) {
-              return merge_entries(a, b, ot, nt, oi, ni, id);
-            });
+            return with_entries(n, *ni,
+                                [&](auto& b) { return merge_entries(a, b, ot, nt, oi, ni, id); });
           });
         if (!st) return st;
       }
@@ -374,8 +377,7 @@ bool TableDiff::differs() const noexcept {
 }
 
 bool DatabaseDiff::differs() const noexcept {
-  return std::any_of(tables.begin(), tables.end(),
-                     [](const TableDiff& t) { return t.differs(); });
+  return std::any_of(tables.begin(), tables.end(), [](const TableDiff& t) { return t.differs(); });
 }
 
 result<DatabaseDiff> diff(const DiffSide& old_side, const DiffSide& new_side,

@@ -21,8 +21,8 @@
 
 #include "drydb/builder.h"
 #include "drydb/dataset.h"
-#include "drydb/index.h"
 #include "drydb/drydb.h"
+#include "drydb/index.h"
 #include "generation_builder.h"
 #include "support/suite.h"
 
@@ -51,7 +51,9 @@ void build_file(const fs::path& path, const std::vector<TableSpec>& tables) {
 class Recorder final : public drydb::DiffVisitor {
  public:
   drydb::status row(const drydb::DiffRow& r) override {
-    const char* c = r.change == DiffChange::added ? "+" : r.change == DiffChange::removed ? "-" : "~";
+    const char* c = r.change == DiffChange::added     ? "+"
+                    : r.change == DiffChange::removed ? "-"
+                                                      : "~";
     const drydb::ReadOnlyTable* t = r.change == DiffChange::added ? r.new_table : r.old_table;
     events.push_back(std::string(t->name()) + " " + c + " " + as_string(r.key) + " " +
                      as_string(r.old_value) + " " + as_string(r.new_value));
@@ -146,7 +148,8 @@ void model_table(const TableSpec* o, const TableSpec* n, drydb::TableDiff* td,
     id.new_entries = ne.size();
     const bool apart =
         !oi || !ni || oi->encoding.id() != ni->encoding.id() || td->key_encoding_changed;
-    id.shape_changed = oi && ni && (oi->encoding.id() != ni->encoding.id() || oi->unique != ni->unique);
+    id.shape_changed =
+        oi && ni && (oi->encoding.id() != ni->encoding.id() || oi->unique != ni->unique);
     const std::string prefix = name + "." + id.name;
     if (apart) {
       for (const auto& [ik, k] : oe)
@@ -238,8 +241,8 @@ std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(std::mt199
       break;
   }
   words.indexes = {length_index(), first_byte_index()};
-  if (rng() % 4 == 0) words.encoding = KeyEncoding::int64(), words.rows.clear(),
-                      words.rows[int_key(5)] = "five";
+  if (rng() % 4 == 0)
+    words.encoding = KeyEncoding::int64(), words.rows.clear(), words.rows[int_key(5)] = "five";
   TableSpec fresh{"fresh", KeyEncoding::bytes(), {}, {}};
   if (rng() % 2) fresh.rows["only"] = "new";
   return {old_side, {ints, words, fresh}};
@@ -250,7 +253,9 @@ std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(std::mt199
 struct Side {
   std::optional<drydb::ReadOnlyDatabase> file;
   std::optional<drydb::ShardedDatabase> dataset;
-  drydb::DiffSide side() const { return dataset ? drydb::DiffSide(*dataset) : drydb::DiffSide(*file); }
+  drydb::DiffSide side() const {
+    return dataset ? drydb::DiffSide(*dataset) : drydb::DiffSide(*file);
+  }
 };
 
 Side write_side(const fs::path& where, std::vector<TableSpec> tables, int how) {
@@ -320,7 +325,8 @@ TEST(Diff, MatchesTheModelOnFilesAndDatasets) {
       model_table(&t, it == news.end() ? nullptr : &*it, &want.back(), &want_events);
     }
     for (const TableSpec& t : news)
-      if (std::none_of(olds.begin(), olds.end(), [&](const TableSpec& x) { return x.name == t.name; })) {
+      if (std::none_of(olds.begin(), olds.end(),
+                       [&](const TableSpec& x) { return x.name == t.name; })) {
         want.emplace_back();
         model_table(nullptr, &t, &want.back(), &want_events);
       }

@@ -124,9 +124,8 @@ class LineWriter final : public DiffVisitor {
     const ReadOnlyTable o = check(old_shape.table(td.name));
     const ReadOnlyTable n = check(new_shape.table(td.name));
     if (td.key_encoding_changed)
-      write_out(out_, fmt::format("{},\"change\":\"key_encoding\",\"old\":{},\"new\":{}}}\n",
-                                  table, json_string(o.encoding().id()),
-                                  json_string(n.encoding().id())));
+      write_out(out_, fmt::format("{},\"change\":\"key_encoding\",\"old\":{},\"new\":{}}}\n", table,
+                                  json_string(o.encoding().id()), json_string(n.encoding().id())));
     if (td.columns_changed)
       write_out(out_, fmt::format("{},\"change\":\"columns\",\"old\":{},\"new\":{}}}\n", table,
                                   json_columns(o), json_columns(n)));
@@ -136,8 +135,8 @@ class LineWriter final : public DiffVisitor {
         write_out(out_, fmt::format("{},\"change\":\"{}\"}}\n", index,
                                     id.in_old ? "index_removed" : "index_added"));
       else if (id.shape_changed)
-        write_out(out_, fmt::format("{},\"change\":\"definition\",\"old\":{},\"new\":{}}}\n",
-                                    index, json_index_definition(check(o.index(id.name))),
+        write_out(out_, fmt::format("{},\"change\":\"definition\",\"old\":{},\"new\":{}}}\n", index,
+                                    json_index_definition(check(o.index(id.name))),
                                     json_index_definition(check(n.index(id.name)))));
     }
   }
@@ -190,8 +189,8 @@ void write_summary(const DatabaseDiff& d, const ReadOnlyDatabase& old_shape,
           write_out(out, fmt::format("{}.{}: unique in {}, not in {}\n", td.name, id.name,
                                      oi.unique() ? "OLD" : "NEW", oi.unique() ? "NEW" : "OLD"));
         if (oi.encoding().id() != ni.encoding().id())
-          write_out(out, fmt::format("{}.{}: key encoding {} in OLD, {} in NEW\n", td.name,
-                                     id.name, oi.encoding().id(), ni.encoding().id()));
+          write_out(out, fmt::format("{}.{}: key encoding {} in OLD, {} in NEW\n", td.name, id.name,
+                                     oi.encoding().id(), ni.encoding().id()));
       }
       if (id.added != 0 || id.removed != 0)
         write_out(out, fmt::format("{}.{}: {} entries added, {} removed\n", td.name, id.name,
@@ -214,8 +213,8 @@ void write_stat(const DatabaseDiff& d, std::FILE* out) {
                                  "\"old_entries\":{},\"new_entries\":{},\"added\":{},"
                                  "\"removed\":{},\"shape_changed\":{}}}\n",
                                  json_string(td.name), json_string(id.name), b(id.in_old),
-                                 b(id.in_new), id.old_entries, id.new_entries, id.added,
-                                 id.removed, b(id.shape_changed)));
+                                 b(id.in_new), id.old_entries, id.new_entries, id.added, id.removed,
+                                 b(id.shape_changed)));
   }
 }
 

@@ -204,7 +204,8 @@ int run(int argc, char** argv) {
   diff->add_option("old", diff_old, "The older build: a file, dataset, generation or manifest")
       ->required();
   diff->add_option("new", diff_new, "The newer build")->required();
-  auto* stat_flag = diff->add_flag("--stat", diff_stat, "Counts per table and index, as JSON Lines");
+  auto* stat_flag =
+      diff->add_flag("--stat", diff_stat, "Counts per table and index, as JSON Lines");
   auto* keys_flag =
       diff->add_flag("--keys", diff_keys, "The keys of the rows that differ, as JSON Lines");
   auto* rows_flag = diff->add_flag("--rows", diff_rows, "The rows that differ, as JSON Lines");
