@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "drydb/columns.h"
 #include "drydb/key.h"
 #include "drydb/key_encoding.h"
 #include "drydb/options.h"
@@ -57,6 +58,32 @@ class TableBuilder {
   TableBuilder& append(const Key& key, std::string_view value) {
     return append(key, std::as_bytes(std::span(value.data(), value.size())));
   }
+
+  // Appends a batch of rows given as columns (drydb/columns.h), whole or not
+  // at all: row i's key is keys' value i; its value is a row of the table's
+  // column list (set_columns, required), each field from the column of its
+  // name in `columns`, MessagePack of the column's type. A column the list
+  // names but `columns` lacks, and a null, leave the row without that field
+  // (nil; the array ends at its last field). At the key column, a text or
+  // bytes field equal to the key's text is stored as nil, which stands for it
+  // (docs/format.md, "Column lists"); a missing key column stands for the key
+  // too. Keys: an integer column for int64 tables (a uint64 over INT64_MAX is
+  // refused), text or bytes for the others (UUID and ULID tables take 16-byte
+  // bytes or their text).
+  //
+  // The batch is checked whole before any row is appended. A bad batch
+  // returns errc::invalid_argument (a null key, a column of another length,
+  // a column not in the list or given twice, offsets out of order),
+  // errc::wrong_key_type (a key column of the wrong type: floats for int64
+  // keys), errc::key_too_long or errc::value_too_large, its message naming
+  // the table, the column and the first bad row; it appends nothing and
+  // records nothing, so the builder goes on. The builder's own first error
+  // (a failed spill, a build done) is returned as it is from status().
+  drydb::status append_columns(const ColumnView& keys, std::span<const ColumnView> columns);
+  // The same for values given whole: row i's value is `values`' value i (text
+  // or bytes; a null is an empty value), checked against the column list as
+  // append() checks a value when the table has one.
+  drydb::status append_values(const ColumnView& keys, const ColumnView& values);
 
   // Declares a secondary index, stored as its own tree with subtree counts.
   // At build time `index_key` gives each row's index key (of `encoding`'s

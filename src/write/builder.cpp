@@ -13,6 +13,7 @@
 #include "filters/filter_registry.h"
 #include "format/checksum.h"
 #include "format/column_row.h"
+#include "write/column_batch.h"
 #include "write/miss_filter_writer.h"
 #include "write/page_spool.h"
 #include "write/sink.h"
@@ -46,6 +47,10 @@ struct TableState {
   // of them, whatever their order.
   uint64_t row_digests = 0;
   TableBuilder handle;
+
+  // Adds a checked row: to the sorter, the digest and the memory the builder holds (spilling
+  // past its budget).
+  void add_row(Bytes key, Bytes value);
 };
 
 namespace {
@@ -155,6 +160,14 @@ status BuilderState::maybe_spill() {
     DRYDB_TRY(t->sorter.spill(dir));
   }
   return {};
+}
+
+void TableState::add_row(Bytes key, Bytes value) {
+  const size_t before = sorter.memory_bytes();
+  row_digests += row_digest(key, value);
+  sorter.add(key, value);
+  builder->buffered += sorter.memory_bytes() - before;
+  if (auto st = builder->maybe_spill(); !st) builder->fail(std::move(st).error());
 }
 
 uint64_t BuilderState::identity() const {
@@ -499,12 +512,43 @@ TableBuilder& TableBuilder::append(const Key& key, std::span<const std::byte> va
       return *this;
     }
   }
-  const size_t before = state_->sorter.memory_bytes();
-  state_->row_digests += detail::row_digest(k, value);
-  state_->sorter.add(k, value);
-  b.buffered += state_->sorter.memory_bytes() - before;
-  if (auto st = b.maybe_spill(); !st) b.fail(std::move(st).error());
+  state_->add_row(k, value);
   return *this;
+}
+
+namespace {
+
+template <class MakeBatch>
+status append_batch(detail::TableState& t, MakeBatch&& make_batch) {
+  detail::BuilderState& b = *t.builder;
+  if (b.built) return Error(errc::invalid_state, "table '" + t.name + "': append after build");
+  if (!b.first_error) return b.first_error;
+  result<detail::ColumnBatch> batch = make_batch(
+      detail::ColumnBatchTable{.name = t.name,
+                               .encoding = t.encoding,
+                               .max_key_length = detail::max_key_length(b.options.page_size),
+                               .columns = t.columns.names,
+                               .key_column = t.columns.key_column});
+  if (!batch) return std::move(batch).error();
+  for (size_t i = 0; i < batch->rows() && b.first_error; ++i) {
+    const auto [key, value] = batch->row(i);
+    t.add_row(key, value);
+  }
+  return b.first_error;
+}
+
+}  // namespace
+
+status TableBuilder::append_columns(const ColumnView& keys, std::span<const ColumnView> columns) {
+  return append_batch(*state_, [&](const detail::ColumnBatchTable& table) {
+    return detail::ColumnBatch::of_columns(table, keys, columns);
+  });
+}
+
+status TableBuilder::append_values(const ColumnView& keys, const ColumnView& values) {
+  return append_batch(*state_, [&](const detail::ColumnBatchTable& table) {
+    return detail::ColumnBatch::of_values(table, keys, values);
+  });
 }
 
 TableBuilder& TableBuilder::add_secondary_index(std::string_view name, bool unique,
