@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # Build drydb and run its tests: Release with g++ (unit, consumer, tool and Python tests), the
-# .NET package's tests over it (scripts/dotnet.sh: needs the .NET SDK), then
+# Python package's wheel (scripts/wheel_test.sh), the .NET package's tests over the Release build
+# (scripts/dotnet.sh: needs the .NET SDK), then
 # the unit tests under ASan+UBSan with clang++ (and, in a build with exceptions, the tool's tests
 # and the MessagePack tables), the Python tests under ASan+UBSan with g++, the
 # unit tests under TSan with clang++, then each libFuzzer target for 60 s (scripts/fuzz.sh).
 # Installs missing Debian packages first.
 #
 #   scripts/test.sh                 everything
-#   scripts/test.sh --quick         the Release build and tests (C++, Python, .NET) only
+#   scripts/test.sh --quick         the Release build and tests (C++, Python, wheel, .NET) only
 #   scripts/test.sh --install-deps  only install the packages (used by the other scripts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Every Debian package any drydb script needs: the one list to extend (sqlite3, the shell, for
-# scripts/csv_size.sh).
+# scripts/csv_size.sh; venv, pip, setuptools and wheel for the wheel, scripts/wheel_test.sh).
 PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libzstd-dev liblz4-dev libgtest-dev
   libgmock-dev libbenchmark-dev libsodium-dev libmsgpack-cxx-dev pkg-config libsqlite3-dev
   librocksdb-dev liblmdb-dev python3 libcli11-dev libfmt-dev libedit-dev libsimdjson-dev unicode-data
   sqlite3 python3-dev pybind11-dev python3-pytest python3-msgpack python3-lmdb python3-plyvel
-  python3-dask python3-distributed python3-pandas)
+  python3-dask python3-distributed python3-pandas python3-venv python3-pip python3-setuptools
+  python3-wheel)
 JOBS=2
 
 install_missing_packages() {
@@ -66,6 +68,13 @@ configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ 
   -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3
 ctest --test-dir build/release --output-on-failure -j"$JOBS"
 done_stages="release"
+
+# The Python package as a wheel (pyproject.toml; its own CMake build in build/wheel): installed
+# into a fresh virtual environment, run from outside the checkout, and installed on a
+# LocalCluster's workers by docs/python.md's plugin.
+stage=wheel
+bash scripts/wheel_test.sh
+done_stages+=", wheel"
 
 # The .NET package over the Release build's libdrydb_c.so: scripts/dotnet.sh runs `dotnet test`
 # (xunit, on .NET 10 and, for the netstandard2.1 build, .NET 8), `dotnet pack`, and a program
