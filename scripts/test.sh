@@ -63,9 +63,11 @@ configure_and_build() {
 
 stage=release
 # The Python package is required here (a missing pybind11 fails the configure, never skips its
-# tests), built for Debian's interpreter: the python3 first on PATH may be another one.
+# tests), built for Debian's interpreter: the python3 first on PATH may be another one. No
+# benchmarks: no test runs them, and scripts/bench.sh builds its own (build/bench).
 configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
-  -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3
+  -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 \
+  -DDRYDB_BUILD_BENCH=OFF
 ctest --test-dir build/release --output-on-failure -j"$JOBS"
 done_stages="release"
 
