@@ -192,7 +192,51 @@ inline ::msgpack::object column_row_map(const ::msgpack::object& row, const Msgp
   return map;
 }
 
-// Packs with `pk` the row of `c` that `map` (a MessagePack map) stands for:
+// Packs `o` into `out` as msgpack-cxx's packer does, but each float as the
+// float it is: msgpack-cxx 4 (Debian 12's 4.1.3) packs a double with an
+// integral value as an integer, so 8.0 would read back as 8.
+template <class Stream>
+void pack_object_exact(Stream& out, const ::msgpack::object& o) {
+  ::msgpack::packer<Stream> pk(out);
+  switch (o.type) {
+    case ::msgpack::type::FLOAT64:
+    case ::msgpack::type::FLOAT32: {
+      const bool single = o.type == ::msgpack::type::FLOAT32;
+      uint64_t bits = 0;
+      if (single) {
+        const auto f = static_cast<float>(o.via.f64);
+        uint32_t b32;
+        std::memcpy(&b32, &f, 4);
+        bits = b32;
+      } else {
+        std::memcpy(&bits, &o.via.f64, 8);
+      }
+      const int width = single ? 4 : 8;
+      char buf[9];
+      buf[0] = static_cast<char>(single ? 0xca : 0xcb);
+      for (int i = 0; i < width; ++i)
+        buf[1 + i] = static_cast<char>(bits >> (8 * (width - 1 - i)));
+      out.write(buf, static_cast<size_t>(1 + width));
+      return;
+    }
+    case ::msgpack::type::ARRAY:
+      pk.pack_array(o.via.array.size);
+      for (uint32_t i = 0; i < o.via.array.size; ++i)
+        pack_object_exact(out, o.via.array.ptr[i]);
+      return;
+    case ::msgpack::type::MAP:
+      pk.pack_map(o.via.map.size);
+      for (uint32_t i = 0; i < o.via.map.size; ++i) {
+        pack_object_exact(out, o.via.map.ptr[i].key);
+        pack_object_exact(out, o.via.map.ptr[i].val);
+      }
+      return;
+    default:
+      pk.pack(o);
+  }
+}
+
+// Packs into `out` the row of `c` that `map` (a MessagePack map) stands for:
 // its fields in column order, nil for a column it lacks or holds as nil, the
 // absent columns after the last present one left out. The key column is
 // always kept: nil when the map holds the key's text there or nothing (so a
@@ -201,8 +245,7 @@ inline ::msgpack::object column_row_map(const ::msgpack::object& row, const Msgp
 // not a column; then nothing was packed.
 template <class Stream>
 bool pack_map_as_row(const ::msgpack::object& map, const MsgpackColumns& c,
-                     std::span<const std::byte> key, ::msgpack::packer<Stream>& pk,
-                     std::string* why) {
+                     std::span<const std::byte> key, Stream& out, std::string* why) {
   std::vector<const ::msgpack::object*> fields(c.names.size(), nullptr);
   for (uint32_t i = 0; i < map.via.map.size; ++i) {
     const ::msgpack::object_kv& kv = map.via.map.ptr[i];
@@ -227,12 +270,13 @@ bool pack_map_as_row(const ::msgpack::object& map, const MsgpackColumns& c,
   size_t count = fields.size();
   while (count > 0 && fields[count - 1] == nullptr && k != count - 1)
     --count;
+  ::msgpack::packer<Stream> pk(out);
   pk.pack_array(static_cast<uint32_t>(count));
   for (size_t i = 0; i < count; ++i)
     if (fields[i] == nullptr)
       pk.pack_nil();
     else
-      pk.pack(*fields[i]);
+      pack_object_exact(out, *fields[i]);
   return true;
 }
 
@@ -736,10 +780,9 @@ struct MsgpackBuildState {
     const ::msgpack::object obj = ::msgpack::unpack(row_zone, packed.data(), packed.size());
     if (obj.type != ::msgpack::type::MAP) return true;
     ::msgpack::sbuffer row;
-    ::msgpack::packer<::msgpack::sbuffer> pk(row);
     std::string why;
     if (!pack_map_as_row(obj, MsgpackColumns{table.columns(), table.key_column(), table.encoding()},
-                         key, pk, &why)) {
+                         key, row, &why)) {
       row_error = "table '" + std::string(table.name()) + "': the value of key '" +
                   table.encoding().format(key) + "' has a " + why;
       return false;

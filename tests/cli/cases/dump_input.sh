@@ -77,3 +77,16 @@ done
 run drydb build early.drydb -i early.dump -q
 expect_status 0
 expect_true "entries before rows build the same file" cmp items.drydb early.drydb
+
+# A table with a column list keeps a float with an integral value a float through dump and
+# build (MessagePack packers may pack 8.0 as the integer 8).
+cat > floats.dump <<'DUMP'
+{"drydb_dump":2,"page_size":4096,"filters":[],"tables":[{"name":"t","key_encoding":"int64","columns":["id","score"],"key_column":0,"indexes":[]}]}
+{"table":"t","key":1,"value":{"msgpack":{"id":1,"score":8.0}}}
+{"table":"t","key":2,"value":{"msgpack":{"id":2,"score":-0.0}}}
+{"drydb_dump_end":{"rows":{"t":2},"index_entries":{"t":{}}}}
+DUMP
+run drydb build floats.drydb -i floats.dump -q
+expect_status 0
+drydb dump floats.drydb > floats_again.dump
+expect_true "the floats come back as floats" cmp floats.dump floats_again.dump
