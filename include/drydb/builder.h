@@ -64,7 +64,7 @@ class TableBuilder {
   // column list (set_columns, required), each field from the column of its
   // name in `columns`, MessagePack of the column's type. A column the list
   // names but `columns` lacks, and a null, leave the row without that field
-  // (nil; the array ends at its last field). At the key column, a text or
+  // (nil; the array ends at its last field, or at the key column). At the key column, a text or
   // bytes field equal to the key's text is stored as nil, which stands for it
   // (docs/format.md, "Column lists"); a missing key column stands for the key
   // too. Keys: an integer column for int64 tables (a uint64 over INT64_MAX is

@@ -403,7 +403,8 @@ bool ColumnBatch::stands_for_key(const ColumnView& c, size_t i,
 void ColumnBatch::pack_row(size_t i, std::span<const std::byte> key) {
   value_.clear();
   MsgpackPacker p(value_);
-  // The array ends at its last field that is not nil: the columns after it are absent.
+  // The array ends at its last field that is not nil (the columns after it are absent), but
+  // not before the key column: a row shorter than that would not hold the key.
   size_t n = slots_.size();
   auto nil_at = [&](size_t pos) {
     const ColumnView* c = slots_[pos];
@@ -411,7 +412,7 @@ void ColumnBatch::pack_row(size_t i, std::span<const std::byte> key) {
       return c == nullptr || c->is_null(i) || stands_for_key(*c, i, key);
     return c == nullptr || c->is_null(i);
   };
-  while (n > 0 && nil_at(n - 1))
+  while (n > 0 && n - 1 != table_.key_column && nil_at(n - 1))
     --n;
   p.array(n);
   for (size_t pos = 0; pos < n; ++pos) {

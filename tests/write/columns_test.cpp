@@ -197,7 +197,10 @@ TEST(Columns, TheKeyColumnStoresNilWhereItStandsForTheKey) {
   const char text[] = "abxd";
   const int32_t offsets[] = {0, 1, 2, 3, 4};
   const ColumnView k[] = {ColumnView::strings("k", ColumnType::text, offsets, text, 4)};
-  EXPECT_EQ(rows_of(k, 4, 0), (std::vector<std::string>{"90", "90", "91 a1 78", "90"}));
+  // The array reaches the key column, or the row would not hold the key.
+  EXPECT_EQ(rows_of(k, 4, 0), (std::vector<std::string>{"91 c0", "91 c0", "91 a1 78", "91 c0"}));
+  EXPECT_EQ(rows_of(k, 4, 2), (std::vector<std::string>{"93 a1 61 c0 c0", "93 a1 62 c0 c0",
+                                                        "93 a1 78 c0 c0", "93 a1 64 c0 c0"}));
   const int64_t n[] = {7, 8};
   const ColumnView kn[] = {ColumnView::fixed("k", ColumnType::int64, n, 2)};
   EXPECT_EQ(rows_of(kn, 2, 0), (std::vector<std::string>{"91 07", "91 08"}));
