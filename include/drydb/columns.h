@@ -20,7 +20,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string_view>
+
+#include "drydb/key_encoding.h"
+#include "drydb/result.h"
 
 namespace drydb {
 
@@ -105,5 +110,13 @@ struct ColumnView {
 
   bool is_null(size_t i) const noexcept;
 };
+
+// Each key of `keys` encoded as a table of `encoding` orders it (the bytes
+// append_columns appends; for routing rows to shards, docs/sharding.md):
+// checks every key first, with append_columns' errors (the key length limit
+// aside), then calls visit(i, encoded key i) in row order; the span is valid
+// for that call.
+status for_each_encoded_key(const ColumnView& keys, KeyEncoding encoding,
+                            const std::function<void(size_t, std::span<const std::byte>)>& visit);
 
 }  // namespace drydb

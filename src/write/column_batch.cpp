@@ -142,9 +142,9 @@ void split_timestamp(int64_t count, TimeUnit unit, int64_t* seconds, uint32_t* n
 
 Error column_error(errc code, const ColumnBatchTable& t, std::string_view role, const ColumnView& c,
                    std::string_view what) {
-  return Error(code, "table '" + std::string(t.name) + "': " + std::string(role) + " '" +
-                         std::string(c.name) + "' (" + std::string(column_type_name(c.type)) + ")" +
-                         std::string(what));
+  return Error(code, (t.name.empty() ? std::string() : "table '" + std::string(t.name) + "': ") +
+                         std::string(role) + " '" + std::string(c.name) + "' (" +
+                         std::string(column_type_name(c.type)) + ")" + std::string(what));
 }
 Error row_error(errc code, const ColumnBatchTable& t, std::string_view role, const ColumnView& c,
                 size_t row, std::string_view what) {
@@ -346,6 +346,12 @@ result<ColumnBatch> ColumnBatch::of_columns(const ColumnBatchTable& table, const
   return batch;
 }
 
+result<ColumnBatch> ColumnBatch::of_keys(const ColumnBatchTable& table, const ColumnView& keys) {
+  ColumnBatch batch(table, keys);
+  if (auto st = batch.check_keys(); !st) return std::move(st).error();
+  return batch;
+}
+
 result<ColumnBatch> ColumnBatch::of_values(const ColumnBatchTable& table, const ColumnView& keys,
                                            const ColumnView& values) {
   ColumnBatch batch(table, keys);
@@ -483,4 +489,19 @@ std::pair<std::span<const std::byte>, std::span<const std::byte>> ColumnBatch::r
 }
 
 }  // namespace detail
+
+status for_each_encoded_key(const ColumnView& keys, KeyEncoding encoding,
+                            const std::function<void(size_t, std::span<const std::byte>)>& visit) {
+  const detail::ColumnBatchTable table{.name = "",
+                                       .encoding = encoding,
+                                       .max_key_length = UINT32_MAX,
+                                       .columns = {},
+                                       .key_column = detail::kNoKeyColumn};
+  auto batch = detail::ColumnBatch::of_keys(table, keys);
+  if (!batch) return std::move(batch).error();
+  for (size_t i = 0; i < keys.length; ++i)
+    visit(i, batch->encode_key(i));
+  return {};
+}
+
 }  // namespace drydb

@@ -31,6 +31,8 @@ class ColumnBatch {
   // Rows of the table's column list from named columns (append_columns).
   static result<ColumnBatch> of_columns(const ColumnBatchTable& table, const ColumnView& keys,
                                         std::span<const ColumnView> columns);
+  // The keys alone (for_each_encoded_key): row(i)'s value is empty.
+  static result<ColumnBatch> of_keys(const ColumnBatchTable& table, const ColumnView& keys);
   // Rows whose values are one text or bytes column (append_values).
   static result<ColumnBatch> of_values(const ColumnBatchTable& table, const ColumnView& keys,
                                        const ColumnView& values);
@@ -38,12 +40,13 @@ class ColumnBatch {
   size_t rows() const noexcept { return keys_.length; }
   // Row i's encoded key and value; both valid until the next call.
   std::pair<std::span<const std::byte>, std::span<const std::byte>> row(size_t i);
+  // Row i's encoded key alone; valid until the next call.
+  std::span<const std::byte> encode_key(size_t i);
 
  private:
   ColumnBatch(const ColumnBatchTable& table, const ColumnView& keys) : table_(table), keys_(keys) {}
 
   status check_keys() const;
-  std::span<const std::byte> encode_key(size_t i);
   void pack_row(size_t i, std::span<const std::byte> key);
   bool stands_for_key(const ColumnView& c, size_t i, std::span<const std::byte> key) const;
 

@@ -506,3 +506,36 @@ TEST(Columns, RandomBatchesBuildTheFileAppendBuilds) {
 }
 
 }  // namespace
+
+namespace {
+
+// for_each_encoded_key gives the bytes append_columns appends, or the first bad key's error
+// before any call.
+TEST(Columns, EncodedKeysAreTheKeysAppendColumnsAppends) {
+  const int32_t ints[] = {-1, 5};
+  std::vector<std::string> seen;
+  auto collect = [&](size_t i, std::span<const std::byte> key) {
+    EXPECT_EQ(i, seen.size());
+    seen.emplace_back(reinterpret_cast<const char*>(key.data()), key.size());
+  };
+  ASSERT_TRUE(drydb::for_each_encoded_key(ColumnView::fixed("id", ColumnType::int32, ints, 2),
+                                          KeyEncoding::int64(), collect));
+  EXPECT_EQ(hex(seen[0]), "7f ff ff ff ff ff ff ff");
+  EXPECT_EQ(hex(seen[1]), "80 00 00 00 00 00 00 05");
+  seen.clear();
+  const char text[] = "abc";
+  const int32_t offsets[] = {0, 1, 3};
+  ASSERT_TRUE(drydb::for_each_encoded_key(
+      ColumnView::strings("id", ColumnType::text, offsets, text, 2), KeyEncoding::bytes(), collect));
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "bc"}));
+  seen.clear();
+  ColumnView with_null = ColumnView::fixed("id", ColumnType::int32, ints, 2);
+  const uint8_t mask[] = {0, 1};
+  with_null.null_mask = mask;
+  const auto st = drydb::for_each_encoded_key(with_null, KeyEncoding::int64(), collect);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "key column 'id' (int32), row 1: no key (null)");
+  EXPECT_TRUE(seen.empty());
+}
+
+}  // namespace
