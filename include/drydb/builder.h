@@ -6,8 +6,9 @@
 //   if (auto st = builder.build_to_file("items.drydb"); !st) { ... st.error().message ... }
 //
 // Errors are sticky (as in LevelDB's TableBuilder): append and create_table
-// record the first error and ignore later calls; build_* returns it. A
-// builder is single-threaded and builds once.
+// record the first error and ignore later calls; build_* returns it.
+// (append_columns and append_values return a bad batch's error instead, and
+// record nothing.) A builder is single-threaded and builds once.
 #pragma once
 
 #include <cstdint>
