@@ -63,4 +63,8 @@ from ._drydb import (  # noqa: F401  (the package's API)
     open_dataset,
 )
 
+from ._columns import append_columns as _append_columns, build_from_frame  # noqa: F401
+
+TableBuilder.append_columns = _append_columns
+
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -2,12 +2,15 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bindings.h"
+#include "columns.h"
 #include "drydb/builder.h"
 #include "drydb/page_filter.h"
 #include "errors.h"
@@ -44,21 +47,28 @@ struct BuilderHandle {
     if (building) raise_error(errc::invalid_state, "the builder is building (in another thread)");
   }
 
-  // Runs `build` (a call of DatabaseBuilder's) without the GIL, the builder marked busy; then
-  // lets its index functions go: the builder never calls them again.
+  // Runs `work` (a call of the builder's) without the GIL, the builder marked busy.
   template <class F>
-  auto run_build(F&& build) {
+  auto run_busy(F&& work) {
     check_idle();
     building = true;
     struct Done {
       BuilderHandle* h;
-      ~Done() {
-        h->building = false;
-        h->functions.clear();
-      }
+      ~Done() { h->building = false; }
     } done{this};
     py::gil_scoped_release unlocked;
-    return build();
+    return work();
+  }
+
+  // Runs `build` (a call of DatabaseBuilder's) as run_busy does; then lets its index functions
+  // go: the builder never calls them again.
+  template <class F>
+  auto run_build(F&& build) {
+    struct Done {
+      BuilderHandle* h;
+      ~Done() { h->functions.clear(); }
+    } done{this};
+    return run_busy(std::forward<F>(build));
   }
 };
 using BuilderRef = std::shared_ptr<BuilderHandle>;
@@ -135,6 +145,96 @@ class PyTableBuilder {
     }
     if (PyErr_Occurred()) throw py::error_already_set();
     return n;
+  }
+
+  // append_columns' work (drydb/_columns.py makes its arguments): rows keyed by `keys`, a
+  // column named `key_name` for messages, or by the column `key_name` of `columns` when `keys`
+  // is None; fields from `columns`, a list of (name, column) pairs or an Arrow struct array or
+  // stream. A table with neither a column list nor rows takes the columns' names as its list,
+  // the key's column (when it is one of them) as its key column.
+  uint64_t append_columns(py::handle keys, const std::string& key_name, py::handle columns) {
+    b_->check_idle();
+    PythonColumns in;
+    if (py::isinstance<py::list>(columns)) {
+      for (py::handle item : columns.cast<py::list>()) {
+        const auto pair = item.cast<py::tuple>();
+        in.add(pair[1], pair[0].cast<std::string>());
+      }
+    } else {
+      in.add_struct(columns);
+    }
+    std::vector<ColumnView> fields;
+    std::vector<std::string> names;
+    std::optional<uint32_t> key_position;
+    for (const ColumnView& v : in.views()) {
+      if (v.name == key_name) key_position = static_cast<uint32_t>(fields.size());
+      names.emplace_back(v.name);
+      fields.push_back(v);
+    }
+    ColumnView key;
+    if (keys.is_none()) {
+      if (!key_position)
+        raise_error(errc::invalid_argument, "no key column '" + key_name + "' among the columns");
+      key = fields[*key_position];
+    } else {
+      in.add(keys, key_name);
+      key = in.views().back();
+      key_position.reset();
+    }
+    if (t_->columns().empty() && t_->rows_appended() == 0) declare_columns(names, key_position);
+    check(b_->run_busy([&] { return t_->append_columns(key, fields); }));
+    return key.length;
+  }
+
+  // append_values' work: rows keyed by `keys` (named `key_name` for messages), valued by
+  // `values`.
+  uint64_t append_values(py::handle keys, const std::string& key_name, py::handle values) {
+    b_->check_idle();
+    PythonColumns in;
+    in.add(keys, key_name);
+    in.add(values, "values");
+    const ColumnView key = in.views()[0], value = in.views()[1];
+    check(b_->run_busy([&] { return t_->append_values(key, value); }));
+    return key.length;
+  }
+
+  // set_columns, refusing a bad list before the builder records it (its errors are sticky).
+  void declare_columns(const std::vector<std::string>& names, std::optional<uint32_t> key_column) {
+    b_->check_idle();
+    std::set<std::string_view> seen;
+    for (const std::string& n : names) {
+      if (n.empty() || n.size() > 255)
+        raise_error(errc::invalid_argument, "a column name is 1 to 255 bytes, not '" + n + "'");
+      if (!seen.insert(n).second)
+        raise_error(errc::duplicate_name, "column '" + n + "' is named twice");
+    }
+    if (names.empty()) raise_error(errc::invalid_argument, "a column list names a column at least");
+    if (!t_->columns().empty() || t_->rows_appended() != 0)
+      raise_error(errc::invalid_state, "table '" + std::string(t_->name()) +
+                                           "': columns are declared once, before its first row");
+    t_->set_columns(names, key_column);
+    check(t_->status());
+  }
+
+  void set_columns(const std::vector<std::string>& names, py::object key_column) {
+    std::optional<uint32_t> position;
+    if (py::isinstance<py::str>(key_column)) {
+      const auto name = key_column.cast<std::string>();
+      const auto at = std::find(names.begin(), names.end(), name);
+      if (at == names.end())
+        raise_error(errc::invalid_argument, "key_column '" + name + "' is not one of the columns");
+      position = static_cast<uint32_t>(at - names.begin());
+    } else if (!key_column.is_none()) {
+      throw py::type_error("key_column is a column's name or None");
+    }
+    declare_columns(names, position);
+  }
+
+  py::tuple columns() const {
+    py::list names;
+    for (const std::string& n : t_->columns())
+      names.append(text(n));
+    return py::tuple(names);
   }
 
   void add_index(const std::string& name, bool unique, const std::string& key_encoding,
@@ -269,6 +369,14 @@ void bind_builder(py::module_& m) {
            "Adds a row (copied). Keys in any order; a duplicate key fails the build.")
       .def("append_many", &PyTableBuilder::append_many, py::arg("rows"),
            "Adds every (key, value) pair of an iterable; returns how many.")
+      .def("set_columns", &PyTableBuilder::set_columns, py::arg("names"),
+           py::arg("key_column") = py::none(),
+           "Declares the table's values rows of these columns (MessagePack arrays, the names "
+           "stored once); key_column names the column that holds the key. Before any row.")
+      .def_property_readonly("columns", &PyTableBuilder::columns,
+                             "The column list's names; () without one.")
+      .def("_append_columns", &PyTableBuilder::append_columns)
+      .def("_append_values", &PyTableBuilder::append_values)
       .def("add_index", &PyTableBuilder::add_index, py::arg("name"), py::kw_only(),
            py::arg("unique") = false, py::arg("key_encoding") = "bytes", py::arg("key"),
            "Declares a secondary index: key(primary_key, value) gives a row's index key, or "

@@ -1,0 +1,238 @@
+"""Columnar appends from Python (TableBuilder.append_columns, drydb.build_from_frame): every NumPy
+and pandas dtype they take stores the field a model of the row gives (nulls left out), keys of
+every encoding and form, buffers and strided arrays, whole values; `drydb dump` of a frame build
+shows the records `drydb build` makes of the same rows as JSON Lines; bad input raises one error
+naming the column and the first bad row, and appends nothing. (Arrow arrays and streams:
+test_arrow_columns.py.)"""
+
+import array
+import datetime
+import json
+import subprocess
+
+import msgpack
+import numpy
+import pandas
+import pytest
+
+import drydb
+
+UTC = datetime.timezone.utc
+
+
+def read_rows(data, table="rows"):
+    """{key: fields} of a built table, each value a MessagePack array decoded (timestamps as
+    datetimes)."""
+    db = drydb.open_bytes(data)
+    out = {}
+    for key, value in db.table(table).range():
+        out[key] = msgpack.unpackb(bytes(value), timestamp=3)
+    return out
+
+
+def missing(v):
+    return v is None or v is pandas.NA or v is pandas.NaT or (isinstance(v, float) and v != v)
+
+
+def expected_row(frame, i, key_column=None):
+    """The stored row of frame row i: each field as a plain value, None for a null, the array
+    cut after its last present field (never before the key column)."""
+    fields = []
+    for name in frame.columns:
+        v = frame[name].iloc[i]
+        if missing(v):
+            fields.append(None)
+        elif isinstance(v, pandas.Timestamp):
+            v = v.tz_convert("UTC") if v.tzinfo else v.tz_localize("UTC")
+            fields.append(v.to_pydatetime(warn=False))
+        elif hasattr(v, "item"):
+            fields.append(v.item())
+        else:
+            fields.append(v)
+    keep = len(fields)
+    while keep > 0 and fields[keep - 1] is None and keep - 1 != key_column:
+        keep -= 1
+    return fields[:keep]
+
+
+def every_dtype_frame(n, rng):
+    ids = numpy.arange(n, dtype=numpy.int64) * 7 - 50
+    rng.shuffle(ids)
+    holes = rng.random(n) < 0.2
+
+    def with_holes(values):
+        return [None if h else v for v, h in zip(values, holes)]
+
+    frame = pandas.DataFrame({
+        "id": ids,
+        "i8": numpy.arange(n, dtype=numpy.int8),
+        "u16": numpy.arange(n, dtype=numpy.uint16) * 300,
+        "i32": -numpy.arange(n, dtype=numpy.int32) * 70000,
+        "u64": numpy.arange(n, dtype=numpy.uint64) + numpy.uint64(2**63),
+        "f64": numpy.where(holes, numpy.nan, rng.random(n) * 1e6),
+        "f32": numpy.arange(n, dtype=numpy.float32) / 4,
+        "flag": numpy.arange(n) % 3 == 0,
+        "name": pandas.Series(with_holes(["n%d \u00e9\U0001f600" % i for i in range(n)]), dtype=object),
+        "blob": pandas.Series(with_holes([b"\x00\xff" * (i % 4) for i in range(n)]), dtype=object),
+        "when": pandas.to_datetime(with_holes([1_600_000_000_123_456_789 + i * 10**9 for i in range(n)])),
+        "zoned": pandas.date_range("2026-03-29", periods=n, freq="37min", tz="Europe/Paris"),
+        "count": pandas.array(with_holes(list(range(n))), dtype="Int64"),
+        "ok": pandas.array(with_holes([i % 2 == 0 for i in range(n)]), dtype="boolean"),
+        "label": pandas.array(with_holes(["L%d" % (i % 5) for i in range(n)]), dtype="string"),
+        "kind": pandas.Categorical(["a", "b", "c"] * (n // 3) + ["a"] * (n % 3)),
+    })
+    return frame
+
+
+def test_every_dtype_stores_the_fields_a_model_gives(rng):
+    frame = every_dtype_frame(300, numpy.random.default_rng(7))
+    b = drydb.Builder(page_size=512)
+    t = b.create_table("rows", "int64")
+    # Three batches, the last a slice of the frame (its arrays are views at an offset).
+    assert t.append_columns("id", columns=frame.iloc[:100]) == 100
+    assert t.columns == tuple(frame.columns)
+    assert t.append_columns(frame["id"].iloc[100:200], columns=frame.iloc[100:200]) == 100
+    assert t.append_columns("id", columns=frame.iloc[200:]) == 100
+    assert t.rows == 300
+    rows = read_rows(b.build_bytes())
+    assert len(rows) == 300
+    for i in range(300):
+        assert rows[int(frame["id"].iloc[i])] == expected_row(frame, i, key_column=0), i
+
+
+def test_dump_of_a_frame_build_shows_the_records_of_a_json_lines_build(tmp_path, cli):
+    frame = pandas.DataFrame({
+        "id": [3, 1, 2, -7, 40],
+        "score": [9.5, numpy.nan, 8.0, 1e300, -0.25],
+        "name": ["a", None, "c", "\u00fcn\u00ef", ""],
+        "n": pandas.array([1, None, 3, -200, 2**40], dtype="Int64"),
+        "flag": [True, False, True, False, True],
+        "big": numpy.array([2**63, 0, 1, 2, 2**64 - 1], dtype=numpy.uint64),
+    })
+    assert drydb.build_from_frame(frame, tmp_path / "frame.drydb", key="id") == 5
+    with open(tmp_path / "rows.jsonl", "w") as f:
+        for record in frame.to_dict("records"):
+            f.write(json.dumps({k: (v.item() if hasattr(v, "item") else v)
+                                for k, v in record.items() if not missing(v)}) + "\n")
+    subprocess.run([cli, "build", "-q", "-i", str(tmp_path / "rows.jsonl"), "-t", "rows", "-k", "id",
+                    "--key-encoding", "int64", str(tmp_path / "jsonl.drydb")], check=True)
+
+    def records(name):
+        out = subprocess.run([cli, "dump", str(tmp_path / name)], check=True, capture_output=True,
+                             text=True).stdout.splitlines()
+        return [json.loads(line) for line in out[1:-1]]  # the rows, without header and trailer
+
+    from_frame, from_json = records("frame.drydb"), records("jsonl.drydb")
+    assert len(from_frame) == 5
+    assert from_frame == from_json
+    assert all("msgpack" in r["value"] for r in from_frame)
+
+
+@pytest.mark.parametrize("encoding,keys,get", [
+    ("int64", numpy.array([5, -3], dtype=numpy.int32), [5, -3]),
+    ("int64", pandas.Series([2**62, 0], dtype="uint64"), [2**62, 0]),
+    ("int64", [7, 8], [7, 8]),
+    ("bytes", numpy.array([b"k1", b"k22"]), [b"k1", b"k22"]),       # NumPy "S": zeros trimmed
+    ("bytes", numpy.array(["\u00e9", "ab"]), ["\u00e9", "ab"]),     # NumPy "U": as UTF-8
+    ("bytes", pandas.Series(["x", "y"]), [b"x", b"y"]),
+    ("bytes", ["p", "q"], [b"p", b"q"]),
+    ("uuid_v7", ["0190a5f4-7c3e-7b1a-8c2d-3e4f5a6b7c8d", "0190a5f4-7c3e-7b1a-8c2d-3e4f5a6b7c8e"],
+     ["0190a5f4-7c3e-7b1a-8c2d-3e4f5a6b7c8d", "0190a5f4-7c3e-7b1a-8c2d-3e4f5a6b7c8e"]),
+])
+def test_keys_of_every_encoding_and_form(encoding, keys, get):
+    import uuid
+    b = drydb.Builder()
+    t = b.create_table("rows", encoding)
+    assert t.append_columns(keys, columns={"v": numpy.array([1, 2])}) == 2
+    table = drydb.open_bytes(b.build_bytes()).table("rows")
+    for k in get:
+        k = uuid.UUID(k) if encoding == "uuid_v7" else k
+        assert table.get(k) is not None, k
+
+
+def test_buffers_strided_arrays_and_masks():
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["a", "b", "c", "d"], key_column="a")
+    wide = numpy.arange(20, dtype=numpy.int64).reshape(10, 2)
+    masked = (numpy.array([1.5, 2.5, 3.5]), numpy.array([False, True, False]))
+    assert t.append_columns(array.array("q", [1, 2, 3]),
+                            columns={"b": wide[:3, 1], "c": memoryview(array.array("d", [0.5, 1.0, 2.0])),
+                                     "d": masked}) == 3
+    rows = read_rows(b.build_bytes())
+    assert rows == {1: [None, 1, 0.5, 1.5], 2: [None, 3, 1.0], 3: [None, 5, 2.0, 3.5]}
+
+
+def test_append_values_takes_whole_values():
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    assert t.append_columns(numpy.array([1, 2, 3]), values=[b"one", None, b"three"]) == 3
+    table = drydb.open_bytes(b.build_bytes()).table("rows")
+    assert [table.get(k) for k in (1, 2, 3)] == [b"one", b"", b"three"]
+
+
+def test_build_from_frame_in_chunks_with_text_keys(tmp_path):
+    frame = pandas.DataFrame({"name": ["k%03d" % i for i in range(100)], "n": numpy.arange(100)})
+    assert drydb.build_from_frame(frame, tmp_path / "f.drydb", key="name", chunk_rows=7,
+                                  page_size=512, compression="lz4") == 100
+    with drydb.open(tmp_path / "f.drydb") as db:
+        t = db.table("rows")
+        assert t.key_encoding == "bytes"
+        assert len(t) == 100
+        # The key column stands for the key: nil in the row, the key's text when decoded.
+        assert bytes(t.get("k042")) == b"\x92\xc0\x2a"
+        assert db.table("rows", decode="msgpack").get("k042") == {"name": "k042", "n": 42}
+
+
+def refused(t, error, words, *args, **kwargs):
+    with pytest.raises(error) as raised:
+        t.append_columns(*args, **kwargs)
+    for w in words:
+        assert w in str(raised.value), (w, str(raised.value))
+    assert t.rows == 0
+
+
+def test_bad_input_names_the_column_and_row_and_appends_nothing():
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["id", "x"], key_column="id")
+    refused(t, drydb.InvalidArgumentError, ["'id'", "row 2", "null"],
+            pandas.Series([1, 2, None], dtype="Int64", name="id"), columns={"x": [1, 2, 3]})
+    refused(t, drydb.WrongKeyTypeError, ["'id'", "floats"],
+            pandas.Series([1.0, 2.0], name="id"), columns={"x": [1, 2]})
+    refused(t, TypeError, ["'key'", "floats"], numpy.array([1.5]), columns={"x": [1]})
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 1", "str", "int"],
+            numpy.array([1, 2]), columns={"x": numpy.array([1, "two"], dtype=object)})
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 0", "outside int64"],
+            numpy.array([1]), columns={"x": numpy.array([2**70], dtype=object)})
+    refused(t, drydb.InvalidArgumentError, ["'x'", "3 rows", "2"],
+            numpy.array([1, 2]), columns={"x": [1, 2, 3]})
+    refused(t, TypeError, ["'x'", "m8"],
+            numpy.array([1]), columns={"x": numpy.array([1], dtype="timedelta64[s]")})
+    refused(t, TypeError, ["'x'", "2 dimensions"],
+            numpy.array([1]), columns={"x": numpy.zeros((1, 2))})
+    refused(t, drydb.InvalidArgumentError, ["'y'", "not in the table's column list"],
+            numpy.array([1]), columns={"y": [1]})
+    refused(t, TypeError, ["'x'", "datetime"],
+            numpy.array([1]), columns={"x": numpy.array([datetime.datetime.now()], dtype=object)})
+    refused(t, drydb.InvalidArgumentError, ["values or columns"], numpy.array([1]))
+    # The builder goes on.
+    assert t.append_columns(numpy.array([1, 2]), columns={"x": ["a", "b"]}) == 2
+    assert read_rows(b.build_bytes()) == {1: [None, "a"], 2: [None, "b"]}
+
+
+def test_a_table_takes_its_column_list_once():
+    b = drydb.Builder()
+    t = b.create_table("rows")
+    t.append(b"k", msgpack.packb([1]))
+    with pytest.raises(drydb.InvalidArgumentError, match="no column list"):
+        t.append_columns(["a"], columns={"v": [1]})
+    with pytest.raises(drydb.InvalidStateError):
+        t.set_columns(["v"])
+    dup = b.create_table("dup")
+    with pytest.raises(drydb.DuplicateNameError):
+        dup.set_columns(["v", "v"])
+    assert dup.columns == ()
+    dup.set_columns(["v"])
+    assert dup.columns == ("v",)
+    b.build_bytes()  # the builder was never failed
