@@ -49,6 +49,8 @@ py::object make_table(const DbRef& h, const ReadOnlyTable& t, std::optional<std:
 void bind_errors(py::module_& m);
 void bind_dataset(py::module_& m);
 void bind_diff(py::module_& m);
+// _drydb.shard_numbers and encode_keys: a key column routed and encoded in C++ (partition.cpp).
+void bind_partition(py::module_& m);
 void bind_builder(py::module_& m);
 void bind_database(py::module_& m);
 void bind_table(py::module_& m);

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_drydb, m) {
   drydb::python::bind_table(m);
   drydb::python::bind_dataset(m);
   drydb::python::bind_diff(m);
+  drydb::python::bind_partition(m);
 }

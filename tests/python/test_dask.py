@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -361,3 +362,58 @@ def test_max_removed_fraction_refuses_a_generation_that_drops_too_many_rows(tmp_
     with pytest.raises(drydb.InvalidArgumentError):
         build_dataset(kept, root, key="id", key_encoding="int64", shards=2, client=client,
                       max_removed_fraction=1.5)
+
+
+# ---- the columnar data path: routing in C++, spills, the report, progress, persist ----------
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def random_keys(encoding, rng, n):
+    """n distinct random keys of `encoding`: (the column append_columns takes, the keys as
+    drydb.encode_key takes them)."""
+    import numpy
+    if encoding == "int64":
+        keys = sorted({rng.randrange(-2**63, 2**63) for _ in range(n)} | {-2**63, 2**63 - 1, 0})
+        return numpy.array(keys, dtype="i8"), keys
+    if encoding == "bytes":
+        keys = {bytes(rng.randrange(256) for _ in range(rng.randrange(0, 12))) for _ in range(n)}
+        keys = list(keys | {b"", b"\x00", b"\xff" * 3})
+        return numpy.array(keys, dtype=object), keys
+    if encoding == "uuid_v7":
+        keys = list({uuid.UUID(int=rng.getrandbits(128)) for _ in range(n)})
+        return numpy.array([u.bytes for u in keys], dtype=object), keys
+    assert encoding == "ulid"
+    keys = list({rng.choice("01234567") + "".join(rng.choice(_CROCKFORD) for _ in range(25))
+                 for _ in range(n)})
+    return numpy.array(keys, dtype=object), keys
+
+
+@pytest.mark.parametrize("encoding", ["bytes", "int64", "uuid_v7", "ulid"])
+def test_shard_numbers_and_encode_keys_match_the_per_row_functions(encoding):
+    # The vectorised routing (_drydb.shard_numbers, encode_keys: the library's encoding and
+    # partition functions over a column) against the per-row functions (encode_key, shard_of),
+    # under both partitionings, on random keys.
+    import numpy
+    rng = random.Random(encoding)
+    column, keys = random_keys(encoding, rng, 3000)
+    encoded = [drydb._drydb.encode_key(k, encoding) for k in keys]
+    assert drydb._drydb.encode_keys(column, encoding) == encoded
+    for shards in (1, 2, 7, 1000):
+        split_sample = sorted(set(rng.sample(encoded, min(len(encoded), 50)) + [b"\x7f"]) - {b""})
+        splits = sorted(rng.sample(split_sample, min(shards - 1, len(split_sample))))
+        for function, s in [("range-v1", splits), ("xxh3-64-mod-v1", [])]:
+            count = len(s) + 1 if function == "range-v1" else shards
+            got = numpy.frombuffer(drydb._drydb.shard_numbers(column, encoding, function, s, count),
+                                   dtype="<i4")
+            assert got.tolist() == [drydb._drydb.shard_of(function, s, count, e) for e in encoded]
+    # Bad keys: errors naming the column and the row; a partitioning that does not fit.
+    with pytest.raises(drydb.InvalidArgumentError, match=r"'id'.*row 1: no key"):
+        drydb._drydb.shard_numbers((numpy.array([1, 2]), numpy.array([False, True])), "int64",
+                                   "range-v1", [], 1, name="id")
+    with pytest.raises(drydb.WrongKeyTypeError, match="'id'.*floats"):
+        drydb._drydb.encode_keys(numpy.array([1.0, 2.5]), "int64", name="id")
+    with pytest.raises(drydb.InvalidArgumentError):
+        drydb._drydb.shard_numbers(numpy.array([1]), "int64", "range-v1", [], 2)
+    empty = numpy.zeros(0, dtype="i8")
+    assert drydb._drydb.shard_numbers(empty, "int64", "xxh3-64-mod-v1", [], 3) == b""

@@ -1,0 +1,98 @@
+// Routing a key column to shards without a Python call per row (drydb.dask uses them):
+// _drydb.shard_numbers gives each row's shard under a partition function, _drydb.encode_keys the
+// encoded keys (a sample's, for range splits). The column is read as append_columns reads its key
+// column (columns.h), encoded by drydb::for_each_encoded_key and routed by drydb::shard_of, the
+// functions the builder and the readers use, so a row goes where a reader looks for it.
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "columns.h"
+#include "drydb/columns.h"
+#include "drydb/dataset.h"
+#include "drydb/detail/coding.h"
+#include "errors.h"
+#include "keys.h"
+
+namespace drydb::python {
+
+namespace {
+
+// Each row's shard, 4 bytes little-endian per row (numpy.frombuffer(..., "<i4")). The partition
+// is checked first (check_partitioning), then every key (append_columns' errors, naming the
+// column `name` and the first bad row); the loop runs without the GIL.
+py::bytes shard_numbers(py::handle keys, const std::string& key_encoding,
+                        const std::string& function, const std::vector<std::string>& splits,
+                        uint32_t shards, const std::string& name) {
+  const KeyEncoding encoding = encoding_by_id(key_encoding);
+  const Partitioning p{function, splits};
+  check(check_partitioning(p, shards));
+  PythonColumns in;
+  in.add(keys, name);
+  const ColumnView column = in.views().back();
+  // A bytes object of the result's size, written in place: nothing else holds it until it is
+  // returned, so it is filled without the GIL.
+  auto out = py::reinterpret_steal<py::bytes>(
+      PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(column.length * 4)));
+  if (!out) throw py::error_already_set();
+  auto* numbers = reinterpret_cast<std::byte*>(PyBytes_AS_STRING(out.ptr()));
+  status st;
+  {
+    py::gil_scoped_release unlocked;
+    st = for_each_encoded_key(column, encoding, [&](size_t i, std::span<const std::byte> key) {
+      detail::store_u32(numbers + 4 * i, shard_of(p, shards, key));
+    });
+  }
+  check(st);
+  return out;
+}
+
+// The encoded key of each row, as bytes objects: encoded without the GIL into one buffer, then
+// cut into bytes with it.
+py::list encode_keys(py::handle keys, const std::string& key_encoding, const std::string& name) {
+  const KeyEncoding encoding = encoding_by_id(key_encoding);
+  PythonColumns in;
+  in.add(keys, name);
+  const ColumnView column = in.views().back();
+  std::string data;
+  std::vector<size_t> ends;
+  status st;
+  {
+    py::gil_scoped_release unlocked;
+    ends.reserve(column.length);
+    st = for_each_encoded_key(column, encoding, [&](size_t, std::span<const std::byte> key) {
+      data.append(reinterpret_cast<const char*>(key.data()), key.size());
+      ends.push_back(data.size());
+    });
+  }
+  check(st);
+  py::list out(ends.size());
+  size_t start = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    out[i] = py::bytes(data.data() + start, ends[i] - start);
+    start = ends[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_partition(py::module_& m) {
+  m.def("shard_numbers", &shard_numbers, py::arg("keys"), py::arg("key_encoding"),
+        py::arg("function"), py::arg("splits"), py::arg("shards"), py::kw_only(),
+        py::arg("name") = "key",
+        "The shard of each key of a column (a NumPy array, a (values, mask) pair, an Arrow "
+        "array, a buffer) under a partition function, as shard_of gives it: bytes of one "
+        "little-endian int32 per row (numpy.frombuffer(b, '<i4')). Raises as append_columns "
+        "does for a bad key (a null, floats for int64 keys), naming the column `name` and the "
+        "first bad row, and for a partitioning that does not fit `shards`.");
+  m.def("encode_keys", &encode_keys, py::arg("keys"), py::arg("key_encoding"), py::kw_only(),
+        py::arg("name") = "key",
+        "The encoded bytes of each key of a column, as encode_key gives them; raises as "
+        "shard_numbers does.");
+}
+
+}  // namespace drydb::python
