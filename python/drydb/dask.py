@@ -9,25 +9,50 @@ generation of a dataset folder.
     with drydb.open_dataset("datasets/users") as ds:
         ds.table("rows").get(42)
 
-The rows are shuffled to their shards by Dask with fixed divisions (one output partition per
-shard, empty shards included); each partition builds its shard through the drydb package, under
-a temporary name renamed into place, so a retried task never leaves a second copy; then the
-client checks the shards (every one present, disjoint and in order, rows adding up to the input,
-unique indexes unique across shards) and writes the manifest and publishes the generation
-through the library's own writer (drydb.write_manifest, drydb.publish_generation).
+The input is read and parsed once and held in the cluster's memory (persist=True); each row's
+shard is computed from its key column in C++ (_drydb.shard_numbers: the library's encoding and
+partition function, no Python call per row), and Dask's shuffle moves the rows to their shards
+(one output partition per shard, empty shards included). Each partition
+builds its shard through the columnar path (TableBuilder.append_columns, in batches of
+BATCH_ROWS rows, under the builder's memory budget, so a large shard spills sorted runs to disk
+rather than growing), under a temporary name renamed into place, so a retried task never leaves
+a second copy; then the client checks the shards (every one present, disjoint and in order,
+rows adding up to the input, unique indexes unique across shards), reports their sizes and skew,
+and writes the manifest and publishes the generation through the library's own writer
+(drydb.write_manifest, drydb.publish_generation).
+
+Dask's task names say which stage runs (the dashboard and the progress bar group by them):
+drydb-count, drydb-sample, drydb-route, drydb-index-keys, drydb-build-shard.
 """
 
 import datetime
+import logging
 import os
+import time
+import uuid
 import warnings
 
 import msgpack
 
 from . import _drydb
+from ._columns import _column
 
-__all__ = ["build_dataset", "sample_splits"]
+__all__ = ["build_dataset", "sample_splits", "ShardSizeWarning"]
 
 SHARD_FILE = "shard-{:05d}.drydb"
+# The column that routes rows to their shards: Dask's shuffle (rearrange_by_column) sends each
+# row to the output partition this column of it gives.
+ROUTE = "_partitions"
+# Rows a shard task appends per append_columns call: the batch's converted columns (strings of
+# object columns copied to UTF-8, packed rows) stay small beside the builder's budget, and the
+# call's fixed cost (about 20 us a column) is spread over many rows.
+BATCH_ROWS = 1 << 16
+
+logger = logging.getLogger(__name__)
+
+
+class ShardSizeWarning(UserWarning):
+    """A shard of a new generation is over build_dataset's max_shard_bytes (it is published)."""
 
 
 def sample_splits(encoded_keys, shards):
@@ -64,22 +89,84 @@ def _timestamp(v):
     return msgpack.Timestamp.from_datetime(v)
 
 
-def _encode_key(k, column, encoding):
-    """A row's key encoded, with a clear error for a missing one."""
-    if _is_missing(k):
-        raise _drydb.InvalidArgumentError("a row has no key (column %r)" % (column,))
-    k = _plain(k)
-    if encoding == "int64" and isinstance(k, float):
+def _is_missing(v):
+    """None, NaN, NaT or pandas.NA (the nullable dtypes' missing value, whose truth value raises)."""
+    import pandas
+    if v is None or v is pandas.NA or v is pandas.NaT:
+        return True
+    try:
+        return bool(v != v)  # NaN
+    except (TypeError, ValueError):
+        return False
+
+
+def _key_series(s):
+    """A key column as append_columns takes it: uuid.UUID objects (uuid_v7 keys as drydb.encode_key
+    takes them) as their text, the rest as it is."""
+    if s.dtype == object and len(s) and isinstance(s.iloc[0], uuid.UUID):
+        return s.map(lambda u: str(u) if isinstance(u, uuid.UUID) else u)
+    return s
+
+
+def _key_column(frame, key, key_encoding, where):
+    """The key column of a pandas frame for the C++ side, after the checks whose messages serve
+    pandas users best: a row without a key (None, NaN, NaT, pandas.NA), and int64 keys that
+    pandas made floats. `where` names the partition in messages."""
+    s = frame[key]
+    missing = s.isna().to_numpy()
+    if missing.any():
+        raise _drydb.InvalidArgumentError("a row has no key (column %r, row %d of %s)"
+                                          % (key, int(missing.argmax()), where))
+    if key_encoding == "int64" and getattr(s.dtype, "kind", "O") == "f":
         raise _drydb.WrongKeyTypeError(
             "column %r holds floats, not int64 keys (pandas stores an int column with a missing "
-            "value as floats; give it the nullable Int64 dtype)" % (column,))
-    return _drydb.encode_key(k, encoding)
+            "value as floats; give it the nullable Int64 dtype)" % (key,))
+    return _column(_key_series(s))
 
 
-def _index_key_of(spec, key, row):
-    if "key" in spec:
-        return spec["key"](key, row)
-    return row.get(spec["column"])
+def _where(partition_info):
+    return "input partition %d" % partition_info["number"] if partition_info else "the input"
+
+
+def _count(frame, number):
+    return len(frame)
+
+
+def _sample_keys(frame, number, key, key_encoding, frac):
+    """The encoded keys of a random `frac` of the rows of input partition `number`, as one bytes
+    object and their lengths (a list of many small bytes objects costs distributed a frame
+    each: 4 s for 100,000 keys)."""
+    import numpy
+    if frac < 1:
+        frame = frame.sample(frac=frac, random_state=number)
+    if not len(frame):
+        return b"", numpy.zeros(0, dtype="i8")
+    keys = _drydb.encode_keys(_key_column(frame, key, key_encoding, "input partition %d" % number),
+                              key_encoding, name=str(key))
+    return b"".join(keys), numpy.fromiter(map(len, keys), dtype="i8", count=len(keys))
+
+
+def _split_keys(samples):
+    """The keys of _sample_keys' results."""
+    out = []
+    for blob, lengths in samples:
+        end = 0
+        for n in lengths.tolist():
+            out.append(blob[end:end + n])
+            end += n
+    return out
+
+
+def _route(frame, key, key_encoding, function, splits, shards, partition_info=None):
+    """The frame with a column ROUTE: each row's shard, computed in C++ from its key."""
+    import numpy
+    if len(frame):
+        column = _key_column(frame, key, key_encoding, _where(partition_info))
+        numbers = numpy.frombuffer(_drydb.shard_numbers(column, key_encoding, function, splits,
+                                                        shards, name=str(key)), dtype="<i4")
+    else:
+        numbers = numpy.zeros(0, dtype="<i4")
+    return frame.assign(**{ROUTE: numbers})
 
 
 def _rows(frame):
@@ -90,70 +177,114 @@ def _rows(frame):
         yield {c: _plain(v) for c, v in zip(columns, record) if not _is_missing(v)}
 
 
+def _index_values(frame, spec, key):
+    """The index key `spec` gives each row of a pandas frame (None: the row is left out): a
+    "column" spec's column, vectorised; a "key" callable called per row with (key, row dict)."""
+    if "key" in spec:
+        return [spec["key"](row[key], row) for row in _rows(frame)]
+    column = spec["column"]
+    if column not in frame.columns:
+        return [None] * len(frame)
+    s = frame[column]
+    return s.astype(object).where(s.notna(), None).tolist()
+
+
 def _index_keys(frame, spec, key):
     """The encoded index keys `spec` gives the rows of a pandas frame (uniqueness is of encoded
-    keys: "x" and b"x" are one key), None for rows it leaves out."""
+    keys: "x" and b"x" are one key), rows it leaves out left out; for the unique check."""
     import pandas
     encoding = spec.get("key_encoding", "bytes")
-    out = []
-    for row in _rows(frame):
-        k = _index_key_of(spec, row[key], row)
-        out.append(None if k is None else _drydb.encode_key(k, encoding))
-    return pandas.Series(out, dtype=object)
+    if "column" in spec:
+        if spec["column"] not in frame.columns:
+            return pandas.Series([], dtype=object)
+        s = frame[spec["column"]].dropna()
+        if not len(s):
+            return pandas.Series([], dtype=object)
+        try:
+            return pandas.Series(_drydb.encode_keys(_column(s), encoding, name=str(spec["column"])),
+                                 dtype=object)
+        except (TypeError, ValueError):
+            pass  # a column of mixed types (str and bytes): key by key, as the builder does
+        return pandas.Series([_drydb.encode_key(_plain(v), encoding) for v in s], dtype=object)
+    out = [None if k is None else _drydb.encode_key(k, encoding)
+           for k in _index_values(frame, spec, key)]
+    return pandas.Series([k for k in out if k is not None], dtype=object)
 
 
-def _shards_of(encoded, function, splits, shards):
-    """The shard of each encoded key of a pandas Series: a binary search of the split keys for
-    range-v1 (bytes compare as drydb orders encoded keys), the hash for xxh3-64-mod-v1."""
-    import bisect
-    if function == "range-v1":
-        return encoded.map(lambda k: bisect.bisect_right(splits, k))
-    return encoded.map(lambda k: _drydb.shard_of(function, splits, shards, k))
+def _index_function(frame, spec, key, key_encoding):
+    """add_index's function for `spec` over the rows of a shard: its index keys computed before
+    the build (_index_values), looked up by primary key. For int64 and bytes tables the function
+    is a dict's own get (called get(key, value); every key is in it), so no Python code runs per
+    row; other encodings look up the encoded key."""
+    values = _index_values(frame, spec, key)
+    keys = _key_series(frame[key])
+    if key_encoding == "int64":
+        return dict(zip(keys.tolist(), values)).get
+    encoded = _drydb.encode_keys(_column(keys), key_encoding, name=str(key)) if len(keys) else []
+    lookup = dict(zip(encoded, values))
+    if key_encoding == "bytes":
+        return lookup.get
+    return lambda k, v: lookup.get(_drydb.encode_key(k, key_encoding))
 
 
-def _build_shard(frame, number, folder, table, key, value, key_encoding, indexes, options):
-    """Builds shard `number` of the generation in `folder` from its partition `frame`; returns
-    its manifest entry and how many rows it took."""
+def _append_rows(t, frame, key, key_encoding):
+    """Appends a batch that the columnar path does not take (object columns of lists, dicts or
+    mixed types) row by row, each packed in Python as an array of the table's column list."""
+    position = list(frame.columns).index(key)
+    for record in frame.itertuples(index=False, name=None):
+        fields = [None if _is_missing(v) else _plain(v) for v in record]
+        while fields and fields[-1] is None:
+            fields.pop()
+        k = fields[position]
+        if key_encoding == "uuid_v7" and isinstance(k, str):
+            k = uuid.UUID(k)  # _key_series made it text
+        t.append(k, msgpack.packb(fields, use_bin_type=True))
+
+
+def _build_shard(frame, number, folder, table, key, value, key_encoding, indexes, options,
+                 hidden=None):
+    """Builds shard `number` of the generation in `folder` from its partition `frame` (with the
+    routing column ROUTE, no field; the input's own ROUTE column, if any, renamed `hidden`);
+    returns its manifest entry and how many rows it took."""
     import drydb
+
+    frame = frame.drop(columns=ROUTE)
+    if hidden is not None:
+        frame = frame.rename(columns={hidden: ROUTE})
 
     builder = drydb.Builder(**options)
     t = builder.create_table(table, key_encoding)
-    index_keys = [dict() for _ in indexes]
+    rows_in = frame  # index functions see the rows as given (uuid.UUID keys too)
+    column = frame[key]
+    keys = _key_series(column)
+    if keys is not column:
+        frame = frame.assign(**{key: keys})
+    if value is None:
+        # Declared whatever the rows: every shard has the input's column list, an empty one too.
+        t.set_columns([str(c) for c in frame.columns], key_column=str(key))
     rows = 0
-    for row in _rows(frame):
-        k = row[key]
+    for start in range(0, len(frame), BATCH_ROWS):
+        batch = frame.iloc[start:start + BATCH_ROWS]
         if value is not None:
-            v = row.get(value, b"")
+            t.append_columns(batch[key], values=batch[value])
         else:
-            v = msgpack.packb({c: x for c, x in row.items()}, use_bin_type=True)
-        t.append(k, v)
-        # By encoded key: the builder calls index functions with the key as the table's encoding
-        # gives it back (bytes for a str key of a bytes table).
-        encoded = _drydb.encode_key(k, key_encoding)
-        for spec, keys in zip(indexes, index_keys):
-            keys[encoded] = _index_key_of(spec, k, row)
-        rows += 1
-    for spec, keys in zip(indexes, index_keys):
+            try:
+                t.append_columns(str(key), columns=batch)
+            except (TypeError, ValueError):
+                # Nothing of the batch was appended; what the row path cannot take either
+                # raises from it.
+                _append_rows(t, batch, key, key_encoding)
+        rows += len(batch)
+    for spec in indexes:
         t.add_index(spec["name"], unique=spec.get("unique", False),
                     key_encoding=spec.get("key_encoding", "bytes"),
-                    key=lambda k, v, keys=keys: keys.get(_drydb.encode_key(k, key_encoding)))
+                    key=_index_function(rows_in, spec, key, key_encoding))
     final = os.path.join(folder, SHARD_FILE.format(number))
     # Builder.build writes a temporary file beside `final` and renames it: a task that is run
     # again replaces the file whole, never leaving two.
     builder.build(final)
     described = _drydb.describe_shard(final)
     return described, rows
-
-
-def _is_missing(v):
-    """None, NaN, NaT or pandas.NA (the nullable dtypes' missing value, whose truth value raises)."""
-    import pandas
-    if v is None or v is pandas.NA or v is pandas.NaT:
-        return True
-    try:
-        return bool(v != v)  # NaN
-    except (TypeError, ValueError):
-        return False
 
 
 def _check_removals(path, folder, max_removed_fraction):
@@ -173,12 +304,41 @@ def _check_removals(path, folder, max_removed_fraction):
                    100.0 * t["removed"] / t["old_rows"], max_removed_fraction))
 
 
-def _finish(results, n_checks, unique_specs, shards, folder, generation, path, keep, manifest,
-            max_removed_fraction):
-    """The finalizer: publishes only a complete, consistent generation."""
-    input_rows = results[0]
-    duplicates = results[1:n_checks]
-    shard_results = results[n_checks:]
+def _report(shard_results, generation, max_shard_bytes):
+    """The shards' sizes and skew (the largest shard's bytes over their mean) as a dict; a
+    ShardSizeWarning for each shard over max_shard_bytes."""
+    sizes = [d["bytes"] for d, _ in shard_results]
+    rows = [d["tables"][0]["rows"] for d, _ in shard_results]
+    mean_bytes = sum(sizes) / len(sizes)
+    mean_rows = sum(rows) / len(rows)
+    report = {
+        "generation": generation,
+        "rows": sum(rows),
+        "bytes": sum(sizes),
+        "shards": [{"file": d["file"], "bytes": b, "rows": r}
+                   for (d, _), b, r in zip(shard_results, sizes, rows)],
+        "largest_bytes": max(sizes),
+        "mean_bytes": mean_bytes,
+        "skew": max(sizes) / mean_bytes if mean_bytes else 1.0,
+        "row_skew": max(rows) / mean_rows if mean_rows else 1.0,
+    }
+    if max_shard_bytes is not None:
+        for s in report["shards"]:
+            if s["bytes"] > max_shard_bytes:
+                warnings.warn(ShardSizeWarning(
+                    "generation %d: %s is %d bytes (%d rows), over max_shard_bytes %d; the "
+                    "largest of the %d shards is %.2f times their mean (skew)"
+                    % (generation, s["file"], s["bytes"], s["rows"], max_shard_bytes,
+                       len(sizes), report["skew"])), stacklevel=4)
+    logger.info("generation %d: %d rows in %d shards, %d bytes; largest shard %d bytes, %.2f "
+                "times the mean (skew)", generation, report["rows"], len(sizes), report["bytes"],
+                report["largest_bytes"], report["skew"])
+    return report
+
+
+def _finish(input_rows, duplicates, shard_results, unique_specs, shards, folder, generation, path,
+            keep, manifest, max_removed_fraction, max_shard_bytes):
+    """The finalizer: publishes only a complete, consistent generation; returns the report."""
     if len(shard_results) != shards:
         raise _drydb.InvalidStateError("%d of %d shards were built" % (len(shard_results), shards))
     built_rows = sum(rows for _, rows in shard_results)
@@ -193,6 +353,7 @@ def _finish(results, n_checks, unique_specs, shards, folder, generation, path, k
     for i, (described, _) in enumerate(shard_results):
         if described["file"] != SHARD_FILE.format(i):
             raise _drydb.InvalidStateError("shard %d is the file %s" % (i, described["file"]))
+    report = _report(shard_results, generation, max_shard_bytes)
     manifest["shards"] = [d for d, _ in shard_results]
     # One writer of manifests: the library's, which checks every rule (shards disjoint and in
     # order for range partitioning) before it writes.
@@ -204,25 +365,91 @@ def _finish(results, n_checks, unique_specs, shards, folder, generation, path, k
     for message in published["warnings"]:
         warnings.warn("generation %d is live, but %s" % (generation, message), RuntimeWarning,
                       stacklevel=3)
+    return report
+
+
+class _Runner:
+    """Runs graphs on the client (or the local scheduler without one), with Dask's progress bar
+    when asked: distributed.progress for a client, dask.diagnostics.ProgressBar locally."""
+
+    def __init__(self, client, retries, progress):
+        self.client, self.retries, self.progress = client, retries, progress
+
+    def compute(self, *graphs):
+        import dask
+        if self.client is not None:
+            futures = self.client.compute(list(graphs), retries=self.retries)
+            if self.progress:
+                import distributed
+                distributed.progress(futures)
+            return self.client.gather(futures)
+        if self.progress:
+            from dask.diagnostics import ProgressBar
+            with ProgressBar():
+                return dask.compute(*graphs, retries=self.retries)
+        return dask.compute(*graphs, retries=self.retries)
+
+    def persist(self, data):
+        import dask
+        if self.client is not None:
+            import distributed
+            data = self.client.persist(data, retries=self.retries)
+            if self.progress:
+                distributed.progress(data)
+            # Read whole before the next stage, which would wait for it anyway: the stage's time
+            # (stats["seconds"]["persist"]) is then its own.
+            distributed.wait(data)
+            return data
+        if self.progress:
+            from dask.diagnostics import ProgressBar
+            with ProgressBar():
+                return dask.persist(data, retries=self.retries)[0]
+        return dask.persist(data, retries=self.retries)[0]
+
+
+def _current_client():
+    """The distributed Client dask.compute would run on (the default one, unless Dask's config
+    names another scheduler), or None."""
+    try:
+        from distributed import default_client
+        client = default_client()
+    except (ImportError, ValueError):
+        return None
+    import dask.base
+    return client if dask.base.get_scheduler() == client.get else None
 
 
 def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="bytes", shards=None,
                   shard_bytes=None, partitioning="range", splits=None, indexes=(), name=None,
-                  page_size=4096, compression=None, sample_size=100_000, keep=2, retries=2,
-                  client=None, max_removed_fraction=None):
+                  page_size=4096, compression=None, memory_budget=None, sample_size=100_000,
+                  keep=2, retries=2, client=None, max_removed_fraction=None, persist=True,
+                  progress=False, max_shard_bytes=None, stats=None):
     """Builds a new generation of the dataset at `path` from `data` and publishes it; returns its
     number.
 
     data: a Dask DataFrame, or a path or glob of JSON Lines (``*.jsonl``) or CSV files that Dask
       reads. Each row's `key` column is its key (of `key_encoding`); `value` names the column
-      stored as the row's value (bytes or str), else the row's fields are stored as a MessagePack
-      map.
+      stored as the row's value (bytes or str), else each row is stored as a MessagePack array of
+      the table's column list (the input's columns, the key's column as its key column), which
+      decode="msgpack" reads back as a dict.
     shards: the number of shards; or shard_bytes, a target size per shard (estimated from the
       input's size in memory); default 1 per input partition.
     partitioning: "range" (split keys from a sample of `sample_size` keys, or `splits`, encoded
       keys given) or "hash" (XXH3-64 of the encoded key, for point lookups only).
     indexes: dicts of "name", "unique" (default False), "key_encoding" (default "bytes") and
-      either "column" (the row's field) or "key" (a callable(key, row) -> index key or None).
+      either "column" (the row's field) or "key" (a callable(key, row) -> index key or None,
+      called once per row with the row as a dict).
+    memory_budget: each shard task's drydb.Builder budget (default the Builder's): rows beyond
+      it are sorted in runs spilled to the worker's temp folder.
+    persist: hold the parsed input in the cluster's memory (client.persist) while the build
+      runs, so that it is read once; False reads it again for each stage (the count and key
+      sample, then the shuffle).
+    progress: show Dask's progress bar for each stage.
+    max_shard_bytes: a ShardSizeWarning for each shard file larger than this (it is published).
+    stats: a dict the build fills with its report: "generation", "rows", "bytes", "shards" (per
+      shard "file", "bytes", "rows"), "largest_bytes", "mean_bytes", "skew" (largest / mean
+      bytes), "row_skew", and "seconds": the wall time of each stage run ("prepare", "persist",
+      "count", "sample", "build", "publish").
     retries: how often Dask runs a failed task again.
     max_removed_fraction: when set (0 to 1), the finalizer compares the new generation with the
       live one (drydb.diff) and refuses to publish it, raising InvalidStateError, when it would
@@ -230,7 +457,9 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     """
     import dask
     import dask.dataframe as dd
+    import numpy
 
+    started = time.perf_counter()
     if isinstance(data, (str, os.PathLike)):
         source = os.fspath(data)
         if source.endswith((".csv", ".tsv")) or ".csv" in source:
@@ -239,37 +468,71 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
             data = dd.read_json(source, lines=True)
     if key not in data.columns:
         raise _drydb.InvalidArgumentError("no key column %r in %r" % (key, list(data.columns)))
+    if value is not None and value not in data.columns:
+        raise _drydb.InvalidArgumentError("no value column %r in %r" % (value, list(data.columns)))
     if max_removed_fraction is not None and not 0 <= max_removed_fraction <= 1:
         raise _drydb.InvalidArgumentError(
             "max_removed_fraction is a fraction from 0 to 1, not %r" % (max_removed_fraction,))
     if partitioning not in ("range", "hash"):
         raise _drydb.InvalidArgumentError("partitioning is 'range' or 'hash', not %r" % (partitioning,))
     function = "range-v1" if partitioning == "range" else "xxh3-64-mod-v1"
+    options = {"page_size": page_size, "compression": compression}
+    if memory_budget is not None:
+        options["memory_budget"] = memory_budget
     os.makedirs(path, exist_ok=True)
+    if client is None:
+        client = _current_client()
+    runner = _Runner(client, retries, progress)
+    # Task names: "drydb-<stage>-<build>-<partition>"; Dask's key_split (its dashboard, progress
+    # bars and task stream) groups them by stage.
+    build_id = uuid.uuid4().hex
+    seconds = {}
+    clock = started
 
-    def run(*graphs):
-        if client is not None:
-            return client.gather(client.compute(list(graphs), retries=retries))
-        return dask.compute(*graphs, retries=retries)
+    def stage(name):
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[name] = now - clock
+        clock = now
 
-    # Every key encoded as drydb orders it, for the splits and the routing.
-    encoded = data[key].map_partitions(
-        lambda s: s.map(lambda k: _encode_key(k, key, key_encoding)), meta=(key, object))
+    def per_partition(kind, function_, parts, *args):
+        # function_(partition, its number, *args) on each partition.
+        return [dask.delayed(function_, pure=False)(
+                    part, i, *args, dask_key_name="drydb-%s-%s-%d" % (kind, build_id, i))
+                for i, part in enumerate(parts)]
+
+    stage("prepare")
+    if persist:
+        data = runner.persist(data)
+        stage("persist")
+    inputs = data.to_delayed()
+    counts = per_partition("count", _count, inputs)
+    lengths = None
+    first = []
+    if shards is None and shard_bytes:
+        first.append(data.memory_usage_per_partition(deep=True).sum())
+    if function == "range-v1" and splits is None:
+        first += counts
+    if first:
+        got = runner.compute(*first)
+        if shards is None and shard_bytes:
+            shards = max(1, int(-(-got[0] // shard_bytes)))
+            got = got[1:]
+        if got:
+            lengths = list(got)
+        stage("count")
     if shards is None:
-        if shard_bytes:
-            total = run(data.memory_usage_per_partition(deep=True).sum())[0]
-            shards = max(1, int(-(-total // shard_bytes)))
-        else:
-            shards = data.npartitions
+        shards = data.npartitions
     if not 1 <= shards <= 65536:
         raise _drydb.InvalidArgumentError("a dataset has 1 to 65536 shards, not %d" % shards)
     if function == "range-v1":
         if splits is None:
-            rows_total = run(encoded.count())[0]
-            frac = min(1.0, sample_size / max(1, rows_total))
-            sample = run(encoded.sample(frac=frac, random_state=0))[0]
-            splits = sample_splits(sample.tolist(), shards)
+            frac = min(1.0, sample_size / max(1, sum(lengths)))
+            samples = runner.compute(*per_partition("sample", _sample_keys, inputs, key,
+                                                    key_encoding, frac))
+            splits = sample_splits(_split_keys(samples), shards)
             shards = len(splits) + 1
+            stage("sample")
         else:
             splits = [bytes(s) for s in splits]
             if len(splits) != shards - 1:
@@ -279,46 +542,57 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
         splits = []
     _drydb.shard_of(function, splits, shards, b"")  # checks the partitioning before any work
 
-    # The shuffle: each row to the partition of its shard, fixed divisions 0 .. S - 1, by a
-    # routing column that becomes the index (no field of the rows), named apart from every
-    # column of the input.
-    route = "_shard"
-    while route in data.columns:
-        route = "_" + route
-    frame = data.assign(**{route: encoded.map_partitions(
-        _shards_of, function, splits, shards, meta=(route, "i8"))})
-    frame = frame.set_index(route, divisions=list(range(shards)) + [shards - 1], drop=True,
-                            sorted=False)
-    parts = frame.to_delayed()
+    # The shuffle: each row to the partition of its shard, the shard's number computed in C++
+    # into the column Dask's shuffle takes output partitions from (ROUTE); a column of the input
+    # of that name goes under another name through the shuffle, and back in the shard task.
+    hidden = None
+    routed = data
+    if ROUTE in data.columns:
+        hidden = "_" + ROUTE
+        while hidden in data.columns:
+            hidden = "_" + hidden
+        routed = data.rename(columns={ROUTE: hidden})
+    meta = routed._meta.assign(**{ROUTE: numpy.zeros(len(routed._meta), dtype="<i4")})
+    routed = routed.map_partitions(_route, hidden if key == ROUTE else key, key_encoding, function,
+                                   splits, shards, meta=meta, token="drydb-route-" + build_id)
+    from dask.dataframe.shuffle import rearrange_by_column
+    routed = rearrange_by_column(routed, ROUTE, npartitions=shards, ignore_index=True,
+                                 shuffle="tasks" if client is not None else None)
+    parts = routed.to_delayed()
     if len(parts) != shards:
         raise _drydb.InvalidStateError("the shuffle gave %d partitions for %d shards" % (len(parts), shards))
 
     # The generation's number and folder, claimed by an exclusive mkdir: two builds never share one.
     generation = _drydb.claim_generation(path)
     folder = os.path.join(path, _drydb.generation_folder(generation))
-    options = {"page_size": page_size, "compression": compression}
     index_specs = list(indexes)
-    built = [dask.delayed(_build_shard, pure=False)(part, i, folder, table, key, value, key_encoding,
-                                                     index_specs, options)
-             for i, part in enumerate(parts)]
-    checks = [data[key].count()]
+    built = per_partition("build-shard", _build_shard, parts, folder, table, key, value,
+                          key_encoding, index_specs, options, hidden)
+    checks = [] if lengths is not None else counts
     unique_specs = [spec for spec in index_specs if spec.get("unique")]
     for spec in unique_specs:
         # Unique across every shard: no index key given by two rows of the whole input.
-        keys = data.map_partitions(_index_keys, spec, key, meta=(spec["name"], object))
-        checks.append((keys.dropna().value_counts() > 1).sum())
+        keys = data.map_partitions(_index_keys, spec, key, meta=(spec["name"], object),
+                                   token="drydb-index-keys-" + build_id)
+        checks.append((keys.value_counts() > 1).sum())
     try:
-        _finish(run(*checks, *built), len(checks), unique_specs, shards, folder, generation, path,
-                keep, {
-                    "dataset": name or os.path.basename(os.path.abspath(path)),
-                    "generation": generation,
-                    "tables": [{
-                        "name": table, "key_encoding": key_encoding,
-                        "indexes": [{"name": s["name"], "unique": bool(s.get("unique", False)),
-                                     "key_encoding": s.get("key_encoding", "bytes")}
-                                    for s in index_specs],
-                        "partitioning": {"function": function, "splits": splits}}],
-                }, max_removed_fraction)
+        results = runner.compute(*checks, *built)
+        stage("build")
+        n_counts = len(checks) - len(unique_specs)
+        if lengths is None:
+            lengths = results[:n_counts]
+        report = _finish(sum(lengths), results[n_counts:len(checks)], results[len(checks):],
+                         unique_specs, shards, folder, generation, path, keep, {
+                             "dataset": name or os.path.basename(os.path.abspath(path)),
+                             "generation": generation,
+                             "tables": [{
+                                 "name": table, "key_encoding": key_encoding,
+                                 "indexes": [{"name": s["name"], "unique": bool(s.get("unique", False)),
+                                              "key_encoding": s.get("key_encoding", "bytes")}
+                                             for s in index_specs],
+                                 "partitioning": {"function": function, "splits": splits}}],
+                         }, max_removed_fraction, max_shard_bytes)
+        stage("publish")
     except BaseException:
         # Not published: the claimed folder and whatever shards it holds go (its number is free
         # for the next claim), under the dataset's lock and only if no publish can have named it
@@ -328,4 +602,7 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
         except _drydb.Error:
             pass  # the build's own error says more; the folder stays for a later look
         raise
+    if stats is not None:
+        stats.update(report)
+        stats["seconds"] = seconds
     return generation

@@ -4,7 +4,10 @@ shard task fails once and is retried; every row is then answered, absent keys ar
 counts, ranges and index queries match a reference for a thousand random bounds in both
 directions, a reader following CURRENT (drydb.follow_dataset) keeps answering while another
 generation is published and rolled back, and `drydb shard merge` of the dataset dumps as one
-file built from the same input."""
+file built from the same input. Then the columnar data path: the shard numbers and encoded keys
+computed in C++ against the per-row functions, a skewed partitioning under a 64 KiB builder
+budget (spilled runs), the size report and its warning, persist reading the input once, progress
+bars and the stages' task names."""
 
 import os
 import random
@@ -13,6 +16,7 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 
 import pytest
 
@@ -24,6 +28,7 @@ import msgpack  # noqa: E402
 import pandas  # noqa: E402
 
 import drydb  # noqa: E402
+import drydb.dask  # noqa: E402
 from drydb.dask import build_dataset  # noqa: E402
 
 from conftest import Model  # noqa: E402
@@ -244,12 +249,14 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
 
 
 def test_user_columns_and_missing_values(tmp_path, client):
-    # A user column named as the shuffle's routing column is a field like any other; pandas'
-    # nullable dtypes' pd.NA is a missing value: a field left out of its row.
+    # A user column named as the shuffle's routing column (or as the one it used to have) is a
+    # field like any other; pandas' nullable dtypes' pd.NA is a missing value: a field left out
+    # of its row.
     frame = pandas.DataFrame({
         "id": pandas.array([1, 2, 3, 4], dtype="Int64"),
         "_shard": [10, 20, 30, 40],
         "__shard": ["a", "b", "c", "d"],
+        "_partitions": [0.5, None, 2.5, 3.5],
         "n": pandas.array([5, pandas.NA, 7, None], dtype="Int64"),
         "s": pandas.array(["x", pandas.NA, "z", "w"], dtype="string"),
     })
@@ -258,9 +265,9 @@ def test_user_columns_and_missing_values(tmp_path, client):
                   shards=2, client=client)
     with drydb.open_dataset(root) as ds:
         t = ds.table("rows", decode="msgpack")
-        assert t[1] == {"id": 1, "_shard": 10, "__shard": "a", "n": 5, "s": "x"}
+        assert t[1] == {"id": 1, "_shard": 10, "__shard": "a", "_partitions": 0.5, "n": 5, "s": "x"}
         assert t[2] == {"id": 2, "_shard": 20, "__shard": "b"}
-        assert t[4] == {"id": 4, "_shard": 40, "__shard": "d", "s": "w"}
+        assert t[4] == {"id": 4, "_shard": 40, "__shard": "d", "_partitions": 3.5, "s": "w"}
     # A missing key is refused as one, pd.NA included.
     keyless = pandas.DataFrame({"id": pandas.array([1, pandas.NA], dtype="Int64"), "v": [1, 2]})
     with pytest.raises(drydb.InvalidArgumentError, match="has no key"):
@@ -417,3 +424,100 @@ def test_shard_numbers_and_encode_keys_match_the_per_row_functions(encoding):
         drydb._drydb.shard_numbers(numpy.array([1]), "int64", "range-v1", [], 2)
     empty = numpy.zeros(0, dtype="i8")
     assert drydb._drydb.shard_numbers(empty, "int64", "xxh3-64-mod-v1", [], 3) == b""
+
+
+def test_skewed_shards_spill_and_are_reported(tmp_path, client):
+    # 95% of the rows in one shard of 4, each shard task's builder given 64 KiB: the big shard's
+    # rows (about 3 MiB) pass the budget many times, so it sorts in spilled runs, and builds the
+    # same rows; the report gives the skew, and a shard over max_shard_bytes is a warning (the
+    # generation is still published).
+    n = 120_000
+    ids = list(range(n))
+    random.Random(3).shuffle(ids)
+    frame = pandas.DataFrame({"id": ids, "name": ["user %07d" % i for i in ids],
+                              "score": [i % 1000 / 8 for i in ids]})
+    splits = [drydb._drydb.encode_key(k, "int64") for k in (2000, 4000, 6000)]
+    root = str(tmp_path / "skewed")
+    stats = {}
+    warned = r"shard-00003.drydb is \d+ bytes \(114000 rows\)"
+    with pytest.warns(drydb.dask.ShardSizeWarning, match=warned):
+        gen = build_dataset(dd.from_pandas(frame, npartitions=4), root, key="id",
+                            key_encoding="int64", shards=4, splits=splits, client=client,
+                            memory_budget=64 << 10, max_shard_bytes=1 << 20, stats=stats,
+                            indexes=[{"name": "by_name", "column": "name", "unique": True}])
+    assert gen == 1 and stats["generation"] == 1 and stats["rows"] == n
+    assert [s["rows"] for s in stats["shards"]] == [2000, 2000, 2000, 114000]
+    sizes = [s["bytes"] for s in stats["shards"]]
+    assert stats["largest_bytes"] == max(sizes) == sizes[3] > 1 << 20
+    assert stats["skew"] == pytest.approx(max(sizes) / (sum(sizes) / 4))
+    assert stats["row_skew"] == pytest.approx(114000 / (n / 4)) and stats["skew"] > 3
+    assert set(stats["seconds"]) == {"prepare", "persist", "build", "publish"}
+    with drydb.open_dataset(root, verify_checksums=True) as ds:
+        assert [s["bytes"] for s in ds.manifest()["shards"]] == sizes
+        t = ds.table("rows", decode="msgpack")
+        assert len(t) == n
+        for i in random.Random(4).sample(range(n), 500):
+            assert t[i] == {"id": i, "name": "user %07d" % i, "score": i % 1000 / 8}
+        assert [k for k, _ in t.range(5990, 6010)] == list(range(5990, 6011))
+        assert t.index("by_name").get("user 0100000")[0] == 100000
+    big = drydb.open(os.path.join(root, "gen-1", "shard-00003.drydb"))
+    big.verify()
+    assert list(big.table("rows").columns) == ["id", "name", "score"]
+    # Under the limit: no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", drydb.dask.ShardSizeWarning)
+        build_dataset(dd.from_pandas(frame, npartitions=4), root, key="id", key_encoding="int64",
+                      shards=4, splits=splits, client=client, max_shard_bytes=1 << 40)
+
+
+_reads = []
+
+
+def _load(i, rows):
+    _reads.append(i)
+    return pandas.DataFrame({"id": list(range(i * rows, (i + 1) * rows)),
+                             "v": ["v%d" % k for k in range(i * rows, (i + 1) * rows)]})
+
+
+def test_persist_reads_the_input_once(tmp_path):
+    # The local scheduler (no client, and the test module's client not the default scheduler),
+    # so that the loads are counted in this process: persisted, each input partition is read
+    # once for the count, the key sample and the shuffle; with persist=False, once per stage.
+    meta = pandas.DataFrame({"id": pandas.Series([], dtype="i8"),
+                             "v": pandas.Series([], dtype=object)})
+    for persist, reads in [(True, 4), (False, 12)]:
+        del _reads[:]
+        source = dd.from_delayed([dask.delayed(_load)(i, 500) for i in range(4)], meta=meta)
+        root = str(tmp_path / ("persist-%s" % persist))
+        stats = {}
+        with dask.config.set(scheduler="threads"):
+            build_dataset(source, root, key="id", key_encoding="int64", shards=3,
+                          persist=persist, stats=stats, retries=0)
+        assert sorted(_reads) == sorted(list(range(4)) * (reads // 4))
+        assert ("persist" in stats["seconds"]) == persist and "sample" in stats["seconds"]
+        with drydb.open_dataset(root) as ds:
+            assert ds.shard_count == 3
+            t = ds.table("rows", decode="msgpack")
+            assert len(t) == 2000 and t[1234] == {"id": 1234, "v": "v1234"}
+
+
+def test_progress_and_task_names(tmp_path, client, capsys):
+    # progress=True shows Dask's progress bar, a client's (distributed.progress) and the local
+    # scheduler's (dask.diagnostics.ProgressBar); the task stream names each stage.
+    from dask.utils import key_split
+    frame = dd.from_pandas(pandas.DataFrame({"id": range(3000), "v": ["x"] * 3000}), npartitions=3)
+    with distributed.get_task_stream(client) as ts:
+        build_dataset(frame, str(tmp_path / "client"), key="id", key_encoding="int64", shards=3,
+                      client=client, progress=True,
+                      indexes=[{"name": "v", "column": "v", "key_encoding": "bytes"}])
+    kinds = {key_split(task["key"]) for task in ts.data}
+    assert {"drydb-count", "drydb-sample", "drydb-route", "drydb-build-shard"} <= kinds, kinds
+    shown = capsys.readouterr()
+    assert "100%" in shown.out + shown.err
+    with dask.config.set(scheduler="threads"):
+        build_dataset(frame, str(tmp_path / "local"), key="id", key_encoding="int64", shards=3,
+                      progress=True)
+    shown = capsys.readouterr()
+    assert "100% Completed" in shown.out + shown.err
+    with drydb.open_dataset(str(tmp_path / "local")) as ds:
+        assert len(ds.table("rows")) == 3000
