@@ -67,7 +67,9 @@ struct ColumnView {
   size_t length = 0;
 
   // Fixed-width types, and text or bytes of fixed width: value i starts at
-  // values + i * stride.
+  // values + i * stride. (The factories take a stride of 0 as the values side
+  // by side; set the field to 0 after for one value repeated, as in NumPy's
+  // broadcast arrays.)
   const void* values = nullptr;
   ptrdiff_t stride = 0;
   // Text and bytes with offsets (Arrow's utf8, binary and their large forms):

@@ -115,7 +115,7 @@ void PythonColumns::add(py::handle obj, std::string name) {
   names_.push_back(std::move(name));
   const std::string_view n = names_.back();
   if (py::hasattr(obj, "__arrow_c_array__") || py::hasattr(obj, "__arrow_c_stream__")) {
-    auto imported = std::make_shared<ArrowColumns>(*import_arrow(obj));
+    auto imported = std::make_shared<ArrowColumns>(std::move(*import_arrow(obj)));
     if (imported->is_struct)
       column_type_error(n, "is a struct array (a record batch or table): give it as columns=");
     ColumnView v = imported->columns.at(0);
@@ -186,6 +186,7 @@ ColumnView PythonColumns::from_array_interface(py::handle obj, const py::dict& i
   ColumnType type;
   if (numeric_type(kind, size, &type)) {
     ColumnView v = ColumnView::fixed(name, type, base, length, stride);
+    v.stride = stride;  // 0 too: a broadcast array repeats its one value
     v.missing_sentinels = type == ColumnType::float32 || type == ColumnType::float64;  // NaN
     return v;
   }
@@ -195,6 +196,7 @@ ColumnView PythonColumns::from_array_interface(py::handle obj, const py::dict& i
       if (time_unit(unit, &u)) {
         ColumnView v =
             ColumnView::timestamps(name, reinterpret_cast<const int64_t*>(base), length, u, stride);
+        v.stride = stride;
         v.missing_sentinels = true;  // NaT
         return v;
       }
@@ -212,9 +214,12 @@ ColumnView PythonColumns::from_array_interface(py::handle obj, const py::dict& i
       v.missing_sentinels = true;
       return v;
     }
-    case 'S':
-      return ColumnView::fixed_width_strings(name, ColumnType::bytes, base, size, length, true,
-                                             stride);
+    case 'S': {
+      ColumnView v = ColumnView::fixed_width_strings(name, ColumnType::bytes, base, size, length,
+                                                     true, stride);
+      v.stride = stride;
+      return v;
+    }
     case 'U': {
       // UCS-4 code points, trailing zeros not part of the value: converted to UTF-8.
       auto c = std::make_shared<Converted>();
@@ -404,6 +409,7 @@ ColumnView PythonColumns::from_buffer(py::handle obj, std::string_view name) {
                                 "': drydb takes booleans, integers and float32/64 from buffers");
   ColumnView v = ColumnView::fixed(name, type, view->buf, static_cast<size_t>(view->shape[0]),
                                    view->strides[0]);
+  v.stride = view->strides[0];
   v.missing_sentinels = kind == 'f';
   return v;
 }

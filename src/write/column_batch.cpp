@@ -74,6 +74,7 @@ int64_t load_offset(const ColumnView& c, size_t i) noexcept {
 std::span<const std::byte> string_at(const ColumnView& c, size_t i) noexcept {
   if (c.offsets != nullptr) {
     const int64_t begin = load_offset(c, i);
+    if (c.data == nullptr) return {};  // every value empty (check_layout)
     return {c.data + begin, static_cast<size_t>(load_offset(c, i + 1) - begin)};
   }
   const auto* p = static_cast<const std::byte*>(c.values) + static_cast<ptrdiff_t>(i) * c.stride;
@@ -169,9 +170,8 @@ status check_layout(const ColumnBatchTable& t, std::string_view role, const Colu
     return {};
   }
   if (c.offsets == nullptr) {
-    if (c.values == nullptr || c.width == 0)
-      return column_error(errc::invalid_argument, t, role, c,
-                          " has neither offsets nor values of a width");
+    if (c.values == nullptr)
+      return column_error(errc::invalid_argument, t, role, c, " has neither offsets nor values");
     *max_length = c.width;
     return {};
   }

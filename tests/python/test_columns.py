@@ -159,8 +159,13 @@ def test_buffers_strided_arrays_and_masks():
     assert t.append_columns(array.array("q", [1, 2, 3]),
                             columns={"b": wide[:3, 1], "c": memoryview(array.array("d", [0.5, 1.0, 2.0])),
                                      "d": masked}) == 3
+    # A broadcast array (stride 0) repeats its one value.
+    assert t.append_columns(numpy.array([4, 5]),
+                            columns={"b": numpy.broadcast_to(numpy.array([7]), (2,)),
+                                     "d": numpy.broadcast_to(numpy.array([b"s"]), (2,))}) == 2
     rows = read_rows(b.build_bytes())
-    assert rows == {1: [None, 1, 0.5, 1.5], 2: [None, 3, 1.0], 3: [None, 5, 2.0, 3.5]}
+    assert rows == {1: [None, 1, 0.5, 1.5], 2: [None, 3, 1.0], 3: [None, 5, 2.0, 3.5],
+                    4: [None, 7, None, b"s"], 5: [None, 7, None, b"s"]}
 
 
 def test_append_values_takes_whole_values():
