@@ -1,7 +1,8 @@
 """The Dask build of a sharded dataset (drydb.dask.build_dataset) on a LocalCluster of 2 worker
 processes on 127.0.0.1, beside `drydb build` of one file in one process, from the same JSON Lines
 rows: rows per second of each, and where the Dask build's time goes (its tasks' compute time by
-kind, summed over the workers, from Dask's task stream).
+kind, summed over the workers, from Dask's task stream, and the wall time of each of its stages,
+from build_dataset's stats).
 
     /usr/bin/python3 bench/dask_build_bench.py --package build/release/python/package \\
         --cli build/release/tools/drydb/drydb [--rows 1000000] [--shards 8] [--rounds 3] \\
@@ -9,9 +10,10 @@ kind, summed over the workers, from Dask's task stream).
 
 The input: `rows` records {"id": int, "name": str, "score": int} in a random order of their ids,
 written as 8 JSON Lines files (Dask reads one partition per file) and, for `drydb build`, as one
-file of the same lines. Both store each record as a MessagePack map under its int64 id. Rounds
-alternate the two builds; the medians are reported. Writes a Markdown section to --out, and
-prints it.
+file of the same lines. `drydb build` stores each record as a MessagePack map under its int64
+id, the Dask build as a MessagePack array of the table's column list (format 2.3; the same
+record to a reader). Rounds alternate the two builds; the medians are reported. Writes a
+Markdown section to --out, and prints it.
 """
 
 import argparse
@@ -52,17 +54,18 @@ def time_drydb_build(cli, folder):
 def time_dask_build(client, folder, shards, build_dataset, get_task_stream, key_split):
     root = os.path.join(folder, "ds")
     shutil.rmtree(root, ignore_errors=True)
+    stats = {}
     with get_task_stream(client) as ts:
         start = time.perf_counter()
         build_dataset(os.path.join(folder, "part-*.jsonl"), root, key="id", key_encoding="int64",
-                      shards=shards, client=client)
+                      shards=shards, client=client, stats=stats)
         seconds = time.perf_counter() - start
     by_kind = collections.Counter()
     for task in ts.data:
         for ss in task.get("startstops", ()):
             if ss["action"] == "compute":
                 by_kind[key_split(task["key"])] += ss["stop"] - ss["start"]
-    return seconds, by_kind
+    return seconds, by_kind, stats["seconds"]
 
 
 def main():
@@ -89,26 +92,29 @@ def main():
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                            host="127.0.0.1", dashboard_address=None)
         client = distributed.Client(cluster)
-        one, dask_times, kinds = [], [], []
+        one, dask_times, kinds, stages = [], [], [], []
         for _ in range(args.rounds):
             one.append(time_drydb_build(args.cli, folder))
-            seconds, by_kind = time_dask_build(client, folder, args.shards, build_dataset,
-                                               get_task_stream, key_split)
+            seconds, by_kind, by_stage = time_dask_build(client, folder, args.shards, build_dataset,
+                                                         get_task_stream, key_split)
             dask_times.append(seconds)
             kinds.append(by_kind)
+            stages.append(by_stage)
         client.close()
         cluster.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
     one_s, dask_s = statistics.median(one), statistics.median(dask_times)
-    median_round = kinds[dask_times.index(sorted(dask_times)[len(dask_times) // 2])]
+    median = dask_times.index(sorted(dask_times)[len(dask_times) // 2])
+    median_round, median_stages = kinds[median], stages[median]
     total = sum(median_round.values())
     lines = [
         "## Building a sharded dataset with Dask", "",
         "`/usr/bin/python3 bench/dask_build_bench.py --package %s --cli %s --rows %d --shards %d "
         "--rounds %d`: %s rows of JSON Lines (`id`, `name`, `score`, ids in random order), each "
-        "stored as a MessagePack map under its int64 id; medians of %d alternated rounds." % (
+        "stored under its int64 id (by `drydb build` as a MessagePack map, by the Dask build as a "
+        "row of its column list); medians of %d alternated rounds." % (
             args.package, args.cli, args.rows, args.shards, args.rounds, format(args.rows, ","),
             args.rounds), "",
         "| build | seconds | rows/s |", "|---|--:|--:|",
@@ -123,6 +129,12 @@ def main():
     ]
     for kind, s in median_round.most_common(10):
         lines.append("| `%s` | %.2f | %.0f%% |" % (kind, s, 100 * s / total if total else 0))
+    lines += ["", "The same round's stages, wall time (`build_dataset(stats=...)`: prepare makes "
+              "the input's graph; persist reads and parses the input once; count and sample find the split keys; build routes, "
+              "shuffles and builds the shards; publish checks and publishes):", "",
+              "| stage | seconds |", "|---|--:|"]
+    for stage, s in median_stages.items():
+        lines.append("| %s | %.2f |" % (stage, s))
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
