@@ -276,7 +276,8 @@ TEST(Columns, KeysOfEveryEncoding) {
     const uint64_t big[] = {uint64_t{1} << 62};
     ASSERT_TRUE(c.append(ColumnView::fixed("id", ColumnType::int32, small, 2)));
     ASSERT_TRUE(c.append(ColumnView::fixed("id", ColumnType::uint64, big, 1)));
-    auto db = ReadOnlyDatabase::open_memory(build(c.b));
+    const auto file = build(c.b);
+    auto db = ReadOnlyDatabase::open_memory(file);
     ASSERT_TRUE(db);
     EXPECT_TRUE(db->table("t")->get(int64_t{-3}));
     EXPECT_TRUE(db->table("t")->get(int64_t{4}));
@@ -288,7 +289,8 @@ TEST(Columns, KeysOfEveryEncoding) {
     const int32_t offsets[] = {0, 2, 4};
     ASSERT_TRUE(c.append(ColumnView::strings("id", ColumnType::text, offsets, data, 1)));
     ASSERT_TRUE(c.append(ColumnView::strings("id", ColumnType::bytes, offsets + 1, data, 1)));
-    auto db = ReadOnlyDatabase::open_memory(build(c.b));
+    const auto file = build(c.b);
+    auto db = ReadOnlyDatabase::open_memory(file);
     ASSERT_TRUE(db);
     EXPECT_TRUE(db->table("t")->get("k1"));
     EXPECT_TRUE(db->table("t")->get("k2"));
@@ -301,7 +303,8 @@ TEST(Columns, KeysOfEveryEncoding) {
     const std::string raw(16, '\x01');
     ASSERT_TRUE(c.append(
         ColumnView::fixed_width_strings("id", ColumnType::bytes, raw.data(), 16, 1, false)));
-    auto db = ReadOnlyDatabase::open_memory(build(c.b));
+    const auto file = build(c.b);
+    auto db = ReadOnlyDatabase::open_memory(file);
     ASSERT_TRUE(db);
     EXPECT_EQ(db->table("t")->count(), 2u);
     EXPECT_TRUE(db->table("t")->get(*drydb::Uuid::parse(text)));
@@ -395,7 +398,8 @@ TEST(Columns, BadColumnsAreRefusedAndTheBatchAppendsNothing) {
   // The builder goes on: a good batch appends, and the build holds exactly its rows.
   ASSERT_TRUE(t.append_columns(keys, {&x, 1}));
   EXPECT_EQ(t.rows_appended(), 3u);
-  auto db = ReadOnlyDatabase::open_memory(build(b));
+  const auto file = build(b);
+  auto db = ReadOnlyDatabase::open_memory(file);
   ASSERT_TRUE(db);
   EXPECT_EQ(db->table("t")->count(), 3u);
   // After the build, a batch is refused as append() is.
@@ -418,7 +422,8 @@ TEST(Columns, AppendValuesTakesWholeValues) {
   const auto refused = t.append_values(ColumnView::fixed("id", ColumnType::int64, ids, 3), ints);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("'body'"), std::string::npos);
-  auto db = ReadOnlyDatabase::open_memory(build(b));
+  const auto file = build(b);
+  auto db = ReadOnlyDatabase::open_memory(file);
   ASSERT_TRUE(db);
   auto table = db->table("t");
   EXPECT_EQ(table->get(int64_t{1})->str(), "one");
