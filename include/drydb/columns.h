@@ -55,6 +55,9 @@ enum class TimeUnit : uint8_t { second, millisecond, microsecond, nanosecond };
 
 // The name of a ColumnType, as messages give it ("int64", "text"...).
 std::string_view column_type_name(ColumnType type) noexcept;
+// The bytes of one value of a fixed-width type (boolean: 1); 0 for text and
+// bytes.
+size_t column_type_width(ColumnType type) noexcept;
 
 // One column of `length` values. Fill it through the factories below; the
 // fields say where each value is.

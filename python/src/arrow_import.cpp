@@ -136,24 +136,6 @@ int64_t buffer_count(Layout layout) noexcept {
   }
 }
 
-size_t value_width(ColumnType type) noexcept {
-  switch (type) {
-    case ColumnType::boolean:
-    case ColumnType::int8:
-    case ColumnType::uint8:
-      return 1;
-    case ColumnType::int16:
-    case ColumnType::uint16:
-      return 2;
-    case ColumnType::int32:
-    case ColumnType::uint32:
-    case ColumnType::float32:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 // A column as messages name it: by its Arrow field's name (an array's is often empty).
 std::string quoted(std::string_view name) {
   return name.empty() ? std::string("an unnamed column") : "column '" + std::string(name) + "'";
@@ -204,7 +186,7 @@ Field parse_field(const ArrowSchema& s) {
   auto fixed = [&](ColumnType type) {
     f.layout = Layout::fixed;
     f.type = type;
-    f.width = value_width(type);
+    f.width = column_type_width(type);
   };
   // The formats of one character drydb takes (null aside).
   struct OneChar {
@@ -553,7 +535,7 @@ ColumnView join_column(const std::vector<ArrowColumns>& chunks, size_t k, ArrowC
   } else {
     // Fixed-width values side by side (fixed-size binary too, `width` bytes each).
     const bool strings = first.type == ColumnType::text || first.type == ColumnType::bytes;
-    const size_t width = strings ? first.width : value_width(first.type);
+    const size_t width = strings ? first.width : column_type_width(first.type);
     auto values = owned<uint8_t>(out, total * width);
     uint8_t* to = values->data();
     for (const ArrowColumns& chunk : chunks) {

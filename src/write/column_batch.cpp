@@ -23,9 +23,7 @@ std::string_view column_type_name(ColumnType type) noexcept {
   return i < std::size(kNames) ? kNames[i] : std::string_view("unknown");
 }
 
-namespace {
-
-size_t type_width(ColumnType type) noexcept {
+size_t column_type_width(ColumnType type) noexcept {
   switch (type) {
     case ColumnType::boolean:
     case ColumnType::int8:
@@ -49,6 +47,8 @@ size_t type_width(ColumnType type) noexcept {
   }
   return 0;
 }
+
+namespace {
 
 bool is_string_type(ColumnType t) noexcept {
   return t == ColumnType::text || t == ColumnType::bytes;
@@ -215,7 +215,7 @@ ColumnView ColumnView::fixed(std::string_view name, ColumnType type, const void*
   c.type = type;
   c.values = values;
   c.length = length;
-  c.stride = stride != 0 ? stride : static_cast<ptrdiff_t>(type_width(type));
+  c.stride = stride != 0 ? stride : static_cast<ptrdiff_t>(column_type_width(type));
   return c;
 }
 
