@@ -64,6 +64,7 @@ from ._drydb import (  # noqa: F401  (the package's API)
 )
 
 from ._columns import append_columns as _append_columns, build_from_frame  # noqa: F401
+from ._json_lines import read_json_lines  # noqa: F401
 
 TableBuilder.append_columns = _append_columns
 

@@ -1,7 +1,7 @@
 # Type stubs of the drydb._drydb extension, which the package drydb re-exports.
 import os
 import uuid
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, TypeVar, Union, overload
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Tuple, TypeVar, Union, overload
 
 # A key of a table, typed by its key encoding: int ("int64"), bytes or str as UTF-8 ("bytes" and
 # custom encodings), uuid.UUID ("uuid_v7"), str ("ulid").
@@ -349,6 +349,11 @@ def shard_numbers(
     keys: Any, key_encoding: str, function: str, splits: list[bytes], shards: int, *, name: str = "key"
 ) -> bytes: ...
 def encode_keys(keys: Any, key_encoding: str, *, name: str = "key") -> list[bytes]: ...
+# A JSON Lines file's columns, for drydb.read_json_lines (absent when built without simdjson):
+# (rows, [(name, kind, values, mask or None)]), kind "int64", "float64", "bool" or "object".
+def _read_json_lines(
+    path: bytes, columns: Optional[List[str]] = None, max_rows: Optional[int] = None
+) -> Tuple[int, List[Tuple[str, str, Any, Any]]]: ...
 def describe_shard(file: Union[str, os.PathLike[str]]) -> dict: ...
 def read_manifest(path: Union[str, os.PathLike[str]]) -> dict: ...
 def write_manifest(folder: Union[str, os.PathLike[str]], manifest: dict) -> None: ...

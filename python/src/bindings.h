@@ -51,6 +51,9 @@ void bind_dataset(py::module_& m);
 void bind_diff(py::module_& m);
 // _drydb.shard_numbers and encode_keys: a key column routed and encoded in C++ (partition.cpp).
 void bind_partition(py::module_& m);
+// _drydb._read_json_lines: a JSON Lines file as columns, for drydb.read_json_lines
+// (json_lines.cpp; built when simdjson is found: DRYDB_PYTHON_JSON_LINES).
+void bind_json_lines(py::module_& m);
 void bind_builder(py::module_& m);
 void bind_database(py::module_& m);
 void bind_table(py::module_& m);

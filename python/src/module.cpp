@@ -12,4 +12,7 @@ PYBIND11_MODULE(_drydb, m) {
   drydb::python::bind_dataset(m);
   drydb::python::bind_diff(m);
   drydb::python::bind_partition(m);
+#ifdef DRYDB_PYTHON_JSON_LINES
+  drydb::python::bind_json_lines(m);
+#endif
 }
