@@ -21,11 +21,18 @@ rows adding up to the input, unique indexes unique across shards), reports their
 and writes the manifest and publishes the generation through the library's own writer
 (drydb.write_manifest, drydb.publish_generation).
 
+A path or glob of JSON Lines files is read a file per partition by drydb.read_json_lines
+(simdjson, in C++; task drydb-read-json-lines), its int and bool columns nullable in every
+partition (Int64, "boolean"), so that a file with a missing value and one without agree.
+
 Dask's task names say which stage runs (the dashboard and the progress bar group by them):
-drydb-count, drydb-sample, drydb-route, drydb-index-keys, drydb-build-shard.
+drydb-read-json-lines, drydb-count, drydb-sample, drydb-route, drydb-index-keys,
+drydb-build-shard.
 """
 
 import datetime
+import errno
+import glob
 import logging
 import os
 import time
@@ -35,6 +42,7 @@ import warnings
 import msgpack
 
 from . import _drydb
+from . import _json_lines
 from ._columns import _column
 
 __all__ = ["build_dataset", "sample_splits", "ShardSizeWarning"]
@@ -47,6 +55,11 @@ ROUTE = "_partitions"
 # object columns copied to UTF-8, packed rows) stay small beside the builder's budget, and the
 # call's fixed cost (about 20 us a column) is spread over many rows.
 BATCH_ROWS = 1 << 16
+# Records of the first JSON Lines file read for the input frame's columns and dtypes (its meta).
+META_ROWS = 1000
+# JSON Lines input that Dask's read_json reads instead of read_json_lines (which reads local,
+# uncompressed files).
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4", ".snappy")
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +135,59 @@ def _key_column(frame, key, key_encoding, where):
             "column %r holds floats, not int64 keys (pandas stores an int column with a missing "
             "value as floats; give it the nullable Int64 dtype)" % (key,))
     return _column(_key_series(s))
+
+
+def _missing_column(dtype, n):
+    """n missing values of a column of `dtype` (a dtype read_json_lines gives, nullable)."""
+    import numpy
+    import pandas
+    dtype = str(dtype)
+    if dtype == "Int64":
+        return pandas.arrays.IntegerArray(numpy.zeros(n, dtype="i8"), numpy.ones(n, dtype=bool))
+    if dtype == "boolean":
+        return pandas.arrays.BooleanArray(numpy.zeros(n, dtype=bool), numpy.ones(n, dtype=bool))
+    if dtype == "float64":
+        return numpy.full(n, numpy.nan)
+    return numpy.full(n, None, dtype=object)
+
+
+def _read_json_lines_file(path, meta):
+    """One input partition: the JSON Lines file at `path`, int and bool columns nullable; the
+    columns of `meta` first, in its order (one the file lacks, or has no value of: all
+    missing, of meta's dtype), then those the file has beyond them."""
+    frame = _json_lines._read(path, nullable=True)
+    for name in meta.columns:
+        dtype = meta.dtypes[name]
+        if name not in frame.columns or (dtype != object and frame[name].dtype == object
+                                         and frame[name].isna().all()):
+            frame[name] = _missing_column(dtype, len(frame))
+    order = list(meta.columns) + [c for c in frame.columns if c not in meta.columns]
+    return frame if order == list(frame.columns) else frame[order]
+
+
+def _json_lines_input(source, build_id):
+    """A Dask DataFrame of the JSON Lines files `source` names (a path or glob), a partition per
+    file read by a task of its own (drydb-read-json-lines); its meta from the first META_ROWS
+    records of the first file that has one."""
+    import dask
+    import dask.dataframe as dd
+    files = sorted(glob.glob(source, recursive=True)) if glob.has_magic(source) else [source]
+    if not files:
+        raise FileNotFoundError(errno.ENOENT, "no file matches", source)
+    for path in files:
+        head = _json_lines._read(path, nrows=META_ROWS, nullable=True)
+        if len(head.columns):
+            break
+    meta = head.iloc[:0]
+    parts = [dask.delayed(_read_json_lines_file, pure=False)(
+                 path, meta, dask_key_name="drydb-read-json-lines-%s-%d" % (build_id, i))
+             for i, path in enumerate(files)]
+    # A file whose column holds other types than the first lines (floats or text where they
+    # had ints) gives its partition another dtype: Dask is not asked to check (verify_meta),
+    # the shuffle concatenates a shard's pieces to their common dtype, and append_columns
+    # takes each. The partitions' own tasks are named as the reads, so that Dask's fusing of a
+    # read into its partition keeps the name (not "drydb-read-json-lines-from-delayed").
+    return dd.from_delayed(parts, meta=meta, verify_meta=False, prefix="drydb-read-json-lines")
 
 
 def _where(partition_info):
@@ -427,11 +493,12 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     """Builds a new generation of the dataset at `path` from `data` and publishes it; returns its
     number.
 
-    data: a Dask DataFrame, or a path or glob of JSON Lines (``*.jsonl``) or CSV files that Dask
-      reads. Each row's `key` column is its key (of `key_encoding`); `value` names the column
-      stored as the row's value (bytes or str), else each row is stored as a MessagePack array of
-      the table's column list (the input's columns, the key's column as its key column), which
-      decode="msgpack" reads back as a dict.
+    data: a Dask DataFrame, or a path or glob of JSON Lines (``*.jsonl``: a partition per file,
+      read by drydb.read_json_lines) or CSV files (Dask's read_csv). Each row's `key` column is
+      its key (of `key_encoding`); `value` names the column stored as the row's value (bytes or
+      str), else each row is stored as a MessagePack array of the table's column list (the
+      input's columns, the key's column as its key column), which decode="msgpack" reads back
+      as a dict.
     shards: the number of shards; or shard_bytes, a target size per shard (estimated from the
       input's size in memory); default 1 per input partition.
     partitioning: "range" (split keys from a sample of `sample_size` keys, or `splits`, encoded
@@ -460,12 +527,18 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     import numpy
 
     started = time.perf_counter()
+    # Task names: "drydb-<stage>-<build>-<partition>"; Dask's key_split (its dashboard, progress
+    # bars and task stream) groups them by stage.
+    build_id = uuid.uuid4().hex
     if isinstance(data, (str, os.PathLike)):
         source = os.fspath(data)
         if source.endswith((".csv", ".tsv")) or ".csv" in source:
             data = dd.read_csv(source, sep="\t" if source.endswith(".tsv") else ",")
-        else:
+        elif ("://" in source or source.endswith(_COMPRESSED)
+              or not hasattr(_drydb, "_read_json_lines")):
             data = dd.read_json(source, lines=True)
+        else:
+            data = _json_lines_input(source, build_id)
     if key not in data.columns:
         raise _drydb.InvalidArgumentError("no key column %r in %r" % (key, list(data.columns)))
     if value is not None and value not in data.columns:
@@ -483,9 +556,6 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     if client is None:
         client = _current_client()
     runner = _Runner(client, retries, progress)
-    # Task names: "drydb-<stage>-<build>-<partition>"; Dask's key_split (its dashboard, progress
-    # bars and task stream) groups them by stage.
-    build_id = uuid.uuid4().hex
     seconds = {}
     clock = started
 
@@ -553,8 +623,11 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
             hidden = "_" + hidden
         routed = data.rename(columns={ROUTE: hidden})
     meta = routed._meta.assign(**{ROUTE: numpy.zeros(len(routed._meta), dtype="<i4")})
+    # Not checked against the meta (enforce_metadata): a JSON Lines file may have columns the
+    # meta, from the first file's first records, lacks; they go through to the shards.
     routed = routed.map_partitions(_route, hidden if key == ROUTE else key, key_encoding, function,
-                                   splits, shards, meta=meta, token="drydb-route-" + build_id)
+                                   splits, shards, meta=meta, enforce_metadata=False,
+                                   token="drydb-route-" + build_id)
     from dask.dataframe.shuffle import rearrange_by_column
     routed = rearrange_by_column(routed, ROUTE, npartitions=shards, ignore_index=True,
                                  shuffle="tasks" if client is not None else None)

@@ -3,12 +3,14 @@ of every kind (ints, int64's edges, uint64 and larger, floats, bools, strings wi
 multi-byte UTF-8, nulls, nested objects and arrays, members missing from some records), each
 column's type and values; blank lines, CRLF line ends, a last line without a newline, lines
 longer than the reader's buffer, lines only json.loads reads, columns= and nrows=, members named
-twice, and errors naming the file and line."""
+twice, and errors naming the file and line. Then drydb.dask.build_dataset of a glob of JSON Lines
+files, read through it: the stored records are the files' records."""
 
 import json
 import math
 import os
 import random
+import sys
 
 import pytest
 
@@ -275,3 +277,100 @@ def test_errors_name_the_file_and_line(tmp_path):
         drydb.read_json_lines(path, columns=["a", "a"])
     with pytest.raises(TypeError):
         drydb.read_json_lines(path, columns="a")
+
+
+@pytest.fixture(scope="module")
+def client():
+    pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    # The workers import drydb from the same places as this process.
+    here = os.path.dirname(os.path.abspath(__file__))
+    os.environ["PYTHONPATH"] = os.pathsep.join([here] + [p for p in sys.path if p])
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.mark.parametrize("scheduler", ["threads", "cluster"])
+def test_dask_build_from_json_lines_files(tmp_path, request, scheduler):
+    # build_dataset given a glob of JSON Lines files reads each with read_json_lines (a task per
+    # file): files whose columns differ (a column with a null in one file only, floats where
+    # the first file had ints, a column only a later file has, nested values) build, and every
+    # record reads back as json.loads gives it, missing members left out; "score" as floats,
+    # since a shard's pieces of it are joined to their common dtype (ints beside floats).
+    pytest.importorskip("dask")
+    import dask
+    import distributed
+    from dask.utils import key_split
+    from drydb.dask import build_dataset
+
+    rng = random.Random(3)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    records = []
+    for f in range(4):
+        rows = []
+        for i in range(f * 1000, (f + 1) * 1000):
+            r = {"id": (i * 7919) % 4000, "name": "user %d" % i, "score": i % 100}
+            if f == 1 and i % 10 == 0:
+                r["score"] = None
+            if f == 2:
+                r["score"] = i % 100 + 0.5
+            if f == 3:
+                r["extra"] = [i, {"k": "v"}] if i % 2 else "text"
+            if rng.random() < 0.1:
+                del r["name"]
+            rows.append(r)
+        records += rows
+        (folder / ("part-%d.jsonl" % f)).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "ignored.txt").write_text("not JSON")
+    root = str(tmp_path / "ds")
+    stats = {}
+    if scheduler == "threads":
+        with dask.config.set(scheduler="threads"):
+            build_dataset(str(folder / "part-*.jsonl"), root, key="id", key_encoding="int64",
+                          shards=3, stats=stats)
+    else:
+        client = request.getfixturevalue("client")
+        with distributed.get_task_stream(client) as ts:
+            build_dataset(str(folder / "part-*.jsonl"), root, key="id", key_encoding="int64",
+                          shards=3, stats=stats, client=client)
+        kinds = {key_split(task["key"]) for task in ts.data}
+        assert {"drydb-read-json-lines", "drydb-route", "drydb-build-shard"} <= kinds, kinds
+    assert stats["rows"] == len(records)
+    with drydb.open_dataset(root) as ds:
+        t = ds.table("rows", decode="msgpack")
+        assert len(t) == len(records)
+        for r in records:
+            want = {k: v for k, v in r.items() if v is not None}
+            got = t[r["id"]]
+            assert got == want, (got, want)
+            assert all(type(got[k]) is type(v) for k, v in want.items() if k != "score"), got
+            assert "score" not in got or type(got["score"]) is float
+
+
+def test_dask_task_names_and_meta(tmp_path):
+    pytest.importorskip("dask")
+    import dask
+    from drydb import dask as drydb_dask
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text("")  # no record: the meta comes from the next file
+    (folder / "b.jsonl").write_text('{"id": 1, "ok": true, "n": 2}\n')
+    (folder / "c.jsonl").write_text('{"id": 2, "n": null, "late": "x"}\n')
+    frame = drydb_dask._json_lines_input(str(folder / "*.jsonl"), "0" * 32)
+    assert [str(t) for t in frame.dtypes] == ["Int64", "boolean", "Int64"]
+    assert frame.npartitions == 3
+    from dask.utils import key_split
+    assert {key_split(k) for k in dict(frame.__dask_graph__())} >= {"drydb-read-json-lines"}
+    parts = dask.compute(*frame.to_delayed(), scheduler="sync")
+    assert [list(p.columns) for p in parts] == [["id", "ok", "n"], ["id", "ok", "n"],
+                                                ["id", "ok", "n", "late"]]
+    assert [str(t) for t in parts[2].dtypes] == ["Int64", "boolean", "Int64", "object"]
+    assert parts[2]["ok"].isna().all() and parts[2]["n"].isna().all()
+    with pytest.raises(FileNotFoundError):
+        drydb_dask._json_lines_input(str(folder / "*.none"), "0" * 32)
