@@ -162,6 +162,12 @@ def _read_json_lines_file(path, meta):
                                          and frame[name].isna().all()):
             frame[name] = _missing_column(dtype, len(frame))
     order = list(meta.columns) + [c for c in frame.columns if c not in meta.columns]
+    if ROUTE in order and ROUTE not in meta.columns:
+        # The shuffle's own column would overwrite it: renamed only when the meta has it.
+        raise _drydb.InvalidArgumentError(
+            "%s: a member %r that the records the input's columns come from lack (the first %d "
+            "of the first file); it is the name of the shuffle's column, and the build would "
+            "lose it" % (path, ROUTE, META_ROWS))
     return frame if order == list(frame.columns) else frame[order]
 
 

@@ -356,6 +356,7 @@ def test_dask_task_names_and_meta(tmp_path):
     pytest.importorskip("dask")
     import dask
     from drydb import dask as drydb_dask
+    from drydb.dask import build_dataset
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -374,3 +375,14 @@ def test_dask_task_names_and_meta(tmp_path):
     assert parts[2]["ok"].isna().all() and parts[2]["n"].isna().all()
     with pytest.raises(FileNotFoundError):
         drydb_dask._json_lines_input(str(folder / "*.none"), "0" * 32)
+    # A member named as the shuffle's column that the meta lacks would be overwritten by it:
+    # refused, naming the file. (One the meta has is renamed through the shuffle.)
+    (folder / "d.jsonl").write_text('{"id": 3, "_partitions": 7}\n')
+    frame = drydb_dask._json_lines_input(str(folder / "*.jsonl"), "1" * 32)
+    with pytest.raises(drydb.InvalidArgumentError, match="d.jsonl: a member '_partitions'"):
+        dask.compute(*frame.to_delayed(), scheduler="sync")
+    root = str(tmp_path / "ds")
+    with dask.config.set(scheduler="sync"):
+        build_dataset(str(folder / "d.jsonl"), root, key="id", key_encoding="int64", shards=1)
+    with drydb.open_dataset(root) as ds:
+        assert ds.table("rows", decode="msgpack")[3] == {"id": 3, "_partitions": 7}
