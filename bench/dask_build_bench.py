@@ -6,7 +6,7 @@ from build_dataset's stats).
 
     /usr/bin/python3 bench/dask_build_bench.py --package build/release/python/package \\
         --cli build/release/tools/drydb/drydb [--rows 1000000] [--shards 8] [--rounds 3] \\
-        [--out FILE.md]
+        [--split-pieces N] [--out FILE.md]
 
 The input: `rows` records {"id": int, "name": str, "score": int} in a random order of their ids,
 written as 8 JSON Lines files (Dask reads one partition per file) and, for `drydb build`, as one
@@ -75,6 +75,9 @@ def main():
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--shards", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--split-pieces", type=int,
+                    help="drydb.dask.SPLIT_PIECES for the run (0: every build through Dask's "
+                         "shuffle); default the module's")
     ap.add_argument("--out")
     args = ap.parse_args()
     sys.path.insert(0, os.path.abspath(args.package))
@@ -84,7 +87,10 @@ def main():
     from dask.utils import key_split
     from distributed import get_task_stream
 
+    import drydb.dask
     from drydb.dask import build_dataset
+    if args.split_pieces is not None:
+        drydb.dask.SPLIT_PIECES = args.split_pieces  # read by build_dataset, on the client
 
     folder = tempfile.mkdtemp(prefix="drydb-dask-bench-")
     try:
@@ -112,11 +118,12 @@ def main():
     lines = [
         "## Building a sharded dataset with Dask", "",
         "`/usr/bin/python3 bench/dask_build_bench.py --package %s --cli %s --rows %d --shards %d "
-        "--rounds %d`: %s rows of JSON Lines (`id`, `name`, `score`, ids in random order), each "
+        "--rounds %d%s`: %s rows of JSON Lines (`id`, `name`, `score`, ids in random order), each "
         "stored under its int64 id (by `drydb build` as a MessagePack map, by the Dask build as a "
         "row of its column list); medians of %d alternated rounds." % (
-            args.package, args.cli, args.rows, args.shards, args.rounds, format(args.rows, ","),
-            args.rounds), "",
+            args.package, args.cli, args.rows, args.shards, args.rounds,
+            "" if args.split_pieces is None else " --split-pieces %d" % args.split_pieces,
+            format(args.rows, ","), args.rounds), "",
         "| build | seconds | rows/s |", "|---|--:|--:|",
         "| `drydb build`, one file, one process | %.2f | %s |" % (one_s, format(int(args.rows / one_s), ",")),
         "| `drydb.dask.build_dataset`, %d shards, LocalCluster of 2 worker processes | %.2f | %s |" % (
@@ -130,8 +137,9 @@ def main():
     for kind, s in median_round.most_common(10):
         lines.append("| `%s` | %.2f | %.0f%% |" % (kind, s, 100 * s / total if total else 0))
     lines += ["", "The same round's stages, wall time (`build_dataset(stats=...)`: prepare makes "
-              "the input's graph; persist reads and parses the input once; count and sample find the split keys; build routes, "
-              "shuffles and builds the shards; publish checks and publishes):", "",
+              "the input's graph; persist reads and parses the input once; count and sample find "
+              "the split keys; build cuts each input partition into its shards' pieces and "
+              "builds the shards; publish checks and publishes):", "",
               "| stage | seconds |", "|---|--:|"]
     for stage, s in median_stages.items():
         lines.append("| %s | %.2f |" % (stage, s))

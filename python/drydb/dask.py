@@ -11,14 +11,15 @@ generation of a dataset folder.
 
 The input is read and parsed once and held in the cluster's memory (persist=True); each row's
 shard is computed from its key column in C++ (_drydb.shard_numbers: the library's encoding and
-partition function, no Python call per row), and Dask's shuffle moves the rows to their shards
-(one output partition per shard, empty shards included). Each partition
-builds its shard through the columnar path (TableBuilder.append_columns, in batches of
-BATCH_ROWS rows, under the builder's memory budget, so a large shard spills sorted runs to disk
-rather than growing), under a temporary name renamed into place, so a retried task never leaves
-a second copy; then the client checks the shards (every one present, disjoint and in order,
-rows adding up to the input, unique indexes unique across shards), reports their sizes and skew,
-and writes the manifest and publishes the generation through the library's own writer
+partition function, no Python call per row). A task per input partition cuts it into its rows of
+each shard, and each shard task takes its piece of every partition (up to SPLIT_PIECES
+partitions times shards; beyond, Dask's shuffle moves the rows, one output partition per
+shard). Each shard task builds its shard through the columnar path (TableBuilder.append_columns,
+in batches of BATCH_ROWS rows, under the builder's memory budget, so a large shard spills sorted
+runs to disk rather than growing), under a temporary name renamed into place, so a retried task
+never leaves a second copy; then the client checks the shards (every one present, disjoint and
+in order, rows adding up to the input, unique indexes unique across shards), reports their sizes
+and skew, and writes the manifest and publishes the generation through the library's own writer
 (drydb.write_manifest, drydb.publish_generation).
 
 A path or glob of JSON Lines files is read a file per partition by drydb.read_json_lines
@@ -26,14 +27,15 @@ A path or glob of JSON Lines files is read a file per partition by drydb.read_js
 partition (Int64, "boolean"), so that a file with a missing value and one without agree.
 
 Dask's task names say which stage runs (the dashboard and the progress bar group by them):
-drydb-read-json-lines, drydb-count, drydb-sample, drydb-route, drydb-index-keys,
-drydb-build-shard.
+drydb-read-json-lines, drydb-count, drydb-sample, drydb-split and drydb-piece (or drydb-route and
+Dask's shuffle), drydb-index-keys, drydb-build-shard.
 """
 
 import datetime
 import errno
 import glob
 import logging
+import operator
 import os
 import time
 import uuid
@@ -51,6 +53,11 @@ SHARD_FILE = "shard-{:05d}.drydb"
 # The column that routes rows to their shards: Dask's shuffle (rearrange_by_column) sends each
 # row to the output partition this column of it gives.
 ROUTE = "_partitions"
+# Input partitions times shards up to which the build cuts each partition into its pieces of
+# each shard itself (a task per partition, a getitem task per piece) rather than run Dask's
+# shuffle: as many tasks as the task shuffle's one stage (32 partitions and shards at most)
+# would make. Beyond it the shuffle's stages keep the scheduler's tasks fewer than partitions * shards.
+SPLIT_PIECES = 32 * 32
 # Rows a shard task appends per append_columns call: the batch's converted columns (strings of
 # object columns copied to UTF-8, packed rows) stay small beside the builder's budget, and the
 # call's fixed cost (about 20 us a column) is spread over many rows.
@@ -70,17 +77,12 @@ class ShardSizeWarning(UserWarning):
 
 def sample_splits(encoded_keys, shards):
     """S - 1 split keys for `shards` range shards from a sample of encoded keys: the keys at even
-    positions of the sorted distinct sample (bytes order, as drydb sorts). Fewer distinct keys
-    than shards give fewer splits (the last shards then stay empty)."""
-    distinct = sorted(set(k for k in encoded_keys if k))
-    splits = []
-    for i in range(1, shards):
-        if not distinct:
-            break
-        k = distinct[min(len(distinct) - 1, i * len(distinct) // shards)]
-        if not splits or k > splits[-1]:
-            splits.append(k)
-    return splits
+    positions of the sorted distinct sample (bytes order, as drydb sorts; empty keys left out).
+    Fewer distinct keys than shards give fewer splits (the last shards then stay empty)."""
+    import numpy
+    keys = [bytes(k) for k in encoded_keys]
+    lengths = numpy.fromiter(map(len, keys), dtype="i8", count=len(keys))
+    return _drydb.range_splits([(b"".join(keys), lengths)], shards)
 
 
 def _plain(v):
@@ -162,12 +164,6 @@ def _read_json_lines_file(path, meta):
                                          and frame[name].isna().all()):
             frame[name] = _missing_column(dtype, len(frame))
     order = list(meta.columns) + [c for c in frame.columns if c not in meta.columns]
-    if ROUTE in order and ROUTE not in meta.columns:
-        # The shuffle's own column would overwrite it: renamed only when the meta has it.
-        raise _drydb.InvalidArgumentError(
-            "%s: a member %r that the records the input's columns come from lack (the first %d "
-            "of the first file); it is the name of the shuffle's column, and the build would "
-            "lose it" % (path, ROUTE, META_ROWS))
     return frame if order == list(frame.columns) else frame[order]
 
 
@@ -210,7 +206,7 @@ def _sample_keys(frame, number, key, key_encoding, frac):
     each: 4 s for 100,000 keys)."""
     import numpy
     if frac < 1:
-        frame = frame.sample(frac=frac, random_state=number)
+        frame = frame[[key]].sample(frac=frac, random_state=number)  # the key column's rows only
     if not len(frame):
         return b"", numpy.zeros(0, dtype="i8")
     keys = _drydb.encode_keys(_key_column(frame, key, key_encoding, "input partition %d" % number),
@@ -218,24 +214,44 @@ def _sample_keys(frame, number, key, key_encoding, frac):
     return b"".join(keys), numpy.fromiter(map(len, keys), dtype="i8", count=len(keys))
 
 
-def _split_keys(samples):
-    """The keys of _sample_keys' results."""
-    out = []
-    for blob, lengths in samples:
-        end = 0
-        for n in lengths.tolist():
-            out.append(blob[end:end + n])
-            end += n
-    return out
+def _shard_numbers(frame, key, key_encoding, function, splits, shards, where):
+    """Each row's shard (an int32 array), computed in C++ from the frame's key column."""
+    import numpy
+    column = _key_column(frame, key, key_encoding, where)
+    return numpy.frombuffer(_drydb.shard_numbers(column, key_encoding, function, splits, shards,
+                                                 name=str(key)), dtype="<i4")
+
+
+def _split(frame, number, key, key_encoding, function, splits, shards):
+    """Input partition `number` cut into its rows of each shard: a list of `shards` frames in
+    shard order (empty ones too), each row's shard computed in C++ from its key. The shard tasks
+    take their pieces of every partition (the split path: no Dask shuffle, no routing column)."""
+    import numpy
+    if not len(frame):
+        return [frame] * shards
+    numbers = _shard_numbers(frame, key, key_encoding, function, splits, shards,
+                             "input partition %d" % number)
+    ends = numpy.cumsum(numpy.bincount(numbers, minlength=shards)).tolist()
+    if (numbers[1:] < numbers[:-1]).any():  # else in shard order already (keys sorted)
+        # Rows in shard order, each shard's in their input order: a stable sort, a radix sort
+        # for 16-bit numbers (a shard number is below 65536).
+        frame = frame.take(numpy.argsort(numbers.astype("<u2"), kind="stable"))
+    return [frame.iloc[start:end] for start, end in zip([0] + ends[:-1], ends)]
 
 
 def _route(frame, key, key_encoding, function, splits, shards, partition_info=None):
-    """The frame with a column ROUTE: each row's shard, computed in C++ from its key."""
+    """The frame with a column ROUTE: each row's shard, computed in C++ from its key (the shuffle
+    path, for inputs of more partitions and shards than SPLIT_PIECES allows)."""
     import numpy
+    if ROUTE in frame.columns:
+        # A column of the input named so is renamed before; this one is a partition's own (a
+        # JSON Lines member the input's meta lacks), and the routing column would overwrite it.
+        raise _drydb.InvalidArgumentError(
+            "%s has a column %r that the input's columns lack: it is the name of the shuffle's "
+            "column, and the build would lose it" % (_where(partition_info), ROUTE))
     if len(frame):
-        column = _key_column(frame, key, key_encoding, _where(partition_info))
-        numbers = numpy.frombuffer(_drydb.shard_numbers(column, key_encoding, function, splits,
-                                                        shards, name=str(key)), dtype="<i4")
+        numbers = _shard_numbers(frame, key, key_encoding, function, splits, shards,
+                                 _where(partition_info))
     else:
         numbers = numpy.zeros(0, dtype="<i4")
     return frame.assign(**{ROUTE: numbers})
@@ -313,44 +329,62 @@ def _append_rows(t, frame, key, key_encoding):
         t.append(k, msgpack.packb(fields, use_bin_type=True))
 
 
-def _build_shard(frame, number, folder, table, key, value, key_encoding, indexes, options,
-                 hidden=None):
-    """Builds shard `number` of the generation in `folder` from its partition `frame` (with the
-    routing column ROUTE, no field; the input's own ROUTE column, if any, renamed `hidden`);
-    returns its manifest entry and how many rows it took."""
+def _shard_columns(pieces):
+    """The pieces of a shard with one column list: the union of theirs in order of appearance
+    (as a concatenation gives it; a piece's missing columns all missing)."""
+    columns, seen = [], set()
+    for piece in pieces:
+        for c in piece.columns:
+            if c not in seen:
+                seen.add(c)
+                columns.append(c)
+    return [p if list(p.columns) == columns else p.reindex(columns=columns) for p in pieces]
+
+
+def _build_shard(pieces, number, folder, table, key, value, key_encoding, indexes, options,
+                 shuffled=False, hidden=None):
+    """Builds shard `number` of the generation in `folder` from its rows: `pieces`, a frame from
+    each input partition (the split path), or the shard's one partition of Dask's shuffle
+    (shuffled: with the routing column ROUTE, no field, and the input's own ROUTE column, if any,
+    renamed `hidden`); returns its manifest entry and how many rows it took."""
     import drydb
+    import pandas
 
-    frame = frame.drop(columns=ROUTE)
-    if hidden is not None:
-        frame = frame.rename(columns={hidden: ROUTE})
-
+    if shuffled:
+        pieces = [p.drop(columns=ROUTE) for p in pieces]
+        if hidden is not None:
+            pieces = [p.rename(columns={hidden: ROUTE}) for p in pieces]
+    pieces = _shard_columns(pieces)
     builder = drydb.Builder(**options)
     t = builder.create_table(table, key_encoding)
-    rows_in = frame  # index functions see the rows as given (uuid.UUID keys too)
-    column = frame[key]
-    keys = _key_series(column)
-    if keys is not column:
-        frame = frame.assign(**{key: keys})
     if value is None:
         # Declared whatever the rows: every shard has the input's column list, an empty one too.
-        t.set_columns([str(c) for c in frame.columns], key_column=str(key))
+        t.set_columns([str(c) for c in pieces[0].columns], key_column=str(key))
     rows = 0
-    for start in range(0, len(frame), BATCH_ROWS):
-        batch = frame.iloc[start:start + BATCH_ROWS]
-        if value is not None:
-            t.append_columns(batch[key], values=batch[value])
-        else:
-            try:
-                t.append_columns(str(key), columns=batch)
-            except (TypeError, ValueError):
-                # Nothing of the batch was appended; what the row path cannot take either
-                # raises from it.
-                _append_rows(t, batch, key, key_encoding)
-        rows += len(batch)
-    for spec in indexes:
-        t.add_index(spec["name"], unique=spec.get("unique", False),
-                    key_encoding=spec.get("key_encoding", "bytes"),
-                    key=_index_function(rows_in, spec, key, key_encoding))
+    for frame in pieces:
+        column = frame[key]
+        keys = _key_series(column)
+        if keys is not column:
+            frame = frame.assign(**{key: keys})
+        for start in range(0, len(frame), BATCH_ROWS):
+            batch = frame.iloc[start:start + BATCH_ROWS]
+            if value is not None:
+                t.append_columns(batch[key], values=batch[value])
+            else:
+                try:
+                    t.append_columns(str(key), columns=batch)
+                except (TypeError, ValueError):
+                    # Nothing of the batch was appended; what the row path cannot take either
+                    # raises from it.
+                    _append_rows(t, batch, key, key_encoding)
+            rows += len(batch)
+    if indexes:
+        # Index functions see the rows as given (uuid.UUID keys too).
+        rows_in = pieces[0] if len(pieces) == 1 else pandas.concat(pieces, ignore_index=True)
+        for spec in indexes:
+            t.add_index(spec["name"], unique=spec.get("unique", False),
+                        key_encoding=spec.get("key_encoding", "bytes"),
+                        key=_index_function(rows_in, spec, key, key_encoding))
     final = os.path.join(folder, SHARD_FILE.format(number))
     # Builder.build writes a temporary file beside `final` and renames it: a task that is run
     # again replaces the file whole, never leaving two.
@@ -438,6 +472,34 @@ def _finish(input_rows, duplicates, shard_results, unique_specs, shards, folder,
         warnings.warn("generation %d is live, but %s" % (generation, message), RuntimeWarning,
                       stacklevel=3)
     return report
+
+
+def _shuffle(data, key, key_encoding, function, splits, shards, client, build_id):
+    """The shuffle path: each row to the partition of its shard by Dask's shuffle, the shard's
+    number computed in C++ into the column it takes output partitions from (ROUTE); a column of
+    the input of that name goes under another name (returned) through it, and back in the shard
+    task. Returns the shuffle's partitions (delayed), one per shard."""
+    import numpy
+    from dask.dataframe.shuffle import rearrange_by_column
+    hidden = None
+    routed = data
+    if ROUTE in data.columns:
+        hidden = "_" + ROUTE
+        while hidden in data.columns:
+            hidden = "_" + hidden
+        routed = data.rename(columns={ROUTE: hidden})
+    meta = routed._meta.assign(**{ROUTE: numpy.zeros(len(routed._meta), dtype="<i4")})
+    # Not checked against the meta (enforce_metadata): a JSON Lines file may have columns the
+    # meta, from the first file's first records, lacks; they go through to the shards.
+    routed = routed.map_partitions(_route, hidden if key == ROUTE else key, key_encoding, function,
+                                   splits, shards, meta=meta, enforce_metadata=False,
+                                   token="drydb-route-" + build_id)
+    routed = rearrange_by_column(routed, ROUTE, npartitions=shards, ignore_index=True,
+                                 shuffle="tasks" if client is not None else None)
+    parts = routed.to_delayed()
+    if len(parts) != shards:
+        raise _drydb.InvalidStateError("the shuffle gave %d partitions for %d shards" % (len(parts), shards))
+    return parts, hidden
 
 
 class _Runner:
@@ -530,7 +592,6 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     """
     import dask
     import dask.dataframe as dd
-    import numpy
 
     started = time.perf_counter()
     # Task names: "drydb-<stage>-<build>-<partition>"; Dask's key_split (its dashboard, progress
@@ -606,7 +667,7 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
             frac = min(1.0, sample_size / max(1, sum(lengths)))
             samples = runner.compute(*per_partition("sample", _sample_keys, inputs, key,
                                                     key_encoding, frac))
-            splits = sample_splits(_split_keys(samples), shards)
+            splits = _drydb.range_splits(samples, shards)
             shards = len(splits) + 1
             stage("sample")
         else:
@@ -618,35 +679,30 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
         splits = []
     _drydb.shard_of(function, splits, shards, b"")  # checks the partitioning before any work
 
-    # The shuffle: each row to the partition of its shard, the shard's number computed in C++
-    # into the column Dask's shuffle takes output partitions from (ROUTE); a column of the input
-    # of that name goes under another name through the shuffle, and back in the shard task.
-    hidden = None
-    routed = data
-    if ROUTE in data.columns:
-        hidden = "_" + ROUTE
-        while hidden in data.columns:
-            hidden = "_" + hidden
-        routed = data.rename(columns={ROUTE: hidden})
-    meta = routed._meta.assign(**{ROUTE: numpy.zeros(len(routed._meta), dtype="<i4")})
-    # Not checked against the meta (enforce_metadata): a JSON Lines file may have columns the
-    # meta, from the first file's first records, lacks; they go through to the shards.
-    routed = routed.map_partitions(_route, hidden if key == ROUTE else key, key_encoding, function,
-                                   splits, shards, meta=meta, enforce_metadata=False,
-                                   token="drydb-route-" + build_id)
-    from dask.dataframe.shuffle import rearrange_by_column
-    routed = rearrange_by_column(routed, ROUTE, npartitions=shards, ignore_index=True,
-                                 shuffle="tasks" if client is not None else None)
-    parts = routed.to_delayed()
-    if len(parts) != shards:
-        raise _drydb.InvalidStateError("the shuffle gave %d partitions for %d shards" % (len(parts), shards))
+    if len(inputs) * shards <= SPLIT_PIECES:
+        # The split path: each input partition cut into its pieces of each shard by one task,
+        # each shard task given its piece of every partition (getitem tasks, the pieces moved
+        # between workers as they are: no routing column, no concatenation).
+        cut = [dask.delayed(_split, pure=False)(
+                   part, i, key, key_encoding, function, splits, shards,
+                   dask_key_name="drydb-split-%s-%d" % (build_id, i))
+               for i, part in enumerate(inputs)]
+        parts = [[dask.delayed(operator.getitem, pure=False)(
+                      c, j, dask_key_name="drydb-piece-%s-%d-%d" % (build_id, i, j))
+                  for i, c in enumerate(cut)] for j in range(shards)]
+        shuffled, hidden = False, None
+    else:
+        parts, hidden = _shuffle(data, key, key_encoding, function, splits, shards, client,
+                                 build_id)
+        parts = [[p] for p in parts]
+        shuffled = True
 
     # The generation's number and folder, claimed by an exclusive mkdir: two builds never share one.
     generation = _drydb.claim_generation(path)
     folder = os.path.join(path, _drydb.generation_folder(generation))
     index_specs = list(indexes)
     built = per_partition("build-shard", _build_shard, parts, folder, table, key, value,
-                          key_encoding, index_specs, options, hidden)
+                          key_encoding, index_specs, options, shuffled, hidden)
     checks = [] if lengths is not None else counts
     unique_specs = [spec for spec in index_specs if spec.get("unique")]
     for spec in unique_specs:

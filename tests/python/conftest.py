@@ -52,3 +52,14 @@ def cli():
 @pytest.fixture
 def rng():
     return random.Random(20261202)
+
+
+@pytest.fixture(params=["split", "shuffle"])
+def rows_path(request, monkeypatch):
+    """The two ways drydb.dask.build_dataset takes rows to their shards: its own split (each
+    input partition cut by one task), or, past SPLIT_PIECES partitions times shards, Dask's
+    shuffle, here taken whatever the input's size."""
+    if request.param == "shuffle":
+        import drydb.dask
+        monkeypatch.setattr(drydb.dask, "SPLIT_PIECES", 0)
+    return request.param

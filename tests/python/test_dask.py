@@ -189,7 +189,7 @@ def test_build_query_and_swap_generations(tmp_path, client, cli):
     assert drydb._drydb.next_generation(root) == 3
 
 
-def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
+def test_int64_keys_hash_partitioning_and_checks(tmp_path, client, rows_path):
     keys = sorted({-2**63, -2**63 + 1, -1, 0, 1, 2**63 - 1} | set(range(-50_000, 50_000, 7)))
     frame = dd.from_pandas(pandas.DataFrame({"id": keys, "group": [k % 5 for k in keys]}), npartitions=4)
     root = str(tmp_path / "ints")
@@ -248,9 +248,9 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client):
     assert drydb._drydb.current_generation(str(tmp_path / "dup")) == 0
 
 
-def test_user_columns_and_missing_values(tmp_path, client):
+def test_user_columns_and_missing_values(tmp_path, client, rows_path):
     # A user column named as the shuffle's routing column (or as the one it used to have) is a
-    # field like any other; pandas' nullable dtypes' pd.NA is a missing value: a field left out
+    # field like any other, on either path; pandas' nullable dtypes' pd.NA is a missing value: a field left out
     # of its row.
     frame = pandas.DataFrame({
         "id": pandas.array([1, 2, 3, 4], dtype="Int64"),
@@ -426,6 +426,73 @@ def test_shard_numbers_and_encode_keys_match_the_per_row_functions(encoding):
     assert drydb._drydb.shard_numbers(empty, "int64", "xxh3-64-mod-v1", [], 3) == b""
 
 
+def model_splits(keys, shards):
+    # The split keys by their definition: the keys at even positions of the distinct non-empty
+    # keys in bytes order, no key twice.
+    distinct = sorted(set(k for k in keys if k))
+    out = []
+    for i in range(1, shards):
+        if distinct:
+            k = distinct[min(len(distinct) - 1, i * len(distinct) // shards)]
+            if not out or k > out[-1]:
+                out.append(k)
+    return out
+
+
+@pytest.mark.parametrize("encoding", ["bytes", "int64"])
+def test_range_splits_of_a_sample_in_parts_match_the_model(encoding):
+    # _drydb.range_splits (C++) over a sample sent as (joined keys, lengths) parts, as the sample
+    # tasks send it, and drydb.dask.sample_splits over a list of keys, against the model, with
+    # keys repeated across parts, empty keys and a prefix of another key.
+    import numpy
+    rng = random.Random(encoding)
+    _, keys = random_keys(encoding, rng, 2000)
+    encoded = [drydb._drydb.encode_key(k, encoding) for k in keys]
+    sample = rng.sample(encoded, 500) + encoded[:50] + [b"", b""]
+    rng.shuffle(sample)
+    parts, at = [], 0
+    for size in (0, 1, 200, 351, len(sample)):
+        chunk = sample[at:size]
+        parts.append((b"".join(chunk), numpy.array([len(k) for k in chunk], dtype="i8")))
+        at = max(at, size)
+    for shards in (1, 2, 3, 8, 551, 2000):
+        want = model_splits(sample, shards)
+        assert drydb._drydb.range_splits(parts, shards) == want
+        assert drydb.dask.sample_splits(sample, shards) == want
+    assert drydb._drydb.range_splits([], 4) == []
+    assert drydb.dask.sample_splits([b"", b"a", b"a", b"b"], 4) == [b"a", b"b"]
+    # Lengths that do not add up to the bytes are refused, not read past them.
+    for lengths in ([3], [1, -1, 2], [1]):
+        with pytest.raises(ValueError, match="range_splits: the lengths"):
+            drydb._drydb.range_splits([(b"ab", numpy.array(lengths, dtype="i8"))], 2)
+    with pytest.raises(ValueError, match="shards is at least 1"):
+        drydb._drydb.range_splits([], 0)
+
+
+def test_split_cuts_a_partition_into_each_shards_rows_in_input_order():
+    # drydb.dask._split (the split path's task) against shard_of row by row: piece j holds the
+    # rows whose key shard_of puts in shard j, in their input order, with every column; a
+    # partition already in shard order (sorted keys) and an empty one too.
+    rng = random.Random(11)
+    keys = rng.sample(range(-10**6, 10**6), 5000)
+    frame = pandas.DataFrame({"id": keys, "s": ["v%d" % k for k in keys],
+                              "n": pandas.array([k if k % 3 else None for k in keys], dtype="Int64")})
+    encoded = [drydb._drydb.encode_key(k, "int64") for k in keys]
+    splits = sorted(rng.sample(encoded, 6))
+    for function, s, shards in [("range-v1", splits, 7), ("xxh3-64-mod-v1", [], 5),
+                                ("range-v1", [], 1)]:
+        for rows in (frame, frame.sort_values("id"), frame.iloc[:0]):
+            pieces = drydb.dask._split(rows, 0, "id", "int64", function, s, shards)
+            assert len(pieces) == shards
+            want = [[] for _ in range(shards)]
+            for position, k in enumerate(rows["id"].tolist()):
+                want[drydb._drydb.shard_of(function, s, shards, drydb._drydb.encode_key(k, "int64"))].append(position)
+            for piece, positions in zip(pieces, want):
+                assert list(piece.columns) == ["id", "s", "n"]
+                pandas.testing.assert_frame_equal(piece.reset_index(drop=True),
+                                                  rows.iloc[positions].reset_index(drop=True))
+
+
 def test_skewed_shards_spill_and_are_reported(tmp_path, client):
     # 95% of the rows in one shard of 4, each shard task's builder given 64 KiB: the big shard's
     # rows (about 3 MiB) pass the budget many times, so it sorts in spilled runs, and builds the
@@ -501,9 +568,10 @@ def test_persist_reads_the_input_once(tmp_path):
             assert len(t) == 2000 and t[1234] == {"id": 1234, "v": "v1234"}
 
 
-def test_progress_and_task_names(tmp_path, client, capsys):
+def test_progress_and_task_names(tmp_path, client, capsys, rows_path):
     # progress=True shows Dask's progress bar, a client's (distributed.progress) and the local
-    # scheduler's (dask.diagnostics.ProgressBar); the task stream names each stage.
+    # scheduler's (dask.diagnostics.ProgressBar); the task stream names each stage, of either
+    # path.
     from dask.utils import key_split
     frame = dd.from_pandas(pandas.DataFrame({"id": range(3000), "v": ["x"] * 3000}), npartitions=3)
     with distributed.get_task_stream(client) as ts:
@@ -511,7 +579,9 @@ def test_progress_and_task_names(tmp_path, client, capsys):
                       client=client, progress=True,
                       indexes=[{"name": "v", "column": "v", "key_encoding": "bytes"}])
     kinds = {key_split(task["key"]) for task in ts.data}
-    assert {"drydb-count", "drydb-sample", "drydb-route", "drydb-build-shard"} <= kinds, kinds
+    moved = {"drydb-split", "drydb-piece"} if rows_path == "split" else {"drydb-route"}
+    assert {"drydb-count", "drydb-sample", "drydb-build-shard"} | moved <= kinds, kinds
+    assert not {"drydb-split", "drydb-route"} - moved & kinds, kinds
     shown = capsys.readouterr()
     assert "100%" in shown.out + shown.err
     with dask.config.set(scheduler="threads"):

@@ -295,12 +295,13 @@ def client():
 
 
 @pytest.mark.parametrize("scheduler", ["threads", "cluster"])
-def test_dask_build_from_json_lines_files(tmp_path, request, scheduler):
+def test_dask_build_from_json_lines_files(tmp_path, request, scheduler, rows_path):
     # build_dataset given a glob of JSON Lines files reads each with read_json_lines (a task per
     # file): files whose columns differ (a column with a null in one file only, floats where
     # the first file had ints, a column only a later file has, nested values) build, and every
-    # record reads back as json.loads gives it, missing members left out; "score" as floats,
-    # since a shard's pieces of it are joined to their common dtype (ints beside floats).
+    # record reads back as json.loads gives it, missing members left out. On the split path
+    # each file's piece keeps its own types; through Dask's shuffle a shard's pieces are joined
+    # to their common dtype, so "score" reads back as floats.
     pytest.importorskip("dask")
     import dask
     import distributed
@@ -339,7 +340,8 @@ def test_dask_build_from_json_lines_files(tmp_path, request, scheduler):
             build_dataset(str(folder / "part-*.jsonl"), root, key="id", key_encoding="int64",
                           shards=3, stats=stats, client=client)
         kinds = {key_split(task["key"]) for task in ts.data}
-        assert {"drydb-read-json-lines", "drydb-route", "drydb-build-shard"} <= kinds, kinds
+        moved = "drydb-split" if rows_path == "split" else "drydb-route"
+        assert {"drydb-read-json-lines", moved, "drydb-build-shard"} <= kinds, kinds
     assert stats["rows"] == len(records)
     with drydb.open_dataset(root) as ds:
         t = ds.table("rows", decode="msgpack")
@@ -348,11 +350,13 @@ def test_dask_build_from_json_lines_files(tmp_path, request, scheduler):
             want = {k: v for k, v in r.items() if v is not None}
             got = t[r["id"]]
             assert got == want, (got, want)
-            assert all(type(got[k]) is type(v) for k, v in want.items() if k != "score"), got
-            assert "score" not in got or type(got["score"]) is float
+            exact = want.keys() if rows_path == "split" else want.keys() - {"score"}
+            assert all(type(got[k]) is type(want[k]) for k in exact), got
+            if rows_path == "shuffle":
+                assert "score" not in got or type(got["score"]) is float
 
 
-def test_dask_task_names_and_meta(tmp_path):
+def test_dask_task_names_and_meta(tmp_path, monkeypatch):
     pytest.importorskip("dask")
     import dask
     from drydb import dask as drydb_dask
@@ -375,14 +379,21 @@ def test_dask_task_names_and_meta(tmp_path):
     assert parts[2]["ok"].isna().all() and parts[2]["n"].isna().all()
     with pytest.raises(FileNotFoundError):
         drydb_dask._json_lines_input(str(folder / "*.none"), "0" * 32)
-    # A member named as the shuffle's column that the meta lacks would be overwritten by it:
-    # refused, naming the file. (One the meta has is renamed through the shuffle.)
+    # A member named as the shuffle's routing column that the meta lacks is a field like any
+    # other on the split path; Dask's shuffle would overwrite it with its routing column, so
+    # that path refuses it, naming the partition and the column.
     (folder / "d.jsonl").write_text('{"id": 3, "_partitions": 7}\n')
-    frame = drydb_dask._json_lines_input(str(folder / "*.jsonl"), "1" * 32)
-    with pytest.raises(drydb.InvalidArgumentError, match="d.jsonl: a member '_partitions'"):
-        dask.compute(*frame.to_delayed(), scheduler="sync")
-    root = str(tmp_path / "ds")
-    with dask.config.set(scheduler="sync"):
-        build_dataset(str(folder / "d.jsonl"), root, key="id", key_encoding="int64", shards=1)
-    with drydb.open_dataset(root) as ds:
-        assert ds.table("rows", decode="msgpack")[3] == {"id": 3, "_partitions": 7}
+    for shards, root in [(2, tmp_path / "split"), (1, tmp_path / "one")]:
+        with dask.config.set(scheduler="sync"):
+            build_dataset(str(folder / "*.jsonl"), str(root), key="id", key_encoding="int64",
+                          shards=shards)
+        with drydb.open_dataset(str(root)) as ds:
+            t = ds.table("rows", decode="msgpack")
+            assert t[3] == {"id": 3, "_partitions": 7}
+            assert t[2] == {"id": 2, "late": "x"} and t[1] == {"id": 1, "ok": True, "n": 2}
+    monkeypatch.setattr(drydb_dask, "SPLIT_PIECES", 0)
+    with pytest.raises(drydb.InvalidArgumentError,
+                       match="input partition 3 has a column '_partitions' that the input's"):
+        with dask.config.set(scheduler="sync"):
+            build_dataset(str(folder / "*.jsonl"), str(tmp_path / "shuffled"), key="id",
+                          key_encoding="int64", shards=2, retries=0)
