@@ -19,11 +19,13 @@
 
 #include "generation_builder.h"
 #include "support/suite.h"
+#include "support/wait.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace dataset_testing;
+using drydb_support::eventually;
 using drydb_support::TempDir;
 
 constexpr int kKeys = 400;
@@ -183,13 +185,19 @@ TEST(LiveDataset, ReadersNeverFailWhileGenerationsSwap) {
   std::vector<std::string> failures;
   std::set<std::string> seen;
   std::vector<std::thread> readers;
-  for (int r = 0; r < 3; ++r)
+  constexpr int kReaders = 3;
+  // Readers that have read once, and that have read the last generation: the test moves on
+  // when they have, not after a fixed time.
+  std::atomic<int> started{0}, at_last{0};
+  for (int r = 0; r < kReaders; ++r)
     readers.emplace_back([&] {
       auto reader = live->reader();
       std::set<std::string> mine;
       while (!stop.load()) {
         auto db = reader.pin();
         const std::string got = read_all(*db);
+        if (mine.empty()) ++started;
+        if (got == "g6" && !mine.count(got)) ++at_last;
         if (got.size() > 3 || got[0] != 'g') {
           std::lock_guard lock(m);
           failures.push_back(got);
@@ -202,6 +210,7 @@ TEST(LiveDataset, ReadersNeverFailWhileGenerationsSwap) {
   // The watcher follows CURRENT while generations of 1 to 4 shards are published and rolled
   // back, and refresh() is called by hand beside it.
   std::atomic<int> watcher_errors{0};
+  EXPECT_TRUE(eventually([&] { return started.load() == kReaders; }));
   live->watch(std::chrono::milliseconds(1), [&](const drydb::Error&) { ++watcher_errors; });
   for (uint64_t gen = 2; gen <= 6; ++gen) {
     build(dir.path(), gen, static_cast<uint32_t>(1 + gen % 4));
@@ -213,10 +222,9 @@ TEST(LiveDataset, ReadersNeverFailWhileGenerationsSwap) {
       EXPECT_TRUE(drydb::publish_generation(dir.path(), gen, 10));
     }
   }
-  // Until the watcher has caught up with the last generation.
-  for (int i = 0; i < 2000 && live->generation() != 6; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Until the watcher has caught up with the last generation and every reader has read it.
+  EXPECT_TRUE(eventually([&] { return live->generation() == 6; }));
+  EXPECT_TRUE(eventually([&] { return at_last.load() == kReaders; }));
   stop = true;
   for (auto& t : readers)
     t.join();

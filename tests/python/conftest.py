@@ -63,3 +63,18 @@ def rows_path(request, monkeypatch):
         import drydb.dask
         monkeypatch.setattr(drydb.dask, "SPLIT_PIECES", 0)
     return request.param
+
+
+# The bound of every wait in the tests: far above what a working build needs, so that a hang
+# fails its test instead of the suite's run.
+BOUNDED_WAIT = 60
+
+
+def join_all(threads, timeout=BOUNDED_WAIT):
+    """Joins `threads` within `timeout` seconds in all; asserts that every one has ended."""
+    import time
+    deadline = time.monotonic() + timeout
+    for th in threads:
+        th.join(max(0.0, deadline - time.monotonic()))
+    alive = [th.name for th in threads if th.is_alive()]
+    assert not alive, "threads still running after %d s: %s" % (timeout, alive)

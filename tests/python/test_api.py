@@ -10,6 +10,7 @@ import msgpack
 import pytest
 
 import drydb
+from conftest import BOUNDED_WAIT, join_all
 
 
 def small_db(tmp_path, **builder_options):
@@ -356,7 +357,7 @@ def test_one_builder_from_two_threads():
     out = []
     builder = threading.Thread(target=lambda: out.append(b.build_bytes()))
     builder.start()
-    started.wait(timeout=60)
+    assert started.wait(timeout=BOUNDED_WAIT)
     # While the build runs, every other call on the builder is refused.
     for call in [lambda: t.append(10**7, b"late"), lambda: b.build_bytes(),
                  lambda: b.create_table("u"), lambda: t.add_miss_filter()]:
@@ -364,7 +365,7 @@ def test_one_builder_from_two_threads():
             call()
         except drydb.InvalidStateError as e:
             errors.append(str(e))
-    builder.join()
+    join_all([builder])
     assert len(out) == 1 and len(errors) == 4
     assert drydb.open_bytes(out[0]).table("t")[5] == b"x" * 100
     with pytest.raises(drydb.InvalidStateError):

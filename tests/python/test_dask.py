@@ -31,7 +31,7 @@ import drydb  # noqa: E402
 import drydb.dask  # noqa: E402
 from drydb.dask import build_dataset  # noqa: E402
 
-from conftest import Model  # noqa: E402
+from conftest import Model, join_all  # noqa: E402
 from dask_helpers import fail_once  # noqa: E402
 
 
@@ -145,6 +145,7 @@ def test_build_query_and_swap_generations(tmp_path, client, cli):
     sample = rng.sample(encoded, 200)
     stop = threading.Event()
     seen, failures = set(), []
+    latest = [None]  # the generation of the reader's last pin
     live = drydb.follow_dataset(root, watch=0.01)
 
     def reader():
@@ -156,6 +157,7 @@ def test_build_query_and_swap_generations(tmp_path, client, cli):
                     if len(suffixes) != 1:
                         failures.append("mixed answers %r" % suffixes)
                     seen.add((ds.generation, suffixes.pop()))
+                    latest[0] = ds.generation
             except Exception as e:  # reported below
                 failures.append(repr(e))
 
@@ -175,13 +177,13 @@ def test_build_query_and_swap_generations(tmp_path, client, cli):
     assert drydb._drydb.rollback_generation(root) == 1
     with drydb.open_dataset(root) as ds:
         assert ds.generation == 1
-    for _ in range(2000):  # and the rollback
-        if live.generation == 1:
+    for _ in range(2000):  # and the rollback, and the reader reads it
+        if live.generation == 1 and latest[0] == 1:
             break
         time.sleep(0.01)
-    time.sleep(0.1)
+    assert live.generation == 1 and latest[0] == 1
     stop.set()
-    th.join(timeout=120)
+    join_all([th])
     live.stop_watching()
     assert failures == [] and live.watch_error is None
     assert live.generation == 1

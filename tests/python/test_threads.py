@@ -8,6 +8,7 @@ import threading
 import pytest
 
 import drydb
+from conftest import BOUNDED_WAIT, join_all
 
 
 def build(n=20000):
@@ -42,8 +43,7 @@ def test_parallel_readers_agree():
     verifier = threading.Thread(target=db.verify)
     for th in threads + [verifier]:
         th.start()
-    for th in threads + [verifier]:
-        th.join()
+    join_all(threads + [verifier])
     assert errors == []
 
 
@@ -55,7 +55,7 @@ def test_close_while_reading(tmp_path, storage):
     db = drydb.open(path, storage=storage)
     t = db.table("t")
     outcomes = []
-    start = threading.Barrier(5)
+    start = threading.Barrier(5, timeout=BOUNDED_WAIT)
 
     def reader():
         start.wait()
@@ -72,8 +72,7 @@ def test_close_while_reading(tmp_path, storage):
         th.start()
     start.wait()
     db.close()
-    for th in threads:
-        th.join(timeout=60)
+    join_all(threads)
     assert len(outcomes) == 4  # every reader stopped on InvalidStateError
 
 
@@ -90,8 +89,7 @@ def test_one_range_iterator_stepped_by_many_threads():
     threads = [threading.Thread(target=take, args=(g,)) for g in got]
     for th in threads:
         th.start()
-    for th in threads:
-        th.join()
+    join_all(threads)
     # Every row handed out once, to one of the threads, each thread's rows in order.
     keys = sorted(k for g in got for k in g)
     assert keys == [i * 7 for i in range(n)]

@@ -25,6 +25,7 @@
 
 #include "drydb/async.h"
 #include "support/fault_util.h"
+#include "support/wait.h"
 
 namespace drydb_fault {
 namespace {
@@ -194,7 +195,7 @@ struct Gate {
   }
   void wait_entered(int n) {
     std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return entered >= n; });
+    await_bounded(cv, lock, [&] { return entered >= n; }, "reads reaching the gate");
   }
   void release() {
     std::lock_guard lock(mu);
@@ -218,7 +219,7 @@ class GatedStorage final : public drydb::Storage {
         ++gate_->inside;
         ++gate_->entered;
         gate_->cv.notify_all();
-        gate_->cv.wait(lock, [&] { return gate_->open; });
+        await_bounded(gate_->cv, lock, [&] { return gate_->open; }, "the gate opening");
         --gate_->inside;
       }
     }
@@ -309,7 +310,7 @@ void batched(size_t n, Issue issue, Check check) {
     for (size_t i = base; i < end; ++i)
       futures.push_back(issue(i));
     for (size_t i = base; i < end; ++i) {
-      result<T> r = futures[i - base].get();
+      result<T> r = settled(futures[i - base]);
       EXPECT_FALSE(futures[i - base].valid());
       check(i, r);
     }
@@ -437,21 +438,21 @@ TEST_P(AsyncMatchesSync, GetWithTheWrongKeyType) {
   const auto& tables = fixture().model.tables;
   auto items = table(tables[0]), nums = table(tables[1]);
   ++queries_;
-  auto a = nums.get_async("text").get();
+  auto a = settled(nums.get_async("text"));
   EXPECT_TRUE(is(a, errc::wrong_key_type));
   expect_same_get(a, nums.get("text"), "text key on an int64 table");
   ++queries_;
-  auto b = items.get_async(int64_t{12}).get();
+  auto b = settled(items.get_async(int64_t{12}));
   EXPECT_TRUE(is(b, errc::wrong_key_type));
   expect_same_get(b, items.get(int64_t{12}), "int64 key on a bytes table");
   ++queries_;
-  auto c = items.get_range_async(int64_t{1}, drydb::unbounded).get();
+  auto c = settled(items.get_range_async(int64_t{1}, drydb::unbounded));
   EXPECT_TRUE(is(c, errc::wrong_key_type));
   ++queries_;
-  auto d = nums.count_range_async(drydb::unbounded, "z").get();
+  auto d = settled(nums.count_range_async(drydb::unbounded, "z"));
   EXPECT_TRUE(is(d, errc::wrong_key_type));
   ++queries_;
-  auto w = nums.warm_async("a", "b").get();
+  auto w = settled(nums.warm_async("a", "b"));
   EXPECT_TRUE(is(w, errc::wrong_key_type));
 }
 
@@ -518,15 +519,15 @@ TEST_P(AsyncMatchesSync, Warm) {
   for (const TableModel& t : fixture().model.tables) {
     auto table = this->table(t);
     ++queries_;
-    auto all = table.warm_async(drydb::unbounded, drydb::unbounded).get();
+    auto all = settled(table.warm_async(drydb::unbounded, drydb::unbounded));
     EXPECT_TRUE(all) << describe(all.error());
     ++queries_;
     auto part =
-        table.warm_async(key_of(t, t.sorted[10].first), key_of(t, t.sorted[300].first)).get();
+        settled(table.warm_async(key_of(t, t.sorted[10].first), key_of(t, t.sorted[300].first)));
     EXPECT_TRUE(part) << describe(part.error());
     ++queries_;
     auto reversed =
-        table.warm_async(key_of(t, t.sorted[300].first), key_of(t, t.sorted[10].first)).get();
+        settled(table.warm_async(key_of(t, t.sorted[300].first), key_of(t, t.sorted[10].first)));
     EXPECT_TRUE(is(reversed, errc::invalid_argument));
   }
 }
@@ -656,7 +657,7 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
     for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
       for (const std::string& p : prefixes) {
         ++queries_;
-        auto a = index.prefix_async(p, order).get();
+        auto a = settled(index.prefix_async(p, order));
         auto sync = index.prefix(p, order);
         const std::vector<Row> rows = expect_same_range(a, sync, ix.name + " prefix " + p);
         if (ix.is_int64()) {
@@ -669,7 +670,7 @@ TEST_P(AsyncMatchesSync, IndexQueriesAndPrefixes) {
           EXPECT_EQ(rows, want) << ix.name << " prefix " << p;
         }
         ++queries_;
-        auto b = table.prefix_async(p, order).get();
+        auto b = settled(table.prefix_async(p, order));
         auto table_sync = table.prefix(p, order);
         const std::vector<Row> table_rows =
             expect_same_range(b, table_sync, t.name + " prefix " + p);
@@ -703,9 +704,9 @@ TEST_P(AsyncMatchesSync, HeldResultsStayValid) {
       fr.push_back(table.get_range_async(key_of(t, t.sorted[i].first), drydb::unbounded));
     }
     for (auto& f : fv)
-      values.push_back(f.get());
+      values.push_back(settled(f));
     for (auto& f : fr)
-      ranges.push_back(f.get());
+      ranges.push_back(settled(f));
   }
   for (size_t k = 0; k < values.size(); ++k) {
     ASSERT_TRUE(values[k] && values[k]->has_value());
@@ -744,7 +745,7 @@ TEST(AsyncWarm, LaterQueriesOfTheRangeHitTheCache) {
     const size_t lo = t.size() / 3, hi = lo + t.size() / 8;
     const auto start = key_of(t, t.sorted[lo].first), end = key_of(t, t.sorted[hi].first);
     const uint64_t before = reads->reads.load();
-    auto warmed = table.warm_async(start, end).get();
+    auto warmed = settled(table.warm_async(start, end));
     ASSERT_TRUE(warmed) << describe(warmed.error());
     const uint64_t after_warm = reads->reads.load();
     EXPECT_GT(after_warm, before) << t.name << ": warming read nothing";
@@ -775,9 +776,9 @@ TEST(AsyncFuture, InlineExecutorCompletesBeforeTheCallReturns) {
   EXPECT_EQ(exec.submitted.load(), 1u);
   EXPECT_TRUE(f.valid());
   EXPECT_TRUE(f.ready());
-  EXPECT_TRUE(f.wait_for(std::chrono::seconds(0)));
-  f.wait();
-  auto v = f.get();
+  ASSERT_TRUE(f.wait_for(std::chrono::seconds(0)));
+  f.wait();  // returns at once: ready
+  auto v = settled(f);
   EXPECT_FALSE(f.valid());
   ASSERT_TRUE(v && v->has_value());
   EXPECT_TRUE(same(v->bytes(), *fixture().model.tables[0].find("user/000003")));
@@ -794,7 +795,7 @@ TEST(AsyncFuture, PendingUntilTheExecutorRunsIt) {
   EXPECT_FALSE(f.wait_for(std::chrono::milliseconds(0)));  // nothing can run it yet
   EXPECT_EQ(exec.run_all(), 1u);
   EXPECT_TRUE(f.ready());
-  auto n = f.get();
+  auto n = settled(f);
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, 601u);  // -3000, -2995, ..., 0
 
@@ -805,7 +806,7 @@ TEST(AsyncFuture, PendingUntilTheExecutorRunsIt) {
   EXPECT_TRUE(b.valid());
   b = nums.count_range_async(drydb::unbounded, int64_t{-2996});
   exec.run_all();
-  EXPECT_EQ(b.get().value_or(0), 1u);
+  EXPECT_EQ(settled(b).value_or(0), 1u);
 }
 
 TEST(AsyncFuture, KeysAreCopiedAtTheCall) {
@@ -822,13 +823,13 @@ TEST(AsyncFuture, KeysAreCopiedAtTheCall) {
   start.assign("zzz");
   end.assign("zzzz");
   exec.run_all();
-  auto v = fv.get();
+  auto v = settled(fv);
   ASSERT_TRUE(v && v->has_value());
   EXPECT_TRUE(same(v->bytes(), *fixture().model.tables[0].find("user/000006")));
-  auto r = fr.get();
+  auto r = settled(fr);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->size(), 4u);
-  EXPECT_EQ(fc.get().value_or(0), 4u);
+  EXPECT_EQ(settled(fc).value_or(0), 4u);
 }
 
 TEST(AsyncFuture, ThenOnAReadyFutureRunsAtOnceOnTheCaller) {
@@ -892,7 +893,7 @@ TEST(AsyncFuture, ThenOnTheDefaultPool) {
     });
   }
   std::unique_lock lock(mu);
-  cv.wait(lock, [&] { return done == n; });
+  await_bounded(cv, lock, [&] { return done == n; }, "every callback");
   EXPECT_EQ(right, n);
 }
 
@@ -906,13 +907,13 @@ TEST(AsyncFuture, DroppedTasksCompleteWithAnError) {
   items.count_range_async("a", "z").then([&](result<uint64_t> n) { from_callback = std::move(n); });
   EXPECT_EQ(exec.drop_all(), 2u);
   ASSERT_TRUE(fv.ready());
-  EXPECT_TRUE(is(fv.get(), errc::invalid_state));
+  EXPECT_TRUE(is(settled(fv), errc::invalid_state));
   ASSERT_TRUE(from_callback.has_value());
   EXPECT_TRUE(is(*from_callback, errc::invalid_state));
   // The database is unaffected.
   auto again = items.get_async("user/000003");
   exec.run_all();
-  EXPECT_TRUE(again.get().value().has_value());
+  EXPECT_TRUE(settled(again).value().has_value());
 }
 
 // ---- many threads, async and sync together ---------------------------------------------------
@@ -955,7 +956,7 @@ void mixed_load(const ReadOnlyDatabase& db, int threads, int rounds, uint64_t se
         check_get(table, t, t.sorted[r.below(t.size())].first, out);
         check_count(table, t, Bound::at(t.sorted[j].first), Bound::none(), {}, out);
 
-        auto v = fv.get();
+        auto v = settled(fv);
         if (!v) {
           out.error(v.error());
         } else {
@@ -967,14 +968,14 @@ void mixed_load(const ReadOnlyDatabase& db, int threads, int rounds, uint64_t se
         }
         size_t lo, hi;
         model_range(t, Bound::at(t.sorted[i].first), Bound::at(t.sorted[j].first), o, &lo, &hi);
-        auto range = fr.get();
+        auto range = settled(fr);
         if (!range)
           out.error(range.error());
         else
           check_range_rows(
               *range, t, lo, hi, o.order == SortOrder::descending,
               [&] { return std::string("get_range_async"); }, out);
-        auto c = fc.get();
+        auto c = settled(fc);
         if (!c)
           out.error(c.error());
         else if (*c != hi - lo)
@@ -1003,7 +1004,7 @@ void mixed_load(const ReadOnlyDatabase& db, int threads, int rounds, uint64_t se
     th.join();
   {
     std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return callbacks_pending == 0; });
+    await_bounded(cv, lock, [&] { return callbacks_pending == 0; }, "every callback");
     EXPECT_EQ(callbacks_right, callbacks_total);
   }
   Outcome all;
@@ -1052,8 +1053,6 @@ const char* fault_name(Fault f) {
   return f == Fault::read_error ? "read_error" : "no_memory";
 }
 
-constexpr auto kBoundedWait = std::chrono::seconds(60);
-
 // Results checked against the model from the caller's and the executor's threads.
 class AsyncChecks {
  public:
@@ -1076,8 +1075,7 @@ class AsyncChecks {
       });
       return;
     }
-    ASSERT_TRUE(f.wait_for(kBoundedWait)) << "an async query never completed";
-    result<T> r = f.get();
+    result<T> r = settled(f);
     std::lock_guard lock(mu_);
     check(r, out_);
   }
@@ -1281,12 +1279,12 @@ TEST(AsyncDestruction, DatabaseDestroyedBeforeFinishedFuturesAreRead) {
                   warm.ready());
     }  // the database goes, with every result unread
     EXPECT_EQ(alloc.live_blocks(), 0u) << "held pages outlived the database";
-    auto v = found.get();
+    auto v = settled(found);
     EXPECT_TRUE(is(v, errc::invalid_state)) << (v ? "a Value survived" : describe(v.error()));
-    EXPECT_TRUE(is(missing.get(), errc::invalid_state));
-    EXPECT_TRUE(is(range.get(), errc::invalid_state));
-    EXPECT_EQ(count.get().value_or(0), 101u);
-    EXPECT_TRUE(warm.get());
+    EXPECT_TRUE(is(settled(missing), errc::invalid_state));
+    EXPECT_TRUE(is(settled(range), errc::invalid_state));
+    EXPECT_EQ(settled(count).value_or(0), 101u);
+    EXPECT_TRUE(settled(warm));
   }
 }
 
@@ -1319,10 +1317,10 @@ TEST(AsyncDestruction, DatabaseDestroyedWithQueriesQueued) {
   // Ready without the executor running anything.
   for (auto& v : values) {
     ASSERT_TRUE(v.ready());
-    EXPECT_TRUE(is(v.get(), errc::invalid_state));
+    EXPECT_TRUE(is(settled(v), errc::invalid_state));
   }
-  EXPECT_TRUE(is(range.get(), errc::invalid_state));
-  auto c = count.get();
+  EXPECT_TRUE(is(settled(range), errc::invalid_state));
+  auto c = settled(count);
   ASSERT_TRUE(is(c, errc::invalid_state));
   EXPECT_NE(c.error().message.find("before this query ran"), std::string::npos);
 
@@ -1364,7 +1362,7 @@ TEST(AsyncDestruction, FutureDestroyedBeforeItsTaskRuns) {
   }
   auto kept = items.get_async("user/000300");
   db.reset();
-  EXPECT_TRUE(is(kept.get(), errc::invalid_state));
+  EXPECT_TRUE(is(settled(kept), errc::invalid_state));
   EXPECT_EQ(exec.drop_all(), 3u);
 }
 
@@ -1423,9 +1421,9 @@ TEST(AsyncDestruction, DatabaseDestroyedWhileAQueryRuns) {
     EXPECT_EQ(gate.inside_when_destroyed, 0) << "storage destroyed under a running read";
     EXPECT_EQ(alloc.live_blocks(), 0u);
     if (variant == 0) {
-      EXPECT_TRUE(is(value.get(), errc::invalid_state));
+      EXPECT_TRUE(is(settled(value), errc::invalid_state));
     } else {
-      EXPECT_EQ(count.get().value_or(0), t.size() - 100);
+      EXPECT_EQ(settled(count).value_or(0), t.size() - 100);
     }
   }
 }
@@ -1467,7 +1465,7 @@ TEST(AsyncDestruction, DatabaseDestroyedUnderLoad) {
     }
     EXPECT_EQ(alloc.live_blocks(), 0u);
     for (auto& [f, at] : values) {
-      auto v = f.get();
+      auto v = settled(f);
       if (v && v->has_value() && same(v->bytes(), t.sorted[at].second))
         ADD_FAILURE() << "a Value outlived its database";
       else if (is(v, errc::invalid_state))
@@ -1476,7 +1474,7 @@ TEST(AsyncDestruction, DatabaseDestroyedUnderLoad) {
         ADD_FAILURE() << "unexpected: " << (v ? "wrong value" : describe(v.error()));
     }
     for (auto& [f, at] : counts) {
-      auto c = f.get();
+      auto c = settled(f);
       if (c && *c == t.size() - at)
         ++right;
       else if (is(c, errc::invalid_state))
@@ -1508,11 +1506,11 @@ TEST(AsyncDestruction, AssigningOverADatabaseSettlesItsQueries) {
   ASSERT_FALSE(unread.ready());
   auto done = std::move(queued);
   *first = std::move(*second);  // the old database of `first` goes
-  EXPECT_TRUE(is(done.get(), errc::invalid_state));
-  EXPECT_TRUE(is(unread.get(), errc::invalid_state));
+  EXPECT_TRUE(is(settled(done), errc::invalid_state));
+  EXPECT_TRUE(is(settled(unread), errc::invalid_state));
   auto now = first->table("items")->get_async("user/000003");
   exec.run_all();
-  EXPECT_TRUE(now.get().value().has_value());
+  EXPECT_TRUE(settled(now).value().has_value());
 }
 
 // A callback that destroys its own database would wait for itself: drydb aborts, loudly.
@@ -1560,7 +1558,7 @@ TEST(AsyncThreadPool, ATaskMayDestroyItsPool) {
     cv.notify_all();
   }));
   std::unique_lock lock(mu);
-  cv.wait(lock, [&] { return destroyed; });
+  await_bounded(cv, lock, [&] { return destroyed; }, "the task destroying its pool");
 }
 
 // At exit the default pool drains its queue and joins: work queued on a database that outlives

@@ -2,7 +2,6 @@
 // build, .NET reads, and what .NET builds, the tool reads, with identical rows.
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Text;
@@ -15,26 +14,9 @@ public class CrossLanguageTests
   private static string Run(string program, IEnumerable<string> arguments, string? stdin = null,
                             IDictionary<string, string>? environment = null)
   {
-    var start = new ProcessStartInfo(program)
-    {
-      RedirectStandardOutput = true,
-      RedirectStandardError = true,
-      RedirectStandardInput = stdin != null,
-      UseShellExecute = false,
-    };
-    foreach (string argument in arguments) start.ArgumentList.Add(argument);
-    if (environment != null) foreach (var (k, v) in environment) start.Environment[k] = v;
-    using var process = Process.Start(start)!;
-    if (stdin != null)
-    {
-      process.StandardInput.Write(stdin);
-      process.StandardInput.Close();
-    }
-    var stderr = process.StandardError.ReadToEndAsync();
-    string stdout = process.StandardOutput.ReadToEnd();
-    process.WaitForExit();
-    Assert.True(process.ExitCode == 0, $"{program} {string.Join(' ', arguments)} exited {process.ExitCode}: {stderr.Result}");
-    return stdout;
+    var run = ChildRun.Of(program, arguments, stdin, environment);
+    Assert.True(run.ExitCode == 0, $"{program} {string.Join(' ', arguments)} exited {run.ExitCode}: {run.Stderr}");
+    return run.Stdout;
   }
 
   /// <summary>The tool's rows of a table (or of one of its indexes): `drydb scan --hex -f tsv`.</summary>

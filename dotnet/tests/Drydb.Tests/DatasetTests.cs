@@ -2,7 +2,6 @@
 // and a live dataset follows CURRENT while pins keep their generation.
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Text;
@@ -14,12 +13,8 @@ public class DatasetTests
 {
   private static void Tool(params string[] arguments)
   {
-    var start = new ProcessStartInfo(Repo.Tool) { RedirectStandardError = true, UseShellExecute = false };
-    foreach (string a in arguments) start.ArgumentList.Add(a);
-    using var process = Process.Start(start)!;
-    string stderr = process.StandardError.ReadToEnd();
-    process.WaitForExit();
-    Assert.True(process.ExitCode == 0, $"drydb {string.Join(' ', arguments)}: {stderr}");
+    var run = ChildRun.Of(Repo.Tool, arguments);
+    Assert.True(run.ExitCode == 0, $"drydb {string.Join(' ', arguments)}: {run.Stderr}");
   }
 
   private static string BuildFile(TempDir dir, string name, string tag, int rows = 3000)

@@ -107,7 +107,7 @@ public class LifetimeTests
     var result = database.GetTable("t").Get(5);
     database.Dispose();
     Assert.False(database.Core.IsClosed);
-    Task.Run(() => result.Dispose()).Wait();
+    Bounded.Wait(Task.Run(() => result.Dispose()), "the dispose on another thread");
     Assert.True(database.Core.IsClosed);
   }
 
@@ -193,7 +193,7 @@ public class LifetimeTests
       }
       return true;
     })).ToArray();
-    Assert.True(Task.WaitAll(tasks, TimeSpan.FromMinutes(2)), "deadlock");
+    Bounded.WaitAll(tasks, "the readers of both databases (a deadlock?)");
     Assert.All(tasks, task => Assert.True(task.Result));
   }
 
@@ -212,7 +212,7 @@ public class LifetimeTests
     string path = Build(dir);
     // On another thread: this thread's cached holder would not keep the database alive, but
     // the test wants nothing of its own to reference it.
-    var (database, core) = Task.Run(() => ForgetADatabase(path)).Result;
+    var (database, core) = Bounded.Result(Task.Run(() => ForgetADatabase(path)), "the open on another thread");
     for (int i = 0; i < 10 && database.IsAlive; i++)
     {
       GC.Collect();

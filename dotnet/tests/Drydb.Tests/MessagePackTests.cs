@@ -1,7 +1,6 @@
 // MessagePack typed tables: the C# DryDB README's example, an index on a typed member, and the
 // values as the drydb tool reads them.
 using System;
-using System.Diagnostics;
 using System.Linq;
 using Drydb.MessagePack;
 using MessagePack;
@@ -47,12 +46,8 @@ public class MessagePackTests
     Assert.Equal(new[] { "Tom" }, database.GetTable<Person>("items").GetAll("age", 34).Select(p => p.Name));
 
     // A [MessagePackObject] with [Key(n)] members is a MessagePack array; the tool shows it so.
-    var start = new ProcessStartInfo(Repo.Tool) { RedirectStandardOutput = true, UseShellExecute = false };
-    foreach (string a in new[] { "get", path, "-t", "items", "key02", "-f", "jsonl" }) start.ArgumentList.Add(a);
-    using var process = Process.Start(start)!;
-    string output = process.StandardOutput.ReadToEnd();
-    process.WaitForExit();
-    Assert.Equal(0, process.ExitCode);
-    Assert.Contains("[\"Tom\",34]", output);
+    var run = ChildRun.Of(Repo.Tool, new[] { "get", path, "-t", "items", "key02", "-f", "jsonl" });
+    Assert.Equal(0, run.ExitCode);
+    Assert.Contains("[\"Tom\",34]", run.Stdout);
   }
 }

@@ -11,7 +11,9 @@ namespace Drydb.Tests;
 public class ReadmeExamplesTests
 {
   [Fact]
-  public async Task CreateOpenGetRangeCount()
+  public Task CreateOpenGetRangeCount() => Bounded.Async(CreateOpenGetRangeCountExample);
+
+  private static async Task CreateOpenGetRangeCountExample()
   {
     using var dir = new TempDir();
     string path = dir.File("bin.drydb");
@@ -66,7 +68,9 @@ public class ReadmeExamplesTests
   }
 
   [Fact]
-  public async Task SecondaryIndex()
+  public Task SecondaryIndex() => Bounded.Async(SecondaryIndexExample);
+
+  private static async Task SecondaryIndexExample()
   {
     using var dir = new TempDir();
     string path = dir.File("bin.drydb");
@@ -97,7 +101,9 @@ public class ReadmeExamplesTests
   }
 
   [Fact]
-  public async Task RangeIterator()
+  public Task RangeIterator() => Bounded.Async(RangeIteratorExample);
+
+  private static async Task RangeIteratorExample()
   {
     using var dir = new TempDir();
     string path = dir.File("bin.drydb");

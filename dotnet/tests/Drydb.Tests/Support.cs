@@ -1,9 +1,12 @@
-// Helpers shared by the tests: temporary folders, the repository's paths, and a sorted model of
-// a table to check drydb's answers against.
+// Helpers shared by the tests: temporary folders, the repository's paths, bounded waits and
+// child processes, and a sorted model of a table to check drydb's answers against.
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Threading.Tasks;
+using Xunit;
 
 namespace Drydb.Tests;
 
@@ -46,6 +49,67 @@ internal static class Repo
 
   public static string Tool => Built("DRYDB_CLI", "build/release/tools/drydb/drydb");
   public static string PythonPackage => Built("DRYDB_PYTHONPATH", "build/release/python/package");
+}
+
+/// <summary>The bound of every wait in the tests: far above what a working build needs, under a
+/// loaded machine too, so that a hang fails its test instead of the run.</summary>
+internal static class Bounded
+{
+  public static readonly TimeSpan Limit = TimeSpan.FromSeconds(60);
+
+  /// <summary>Waits for `task` within Limit; past it the test fails, naming `what`.</summary>
+  public static void Wait(Task task, string what) =>
+    Assert.True(task.Wait(Limit), $"{what} did not end within {Limit.TotalSeconds} s");
+
+  public static T Result<T>(Task<T> task, string what)
+  {
+    Wait(task, what);
+    return task.Result;
+  }
+
+  public static void WaitAll(Task[] tasks, string what) =>
+    Assert.True(Task.WaitAll(tasks, Limit), $"{what} did not end within {Limit.TotalSeconds} s");
+
+  /// <summary>An async test's body, failing (TimeoutException) when it has not ended within Limit.</summary>
+  public static Task Async(Func<Task> body) => body().WaitAsync(Limit);
+}
+
+/// <summary>A program the tests run (the drydb tool, Python) and what it gave.</summary>
+internal sealed record ChildRun(int ExitCode, string Stdout, string Stderr)
+{
+  /// <summary>Runs `program` to its end, `stdin` written to it, its output read whole; one that
+  /// has not exited within Bounded.Limit is killed and fails the test.</summary>
+  public static ChildRun Of(string program, IEnumerable<string> arguments, string? stdin = null,
+                            IDictionary<string, string>? environment = null)
+  {
+    var start = new ProcessStartInfo(program)
+    {
+      RedirectStandardOutput = true,
+      RedirectStandardError = true,
+      RedirectStandardInput = stdin != null,
+      UseShellExecute = false,
+    };
+    foreach (string argument in arguments) start.ArgumentList.Add(argument);
+    if (environment != null) foreach (var (k, v) in environment) start.Environment[k] = v;
+    using var process = Process.Start(start)!;
+    var stdout = process.StandardOutput.ReadToEndAsync();
+    var stderr = process.StandardError.ReadToEndAsync();
+    if (stdin != null)
+    {
+      process.StandardInput.Write(stdin);
+      process.StandardInput.Close();
+    }
+    if (!process.WaitForExit((int)Bounded.Limit.TotalMilliseconds))
+    {
+      process.Kill(entireProcessTree: true);
+      Assert.Fail($"{program} {string.Join(' ', arguments)} did not exit within {Bounded.Limit.TotalSeconds} s");
+    }
+    process.WaitForExit();  // and its output is read to the end
+    return new ChildRun(process.ExitCode, Bounded.Result(stdout, "reading its output"),
+                        Bounded.Result(stderr, "reading its errors"));
+  }
+
+  public override string ToString() => $"exit {ExitCode}: {Stderr}";
 }
 
 /// <summary>Unsigned byte-wise order: drydb's key order.</summary>

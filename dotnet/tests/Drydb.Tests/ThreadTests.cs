@@ -1,6 +1,7 @@
 // Many threads read one database at once, each with its own results, ranges and iterators.
 using System;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using Xunit;
 
@@ -55,6 +56,7 @@ public class ThreadTests
     {
       var database = ReadOnlyDatabase.Open(path);
       var table = database.GetTable("t");
+      int reading = 0;  // readers that have read a value: the dispose comes while all read
       var readers = Enumerable.Range(0, 4).Select(worker => Task.Run(() =>
       {
         for (long i = 0; ; i++)
@@ -64,6 +66,7 @@ public class ThreadTests
             using var result = table.Get(i % 5000);
             // The value stays readable until the result is disposed, whatever Dispose does.
             if (BitConverter.ToInt64(result.Span) != i % 5000 * 3) return false;
+            if (i == 0) Interlocked.Increment(ref reading);
           }
           catch (ObjectDisposedException)
           {
@@ -71,8 +74,10 @@ public class ThreadTests
           }
         }
       })).ToArray();
-      System.Threading.Thread.Sleep(2);
+      Assert.True(SpinWait.SpinUntil(() => Volatile.Read(ref reading) == readers.Length, Bounded.Limit),
+                  "the readers did not start");
       database.Dispose();
+      Bounded.WaitAll(readers, "the readers");
       Assert.All(readers, r => Assert.True(r.Result));
       Assert.True(database.Core.IsClosed);
     }

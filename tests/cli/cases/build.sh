@@ -277,13 +277,31 @@ run drydb build u.drydb -i missing.jsonl -k id
 expect_status 2
 expect_stderr_has "cannot open input 'missing.jsonl': No such file or directory"
 
-# Interrupted while reading (SIGINT or SIGTERM): a clean stop, nothing written.
+# Interrupted while blocked reading its input (SIGTERM during a read(2) of a fifo that has no
+# more data yet): a clean stop, nothing written. No timed guess: the build pauses after its first
+# row (DRYDB_TEST_PAUSE, tools/drydb/test_pause.h), SIGUSR1 lets it read on into the half-written
+# second one, and the kernel says when it waits in the fifo's read (/proc/PID/wchan); both waits
+# are bounded (30 s).
 mkfifo input.fifo
-"$DRYDB" build int.drydb -i input.fifo -k k -q 2>int.err &
+DRYDB_TEST_PAUSE=build:reading "$DRYDB" build int.drydb -i input.fifo -k k -q 2>int.err &
 pid=$!
 exec 3>input.fifo
 printf '{"k":"a"}\n{"k":"b"' >&3
-sleep 0.5
+for i in $(seq 1 300); do
+  grep -q "drydb: test pause at build:reading (pid $pid)" int.err && break
+  sleep 0.1
+done
+expect_true "the build pauses after its first row" \
+  grep -q "drydb: test pause at build:reading (pid $pid)" int.err
+kill -USR1 $pid
+# The kernel function a reader of an empty pipe sleeps in: pipe_wait, pipe_read or anon_pipe_read
+# as kernels name it.
+in_pipe_read() { grep -qE '(^|_)pipe_(read|wait)$' "/proc/$pid/wchan" 2>/dev/null; }
+for i in $(seq 1 300); do
+  in_pipe_read && break
+  sleep 0.1
+done
+expect_true "the build waits in the fifo's read" in_pipe_read
 kill -TERM $pid
 wait $pid
 status=$?
