@@ -2,6 +2,7 @@
 // encoded to the bytes that a table orders by memcmp.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,20 @@ class Key {
     std::memcpy(buf_, u.bytes.data(), 16);
   }
 
+  // The key whose encoded bytes are `encoded` (a key read from a table, to query or append
+  // with), of `kind`: referenced for KeyKind::bytes (they must outlive the Key), copied for a
+  // typed kind. Requires: a typed kind's width (8 bytes for int64, 16 for uuid and ulid).
+  static Key from_encoded(KeyKind kind, std::span<const std::byte> encoded) noexcept {
+    Key key(encoded);
+    if (kind != KeyKind::bytes) {
+      key.kind_ = kind;
+      key.ext_ = nullptr;
+      key.size_ = static_cast<uint32_t>(std::min<size_t>(encoded.size(), sizeof key.buf_));
+      std::memcpy(key.buf_, encoded.data(), key.size_);
+    }
+    return key;
+  }
+
   KeyKind kind() const noexcept { return kind_; }
   // The encoded bytes. Valid while this Key (and, for text/bytes, its source) lives.
   std::span<const std::byte> bytes() const noexcept { return {ext_ ? ext_ : buf_, size_}; }
@@ -69,6 +84,11 @@ class IndexKey {
     kind_ = key.kind();
     auto b = key.bytes();
     bytes_.assign(reinterpret_cast<const char*>(b.data()), b.size());
+  }
+
+  // The key whose encoded bytes are `encoded`, of `kind` (copied), as Key::from_encoded.
+  static IndexKey from_encoded(KeyKind kind, std::span<const std::byte> encoded) {
+    return IndexKey(Key::from_encoded(kind, encoded));
   }
 
   KeyKind kind() const noexcept { return kind_; }

@@ -1,5 +1,6 @@
 // drydb's limits for page sizes, keys and values (docs/format.md): what a
-// caller can check before building, to report a bad input in its own words.
+// caller can check before building, to report a bad input in its own words;
+// and the file format's version.
 #pragma once
 
 #include <cstdint>
@@ -24,5 +25,10 @@ constexpr uint32_t max_key_length(uint32_t page_size) noexcept {
 
 // The longest value, in bytes (lengths are 32-bit in the file).
 inline constexpr uint64_t kMaxValueLength = detail::kMaxValueLength;
+
+// The format version this library writes (docs/format.md, "File header"): it
+// reads files of this major version and any minor version up to this one.
+inline constexpr uint16_t kFormatMajor = detail::kFormatMajor;
+inline constexpr uint16_t kFormatMinor = detail::kFormatMinor;
 
 }  // namespace drydb

@@ -143,6 +143,23 @@ inline bool msgpack_reference_all(::msgpack::type::object_type, size_t, void*) {
   return true;
 }
 
+// A string object pointing at `s` (no copy).
+inline ::msgpack::object msgpack_str(std::string_view s) {
+  ::msgpack::object o;
+  o.type = ::msgpack::type::STR;
+  o.via.str.ptr = s.data();
+  o.via.str.size = static_cast<uint32_t>(s.size());
+  return o;
+}
+
+}  // namespace detail
+
+// ---- column lists ------------------------------------------------------------------------------
+
+// Rows of a table with a column list (TableBuilder::set_columns; docs/format.md, format 2.3)
+// are MessagePack arrays of its columns; these read them as the maps they stand for, pack a
+// map as such a row, and pack any object with its floats kept floats.
+
 // A table's column list (TableBuilder::set_columns), for reading its rows,
 // MessagePack arrays, as the maps they stand for. No names: values are read
 // as they are.
@@ -152,14 +169,6 @@ struct MsgpackColumns {
   KeyEncoding encoding = KeyEncoding::bytes();
   bool present() const noexcept { return !names.empty(); }
 };
-
-inline ::msgpack::object msgpack_str(std::string_view s) {
-  ::msgpack::object o;
-  o.type = ::msgpack::type::STR;
-  o.via.str.ptr = s.data();
-  o.via.str.size = static_cast<uint32_t>(s.size());
-  return o;
-}
 
 // The map `row` (an array of at most c.names.size() elements) stands for,
 // built in `zone`: column i's name to element i where that is not nil, and
@@ -178,11 +187,11 @@ inline ::msgpack::object column_row_map(const ::msgpack::object& row, const Msgp
       const std::string text = c.encoding.column_text(key);
       char* copy = static_cast<char*>(zone.allocate_no_align(text.size() == 0 ? 1 : text.size()));
       std::memcpy(copy, text.data(), text.size());
-      kv[used].key = msgpack_str(c.names[i]);
-      kv[used++].val = msgpack_str(std::string_view(copy, text.size()));
+      kv[used].key = detail::msgpack_str(c.names[i]);
+      kv[used++].val = detail::msgpack_str(std::string_view(copy, text.size()));
       continue;
     }
-    kv[used].key = msgpack_str(c.names[i]);
+    kv[used].key = detail::msgpack_str(c.names[i]);
     kv[used++].val = field;
   }
   ::msgpack::object map;
@@ -279,6 +288,8 @@ bool pack_map_as_row(const ::msgpack::object& map, const MsgpackColumns& c,
       pack_object_exact(out, *fields[i]);
   return true;
 }
+
+namespace detail {
 
 // Decodes `bytes`, which must hold exactly one MessagePack object, into `out`
 // (replacing what it held), using `zone` for the unpacked object; with a
@@ -903,7 +914,7 @@ class MsgpackTableBuilder {
             std::span<const std::byte> value) mutable -> result<std::optional<IndexKey>> {
           const T* row = state->decode(
               table,
-              detail::MsgpackColumns{builder->columns(), builder->key_column(), table_encoding},
+              MsgpackColumns{builder->columns(), builder->key_column(), table_encoding},
               index, key, value);
           if (row == nullptr) return state->decode_error;
           std::string why = "the function threw";

@@ -219,7 +219,7 @@ def _shard_numbers(frame, key, key_encoding, function, splits, shards, where):
     import numpy
     column = _key_column(frame, key, key_encoding, where)
     return numpy.frombuffer(_drydb.shard_numbers(column, key_encoding, function, splits, shards,
-                                                 name=str(key)), dtype="<i4")
+                                                 name=str(key)), dtype="i4")
 
 
 def _split(frame, number, key, key_encoding, function, splits, shards):
@@ -253,7 +253,7 @@ def _route(frame, key, key_encoding, function, splits, shards, partition_info=No
         numbers = _shard_numbers(frame, key, key_encoding, function, splits, shards,
                                  _where(partition_info))
     else:
-        numbers = numpy.zeros(0, dtype="<i4")
+        numbers = numpy.zeros(0, dtype="i4")
     return frame.assign(**{ROUTE: numbers})
 
 
@@ -488,7 +488,7 @@ def _shuffle(data, key, key_encoding, function, splits, shards, client, build_id
         while hidden in data.columns:
             hidden = "_" + hidden
         routed = data.rename(columns={ROUTE: hidden})
-    meta = routed._meta.assign(**{ROUTE: numpy.zeros(len(routed._meta), dtype="<i4")})
+    meta = routed._meta.assign(**{ROUTE: numpy.zeros(len(routed._meta), dtype="i4")})
     # Not checked against the meta (enforce_metadata): a JSON Lines file may have columns the
     # meta, from the first file's first records, lacks; they go through to the shards.
     routed = routed.map_partitions(_route, hidden if key == ROUTE else key, key_encoding, function,

@@ -84,7 +84,7 @@ Key PyKey::make(py::handle obj, KeyEncoding encoding, std::string* copy) {
 py::object key_to_python(std::span<const std::byte> bytes, KeyEncoding encoding) {
   switch (encoding.kind()) {
     case KeyKind::int64:
-      if (bytes.size() == 8) return py::int_(ordered_to_int64(detail::load_be64(bytes.data())));
+      if (bytes.size() == 8) return py::int_(decode_int64_key(bytes.data()));
       break;
     case KeyKind::uuid:
       if (bytes.size() == 16) return uuid_class()(py::arg("bytes") = to_bytes(bytes));

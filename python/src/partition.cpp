@@ -18,7 +18,6 @@
 #include "columns.h"
 #include "drydb/columns.h"
 #include "drydb/dataset.h"
-#include "drydb/detail/coding.h"
 #include "errors.h"
 #include "keys.h"
 
@@ -26,7 +25,7 @@ namespace drydb::python {
 
 namespace {
 
-// Each row's shard, 4 bytes little-endian per row (numpy.frombuffer(..., "<i4")). The partition
+// Each row's shard, a native-order int32 per row (numpy.frombuffer(..., "i4")). The partition
 // is checked first (check_partitioning), then every key (append_columns' errors, naming the
 // column `name` and the first bad row); the loop runs without the GIL.
 py::bytes shard_numbers(py::handle keys, const std::string& key_encoding,
@@ -48,7 +47,8 @@ py::bytes shard_numbers(py::handle keys, const std::string& key_encoding,
   {
     py::gil_scoped_release unlocked;
     st = for_each_encoded_key(column, encoding, [&](size_t i, std::span<const std::byte> key) {
-      detail::store_u32(numbers + 4 * i, shard_of(p, shards, key));
+      const auto shard = static_cast<int32_t>(shard_of(p, shards, key));  // below 65536
+      std::memcpy(numbers + 4 * i, &shard, 4);
     });
   }
   check(st);
@@ -130,7 +130,7 @@ void bind_partition(py::module_& m) {
         py::arg("name") = "key",
         "The shard of each key of a column (a NumPy array, a (values, mask) pair, an Arrow "
         "array, a buffer) under a partition function, as shard_of gives it: bytes of one "
-        "little-endian int32 per row (numpy.frombuffer(b, '<i4')). Raises as append_columns "
+        "native-order int32 per row (numpy.frombuffer(b, 'i4')). Raises as append_columns "
         "does for a bad key (a null, floats for int64 keys), naming the column `name` and the "
         "first bad row, and for a partitioning that does not fit `shards`.");
   m.def("encode_keys", &encode_keys, py::arg("keys"), py::arg("key_encoding"), py::kw_only(),

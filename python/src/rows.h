@@ -170,7 +170,7 @@ class Chunker {
       // The row's pair through the C API: py::make_tuple's casts cost a third of a row.
       py::object key = int64_keys_ && k.size() == 8
                            ? py::reinterpret_steal<py::object>(
-                                 PyLong_FromLongLong(ordered_to_int64(detail::load_be64(k.data()))))
+                                 PyLong_FromLongLong(decode_int64_key(k.data())))
                            : key_to_python(k, key_encoding_);
       py::object value = (*decoder_)(k, v);
       if (!key || !value) throw py::error_already_set();

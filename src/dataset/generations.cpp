@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "drydb/dataset.h"
-#include "drydb/detail/build_points.h"
+#include "write/reach_build_point.h"
 #include "format/io_error.h"
 #include "write/sink.h"
 
@@ -199,7 +199,7 @@ status remove_generation(const fs::path& dataset, uint64_t generation) {
 }  // namespace
 
 result<Published> publish_generation(const fs::path& dataset, uint64_t generation, uint32_t keep) {
-  detail::reach_build_point(detail::BuildPoint::dataset_locking);
+  detail::reach_build_point(BuildPoint::dataset_locking);
   auto lock = DatasetLock::take(dataset);
   if (!lock) return std::move(lock).error();
   // Checked under the lock: a concurrent publish's retention cannot remove it after the check.
@@ -217,7 +217,7 @@ result<Published> publish_generation(const fs::path& dataset, uint64_t generatio
     if (!now || *now != generation) return std::move(st).error();
     out.warnings.push_back(st.error().message);
   }
-  detail::reach_build_point(detail::BuildPoint::dataset_published);
+  detail::reach_build_point(BuildPoint::dataset_published);
   // Retention: of the complete generations older than the live one, the `keep` newest stay. A
   // folder without a manifest (a generation being built, or abandoned) is left to its builder.
   auto folders = generation_folders(dataset);
@@ -239,7 +239,7 @@ result<Published> publish_generation(const fs::path& dataset, uint64_t generatio
 }
 
 result<uint64_t> rollback_generation(const fs::path& dataset) {
-  detail::reach_build_point(detail::BuildPoint::dataset_locking);
+  detail::reach_build_point(BuildPoint::dataset_locking);
   auto lock = DatasetLock::take(dataset);
   if (!lock) return std::move(lock).error();
   auto current = current_generation(dataset);
@@ -257,7 +257,7 @@ result<uint64_t> rollback_generation(const fs::path& dataset) {
 }
 
 result<bool> discard_generation(const fs::path& dataset, uint64_t generation) {
-  detail::reach_build_point(detail::BuildPoint::dataset_locking);
+  detail::reach_build_point(BuildPoint::dataset_locking);
   auto lock = DatasetLock::take(dataset);
   if (!lock) return std::move(lock).error();
   std::error_code ec;

@@ -1,8 +1,8 @@
-#include "drydb/detail/build_points.h"
+#include "write/reach_build_point.h"
 
 #include <atomic>
 
-namespace drydb::detail {
+namespace drydb {
 
 namespace {
 std::atomic<BuildPointHook> g_hook{nullptr};
@@ -32,8 +32,8 @@ void set_build_point_hook(BuildPointHook hook) noexcept {
   g_hook.store(hook, std::memory_order_release);
 }
 
-void reach_build_point(BuildPoint point) noexcept {
+void detail::reach_build_point(BuildPoint point) noexcept {
   if (const BuildPointHook hook = g_hook.load(std::memory_order_acquire)) hook(point);
 }
 
-}  // namespace drydb::detail
+}  // namespace drydb

@@ -5,7 +5,7 @@
 #include <deque>
 #include <set>
 
-#include "drydb/detail/build_points.h"
+#include "write/reach_build_point.h"
 #include "drydb/detail/catalog.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
@@ -661,11 +661,11 @@ drydb::status DatabaseBuilder::build_to_file(const std::filesystem::path& path) 
   if (b.built) return Error(errc::invalid_state, "this builder has already built");
   auto sink = detail::AtomicFileSink::create(path);
   if (!sink) return std::move(sink).error();  // nothing consumed: the builder may retry
-  detail::reach_build_point(detail::BuildPoint::temp_created);
+  detail::reach_build_point(BuildPoint::temp_created);
   b.built = true;
   uint64_t length = 0;
   DRYDB_TRY(b.write(**sink, length));
-  detail::reach_build_point(detail::BuildPoint::pages_written);
+  detail::reach_build_point(BuildPoint::pages_written);
   return (*sink)->commit();
 }
 

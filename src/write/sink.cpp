@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "drydb/detail/build_points.h"
+#include "write/reach_build_point.h"
 
 namespace drydb::detail {
 

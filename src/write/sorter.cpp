@@ -8,7 +8,7 @@
 #include <cstring>
 #include <queue>
 
-#include "drydb/detail/build_points.h"
+#include "write/reach_build_point.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/node.h"
 #include "write/page_spool.h"

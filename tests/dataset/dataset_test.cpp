@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "drydb/detail/build_points.h"
+#include "drydb/build_points.h"
 #include "drydb/key_encoding.h"
 #include "fuzz/manifest_target.h"
 #include "support/suite.h"
@@ -506,11 +506,11 @@ TEST(Generations, RetentionAndRollbackCountOnlyCompleteGenerations) {
   EXPECT_EQ(*back, 2u);
 }
 
-// The library's dataset points (drydb/detail/build_points.h), for the races below: what runs at
+// The library's dataset points (drydb/build_points.h), for the races below: what runs at
 // the next `dataset_locking` or `dataset_published` point, once.
 std::function<void()> g_at_locking, g_at_published;
-void run_dataset_point(drydb::detail::BuildPoint point) {
-  using drydb::detail::BuildPoint;
+void run_dataset_point(drydb::BuildPoint point) {
+  using drydb::BuildPoint;
   std::function<void()>* action = point == BuildPoint::dataset_locking     ? &g_at_locking
                                   : point == BuildPoint::dataset_published ? &g_at_published
                                                                            : nullptr;
@@ -519,9 +519,9 @@ void run_dataset_point(drydb::detail::BuildPoint point) {
   run();
 }
 struct DatasetPoints {
-  DatasetPoints() { drydb::detail::set_build_point_hook(run_dataset_point); }
+  DatasetPoints() { drydb::set_build_point_hook(run_dataset_point); }
   ~DatasetPoints() {
-    drydb::detail::set_build_point_hook(nullptr);
+    drydb::set_build_point_hook(nullptr);
     g_at_locking = g_at_published = nullptr;
   }
 };

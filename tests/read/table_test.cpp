@@ -355,6 +355,44 @@ TEST(Int64Test, IntegerTypesAndExtremes) {
   EXPECT_EQ(*t.count_range(kMin, kMax, {.start_exclusive = true, .end_exclusive = true}), 4u);
 }
 
+// Key::from_encoded gives back the typed key a table stored: an int64 table answers it as it
+// answers the integer, and refuses the same bytes as a bytes key; a bytes key refers to its
+// source; IndexKey::from_encoded owns a copy of the same kind and bytes.
+TEST(Int64Test, KeysFromTheirEncodedBytes) {
+  Model model;
+  for (int64_t v : {kMin, int64_t{-1}, int64_t{0}, int64_t{4096}, kMax})
+    model[int64_key(v)] = std::to_string(v);
+  const auto bytes = build_one(model, Enc::int64, 4096);
+  auto db = open_mem(bytes);
+  ASSERT_TRUE(db);
+  auto t = db->table("t").value();
+  for (auto [key, value] : *t.get_range(unbounded, unbounded)) {
+    const std::vector<std::byte> stored(key.begin(), key.end());  // outlives the row's view
+    const Key k = Key::from_encoded(drydb::KeyKind::int64, stored);
+    EXPECT_EQ(k.kind(), drydb::KeyKind::int64);
+    EXPECT_TRUE(std::ranges::equal(k.bytes(), stored));
+    EXPECT_NE(k.bytes().data(), stored.data());  // copied into the key
+    EXPECT_EQ(t.get(k)->str(), to_view(value));
+    const auto as_bytes = t.get(Key::from_encoded(drydb::KeyKind::bytes, stored));
+    ASSERT_FALSE(as_bytes);
+    EXPECT_EQ(as_bytes.error().code, errc::wrong_key_type);
+    const drydb::IndexKey owned = drydb::IndexKey::from_encoded(drydb::KeyKind::int64, stored);
+    EXPECT_EQ(owned.kind(), drydb::KeyKind::int64);
+    EXPECT_TRUE(std::ranges::equal(owned.bytes(), stored));
+  }
+  const std::string text = "abc";
+  const Key b = Key::from_encoded(drydb::KeyKind::bytes, std::as_bytes(std::span(text)));
+  EXPECT_EQ(b.kind(), drydb::KeyKind::bytes);
+  EXPECT_EQ(static_cast<const void*>(b.bytes().data()), static_cast<const void*>(text.data()));
+  EXPECT_EQ(b.bytes().size(), 3u);
+  for (const auto kind : {drydb::KeyKind::uuid, drydb::KeyKind::ulid}) {
+    const drydb::Uuid u = drydb::Uuid::parse("0190163d-8694-739b-aea5-966c26f8ad91").value();
+    const Key k = Key::from_encoded(kind, std::span<const std::byte>(u.bytes));
+    EXPECT_EQ(k.kind(), kind);
+    EXPECT_TRUE(std::ranges::equal(k.bytes(), u.bytes));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // 2. Edge cases.
 

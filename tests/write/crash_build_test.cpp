@@ -1,6 +1,6 @@
 // Crash-safe builds (design.md §6: "a failed or killed build never leaves a partial file at the
 // target path"). Builds run in a forked child that is sent SIGKILL exactly at each of the
-// builder's named points (drydb/detail/build_points.h), and at random moments: while it
+// builder's named points (drydb/build_points.h), and at random moments: while it
 // appends and spills, merges, writes pages, fsyncs, renames or exits. After every kill the
 // target holds nothing (no build finished yet) or a complete database of the previous or the
 // killed build's generation, which opens, verifies and is byte-identical to that generation
@@ -20,7 +20,7 @@
 #include <map>
 #include <thread>
 
-#include "drydb/detail/build_points.h"
+#include "drydb/build_points.h"
 #include "support/fault_util.h"
 
 namespace drydb_fault {
@@ -213,19 +213,19 @@ TEST(CrashBuild, KilledAtRandomMoments) {
 }
 
 // The build point a child build is killed at (kill_at_point), set before the fork.
-drydb::detail::BuildPoint g_kill_point;
+drydb::BuildPoint g_kill_point;
 
-void kill_at_point(drydb::detail::BuildPoint point) {
+void kill_at_point(drydb::BuildPoint point) {
   if (point == g_kill_point) ::raise(SIGKILL);
 }
 
-// The same kill at each named moment of a build (drydb/detail/build_points.h), reached exactly
+// The same kill at each named moment of a build (drydb/build_points.h), reached exactly
 // rather than timed: a spilled run written, the temp file created, every page written, the
 // file synced, and the rename done. Before the rename the target is the previous generation
 // whole; from it on, the new one. A temp file is left only by kills between its creation and
 // the rename, and the next build removes it; a spilled run leaves nothing (it is unlinked).
 TEST(CrashBuild, KilledAtEachNamedPoint) {
-  using drydb::detail::BuildPoint;
+  using drydb::BuildPoint;
   TempDir dir;
   const auto target = dir / "db.drydb";
   const auto spill = dir / "spill";
@@ -239,11 +239,11 @@ TEST(CrashBuild, KilledAtEachNamedPoint) {
   for (const BuildPoint point :
        {BuildPoint::run_spilled, BuildPoint::temp_created, BuildPoint::pages_written,
         BuildPoint::synced, BuildPoint::renamed}) {
-    SCOPED_TRACE(drydb::detail::build_point_name(point));
+    SCOPED_TRACE(drydb::build_point_name(point));
     g_kill_point = point;
-    drydb::detail::set_build_point_hook(kill_at_point);
+    drydb::set_build_point_hook(kill_at_point);
     const pid_t pid = start_build(target, spill, gen + 1);
-    drydb::detail::set_build_point_hook(nullptr);
+    drydb::set_build_point_hook(nullptr);
     ASSERT_GT(pid, 0);
     int wstatus = 0;
     ASSERT_EQ(::waitpid(pid, &wstatus, 0), pid);

@@ -65,33 +65,11 @@ std::string parse_key_text(KeyEncoding encoding, std::string_view text, bool hex
 }
 
 Key make_key(KeyKind kind, std::string_view encoded) {
-  const auto* p = reinterpret_cast<const std::byte*>(encoded.data());
-  switch (kind) {
-    case KeyKind::int64:
-      return Key(decode_int64_key(p));
-    case KeyKind::uuid:
-      return Key(Uuid::from_bytes(std::span<const std::byte, 16>(p, 16)));
-    case KeyKind::ulid:
-      return Key(Ulid::from_bytes(std::span<const std::byte, 16>(p, 16)));
-    case KeyKind::bytes:
-      break;
-  }
-  return Key(std::span<const std::byte>(p, encoded.size()));
+  return Key::from_encoded(kind, std::as_bytes(std::span(encoded.data(), encoded.size())));
 }
 
 IndexKey make_index_key(KeyKind kind, std::string_view encoded) {
-  const auto* p = reinterpret_cast<const std::byte*>(encoded.data());
-  switch (kind) {
-    case KeyKind::int64:
-      return IndexKey(decode_int64_key(p));
-    case KeyKind::uuid:
-      return IndexKey(Uuid::from_bytes(std::span<const std::byte, 16>(p, 16)));
-    case KeyKind::ulid:
-      return IndexKey(Ulid::from_bytes(std::span<const std::byte, 16>(p, 16)));
-    case KeyKind::bytes:
-      break;
-  }
-  return IndexKey(std::span<const std::byte>(p, encoded.size()));
+  return IndexKey::from_encoded(kind, std::as_bytes(std::span(encoded.data(), encoded.size())));
 }
 
 std::string display_key(KeyEncoding encoding, std::span<const std::byte> key, bool hex) {

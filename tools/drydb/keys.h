@@ -17,9 +17,9 @@ namespace drydb::cli {
 // the hex digits of their bytes.
 std::string parse_key_text(KeyEncoding encoding, std::string_view text, bool hex);
 
-// A Key of `kind` for encoded bytes (int64, Uuid and Ulid keys are rebuilt
-// from their bytes, so a table checks them as typed keys). For bytes keys the
-// Key refers to `encoded`, which must outlive it.
+// A Key of `kind` for encoded bytes (Key::from_encoded: typed keys stay typed, so
+// a table checks them as such). For bytes keys the Key refers to `encoded`,
+// which must outlive it.
 Key make_key(KeyKind kind, std::string_view encoded);
 // The same as an owned IndexKey.
 IndexKey make_index_key(KeyKind kind, std::string_view encoded);

@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "drydb/detail/format.h"
+#include "drydb/limits.h"
 
 #include "build.h"
 #include "common.h"
@@ -122,7 +122,7 @@ int run(int argc, char** argv) {
   CLI::App app("drydb: query, build and check drydb read-only databases", "drydb");
   app.set_version_flag("--version",
                        fmt::format("drydb {} (file format {}.{})", DRYDB_VERSION,
-                                   drydb::detail::kFormatMajor, drydb::detail::kFormatMinor));
+                                   drydb::kFormatMajor, drydb::kFormatMinor));
   app.require_subcommand(1);
   app.footer(
       "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "

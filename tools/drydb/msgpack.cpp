@@ -440,7 +440,7 @@ bool row_to_map(std::string_view row, const RowColumns& c, std::span<const std::
     return false;
   map->clear();
   MsgpackWriter::Sink sink{map};
-  drydb::detail::pack_object_exact(sink, drydb::detail::column_row_map(o, c, key, zone));
+  drydb::pack_object_exact(sink, drydb::column_row_map(o, c, key, zone));
   return true;
 }
 
@@ -452,7 +452,7 @@ bool map_to_row(std::string_view map, const RowColumns& c, std::span<const std::
     return *err = "the value is not a MessagePack map", false;
   std::string packed;
   MsgpackWriter::Sink sink{&packed};
-  if (!drydb::detail::pack_map_as_row(o, c, key, sink, err)) {
+  if (!drydb::pack_map_as_row(o, c, key, sink, err)) {
     *err = "the map has a " + *err;
     return false;
   }

@@ -152,7 +152,7 @@ Scalar msgpack_field(std::string_view bytes, std::string_view name);
 // names belong to the table (or the dump header) and must outlive it. The
 // rows are read and written by drydb/msgpack.h's own functions, which typed
 // tables use, so the tool and typed tables agree on every row.
-using RowColumns = drydb::detail::MsgpackColumns;
+using RowColumns = drydb::MsgpackColumns;
 
 // The MessagePack map `row` (a row of `c`, of the row with key `key`) stands
 // for, into *map: each present column's name and value in column order, the

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "drydb/detail/build_points.h"
+#include "drydb/build_points.h"
 
 namespace drydb::cli {
 
@@ -22,8 +22,8 @@ extern "C" void on_resume(int) {
   g_resumed = 1;
 }
 
-void pause_at_build_point(detail::BuildPoint point) {
-  test_pause(std::string("build:") + detail::build_point_name(point));
+void pause_at_build_point(BuildPoint point) {
+  test_pause(std::string("build:") + build_point_name(point));
 }
 }  // namespace
 
@@ -31,7 +31,7 @@ void init_test_pauses() {
   const char* point = std::getenv("DRYDB_TEST_PAUSE");
   if (point == nullptr || *point == '\0') return;
   g_point = point;
-  if (g_point.rfind("build:", 0) == 0) detail::set_build_point_hook(pause_at_build_point);
+  if (g_point.rfind("build:", 0) == 0) set_build_point_hook(pause_at_build_point);
 }
 
 void test_pause(std::string_view point) {

@@ -15,7 +15,7 @@
 // build:temp_created, build:pages_written, build:synced, build:renamed, and
 // a dataset's build:dataset_locking (publish, rollback or discard about to
 // take the dataset's lock) and build:dataset_published (CURRENT moved,
-// retention to come) (drydb/detail/build_points.h).
+// retention to come) (drydb/build_points.h).
 #pragma once
 
 #include <string_view>

@@ -1,14 +1,13 @@
-// Named moments of a build to a file (and of a dataset's publish), and a hook
-// called at each: a seam for tests that stop or signal a build exactly there
-// instead of timing a kill
-// (tests/write/crash_build_test.cpp, and the tool's DRYDB_TEST_PAUSE, which
-// tests/cli/cases/signals.sh uses). With no hook set, a point costs a load
-// and a test; points are per build phase, never per row.
+// drydb/build_points.h: named moments of a build to a file (and of a dataset's publish), and a
+// hook called at each: a seam for tests that stop or signal a build exactly there instead of
+// timing a kill (tests/write/crash_build_test.cpp, and the drydb tool's DRYDB_TEST_PAUSE, which
+// tests/cli/cases/signals.sh uses). With no hook set, a point costs a load and a test; points
+// are per build phase, never per row.
 #pragma once
 
 #include <cstdint>
 
-namespace drydb::detail {
+namespace drydb {
 
 enum class BuildPoint : uint8_t {
   run_spilled,    // a sorted run was written to its (unlinked) spill file
@@ -25,10 +24,8 @@ enum class BuildPoint : uint8_t {
 const char* build_point_name(BuildPoint point) noexcept;
 
 using BuildPointHook = void (*)(BuildPoint);
-// Sets the hook every build of the process calls at each point (nullptr:
-// none). For tests: set it before builds start.
+// Sets the hook every build of the process calls at each point (nullptr: none), on the thread
+// that reaches it. For tests: set it before builds start.
 void set_build_point_hook(BuildPointHook hook) noexcept;
-// Calls the hook, if one is set.
-void reach_build_point(BuildPoint point) noexcept;
 
-}  // namespace drydb::detail
+}  // namespace drydb
