@@ -14,7 +14,6 @@
 #include <iterator>
 #include <map>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -25,6 +24,7 @@
 #include "drydb/live_dataset.h"
 #include "generation_builder.h"
 #include "support/suite.h"
+#include "support/random.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ using drydb_support::TempDir;
 // The sample's tables for `shards` shards (2 to 5): range tables take the first shards - 1 of
 // their split keys.
 std::vector<TableSpec> sample_tables(uint32_t shards) {
-  std::mt19937_64 rng(7);
+  drydb_support::Rng rng(7);
   TableSpec words{"words", KeyEncoding::bytes(), {}, {}};
   // Shared prefixes, NUL bytes, a key and the same key plus a NUL, high bytes, the empty key.
   const std::string alphabet(
@@ -120,7 +120,7 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
   EXPECT_EQ(ds->shard_count(), 5u);
   EXPECT_EQ(ds->tables().size(), 3u);
   EXPECT_EQ(ds->table("nope").code(), errc::not_found);
-  std::mt19937_64 rng(11);
+  drydb_support::Rng rng(11);
   for (const TableSpec& spec : tables) {
     SCOPED_TRACE(spec.name);
     auto t = ds->table(spec.name);
@@ -424,7 +424,7 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
   build_generation(dir.path(), 1, tables, 5);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
-  std::mt19937_64 rng(13);
+  drydb_support::Rng rng(13);
   for (const TableSpec& spec : tables) {
     SCOPED_TRACE(spec.name);
     auto t = ds->table(spec.name);
@@ -534,7 +534,7 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
   using Entries = std::vector<std::tuple<std::string, std::string, std::string>>;
-  std::mt19937_64 rng(17);
+  drydb_support::Rng rng(17);
   for (const TableSpec& spec : tables) {
     auto t = ds->table(spec.name);
     ASSERT_TRUE(t);

@@ -6,18 +6,18 @@
 
 #include <cstddef>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "drydb/detail/index_coding.h"
 #include "drydb/drydb.h"
 #include "drydb/limits.h"
+#include "support/random.h"
 
 namespace {
 
 TEST(Int64KeyCoding, RoundTripsAndSortsAsNumbers) {
-  std::mt19937_64 rng(11);
+  drydb_support::Rng rng(11);
   std::vector<int64_t> values{INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX};
   for (int i = 0; i < 1000; ++i)
     values.push_back(static_cast<int64_t>(rng()));
