@@ -424,6 +424,15 @@ TEST(Msgpack, ShowsBinExtAndOddKeys) {
   EXPECT_TRUE(msgpack_to_exact_json(pack_json(R"({"a":[1,"x"]})"), &exact));
 }
 
+// A map key that is a str but not UTF-8 shows as its {"base64":...} form quoted, as a key of
+// another type does: JSON object keys are strings.
+TEST(Msgpack, ANonUtf8MapKeyIsAQuotedString) {
+  std::string out;
+  const std::string bytes("\x81\xa1\xff\x01", 4);  // {str "\xff": 1}
+  ASSERT_TRUE(msgpack_to_json(bytes, &out));
+  EXPECT_EQ(out, R"({"{\"base64\":\"/w==\"}":1})");
+}
+
 TEST(Msgpack, FindsFields) {
   const std::string m = pack_json(R"({"n":-5,"s":"str","f":0.5,"b":true,"z":null,"a":[1]})");
   EXPECT_EQ(msgpack_field(m, "n").kind, Scalar::integer);

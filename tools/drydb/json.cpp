@@ -285,6 +285,19 @@ std::optional<uint32_t> JsonDocument::member(uint32_t object, std::string_view n
   return std::nullopt;
 }
 
+void append_json_base64(std::string& out, std::string_view bytes) {
+  out += "{\"base64\":\"";
+  out += to_base64(bytes);
+  out += "\"}";
+}
+
+void append_json_text_or_base64(std::string& out, std::string_view s) {
+  if (valid_utf8(s))
+    append_json_string(out, s);
+  else
+    append_json_base64(out, s);
+}
+
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';

@@ -81,6 +81,11 @@ class JsonDocument {
 
 // Appends `s` (valid UTF-8) as a JSON string literal.
 void append_json_string(std::string& out, std::string_view s);
+// Appends bytes in the tool's JSON form for bytes that are not text (docs/cli.md):
+// {"base64":"..."}.
+void append_json_base64(std::string& out, std::string_view bytes);
+// Appends `s` as a JSON string when it is valid UTF-8, else as {"base64":"..."}.
+void append_json_text_or_base64(std::string& out, std::string_view s);
 // Appends the JSON text of node `i` of `doc` in compact form.
 void append_json(std::string& out, const JsonDocument& doc, uint32_t i);
 

@@ -90,12 +90,8 @@ void append_json_key(std::string& out, KeyEncoding encoding, std::span<const std
     out += encoding.format(key);
   } else if (encoding.kind() != KeyKind::bytes) {
     append_json_string(out, encoding.format(key));
-  } else if (valid_utf8(text)) {
-    append_json_string(out, text);
   } else {
-    out += "{\"base64\":\"";
-    out += to_base64(text);
-    out += "\"}";
+    append_json_text_or_base64(out, text);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <msgpack.hpp>
 
+#include "json.h"
 #include "text.h"
 
 namespace drydb::cli {
@@ -234,16 +235,6 @@ void append_double(std::string& out, double d, bool single) {
   if (out.find_first_of(".e", start) == std::string::npos) out += ".0";
 }
 
-void string_to_json(std::string_view s, std::string& out) {
-  if (valid_utf8(s)) {
-    append_json_string(out, s);
-  } else {
-    out += "{\"base64\":\"";
-    out += to_base64(s);
-    out += "\"}";
-  }
-}
-
 // Depth is bounded by the unpack limit.
 void to_json(const msgpack::object& o, std::string& out) {
   using msgpack::type::object_type;
@@ -265,12 +256,10 @@ void to_json(const msgpack::object& o, std::string& out) {
       append_double(out, o.via.f64, o.type == object_type::FLOAT32);
       return;
     case object_type::STR:
-      string_to_json(str_of(o), out);
+      append_json_text_or_base64(out, str_of(o));
       return;
     case object_type::BIN:
-      out += "{\"base64\":\"";
-      out += to_base64({o.via.bin.ptr, o.via.bin.size});
-      out += "\"}";
+      append_json_base64(out, {o.via.bin.ptr, o.via.bin.size});
       return;
     case object_type::EXT:
       fmt::format_to(std::back_inserter(out), "{{\"ext\":{},\"base64\":\"", o.via.ext.type());
@@ -290,10 +279,11 @@ void to_json(const msgpack::object& o, std::string& out) {
       for (uint32_t k = 0; k < o.via.map.size; ++k) {
         if (k > 0) out += ',';
         const msgpack::object& key = o.via.map.ptr[k].key;
-        if (key.type == object_type::STR) {
-          string_to_json(str_of(key), out);
+        if (key.type == object_type::STR && valid_utf8(str_of(key))) {
+          append_json_string(out, str_of(key));
         } else {
-          // JSON keys are strings: a key of another type shows as its JSON text, quoted.
+          // JSON keys are strings: a key of another type, or a str that is not UTF-8 (its
+          // {"base64":...} form), shows as its JSON text, quoted.
           std::string text;
           to_json(key, text);
           append_json_string(out, text);

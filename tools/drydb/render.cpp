@@ -52,9 +52,7 @@ void append_json_value(std::string& out, std::string_view value) {
     return;
   }
   out.resize(start);
-  out += "{\"base64\":\"";
-  out += to_base64(value);
-  out += "\"}";
+  append_json_base64(out, value);
 }
 
 void append_delimited_field(std::string& out, std::string_view field, char delimiter) {
@@ -75,7 +73,7 @@ std::string delimited_bytes(std::string_view bytes) {
   if (valid_utf8(bytes) && !decoded_field(bytes, &scratch)) return std::string(bytes);
   std::string out;
   if (valid_utf8(bytes))
-    out = "{\"base64\":\"" + to_base64(bytes) + "\"}";
+    append_json_base64(out, bytes);
   else
     append_json_value(out, bytes);
   return out;
