@@ -50,6 +50,8 @@ class AtomicFileSink final : public Sink {
   ~AtomicFileSink() override;
   status write_at(uint64_t offset, std::span<const std::byte> bytes) override;
   status commit();
+  int fd() const noexcept { return fd_; }  // -1 after commit()
+  const std::filesystem::path& target() const noexcept { return target_; }
 
  private:
   mode_t target_mode() const;

@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -35,7 +37,7 @@ namespace {
 
 }  // namespace
 
-OutputFile::OutputFile(const std::string& path) : path_(path), target_(path) {
+OutputFile::OutputFile(const std::string& path) : path_(path) {
   struct stat st;
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode))
@@ -52,33 +54,21 @@ OutputFile::OutputFile(const std::string& path) : path_(path), target_(path) {
     if (stream_ == nullptr) fail_errno("write", path, errno);
     return;
   }
-  // Through symlinks, one at a time, to the file they name (which a dangling link's target
-  // makes).
-  std::filesystem::path p = path;
-  std::error_code ec;
-  for (int hops = 0; std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec)); ++hops) {
-    if (hops == 40) fail(fmt::format("cannot write '{}': too many symlinks", path));
-    const std::filesystem::path link = std::filesystem::read_symlink(p, ec);
-    if (ec) fail(fmt::format("cannot resolve '{}': {}", path, ec.message()));
-    p = link.is_absolute() ? link : p.parent_path() / link;
-  }
-  target_ = p.string();
-  // A file the user may not write is not replaced behind their back.
-  if (::access(target_.c_str(), F_OK) == 0 && ::access(target_.c_str(), W_OK) != 0)
+  // A file the user may not write is not replaced behind their back (through symlinks).
+  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0)
     fail_errno("write", path, errno);
-  std::filesystem::path dir = std::filesystem::path(target_).parent_path();
-  if (dir.empty()) dir = ".";
-  std::string pattern =
-      (dir / ("." + std::filesystem::path(target_).filename().string() + ".tmp-XXXXXX")).string();
-  const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
-  if (fd < 0) fail_errno("create a temp file in", dir.string(), errno);
-  temp_ = pattern;
+  auto file = AtomicFile::create(path);
+  if (!file) fail(file.error().message);  // it names the folder or file
+  file_ = std::make_unique<AtomicFile>(std::move(*file));
+  // A stream of its own over a duplicate of the temp file's descriptor: closing it leaves the
+  // AtomicFile's descriptor (and its lock) for the commit.
+  const int fd = ::fcntl(file_->fd(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) fail_errno("write", path, errno);
   stream_ = ::fdopen(fd, "wb");
   if (stream_ == nullptr) {
     const int err = errno;
     ::close(fd);
-    ::unlink(temp_.c_str());
-    fail_errno("write", temp_, err);
+    fail_errno("write", path, err);
   }
 }
 
@@ -87,42 +77,21 @@ OutputFile::~OutputFile() {
     flush_output(stream_);  // which fclose would do, and forgets the stream's write error
     std::fclose(stream_);
   }
-  if (!temp_.empty()) ::unlink(temp_.c_str());
+  // An uncommitted file_ removes its temp file.
 }
 
 void OutputFile::commit() {
   std::FILE* f = stream_;
   stream_ = nullptr;
-  if (temp_.empty()) {
-    // A write that failed earlier fails the command, even when nothing was left to flush.
-    const int write_err = flush_output(f);
-    const bool closed = std::fclose(f) == 0;
-    if (write_err != 0) fail_errno("write", path_, write_err);
-    if (!closed) fail_errno("write", path_, errno);
-    return;
-  }
-  // The replaced file's permissions, else what open(2) gives a new file. The
-  // tool has one thread: reading the umask by setting it races with nothing.
-  mode_t mode;
-  if (struct stat st; ::stat(target_.c_str(), &st) == 0) {
-    mode = st.st_mode & 07777;
-  } else {
-    const mode_t mask = ::umask(022);
-    ::umask(mask);
-    mode = 0666 & ~mask;
-  }
   // The errno of the first write that failed, which a flush with nothing left to write (stdio
-  // dropped what the failed write held) has not got.
+  // dropped what the failed write held) has not got. A write that failed earlier fails the
+  // command, even when nothing was left to flush.
   const int write_err = flush_output(f);
-  const bool written = write_err == 0;
-  const int fd = ::fileno(f);
-  const bool synced = written && ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
-  const int sync_err = errno;
   const bool closed = std::fclose(f) == 0;
-  if (!written) fail_errno("write", path_, write_err);
-  if (!synced || !closed) fail_errno("write", path_, synced ? errno : sync_err);
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail_errno("replace", path_, errno);
-  temp_.clear();
+  if (write_err != 0) fail_errno("write", path_, write_err);
+  if (!closed) fail_errno("write", path_, errno);
+  if (file_ == nullptr) return;  // written in place
+  if (auto st = file_->commit(); !st) fail(st.error().message);  // it names the file
 }
 
 }  // namespace drydb::cli

@@ -1,14 +1,18 @@
 // A command's output file (`drydb dump -o FILE`), written whole or not at
-// all: a new or regular file is written as a temp file beside it
-// (`.<name>.tmp-XXXXXX`) that commit() renames over it, so a failed or
-// interrupted command leaves the previous file as it was; a FIFO or device,
-// and a descriptor's name (/dev/stdout, /dev/fd/N, /proc/self/fd/N), is
-// written in place, appending.
+// all: a new or regular file through drydb::AtomicFile (a temp file beside it,
+// `.<name>.tmp-XXXXXX`, that commit() syncs and renames over it, then syncs
+// the folder; a killed command's leftover is removed by the next one), so a
+// failed or interrupted command leaves the previous file as it was; a FIFO or
+// device, and a descriptor's name (/dev/stdout, /dev/fd/N, /proc/self/fd/N),
+// is written in place, appending.
 // A symlink's target is the file replaced, the link stays.
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <string>
+
+#include "drydb/atomic_file.h"
 
 namespace drydb::cli {
 
@@ -28,14 +32,13 @@ class OutputFile {
 
   std::FILE* stream() const { return stream_; }
   // Flushes, syncs and renames the temp file over the target (the new file
-  // takes the old one's permissions, else 0666 less the umask). Fails
-  // (CliError) on any write error.
+  // takes the old one's permissions, else 0666 less the umask) and syncs its
+  // folder. Fails (CliError) on any write error.
   void commit();
 
  private:
   std::string path_;  // as given, for messages
-  std::string target_;
-  std::string temp_;  // empty when written in place
+  std::unique_ptr<AtomicFile> file_;  // null when written in place
   std::FILE* stream_ = nullptr;
 };
 

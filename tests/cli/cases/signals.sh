@@ -84,6 +84,18 @@ expect_stderr_has "drydb: interrupted; the dump is incomplete"
 expect_true "the output is as it was" test "$(cat out.jsonl)" = "the previous dump"
 expect_true "no temp file is left" test "$(find . -maxdepth 1 -name '.out.jsonl*' | wc -l)" = 0
 
+# Killed (SIGKILL) while writing: the file as it was and a temp file beside it, which the next
+# dump to the same file removes (no live writer holds it) as it writes the file whole.
+paused_run dump:writing KILL "$DRYDB" dump t.drydb -o out.jsonl
+expect_status 137
+expect_true "the output is as it was" test "$(cat out.jsonl)" = "the previous dump"
+expect_true "the killed dump's temp file is left" \
+  test "$(find . -maxdepth 1 -name '.out.jsonl.tmp-*' | wc -l)" = 1
+run drydb dump t.drydb -o out.jsonl
+expect_status 0
+expect_true "the next dump removed it" test "$(find . -maxdepth 1 -name '.out.jsonl*' | wc -l)" = 0
+expect_true "and wrote the dump" grep -q '"drydb_dump":2' out.jsonl
+
 # A dump to standard output writes in place, and a signal takes its default action there (as
 # for any filter of a pipeline): the output ends without the dump's end record, and
 # `drydb build` refuses it.
