@@ -831,6 +831,42 @@ TEST(Text, HexBase64AndHelpers) {
   EXPECT_FALSE(printable_text("\xc2\x85"));  // a C1 control
 }
 
+// UTF-8 as RFC 3629 defines it: simdjson's check (valid_utf8) and the offset of the first bad
+// byte (the tool's decoder) agree on every kind of sequence, good and bad, anywhere in a text
+// long enough for the SIMD path.
+TEST(Text, Utf8IsCheckedAsRfc3629Says) {
+  struct Case {
+    std::string bytes;
+    bool valid;
+  };
+  const std::vector<Case> cases{
+      {"", true}, {"a", true}, {"\x7f", true}, {"\xc2\x80", true}, {"\xdf\xbf", true},
+      {"\xe0\xa0\x80", true}, {"\xed\x9f\xbf", true}, {"\xee\x80\x80", true},
+      {"\xef\xbf\xbf", true}, {"\xf0\x90\x80\x80", true}, {"\xf4\x8f\xbf\xbf", true},
+      {"\x80", false},                  // a lone continuation byte
+      {"\xc0\x80", false},             // overlong NUL
+      {"\xc1\xbf", false},             // overlong
+      {"\xe0\x80\x80", false},        // overlong
+      {"\xf0\x80\x80\x80", false},    // overlong
+      {"\xed\xa0\x80", false},        // a surrogate (U+D800)
+      {"\xed\xbf\xbf", false},        // a surrogate (U+DFFF)
+      {"\xf4\x90\x80\x80", false},    // past U+10FFFF
+      {"\xf5\x80\x80\x80", false},    // no such lead byte
+      {"\xff", false},
+      {"\xc3", false},                  // cut short
+      {"\xe2\x82", false},             // cut short
+      {"\xe2\x28\xa1", false},         // a bad continuation
+  };
+  for (const Case& c : cases) {
+    for (size_t at : {size_t{0}, size_t{1}, size_t{63}, size_t{200}}) {
+      const std::string text = std::string(at, 'x') + c.bytes + std::string(70, 'y');
+      SCOPED_TRACE(testing::Message() << "case " << to_hex(c.bytes) << " at " << at);
+      EXPECT_EQ(valid_utf8(text), c.valid);
+      EXPECT_EQ(invalid_utf8_offset(text), c.valid ? std::string_view::npos : at);
+    }
+  }
+}
+
 TEST(Text, HexDumpsLikeHexdumpC) {
   EXPECT_EQ(hex_dump("Hello\x01", 0),
             "00000000  48 65 6c 6c 6f 01                                 |Hello.|\n");

@@ -3,12 +3,15 @@
 #include <fnmatch.h>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 namespace drydb::cli {
 
 namespace {
 
-// Length of the UTF-8 sequence at s[i] and its code point, or 0 if malformed.
+// Length of the UTF-8 sequence at s[i] and its code point, or 0 if malformed. For what needs
+// each code point (controls to escape, the offset of a bad byte); whether text is UTF-8 at all
+// is simdjson's check (valid_utf8).
 size_t utf8_sequence(std::string_view s, size_t i, uint32_t* cp) noexcept {
   const auto b0 = static_cast<unsigned char>(s[i]);
   if (b0 < 0x80) {
@@ -54,6 +57,7 @@ int hex_value(char c) noexcept {
 }  // namespace
 
 size_t invalid_utf8_offset(std::string_view s) noexcept {
+  if (valid_utf8(s)) return std::string_view::npos;
   uint32_t cp;
   for (size_t i = 0; i < s.size();) {
     if (static_cast<unsigned char>(s[i]) < 0x80) {
@@ -68,7 +72,9 @@ size_t invalid_utf8_offset(std::string_view s) noexcept {
 }
 
 bool valid_utf8(std::string_view s) noexcept {
-  return invalid_utf8_offset(s) == std::string_view::npos;
+  // The same rules as utf8_sequence (no overlong forms, no surrogates, at most U+10FFFF), checked
+  // many bytes at a time.
+  return simdjson::validate_utf8(s.data(), s.size());
 }
 
 bool printable_text(std::string_view s) noexcept {
