@@ -1,0 +1,68 @@
+"""drydb/_drydb.pyi against the extension it describes: every public function, class, method and
+property of drydb._drydb has a stub, and every stub names something the module has, so that the
+hand-kept stubs cannot drift from the bindings (a renamed or new binding fails here)."""
+
+import ast
+import inspect
+import os
+
+import drydb
+from drydb import _drydb
+
+STUBS = os.path.join(os.path.dirname(drydb.__file__), "_drydb.pyi")
+
+
+def stub_names():
+    """{name: set of member names} for each class of the stubs, and the module's functions and
+    constants under "" (names with a leading underscore are private and left out)."""
+    tree = ast.parse(open(STUBS, encoding="utf-8").read())
+    out = {"": set()}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[""].add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out[""].add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            out[""].update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.ClassDef):
+            members = set()
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    members.add(item.name)
+                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    # An attribute: of the class, or of its instances (Error.code), which the
+                    # class itself does not show; "+" marks it.
+                    members.add("+" + item.target.id)
+            out[node.name] = members
+            out[""].add(node.name)
+    return {k: {n for n in v if not n.lstrip("+").startswith("_")} for k, v in out.items()}
+
+
+def module_names():
+    """The same for the extension module itself."""
+    out = {"": set()}
+    for name, obj in vars(_drydb).items():
+        if name.startswith("_"):
+            continue
+        out[""].add(name)
+        if inspect.isclass(obj) and obj.__module__.startswith("drydb"):
+            out[name] = {n for n in vars(obj) if not n.startswith("_")}
+    return out
+
+
+def test_every_binding_has_a_stub_and_every_stub_a_binding():
+    stubs, module = stub_names(), module_names()
+    # Aliases of the stubs only (KeyIn, KeyOut...) are types for annotations, not bindings.
+    aliases = {n for n in stubs[""] if n not in module[""] and n[0].isupper() and n not in stubs}
+    missing = sorted(module[""] - stubs[""])
+    extra = sorted(stubs[""] - module[""] - aliases)
+    assert not missing, "bindings without a stub in _drydb.pyi: %s" % missing
+    assert not extra, "stubs of nothing in drydb._drydb: %s" % extra
+    for cls in sorted(set(module) - {""}):
+        if cls not in stubs:
+            continue  # an exception class stubbed as "class X(Error): ..." with no members
+        stubbed = {n.lstrip("+") for n in stubs[cls]}
+        missing = sorted(module[cls] - stubbed)
+        extra = sorted(n for n in stubs[cls] - module[cls] if not n.startswith("+"))
+        assert not missing, "%s: members without a stub: %s" % (cls, missing)
+        assert not extra, "%s: stubs of members it lacks: %s" % (cls, extra)
