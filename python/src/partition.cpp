@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -97,7 +96,12 @@ py::list range_splits(const std::vector<SamplePart>& sample, uint32_t shards) {
     const std::string_view data = blob;
     if (lengths.ndim() != 1) throw py::value_error("range_splits: the lengths are one array");
     size_t at = 0;
-    for (const int64_t n : std::span(lengths.data(), static_cast<size_t>(lengths.size()))) {
+    // Read with memcpy: an array that came through pickle (a sample task's, from a Dask worker)
+    // may lie at an address no int64 may be read from directly.
+    const auto* raw = reinterpret_cast<const std::byte*>(lengths.data());
+    for (size_t k = 0; k < static_cast<size_t>(lengths.size()); ++k) {
+      int64_t n;
+      std::memcpy(&n, raw + k * sizeof n, sizeof n);
       if (n < 0 || static_cast<uint64_t>(n) > data.size() - at) {
         throw py::value_error("range_splits: the lengths overrun their keys");
       }
