@@ -56,7 +56,8 @@ ROUTE = "_partitions"
 # Input partitions times shards up to which the build cuts each partition into its pieces of
 # each shard itself (a task per partition, a getitem task per piece) rather than run Dask's
 # shuffle: as many tasks as the task shuffle's one stage (32 partitions and shards at most)
-# would make. Beyond it the shuffle's stages keep the scheduler's tasks fewer than partitions * shards.
+# would make. Beyond it the shuffle's stages keep the scheduler's tasks fewer than
+# partitions * shards.
 SPLIT_PIECES = 32 * 32
 # Rows a shard task appends per append_columns call: the batch's converted columns (strings of
 # object columns copied to UTF-8, packed rows) stay small beside the builder's budget, and the
@@ -186,8 +187,8 @@ def _json_lines_input(source, build_id):
              for i, path in enumerate(files)]
     # A file whose column holds other types than the first lines (floats or text where they
     # had ints) gives its partition another dtype: Dask is not asked to check (verify_meta),
-    # the shuffle concatenates a shard's pieces to their common dtype, and append_columns
-    # takes each. The partitions' own tasks are named as the reads, so that Dask's fusing of a
+    # and append_columns takes each piece in its own types (Dask's shuffle, past
+    # SPLIT_PIECES, concatenates a shard's pieces to their common dtype first). The partitions' own tasks are named as the reads, so that Dask's fusing of a
     # read into its partition keeps the name (not "drydb-read-json-lines-from-delayed").
     return dd.from_delayed(parts, meta=meta, verify_meta=False, prefix="drydb-read-json-lines")
 
@@ -578,7 +579,7 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
       it are sorted in runs spilled to the worker's temp folder.
     persist: hold the parsed input in the cluster's memory (client.persist) while the build
       runs, so that it is read once; False reads it again for each stage (the count and key
-      sample, then the shuffle).
+      sample, then the split).
     progress: show Dask's progress bar for each stage.
     max_shard_bytes: a ShardSizeWarning for each shard file larger than this (it is published).
     stats: a dict the build fills with its report: "generation", "rows", "bytes", "shards" (per
