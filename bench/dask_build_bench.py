@@ -138,8 +138,8 @@ def main():
         lines.append("| `%s` | %.2f | %.0f%% |" % (kind, s, 100 * s / total if total else 0))
     lines += ["", "The same round's stages, wall time (`build_dataset(stats=...)`: prepare makes "
               "the input's graph; persist reads and parses the input once; count and sample find "
-              "the split keys; build cuts each input partition into its shards' pieces and "
-              "builds the shards; publish checks and publishes):", "",
+              "the split keys; build moves each row to its shard (the split, or Dask's shuffle "
+              "with --split-pieces 0) and builds the shards; publish checks and publishes):", "",
               "| stage | seconds |", "|---|--:|"]
     for stage, s in median_stages.items():
         lines.append("| %s | %.2f |" % (stage, s))

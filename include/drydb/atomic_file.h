@@ -30,8 +30,9 @@ class AtomicFileSink;
 
 class AtomicFile {
  public:
-  // errc::invalid_argument for a target that is not a regular file (or a new one); errc::io_error
-  // when the temp file cannot be made.
+  // Fails with errc::invalid_argument when the target exists and is not a regular file (or
+  // symlinks lead nowhere after 40 hops), errc::io_error when it cannot be inspected or the temp
+  // file cannot be made. A target that does not exist yet is fine.
   static result<AtomicFile> create(const std::filesystem::path& path);
 
   AtomicFile(AtomicFile&&) noexcept;
@@ -48,7 +49,7 @@ class AtomicFile {
   // Gives the file the replaced file's permissions (else 0666 less the umask), syncs it, renames
   // it over the target and syncs the folder. After an error before the rename the target is as
   // it was; an error syncing the folder comes after the rename (the new file is complete).
-  // At most once.
+  // At most once. A moved-from AtomicFile may only be destroyed or assigned to.
   status commit();
 
  private:

@@ -1,6 +1,7 @@
-// drydb/build_points.h: named moments of a build to a file (and of a dataset's publish), and a
-// hook called at each: a seam for tests that stop or signal a build exactly there instead of
-// timing a kill (tests/write/crash_build_test.cpp, and the drydb tool's DRYDB_TEST_PAUSE, which
+// drydb/build_points.h: named moments of a build to a file (and of a dataset's publish; synced
+// and renamed are also reached by any AtomicFile's commit), and a hook called at each: a seam
+// for tests that stop or signal a build exactly there instead of timing a kill
+// (tests/write/crash_build_test.cpp, and the drydb tool's DRYDB_TEST_PAUSE, which
 // tests/cli/cases/signals.sh uses). With no hook set, a point costs a load and a test; points
 // are per build phase, never per row.
 #pragma once

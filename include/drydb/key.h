@@ -57,7 +57,7 @@ class Key {
       key.kind_ = kind;
       key.ext_ = nullptr;
       key.size_ = static_cast<uint32_t>(std::min<size_t>(encoded.size(), sizeof key.buf_));
-      std::memcpy(key.buf_, encoded.data(), key.size_);
+      if (key.size_ != 0) std::memcpy(key.buf_, encoded.data(), key.size_);
     }
     return key;
   }

@@ -27,7 +27,8 @@ constexpr uint32_t max_key_length(uint32_t page_size) noexcept {
 inline constexpr uint64_t kMaxValueLength = detail::kMaxValueLength;
 
 // The format version this library writes (docs/format.md, "File header"): it
-// reads files of this major version and any minor version up to this one.
+// reads every file of this major version whose required features it knows (a
+// later minor version reads too unless it requires something new).
 inline constexpr uint16_t kFormatMajor = detail::kFormatMajor;
 inline constexpr uint16_t kFormatMinor = detail::kFormatMinor;
 

@@ -1,7 +1,7 @@
 # Type stubs of the drydb._drydb extension, which the package drydb re-exports.
 import os
 import uuid
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Tuple, TypeVar, Union, overload
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 # A key of a table, typed by its key encoding: int ("int64"), bytes or str as UTF-8 ("bytes" and
 # custom encodings), uuid.UUID ("uuid_v7"), str ("ulid").
@@ -349,7 +349,7 @@ def shard_numbers(
     keys: Any, key_encoding: str, function: str, splits: list[bytes], shards: int, *, name: str = "key"
 ) -> bytes: ...
 def encode_keys(keys: Any, key_encoding: str, *, name: str = "key") -> list[bytes]: ...
-def range_splits(sample: List[Tuple[bytes, Any]], shards: int) -> list[bytes]: ...
+def range_splits(sample: Sequence[Tuple[bytes, Any]], shards: int) -> list[bytes]: ...
 # A JSON Lines file's columns, for drydb.read_json_lines (absent when built without simdjson):
 # (rows, [(name, kind, values, mask or None)]), kind "int64", "float64", "bool" or "object".
 def _read_json_lines(

@@ -81,7 +81,7 @@ def sample_splits(encoded_keys, shards):
     positions of the sorted distinct sample (bytes order, as drydb sorts; empty keys left out).
     Fewer distinct keys than shards give fewer splits (the last shards then stay empty)."""
     import numpy
-    keys = [bytes(k) for k in encoded_keys]
+    keys = [bytes(memoryview(k)) for k in encoded_keys]  # bytes-like only (bytes(3) is 3 zeros)
     lengths = numpy.fromiter(map(len, keys), dtype="i8", count=len(keys))
     return _drydb.range_splits([(b"".join(keys), lengths)], shards)
 
@@ -188,8 +188,9 @@ def _json_lines_input(source, build_id):
     # A file whose column holds other types than the first lines (floats or text where they
     # had ints) gives its partition another dtype: Dask is not asked to check (verify_meta),
     # and append_columns takes each piece in its own types (Dask's shuffle, past
-    # SPLIT_PIECES, concatenates a shard's pieces to their common dtype first). The partitions' own tasks are named as the reads, so that Dask's fusing of a
-    # read into its partition keeps the name (not "drydb-read-json-lines-from-delayed").
+    # SPLIT_PIECES, concatenates a shard's pieces to their common dtype first). The partitions'
+    # own tasks are named as the reads, so that Dask's fusing of a read into its partition keeps
+    # the name (not "drydb-read-json-lines-from-delayed").
     return dd.from_delayed(parts, meta=meta, verify_meta=False, prefix="drydb-read-json-lines")
 
 
@@ -236,7 +237,7 @@ def _split(frame, number, key, key_encoding, function, splits, shards):
     if (numbers[1:] < numbers[:-1]).any():  # else in shard order already (keys sorted)
         # Rows in shard order, each shard's in their input order: a stable sort, a radix sort
         # for 16-bit numbers (a shard number is below 65536).
-        frame = frame.take(numpy.argsort(numbers.astype("<u2"), kind="stable"))
+        frame = frame.take(numpy.argsort(numbers.astype("u2"), kind="stable"))
     return [frame.iloc[start:end] for start, end in zip([0] + ends[:-1], ends)]
 
 
@@ -300,18 +301,22 @@ def _index_keys(frame, spec, key):
     return pandas.Series([k for k in out if k is not None], dtype=object)
 
 
-def _index_function(frame, spec, key, key_encoding):
-    """add_index's function for `spec` over the rows of a shard: its index keys computed before
-    the build (_index_values), looked up by primary key. For int64 and bytes tables the function
-    is a dict's own get (called get(key, value); every key is in it), so no Python code runs per
-    row; other encodings look up the encoded key."""
-    values = _index_values(frame, spec, key)
-    keys = _key_series(frame[key])
-    if key_encoding == "int64":
-        return dict(zip(keys.tolist(), values)).get
-    encoded = _drydb.encode_keys(_column(keys), key_encoding, name=str(key)) if len(keys) else []
-    lookup = dict(zip(encoded, values))
-    if key_encoding == "bytes":
+def _index_function(pieces, spec, key, key_encoding):
+    """add_index's function for `spec` over the rows of a shard (its pieces, each in the types it
+    was appended in): its index keys computed before the build (_index_values), looked up by
+    primary key. For int64 and bytes tables the function is a dict's own get (called get(key,
+    value); every key is in it), so no Python code runs per row; other encodings look up the
+    encoded key."""
+    lookup = {}
+    for frame in pieces:
+        values = _index_values(frame, spec, key)
+        keys = _key_series(frame[key])
+        if key_encoding == "int64":
+            lookup.update(zip(keys.tolist(), values))
+        elif len(keys):
+            encoded = _drydb.encode_keys(_column(keys), key_encoding, name=str(key))
+            lookup.update(zip(encoded, values))
+    if key_encoding in ("int64", "bytes"):
         return lookup.get
     return lambda k, v: lookup.get(_drydb.encode_key(k, key_encoding))
 
@@ -349,7 +354,6 @@ def _build_shard(pieces, number, folder, table, key, value, key_encoding, indexe
     (shuffled: with the routing column ROUTE, no field, and the input's own ROUTE column, if any,
     renamed `hidden`); returns its manifest entry and how many rows it took."""
     import drydb
-    import pandas
 
     if shuffled:
         pieces = [p.drop(columns=ROUTE) for p in pieces]
@@ -379,13 +383,11 @@ def _build_shard(pieces, number, folder, table, key, value, key_encoding, indexe
                     # raises from it.
                     _append_rows(t, batch, key, key_encoding)
             rows += len(batch)
-    if indexes:
-        # Index functions see the rows as given (uuid.UUID keys too).
-        rows_in = pieces[0] if len(pieces) == 1 else pandas.concat(pieces, ignore_index=True)
-        for spec in indexes:
-            t.add_index(spec["name"], unique=spec.get("unique", False),
-                        key_encoding=spec.get("key_encoding", "bytes"),
-                        key=_index_function(rows_in, spec, key, key_encoding))
+    for spec in indexes:
+        # Index functions see the rows as given (uuid.UUID keys too), each piece in its types.
+        t.add_index(spec["name"], unique=spec.get("unique", False),
+                    key_encoding=spec.get("key_encoding", "bytes"),
+                    key=_index_function(pieces, spec, key, key_encoding))
     final = os.path.join(folder, SHARD_FILE.format(number))
     # Builder.build writes a temporary file beside `final` and renames it: a task that is run
     # again replaces the file whole, never leaving two.

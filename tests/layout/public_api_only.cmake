@@ -1,5 +1,6 @@
 # The drydb tool and the Python bindings are built on the public API only: no file under tools/
-# or python/ includes a drydb/detail/ header or names drydb::detail. Run as
+# or python/ includes a drydb/detail/ header or names drydb::detail (detail::x, or a using of
+# the namespace). Run as
 #   cmake -DSOURCE_DIR=<checkout> -P public_api_only.cmake
 cmake_policy(VERSION 3.20)
 file(GLOB_RECURSE sources LIST_DIRECTORIES false
@@ -10,7 +11,7 @@ if(NOT sources)
 endif()
 set(offenders "")
 foreach(source IN LISTS sources)
-  file(STRINGS "${source}" lines REGEX "drydb/detail/|detail::")
+  file(STRINGS "${source}" lines REGEX "drydb/detail/|detail(::|;)")
   foreach(line IN LISTS lines)
     file(RELATIVE_PATH relative "${SOURCE_DIR}" "${source}")
     string(STRIP "${line}" line)

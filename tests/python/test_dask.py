@@ -252,8 +252,8 @@ def test_int64_keys_hash_partitioning_and_checks(tmp_path, client, rows_path):
 
 def test_user_columns_and_missing_values(tmp_path, client, rows_path):
     # A user column named as the shuffle's routing column (or as the one it used to have) is a
-    # field like any other, on either path; pandas' nullable dtypes' pd.NA is a missing value: a field left out
-    # of its row.
+    # field like any other, on either path; pandas' nullable dtypes' pd.NA is a missing value: a
+    # field left out of its row.
     frame = pandas.DataFrame({
         "id": pandas.array([1, 2, 3, 4], dtype="Int64"),
         "_shard": [10, 20, 30, 40],
@@ -488,11 +488,38 @@ def test_split_cuts_a_partition_into_each_shards_rows_in_input_order():
             assert len(pieces) == shards
             want = [[] for _ in range(shards)]
             for position, k in enumerate(rows["id"].tolist()):
-                want[drydb._drydb.shard_of(function, s, shards, drydb._drydb.encode_key(k, "int64"))].append(position)
+                encoded_key = drydb._drydb.encode_key(k, "int64")
+                want[drydb._drydb.shard_of(function, s, shards, encoded_key)].append(position)
             for piece, positions in zip(pieces, want):
                 assert list(piece.columns) == ["id", "s", "n"]
                 pandas.testing.assert_frame_equal(piece.reset_index(drop=True),
                                                   rows.iloc[positions].reset_index(drop=True))
+
+
+def test_index_functions_see_each_piece_as_it_is_stored(tmp_path):
+    # On the split path a shard's pieces keep their own dtypes, in the rows and in what the index
+    # functions see: partition 0's ints stay ints beside partition 1's floats, and a column only
+    # partition 1 has is missing (no index entry) for partition 0's rows.
+    parts = [pandas.DataFrame({"id": [1, 2], "n": pandas.array([10, 20], dtype="Int64")}),
+             pandas.DataFrame({"id": [3, 4], "n": [30.5, 40.5], "extra": ["c", "d"]})]
+    seen = []
+
+    def record(key, row):
+        seen.append((key, row.get("n")))
+        return None
+
+    frame = dd.from_delayed([dask.delayed(p) for p in parts], meta=parts[0].iloc[:0],
+                            verify_meta=False)
+    root = str(tmp_path / "ds")
+    with dask.config.set(scheduler="sync"):
+        build_dataset(frame, root, key="id", key_encoding="int64", shards=1, indexes=[
+            {"name": "extra", "column": "extra"}, {"name": "seen", "key": record}])
+    assert sorted(seen) == [(1, 10), (2, 20), (3, 30.5), (4, 40.5)]
+    assert [type(n) for _, n in sorted(seen)] == [int, int, float, float]
+    with drydb.open_dataset(root) as ds:
+        t = ds.table("rows", decode="msgpack")
+        assert t[1] == {"id": 1, "n": 10} and t[3] == {"id": 3, "n": 30.5, "extra": "c"}
+        assert [k for k, _ in ds.table("rows").index("extra").range()] == [3, 4]  # rows of "c", "d"
 
 
 def test_skewed_shards_spill_and_are_reported(tmp_path, client):
@@ -551,7 +578,7 @@ def _load(i, rows):
 def test_persist_reads_the_input_once(tmp_path):
     # The local scheduler (no client, and the test module's client not the default scheduler),
     # so that the loads are counted in this process: persisted, each input partition is read
-    # once for the count, the key sample and the shuffle; with persist=False, once per stage.
+    # once for the count, the key sample and the split; with persist=False, once per stage.
     meta = pandas.DataFrame({"id": pandas.Series([], dtype="i8"),
                              "v": pandas.Series([], dtype=object)})
     for persist, reads in [(True, 4), (False, 12)]:

@@ -1,6 +1,7 @@
 // The one random generator of the tests and fuzz targets (free of GoogleTest): splitmix64, so
-// a seed gives the same data on every platform and standard library (std::mt19937_64 would,
-// but the std distributions do not). Usable with std::shuffle.
+// a seed gives the same numbers on every platform and standard library (std::mt19937_64 would,
+// but the std distributions do not). Usable with std::shuffle, whose algorithm is each standard
+// library's own: an order shuffled so may differ between them.
 #pragma once
 
 #include <cstdint>

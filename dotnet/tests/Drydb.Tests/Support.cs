@@ -94,17 +94,18 @@ internal sealed record ChildRun(int ExitCode, string Stdout, string Stderr)
     using var process = Process.Start(start)!;
     var stdout = process.StandardOutput.ReadToEndAsync();
     var stderr = process.StandardError.ReadToEndAsync();
-    if (stdin != null)
+    // Written beside the wait, so that a child that never reads cannot block the test.
+    var input = stdin == null ? Task.CompletedTask : Task.Run(() =>
     {
       process.StandardInput.Write(stdin);
       process.StandardInput.Close();
-    }
+    });
     if (!process.WaitForExit((int)Bounded.Limit.TotalMilliseconds))
     {
       process.Kill(entireProcessTree: true);
       Assert.Fail($"{program} {string.Join(' ', arguments)} did not exit within {Bounded.Limit.TotalSeconds} s");
     }
-    process.WaitForExit();  // and its output is read to the end
+    Bounded.Wait(input, "writing its input");
     return new ChildRun(process.ExitCode, Bounded.Result(stdout, "reading its output"),
                         Bounded.Result(stderr, "reading its errors"));
   }
