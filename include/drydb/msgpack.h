@@ -913,8 +913,7 @@ class MsgpackTableBuilder {
             std::span<const std::byte> key,
             std::span<const std::byte> value) mutable -> result<std::optional<IndexKey>> {
           const T* row = state->decode(
-              table,
-              MsgpackColumns{builder->columns(), builder->key_column(), table_encoding},
+              table, MsgpackColumns{builder->columns(), builder->key_column(), table_encoding},
               index, key, value);
           if (row == nullptr) return state->decode_error;
           std::string why = "the function threw";

@@ -16,8 +16,8 @@
 //
 // Only the last step, with the GIL, makes Python objects: str for strings, dicts and lists for
 // nested values, none for numbers and bools (int64 and float64 arrays are the words themselves,
-// handed over without a copy). A line simdjson refuses is given to json.loads, so what it reads (integers past 64
-// bits, NaN, lone surrogates) is read as it reads it; a line neither reads is an
+// handed over without a copy). A line simdjson refuses is given to json.loads, so what it reads
+// (integers past 64 bits, NaN, lone surrogates) is read as it reads it; a line neither reads is an
 // InvalidArgumentError naming the file and the line. A member given twice keeps its last value
 // in its first place, as json.loads does.
 #include <fcntl.h>
@@ -52,7 +52,9 @@ namespace dom = simdjson::dom;
 // What a row holds in a column. kObject: a Python object json.loads made (an int past 64 bits,
 // a value of a line only json.loads reads, a str that is not UTF-8).
 enum Tag : uint8_t { kMissing, kInt, kUInt, kFloat, kBool, kStr, kNested, kObject };
-constexpr uint32_t bit(Tag t) { return 1u << t; }
+constexpr uint32_t bit(Tag t) {
+  return 1u << t;
+}
 
 // A nested value (an object or array member's value) flattened in document order: an array
 // node is followed by its `count` elements, an object node by `count` pairs of a kStr node (the
@@ -66,10 +68,10 @@ struct Node {
 
 struct Column {
   std::string name;
-  std::vector<uint8_t> tags;    // one per row (rows past its last value are added at the end)
-  std::vector<uint64_t> words;  // int64, uint64, double bits, 0/1, or the index of a str,
-                                // a nested value's first node or a kObject
-  std::string text;             // every str of the column (values, nested ones, member names)
+  std::vector<uint8_t> tags;        // one per row (rows past its last value are added at the end)
+  std::vector<uint64_t> words;      // int64, uint64, double bits, 0/1, or the index of a str,
+                                    // a nested value's first node or a kObject
+  std::string text;                 // every str of the column (values, nested ones, member names)
   std::vector<uint64_t> text_ends;  // the end of each str in `text`
   std::vector<Node> nodes;
   std::vector<py::object> objects;  // touched only with the GIL
@@ -130,7 +132,8 @@ class Reader {
     decode_error_ = py::module_::import("json").attr("JSONDecodeError");
     if (only) {
       for (std::string& name : *only) {
-        if (by_name_.count(name)) raise_error(errc::invalid_argument, "columns names '" + name + "' twice");
+        if (by_name_.count(name))
+          raise_error(errc::invalid_argument, "columns names '" + name + "' twice");
         by_name_.emplace(name, static_cast<uint32_t>(columns_.size()));
         columns_.emplace_back().name = std::move(name);
       }
@@ -196,7 +199,8 @@ class Reader {
   // with the GIL.
   py::tuple finish() {
     py::list out;
-    for (Column& c : columns_) out.append(finish(c));
+    for (Column& c : columns_)
+      out.append(finish(c));
     return py::make_tuple(rows_, out);
   }
 
@@ -239,7 +243,8 @@ class Reader {
         members_.emplace_back(c, member.value);
       }
     }
-    for (auto& [c, value] : members_) store(columns_[c], value);
+    for (auto& [c, value] : members_)
+      store(columns_[c], value);
     ++rows_;
     return true;
   }
@@ -248,7 +253,8 @@ class Reader {
   // leaves out. Rows usually name their members in one order: the column at this position in
   // the last row is tried first.
   uint32_t column_of(size_t position, std::string_view name) {
-    if (position < recent_.size() && recent_[position].first == name) return recent_[position].second;
+    if (position < recent_.size() && recent_[position].first == name)
+      return recent_[position].second;
     uint32_t c;
     if (auto it = by_name_.find(name); it != by_name_.end()) {
       c = it->second;
@@ -293,8 +299,7 @@ class Reader {
       case dom::element_type::UINT64:
         return nodes.push_back({v.get_uint64().value_unsafe(), 0, kUInt});
       case dom::element_type::DOUBLE:
-        return nodes.push_back(
-            {std::bit_cast<uint64_t>(v.get_double().value_unsafe()), 0, kFloat});
+        return nodes.push_back({std::bit_cast<uint64_t>(v.get_double().value_unsafe()), 0, kFloat});
       case dom::element_type::BOOL:
         return nodes.push_back({v.get_bool().value_unsafe() ? 1u : 0u, 0, kBool});
       case dom::element_type::STRING:
@@ -366,7 +371,8 @@ class Reader {
     PyObject* o = v.ptr();
     if (o == Py_None) return column.put(rows_, kMissing, 0);
     if (PyBool_Check(o)) return column.put(rows_, kBool, o == Py_True ? 1 : 0);
-    if (PyFloat_Check(o)) return column.put(rows_, kFloat, std::bit_cast<uint64_t>(PyFloat_AS_DOUBLE(o)));
+    if (PyFloat_Check(o))
+      return column.put(rows_, kFloat, std::bit_cast<uint64_t>(PyFloat_AS_DOUBLE(o)));
     if (PyLong_Check(o)) {
       int overflow = 0;
       const long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -381,7 +387,8 @@ class Reader {
     } else if (PyUnicode_Check(o)) {
       Py_ssize_t size;
       if (const char* s = PyUnicode_AsUTF8AndSize(o, &size))
-        return column.put(rows_, kStr, column.add_text(std::string_view(s, static_cast<size_t>(size))));
+        return column.put(rows_, kStr,
+                          column.add_text(std::string_view(s, static_cast<size_t>(size))));
       PyErr_Clear();  // a lone surrogate: kept as the str it is
     }
     column.put(rows_, kObject, column.objects.size());
@@ -394,7 +401,8 @@ class Reader {
     switch (node.tag) {
       case kArrayNode: {
         py::list out(node.count);
-        for (uint32_t k = 0; k < node.count; ++k) out[k] = node_object(column, i);
+        for (uint32_t k = 0; k < node.count; ++k)
+          out[k] = node_object(column, i);
         return out;
       }
       case kDictNode: {
@@ -442,7 +450,8 @@ class Reader {
     const bool missing = c.present < rows_;
     auto mask = [&]() -> py::object {
       if (!missing) return py::none();
-      for (uint8_t& t : c.tags) t = t == kMissing ? 1 : 0;
+      for (uint8_t& t : c.tags)
+        t = t == kMissing ? 1 : 0;
       return take(std::move(c.tags), py::dtype("?"));
     };
     if (c.seen == bit(kInt)) {
@@ -451,7 +460,7 @@ class Reader {
     }
     if ((c.seen & bit(kFloat)) != 0 && (c.seen & ~(bit(kInt) | bit(kFloat))) == 0) {
       for (size_t i = 0; i < rows_; ++i) {
-        const double d = c.tags[i] == kFloat  ? std::bit_cast<double>(c.words[i])
+        const double d = c.tags[i] == kFloat ? std::bit_cast<double>(c.words[i])
                          : c.tags[i] == kInt ? static_cast<double>(static_cast<int64_t>(c.words[i]))
                                              : std::numeric_limits<double>::quiet_NaN();
         c.words[i] = std::bit_cast<uint64_t>(d);
@@ -485,7 +494,7 @@ class Reader {
   dom::parser parser_;
   std::vector<Column> columns_;
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> by_name_;
-  std::vector<std::pair<std::string, uint32_t>> recent_;  // the last row's column per position
+  std::vector<std::pair<std::string, uint32_t>> recent_;    // the last row's column per position
   std::vector<std::pair<uint32_t, dom::element>> members_;  // this row's
   size_t rows_ = 0;
   size_t line_ = 0;

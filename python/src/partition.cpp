@@ -87,7 +87,8 @@ py::list encode_keys(py::handle keys, const std::string& key_encoding, const std
 // non-empty keys in bytes order (the order drydb sorts keys in). Fewer distinct keys than shards
 // give fewer splits. Sorted without the GIL: a sample of 100,000 keys costs the client a few
 // milliseconds, where sorting bytes objects in Python took 60.
-using SamplePart = std::pair<py::bytes, py::array_t<int64_t, py::array::c_style | py::array::forcecast>>;
+using SamplePart =
+    std::pair<py::bytes, py::array_t<int64_t, py::array::c_style | py::array::forcecast>>;
 
 py::list range_splits(const std::vector<SamplePart>& sample, uint32_t shards) {
   if (shards == 0) throw py::value_error("range_splits: shards is at least 1");
@@ -122,7 +123,8 @@ py::list range_splits(const std::vector<SamplePart>& sample, uint32_t shards) {
     }
   }
   py::list out;
-  for (const std::string_view k : splits) out.append(py::bytes(k.data(), k.size()));
+  for (const std::string_view k : splits)
+    out.append(py::bytes(k.data(), k.size()));
   return out;
 }
 

@@ -168,10 +168,10 @@ class Chunker {
     for (const Span& s : spans_) {
       const std::span<const std::byte> k(base + s.at, s.key), v(base + s.at + s.key, s.value);
       // The row's pair through the C API: py::make_tuple's casts cost a third of a row.
-      py::object key = int64_keys_ && k.size() == 8
-                           ? py::reinterpret_steal<py::object>(
-                                 PyLong_FromLongLong(decode_int64_key(k.data())))
-                           : key_to_python(k, key_encoding_);
+      py::object key =
+          int64_keys_ && k.size() == 8
+              ? py::reinterpret_steal<py::object>(PyLong_FromLongLong(decode_int64_key(k.data())))
+              : key_to_python(k, key_encoding_);
       py::object value = (*decoder_)(k, v);
       if (!key || !value) throw py::error_already_set();
       PyObject* pair = PyTuple_New(2);

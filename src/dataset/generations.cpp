@@ -15,8 +15,8 @@
 #include <utility>
 
 #include "drydb/dataset.h"
-#include "write/reach_build_point.h"
 #include "format/io_error.h"
+#include "write/reach_build_point.h"
 #include "write/sink.h"
 
 namespace drydb {

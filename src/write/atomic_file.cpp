@@ -19,14 +19,20 @@ result<AtomicFile> AtomicFile::create(const std::filesystem::path& path) {
   return AtomicFile(std::move(*sink));
 }
 
-int AtomicFile::fd() const noexcept { return sink_->fd(); }
+int AtomicFile::fd() const noexcept {
+  return sink_->fd();
+}
 
 status AtomicFile::write_at(uint64_t offset, std::span<const std::byte> bytes) {
   return sink_->write_at(offset, bytes);
 }
 
-const std::filesystem::path& AtomicFile::target() const noexcept { return sink_->target(); }
+const std::filesystem::path& AtomicFile::target() const noexcept {
+  return sink_->target();
+}
 
-status AtomicFile::commit() { return sink_->commit(); }
+status AtomicFile::commit() {
+  return sink_->commit();
+}
 
 }  // namespace drydb

@@ -5,7 +5,6 @@
 #include <deque>
 #include <set>
 
-#include "write/reach_build_point.h"
 #include "drydb/detail/catalog.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
@@ -16,6 +15,7 @@
 #include "write/column_batch.h"
 #include "write/miss_filter_writer.h"
 #include "write/page_spool.h"
+#include "write/reach_build_point.h"
 #include "write/sink.h"
 #include "write/sorter.h"
 #include "write/tree_writer.h"

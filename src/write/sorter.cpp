@@ -8,10 +8,10 @@
 #include <cstring>
 #include <queue>
 
-#include "write/reach_build_point.h"
 #include "drydb/detail/coding.h"
 #include "drydb/detail/node.h"
 #include "write/page_spool.h"
+#include "write/reach_build_point.h"
 #include "write/sink.h"
 
 namespace drydb::detail {

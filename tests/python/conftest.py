@@ -4,6 +4,7 @@ import bisect
 import os
 import random
 import shutil
+import sys
 import uuid
 
 import pytest
@@ -78,3 +79,18 @@ def join_all(threads, timeout=BOUNDED_WAIT):
         th.join(max(0.0, deadline - time.monotonic()))
     alive = [th.name for th in threads if th.is_alive()]
     assert not alive, "threads still running after %d s: %s" % (timeout, alive)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask cluster of 2 worker processes on 127.0.0.1 for a module's tests; the workers import
+    drydb and the test helpers from the same places as this process."""
+    distributed = pytest.importorskip("distributed")
+    here = os.path.dirname(os.path.abspath(__file__))
+    os.environ["PYTHONPATH"] = os.pathsep.join([here] + [p for p in sys.path if p])
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()

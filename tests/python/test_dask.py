@@ -35,19 +35,6 @@ from conftest import Model, join_all  # noqa: E402
 from dask_helpers import fail_once  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    # The workers import the test helpers (and drydb) from the same places as this process.
-    here = os.path.dirname(os.path.abspath(__file__))
-    os.environ["PYTHONPATH"] = os.pathsep.join([here] + [p for p in sys.path if p])
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 def text_rows(n, rng):
     """n distinct str keys: shared prefixes, multi-byte UTF-8, a key and the same key plus NUL."""
     keys = {"user/%06d" % i for i in range(n - 6)}

@@ -8,9 +8,7 @@ files, read through it: the stored records are the files' records."""
 
 import json
 import math
-import os
 import random
-import sys
 
 import pytest
 
@@ -277,21 +275,6 @@ def test_errors_name_the_file_and_line(tmp_path):
         drydb.read_json_lines(path, columns=["a", "a"])
     with pytest.raises(TypeError):
         drydb.read_json_lines(path, columns="a")
-
-
-@pytest.fixture(scope="module")
-def client():
-    pytest.importorskip("dask")
-    distributed = pytest.importorskip("distributed")
-    # The workers import drydb from the same places as this process.
-    here = os.path.dirname(os.path.abspath(__file__))
-    os.environ["PYTHONPATH"] = os.pathsep.join([here] + [p for p in sys.path if p])
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
 
 
 @pytest.mark.parametrize("scheduler", ["threads", "cluster"])
