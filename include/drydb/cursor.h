@@ -19,6 +19,9 @@
 
 #include "drydb/detail/db_state.h"
 #include "drydb/detail/descent.h"
+#include "drydb/detail/key_checks.h"
+#include "drydb/detail/key_search.h"
+#include "drydb/detail/page_access.h"
 #include "drydb/key.h"
 #include "drydb/result.h"
 

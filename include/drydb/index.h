@@ -23,6 +23,7 @@
 
 #include "drydb/cursor.h"
 #include "drydb/detail/index_coding.h"
+#include "drydb/detail/lookup.h"
 #include "drydb/key.h"
 #include "drydb/range.h"
 #include "drydb/result.h"

@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "drydb/cursor.h"
-#include "drydb/detail/descent.h"
+#include "drydb/detail/key_checks.h"
+#include "drydb/detail/key_search.h"
+#include "drydb/detail/lookup.h"
 #include "drydb/key.h"
 #include "drydb/range.h"
 #include "drydb/result.h"
@@ -85,7 +87,7 @@ class ReadOnlyTable {
   // get() of many keys: values[i] is keys[i]'s Value, as get() gives it
   // (has_value() false when absent), zero-copy, each found Value keeping its
   // page resident. Lookups run in batches whose descents advance together,
-  // so that the cache misses of independent keys overlap (descent.h,
+  // so that the cache misses of independent keys overlap (lookup.h,
   // probe_batch); keys in any order, repeats allowed. Allocates nothing once
   // the pages it reads are resident (as get()).
   // Errors: errc::invalid_argument unless values.size() == keys.size;

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "drydb/detail/db_state.h"
+#include "drydb/detail/tree_ref.h"
 
 namespace drydb::detail {
 

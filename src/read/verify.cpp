@@ -9,7 +9,9 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/descent.h"
 #include "drydb/detail/index_coding.h"
+#include "drydb/detail/lookup.h"
 #include "drydb/detail/node.h"
+#include "drydb/detail/page_access.h"
 #include "format/column_row.h"
 
 namespace drydb {

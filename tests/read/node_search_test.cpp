@@ -1,9 +1,9 @@
-// The in-page searches of the read path (detail/node.h) against the standard library:
-// compare_bytes orders as memcmp then length (bytes above 0x7f included), and unique_prefix_find,
-// unique_prefix_lower_bound and prefix_lower_bound give std::lower_bound's answer on dense,
-// gapped, evenly spaced, uniformly random and clustered prefix arrays, for keys below, inside
-// and above them; prefix_run_end finds the end of every run of equal prefixes (runs of every
-// length, the largest prefix included) as std::upper_bound does, and stays in bounds on
+// The in-page searches of the read path (detail/prefix_search.h, detail/node.h) against the
+// standard library: compare_bytes orders as memcmp then length (bytes above 0x7f included), and
+// unique_prefix_find, unique_prefix_lower_bound and prefix_lower_bound give std::lower_bound's
+// answer on dense, gapped, evenly spaced, uniformly random and clustered prefix arrays, for keys
+// below, inside and above them; prefix_run_end finds the end of every run of equal prefixes (runs
+// of every length, the largest prefix included) as std::upper_bound does, and stays in bounds on
 // unordered bytes.
 
 #include <gtest/gtest.h>

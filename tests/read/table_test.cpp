@@ -205,12 +205,12 @@ TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
   EXPECT_FALSE(table->get(kMin)->has_value());
 }
 
-// int64 gets and ranks take a dedicated path (descent.h: prefix-key descent, a remembered root,
-// a dense leaf's one-load slot). Against the model, for trees of several shapes: dense keys
-// (evenly spaced root separators), irregular gaps with values of mixed lengths (offset arrays),
-// overflow values (the path hands those to the general one), INT64_MIN and INT64_MAX stored, a
-// root that is a leaf and a root with one separator; through the page cache (tiny and whole)
-// and in place. Every probe runs twice: the first pass meets pages not yet checked and roots
+// int64 gets and ranks take a dedicated path (descent.h and key_search.h: prefix-key descent, a
+// remembered root, a dense leaf's one-load slot). Against the model, for trees of several shapes:
+// dense keys (evenly spaced root separators), irregular gaps with values of mixed lengths (offset
+// arrays), overflow values (the path hands those to the general one), INT64_MIN and INT64_MAX
+// stored, a root that is a leaf and a root with one separator; through the page cache (tiny and
+// whole) and in place. Every probe runs twice: the first pass meets pages not yet checked and roots
 // not yet remembered, the second the remembered roots.
 TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
   struct Shape {
