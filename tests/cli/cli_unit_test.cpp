@@ -14,16 +14,16 @@
 #include <string>
 #include <vector>
 
-#include "build_keys.h"
+#include "commands/build_keys.h"
+#include "commands/shell.h"
 #include "common.h"
-#include "input.h"
-#include "json.h"
-#include "keys.h"
-#include "msgpack.h"
-#include "records.h"
-#include "render.h"
-#include "shell.h"
-#include "text.h"
+#include "io/input.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/msgpack.h"
+#include "io/records.h"
+#include "io/render.h"
+#include "io/text.h"
 
 #include <msgpack.hpp>
 
@@ -840,22 +840,30 @@ TEST(Text, Utf8IsCheckedAsRfc3629Says) {
     bool valid;
   };
   const std::vector<Case> cases{
-      {"", true}, {"a", true}, {"\x7f", true}, {"\xc2\x80", true}, {"\xdf\xbf", true},
-      {"\xe0\xa0\x80", true}, {"\xed\x9f\xbf", true}, {"\xee\x80\x80", true},
-      {"\xef\xbf\xbf", true}, {"\xf0\x90\x80\x80", true}, {"\xf4\x8f\xbf\xbf", true},
-      {"\x80", false},                  // a lone continuation byte
-      {"\xc0\x80", false},             // overlong NUL
-      {"\xc1\xbf", false},             // overlong
-      {"\xe0\x80\x80", false},        // overlong
-      {"\xf0\x80\x80\x80", false},    // overlong
-      {"\xed\xa0\x80", false},        // a surrogate (U+D800)
-      {"\xed\xbf\xbf", false},        // a surrogate (U+DFFF)
-      {"\xf4\x90\x80\x80", false},    // past U+10FFFF
-      {"\xf5\x80\x80\x80", false},    // no such lead byte
+      {"", true},
+      {"a", true},
+      {"\x7f", true},
+      {"\xc2\x80", true},
+      {"\xdf\xbf", true},
+      {"\xe0\xa0\x80", true},
+      {"\xed\x9f\xbf", true},
+      {"\xee\x80\x80", true},
+      {"\xef\xbf\xbf", true},
+      {"\xf0\x90\x80\x80", true},
+      {"\xf4\x8f\xbf\xbf", true},
+      {"\x80", false},              // a lone continuation byte
+      {"\xc0\x80", false},          // overlong NUL
+      {"\xc1\xbf", false},          // overlong
+      {"\xe0\x80\x80", false},      // overlong
+      {"\xf0\x80\x80\x80", false},  // overlong
+      {"\xed\xa0\x80", false},      // a surrogate (U+D800)
+      {"\xed\xbf\xbf", false},      // a surrogate (U+DFFF)
+      {"\xf4\x90\x80\x80", false},  // past U+10FFFF
+      {"\xf5\x80\x80\x80", false},  // no such lead byte
       {"\xff", false},
-      {"\xc3", false},                  // cut short
-      {"\xe2\x82", false},             // cut short
-      {"\xe2\x28\xa1", false},         // a bad continuation
+      {"\xc3", false},          // cut short
+      {"\xe2\x82", false},      // cut short
+      {"\xe2\x28\xa1", false},  // a bad continuation
   };
   for (const Case& c : cases) {
     for (size_t at : {size_t{0}, size_t{1}, size_t{63}, size_t{200}}) {

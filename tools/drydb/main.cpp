@@ -23,16 +23,16 @@
 
 #include "drydb/limits.h"
 
-#include "build.h"
+#include "commands/build.h"
+#include "commands/diff.h"
+#include "commands/dump.h"
+#include "commands/option_checks.h"
+#include "commands/session.h"
+#include "commands/shard.h"
+#include "commands/shell.h"
 #include "common.h"
-#include "diff.h"
-#include "dump.h"
-#include "option_checks.h"
-#include "output_file.h"
-#include "render.h"
-#include "session.h"
-#include "shard.h"
-#include "shell.h"
+#include "io/output_file.h"
+#include "io/render.h"
 #include "test_pause.h"
 
 #ifndef DRYDB_VERSION
@@ -120,9 +120,8 @@ QueryArgs query_args(const QueryFlags& q) {
 
 int run(int argc, char** argv) {
   CLI::App app("drydb: query, build and check drydb read-only databases", "drydb");
-  app.set_version_flag("--version",
-                       fmt::format("drydb {} (file format {}.{})", DRYDB_VERSION,
-                                   drydb::kFormatMajor, drydb::kFormatMinor));
+  app.set_version_flag("--version", fmt::format("drydb {} (file format {}.{})", DRYDB_VERSION,
+                                                drydb::kFormatMajor, drydb::kFormatMinor));
   app.require_subcommand(1);
   app.footer(
       "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "

@@ -1,4 +1,4 @@
-#include "shell.h"
+#include "commands/shell.h"
 
 // libedit (BSD licence) through its readline-compatible interface; not GNU
 // readline, whose GPL would bind the binary.
@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "text.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

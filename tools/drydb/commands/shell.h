@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "input.h"
-#include "session.h"
+#include "commands/session.h"
+#include "io/input.h"
 
 namespace drydb::cli {
 
