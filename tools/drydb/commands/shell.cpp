@@ -10,13 +10,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <set>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common.h"
 #include "io/text.h"
@@ -25,48 +24,13 @@ namespace drydb::cli {
 
 namespace {
 
-const char kHelp[] =
-    R"(Commands. Keys are typed in the table's (or index's) encoding: decimal for int64,
-UUID or ULID text, text with \xNN escapes (and \\ for a backslash) for bytes; with
---hex, keys are typed and keys and values shown as hex digits. Quote words with
-spaces: get "LATIN SMALL LETTER A". In ranges, * is an open end ("*" is the key *).
-
-  get <key>                          the value of a key, or (nil)
-  scan [offset] [limit]              rows in key order (default 0 20); --desc for reverse
-  keys [offset] [limit]              keys only
-  values [offset] [limit]            values only
-  prefix <prefix> [limit]            rows whose key starts with prefix (byte keys; limit 10)
-  range <start> <end> [options]      rows between two keys: --desc --exclusive-start
-                                     --exclusive-end --limit N (default 20) --offset N
-  count [<key> | <start> <end>]      rows in the table, with a key, or in a range
-  tables                             the tables of the file
-  use <table>                        switch to another table
-  indexes                            the current table's secondary indexes
-  index <name> get <key>             the first row (in key order) with that index key
-  index <name> all <key> [limit]     every row with that index key
-  index <name> range <start> <end>   rows in index-key order; range's options
-  index <name> count [<key> | <start> <end>]
-  index <name> prefix <prefix> [limit]
-  index <name> scan [offset] [limit]
-  info                               the file and the current table
-  stats                              depth, pages per level, fill, overflow pages, compression
-  help, ?                            this list
-  quit, exit, q                      leave the session
-)";
-
-const std::vector<std::string> kCommands = {"get",   "scan",   "keys", "values",  "prefix", "range",
-                                            "count", "tables", "use",  "indexes", "index",  "info",
-                                            "stats", "help",   "quit", "exit"};
-const std::vector<std::string> kIndexCommands = {"get", "all", "range", "count", "prefix", "scan"};
-
-uint64_t parse_number(const std::string& text, std::string_view what) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || text.empty())
-    fail_usage(
-        fmt::format("{} must be a non-negative integer, not '{}'", what, escape_display(text)));
-  return v;
-}
+// What `help` says before the list of commands.
+const char kIntro[] =
+    R"(Keys are typed in the table's (or index's) encoding: decimal for int64, UUID or ULID
+text, text with \xNN escapes (and \\ for a backslash) for bytes; with --hex, keys are
+typed and keys and values shown as hex digits. Quote words with spaces: get "LATIN
+SMALL LETTER A"; a quoted word is never an option. In ranges, * is an open end ("*"
+is the key *).)";
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -74,151 +38,266 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Pulls the --flags a command allows out of `words` into `a`; the rest are
-// positional arguments.
-QueryArgs take_flags(const std::string& command, std::vector<Token> words,
-                     const std::vector<std::string_view>& allowed) {
-  QueryArgs a;
-  for (size_t i = 0; i < words.size(); ++i) {
+// The session's help: the commands listed with their arguments ("get <key>", an index's
+// commands as "index <name> get <key>"), and no usage line of its own.
+class ShellFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    std::string name = opt->get_name(true, false);
+    if (opt->get_expected_max() > 1) name += "...";
+    return opt->get_required() ? "<" + name + ">" : "[" + name + "]";
+  }
+
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    if (app->get_parent() == nullptr) return {};
+    return Formatter::make_usage(app, std::move(name));
+  }
+
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::string names = sub->get_name();
+    for (const std::string& alias : sub->get_aliases())
+      names += ", " + alias;
+    std::string out = line(names + arguments(sub), sub->get_description());
+    for (const CLI::App* inner : sub->get_subcommands({}))
+      out += line(fmt::format("{}{} {}{}", sub->get_name(), arguments(sub), inner->get_name(),
+                              arguments(inner)),
+                  inner->get_description());
+    return out;
+  }
+
+ private:
+  std::string arguments(const CLI::App* app) const {
+    std::string out;
+    for (const CLI::Option* opt :
+         app->get_options([](const CLI::Option* o) { return o->get_positional(); }))
+      out += " " + make_option_usage(opt);
+    return out;
+  }
+  // As CLI11 lists options: the description at column_width_, or below a longer usage.
+  std::string line(const std::string& usage, const std::string& description) const {
+    const std::string left = "  " + usage;
+    if (left.size() >= column_width_)
+      return fmt::format("{}\n{:{}}{}\n", left, "", column_width_, description);
+    return fmt::format("{:{}}{}\n", left, column_width_, description);
+  }
+};
+
+// The first of `app`'s commands that `name` names (case aside, aliases too), or null.
+const CLI::App* find_command(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub :
+       app.get_subcommands([&](const CLI::App* s) { return s->check_name(name); }))
+    return sub;
+  return nullptr;
+}
+
+// The names of `app`'s commands, joined as "get, all, ... or scan".
+std::string listed(const CLI::App& app) {
+  std::string out;
+  const auto subs = app.get_subcommands({});
+  for (size_t i = 0; i < subs.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == subs.size() ? " or " : ", ") + subs[i]->get_name();
+  return out;
+}
+
+// Whether CLI11 may read `word` as an option: in the session only an unquoted --NAME is one.
+bool option_word(const Token& word) {
+  return !word.quoted && word.text.size() >= 3 && word.text.compare(0, 2, "--") == 0;
+}
+
+// CLI11 reads any word that starts with '-' as an option (and "--" as the end of them). A word
+// that must stay an argument although it does (a quoted "--desc", a -5, a -x) reaches CLI11 as a
+// stand-in that no typed word can be, since it holds newlines and a line has none: "\n<i>\n",
+// the word's place in the line; so does a quoted "*", which Session takes for the key *. The
+// stand-ins are read back from what CLI11 parsed (`typed`) and from its messages (`untyped`).
+std::string stand_in(size_t i) {
+  return fmt::format("\n{}\n", i);
+}
+
+}  // namespace
+
+ShellCommands::ShellCommands() : app_(std::make_unique<CLI::App>(kIntro, "")) {
+  // Set before the commands are added, which take them over.
+  auto formatter = std::make_shared<ShellFormatter>();
+  formatter->column_width(40);  // "  index <name> prefix <prefix> [limit]" and its description
+  app_->formatter(formatter);
+  app_->set_help_flag("--help", "This help");
+  app_->ignore_case();
+  app_->group("Commands");
+  app_->require_subcommand(1);
+  c_ = add_query_commands(*app_, q_, Surface::shell);
+  app_->set_help_flag();  // the commands have it; a line is never the app's own --help
+  app_->footer("'help COMMAND' (or COMMAND --help) shows a command's options.");
+}
+
+ShellCommands::~ShellCommands() = default;
+
+std::vector<std::string> ShellCommands::command_names() const {
+  std::vector<std::string> out;
+  for (const CLI::App* sub : app_->get_subcommands({})) {
+    out.push_back(sub->get_name());
+    for (const std::string& alias : sub->get_aliases())
+      if (alias.size() > 1) out.push_back(alias);
+  }
+  return out;
+}
+
+std::vector<std::string> ShellCommands::index_command_names() const {
+  std::vector<std::string> out;
+  for (const CLI::App* sub : c_.index->get_subcommands({}))
+    out.push_back(sub->get_name());
+  return out;
+}
+
+std::string ShellCommands::help_text(const std::vector<Token>& words) const {
+  app_->clear();  // the help of what was parsed last would be shown otherwise
+  if (words.empty()) return app_->help();
+  const CLI::App* command = find_command(*app_, words[0].text);
+  if (command == nullptr)
+    fail_usage(fmt::format("help: no command '{}'; type 'help' for the list",
+                           escape_display(words[0].text)));
+  if (words.size() == 1) return command->help();
+  const CLI::App* inner = find_command(*command, words[1].text);
+  if (inner == nullptr)
+    fail_usage(fmt::format("help: no command '{} {}'; type 'help' for the list",
+                           command->get_name(), escape_display(words[1].text)));
+  return inner->help(command->get_name() + " <name>");
+}
+
+ShellCommands::Line ShellCommands::parse(const std::vector<Token>& words) {
+  Line line;
+  if (words.empty()) return line;
+  const CLI::App* command = find_command(*app_, words[0].text);
+  if (command == nullptr)
+    throw CliError(kExitUsage,
+                   fmt::format("Unknown command: {}\nType 'help' for available commands.",
+                               escape_display(words[0].text)));
+  if (command == c_.index && words.size() == 1) {
+    line.command = "indexes";
+    return line;
+  }
+  if (command == c_.index && words.size() == 2 && !option_word(words[1]))
+    fail_usage(fmt::format("index {}: a command is missing: use {}", escape_display(words[1].text),
+                           listed(*c_.index)));
+  if (command == c_.index && words.size() >= 3 && !option_word(words[2]) &&
+      find_command(*c_.index, words[2].text) == nullptr)
+    fail_usage(fmt::format("unknown index command '{}': use {}", escape_display(words[2].text),
+                           listed(*c_.index)));
+
+  std::vector<std::string> args;  // reversed, as CLI11 takes them
+  for (size_t i = words.size(); i-- > 0;) {
     const Token& w = words[i];
-    if (w.quoted || w.text.size() < 3 || w.text.compare(0, 2, "--") != 0) {
-      a.args.push_back(w);
-      continue;
+    const bool hidden = (!option_word(w) && !w.text.empty() && w.text[0] == '-') ||
+                        (w.quoted && (w.text == "*" || w.text.empty()));
+    args.push_back(hidden ? stand_in(i) : w.text);
+  }
+  // A stand-in's word, quoted or not; any other word as it is.
+  const auto typed = [&](const std::string& s) -> Token {
+    for (size_t i = 0; i < words.size(); ++i)
+      if (s == stand_in(i)) return words[i];
+    return Token{s, false};
+  };
+  // `text` with each stand-in replaced by its word.
+  const auto untyped = [&](std::string text) {
+    for (size_t i = 0; i < words.size(); ++i)
+      for (size_t at; (at = text.find(stand_in(i))) != std::string::npos;)
+        text.replace(at, stand_in(i).size(), words[i].text);
+    return text;
+  };
+  // The commands parsed, outermost first ("index", "get"), and their names as words.
+  const auto parsed = [&]() {
+    std::vector<const CLI::App*> chain;
+    for (const CLI::App* app = app_.get(); !app->get_subcommands().empty();)
+      chain.push_back(app = app->get_subcommands().front());
+    return chain;
+  };
+  const auto names = [](const std::vector<const CLI::App*>& chain) {
+    std::vector<Token> out;
+    for (const CLI::App* app : chain)
+      out.push_back(Token{app->get_name(), false});
+    return out;
+  };
+
+  q_ = {};
+  try {
+    app_->parse(args);
+  } catch (const CLI::CallForHelp&) {
+    line.command = "help";
+    line.text = help_text(names(parsed()));  // the innermost command's
+    return line;
+  } catch (const CLI::ParseError& e) {
+    const std::vector<const CLI::App*> chain = parsed();
+    const CLI::App* innermost = chain.empty() ? app_.get() : chain.back();
+    std::string path;
+    for (const Token& name : names(chain))
+      path += (path.empty() ? "" : " ") + name.text;
+    // An option the command lacks is named first: CLI11 would report a missing argument first
+    // (`get --desc`: the key is missing).
+    for (const Token& w : words) {
+      const std::string option = w.text.substr(0, w.text.find('='));
+      if (option_word(w) && innermost->get_option_no_throw(option) == nullptr)
+        fail_usage(fmt::format("{}: unknown option {} (see 'help {}')", path,
+                               escape_display(option), path));
     }
-    const std::string& f = w.text;
-    if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
-      fail_usage(fmt::format("{}: unknown option {} (see help)", command, f));
-    auto number = [&]() {
-      if (i + 1 >= words.size()) fail_usage(fmt::format("{}: {} needs a number", command, f));
-      return parse_number(words[++i].text, f);
-    };
-    if (f == "--hex")
-      a.hex = true;
-    else if (f == "--desc")
-      a.desc = true;
-    else if (f == "--exclusive-start")
-      a.exclusive_start = true;
-    else if (f == "--exclusive-end")
-      a.exclusive_end = true;
-    else if (f == "--limit")
-      a.limit = number();
-    else if (f == "--offset")
-      a.offset = number();
+    fail_usage(
+        fmt::format("{}: {} (see 'help {}')", path, escape_display(untyped(e.what())), path));
   }
-  return a;
-}
 
-// Positional [offset] [limit] of scan, keys, values.
-void take_offset_limit(QueryArgs& a, const std::string& command) {
-  if (a.args.size() > 2) fail_usage(fmt::format("usage: {} [offset] [limit]", command));
-  if (!a.args.empty()) a.offset = parse_number(a.args[0].text, "offset");
-  if (a.args.size() == 2) a.limit = parse_number(a.args[1].text, "limit");
-  a.args.clear();
-}
-
-// Positional [limit] after one argument (prefix, index all).
-void take_trailing_limit(QueryArgs& a, const std::string& usage) {
-  if (a.args.size() == 2) {
-    a.limit = parse_number(a.args[1].text, "limit");
-    a.args.pop_back();
+  for (const Token& name : names(parsed()))
+    line.command += (line.command.empty() ? "" : " ") + name.text;
+  if (line.command == "help") {
+    std::vector<Token> asked;
+    for (const std::string& w : q_.args)
+      asked.push_back(typed(w));
+    line.text = help_text(asked);
+    return line;
   }
-  if (a.args.size() != 1) fail_usage("usage: " + usage);
+  line.query = query_args(q_);
+  for (Token& t : line.query.args)
+    t = typed(t.text);
+  line.query.index = typed(q_.index).text;
+  line.text = typed(q_.table).text;
+  return line;
 }
 
-// Runs one command line. Returns false for quit.
-bool run_command(Session& s, const std::vector<Token>& words) {
-  if (words.empty()) return true;
-  const std::string cmd = lower(words[0].text);
-  std::vector<Token> rest(words.begin() + 1, words.end());
-  static const std::vector<std::string_view> kRangeFlags = {
-      "--hex", "--desc", "--exclusive-start", "--exclusive-end", "--limit", "--offset"};
+namespace {
 
-  if (cmd == "quit" || cmd == "exit" || cmd == "q") return false;
-  if (cmd == "help" || cmd == "?") {
-    write_out(stdout, kHelp);
-  } else if (cmd == "get") {
-    QueryArgs a = take_flags(cmd, rest, {"--hex"});
-    if (a.args.size() != 1) fail_usage("usage: get <key>");
-    s.get(a);
-  } else if (cmd == "scan" || cmd == "keys" || cmd == "values") {
-    QueryArgs a = take_flags(cmd, rest, {"--hex", "--desc"});
-    take_offset_limit(a, cmd);
-    s.scan(a, cmd == "scan" ? ScanWhat::rows : cmd == "keys" ? ScanWhat::keys : ScanWhat::values);
-  } else if (cmd == "prefix") {
-    QueryArgs a = take_flags(cmd, rest, {"--hex", "--desc"});
-    take_trailing_limit(a, "prefix <prefix> [limit]");
-    s.prefix(a);
-  } else if (cmd == "range") {
-    QueryArgs a = take_flags(cmd, rest, kRangeFlags);
-    if (a.args.size() != 2) fail_usage("usage: range <start> <end> [options] (* for an open end)");
-    s.range(a);
-  } else if (cmd == "count") {
-    QueryArgs a = take_flags(cmd, rest, {"--hex", "--exclusive-start", "--exclusive-end"});
-    if (a.args.size() > 2) fail_usage("usage: count [<key> | <start> <end>]");
-    s.count(a);
+// Runs one parsed line. Returns false for quit.
+bool run_line(Session& s, const ShellCommands::Line& line) {
+  const std::string& cmd = line.command;
+  // A query's name, the same for a table's and an index's ("index get": get).
+  const std::string_view query = std::string_view(cmd).substr(cmd.rfind(' ') + 1);
+  const QueryArgs& a = line.query;
+  if (cmd.empty()) return true;
+  if (cmd == "quit") return false;
+  if (cmd == "help") {
+    write_out(stdout, line.text);
+  } else if (cmd == "use") {
+    s.use(line.text);
+    write_out(stdout, fmt::format("Switched to table: {}\n", escape_display(s.table_name())));
   } else if (cmd == "tables") {
     s.tables();
-  } else if (cmd == "use") {
-    if (rest.size() != 1) fail_usage("usage: use <table>");
-    s.use(rest[0].text);
-    write_out(stdout, fmt::format("Switched to table: {}\n", escape_display(s.table_name())));
   } else if (cmd == "indexes") {
     s.indexes();
-  } else if (cmd == "index") {
-    if (rest.empty()) {
-      s.indexes();
-      return true;
-    }
-    if (rest.size() < 2)
-      fail_usage("usage: index <name> get|all|range|count|prefix|scan ... (see help)");
-    const std::string name = rest[0].text;
-    const std::string sub = lower(rest[1].text);
-    std::vector<Token> args(rest.begin() + 2, rest.end());
-    QueryArgs a;
-    if (sub == "get") {
-      a = take_flags("index get", args, {"--hex"});
-      if (a.args.size() != 1) fail_usage("usage: index <name> get <key>");
-      a.index = name;
-      s.get(a);
-    } else if (sub == "all") {
-      a = take_flags("index all", args, {"--hex", "--desc", "--offset", "--limit"});
-      take_trailing_limit(a, "index <name> all <key> [limit]");
-      a.args.push_back(a.args[0]);  // all k = range k k
-      a.index = name;
-      s.range(a);
-    } else if (sub == "range") {
-      a = take_flags("index range", args, kRangeFlags);
-      if (a.args.size() != 2) fail_usage("usage: index <name> range <start> <end> [options]");
-      a.index = name;
-      s.range(a);
-    } else if (sub == "count") {
-      a = take_flags("index count", args, {"--hex", "--exclusive-start", "--exclusive-end"});
-      if (a.args.size() > 2) fail_usage("usage: index <name> count [<key> | <start> <end>]");
-      a.index = name;
-      s.count(a);
-    } else if (sub == "prefix") {
-      a = take_flags("index prefix", args, {"--hex", "--desc"});
-      take_trailing_limit(a, "index <name> prefix <prefix> [limit]");
-      a.index = name;
-      s.prefix(a);
-    } else if (sub == "scan") {
-      a = take_flags("index scan", args, {"--hex", "--desc"});
-      take_offset_limit(a, "index <name> scan");
-      a.index = name;
-      s.scan(a, ScanWhat::rows);
-    } else {
-      fail_usage(
-          fmt::format("unknown index command '{}': use get, all, range, count, prefix or scan",
-                      escape_display(sub)));
-    }
   } else if (cmd == "info") {
     s.info();
   } else if (cmd == "stats") {
     s.stats(false);
-  } else {
-    throw CliError(kExitUsage,
-                   fmt::format("Unknown command: {}\nType 'help' for available commands.",
-                               escape_display(words[0].text)));
+  } else if (query == "get") {
+    s.get(a);
+  } else if (query == "scan" || query == "keys" || query == "values") {
+    s.scan(a, query == "scan"   ? ScanWhat::rows
+              : query == "keys" ? ScanWhat::keys
+                                : ScanWhat::values);
+  } else if (query == "prefix") {
+    s.prefix(a);
+  } else if (query == "range") {
+    s.range(a);
+  } else if (query == "all") {
+    QueryArgs both = a;  // all k = range k k
+    both.args.push_back(both.args[0]);
+    s.range(both);
+  } else if (query == "count") {
+    s.count(a);
   }
   return true;
 }
@@ -246,7 +325,9 @@ std::string history_path() {
   return (dir / "history").string();
 }
 
-Session* g_session = nullptr;  // for completion, which libedit calls without context
+// For completion, which libedit calls without context.
+Session* g_session = nullptr;
+const ShellCommands* g_commands = nullptr;
 std::vector<std::string> g_candidates;
 
 char* next_candidate(const char* text, int state) {
@@ -271,13 +352,13 @@ char** complete(const char* text, int start, int /*end*/) {
   g_candidates.clear();
   const std::string first = before.empty() ? "" : lower(before[0].text);
   if (before.empty()) {
-    g_candidates = kCommands;
+    g_candidates = g_commands->command_names();
   } else if (before.size() == 1 && first == "use") {
     g_candidates = g_session->table_names();
   } else if (before.size() == 1 && first == "index") {
     g_candidates = g_session->index_names();
   } else if (before.size() == 2 && first == "index") {
-    g_candidates = kIndexCommands;
+    g_candidates = g_commands->index_command_names();
   }
   return rl_completion_matches(text, next_candidate);
 }
@@ -364,6 +445,7 @@ int getc_or_cancel(FILE*) {
 int run_shell(const ShellOptions& options) {
   const bool tty = ::isatty(STDIN_FILENO) != 0;
   Session session(options.path, options.table, /*shell=*/true, Format::text, stdout);
+  ShellCommands commands;
   std::string history;
   if (tty) {
     write_out(
@@ -372,6 +454,7 @@ int run_shell(const ShellOptions& options) {
             "Connected to {}\nTable: {} | Type 'help' for commands\n", escape_display(options.path),
             session.table_name().empty() ? "(none)" : escape_display(session.table_name())));
     g_session = &session;
+    g_commands = &commands;
     rl_readline_name = "drydb";
     // SIGINT is ours (see the loop): libedit's handler would pass it on and retry the read.
     rl_catch_signals = 0;
@@ -434,7 +517,7 @@ int run_shell(const ShellOptions& options) {
     // again, as sqlite3 does; a script's session keeps SIGINT's default.
     g_interrupted = 0;
     try {
-      if (!run_command(session, split_command_line(line))) {
+      if (!run_line(session, commands.parse(split_command_line(line)))) {
         if (tty) write_out(stdout, "Bye!\n");
         break;
       }
