@@ -1,10 +1,11 @@
 // Unit tests of the drydb tool's own parsers and codecs: the strict JSON
 // parser, the CSV/TSV reader, MessagePack (checked against msgpack-cxx), the
-// text helpers, the build's records and the session's word splitting.
+// text helpers, the build's records, and the session's word splitting and commands.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -14,16 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "build_keys.h"
+#include "commands/build_keys.h"
+#include "commands/shell.h"
 #include "common.h"
-#include "input.h"
-#include "json.h"
-#include "keys.h"
-#include "msgpack.h"
-#include "records.h"
-#include "render.h"
-#include "shell.h"
-#include "text.h"
+#include "io/input.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/msgpack.h"
+#include "io/records.h"
+#include "io/render.h"
+#include "io/text.h"
 
 #include <msgpack.hpp>
 
@@ -840,22 +841,30 @@ TEST(Text, Utf8IsCheckedAsRfc3629Says) {
     bool valid;
   };
   const std::vector<Case> cases{
-      {"", true}, {"a", true}, {"\x7f", true}, {"\xc2\x80", true}, {"\xdf\xbf", true},
-      {"\xe0\xa0\x80", true}, {"\xed\x9f\xbf", true}, {"\xee\x80\x80", true},
-      {"\xef\xbf\xbf", true}, {"\xf0\x90\x80\x80", true}, {"\xf4\x8f\xbf\xbf", true},
-      {"\x80", false},                  // a lone continuation byte
-      {"\xc0\x80", false},             // overlong NUL
-      {"\xc1\xbf", false},             // overlong
-      {"\xe0\x80\x80", false},        // overlong
-      {"\xf0\x80\x80\x80", false},    // overlong
-      {"\xed\xa0\x80", false},        // a surrogate (U+D800)
-      {"\xed\xbf\xbf", false},        // a surrogate (U+DFFF)
-      {"\xf4\x90\x80\x80", false},    // past U+10FFFF
-      {"\xf5\x80\x80\x80", false},    // no such lead byte
+      {"", true},
+      {"a", true},
+      {"\x7f", true},
+      {"\xc2\x80", true},
+      {"\xdf\xbf", true},
+      {"\xe0\xa0\x80", true},
+      {"\xed\x9f\xbf", true},
+      {"\xee\x80\x80", true},
+      {"\xef\xbf\xbf", true},
+      {"\xf0\x90\x80\x80", true},
+      {"\xf4\x8f\xbf\xbf", true},
+      {"\x80", false},              // a lone continuation byte
+      {"\xc0\x80", false},          // overlong NUL
+      {"\xc1\xbf", false},          // overlong
+      {"\xe0\x80\x80", false},      // overlong
+      {"\xf0\x80\x80\x80", false},  // overlong
+      {"\xed\xa0\x80", false},      // a surrogate (U+D800)
+      {"\xed\xbf\xbf", false},      // a surrogate (U+DFFF)
+      {"\xf4\x90\x80\x80", false},  // past U+10FFFF
+      {"\xf5\x80\x80\x80", false},  // no such lead byte
       {"\xff", false},
-      {"\xc3", false},                  // cut short
-      {"\xe2\x82", false},             // cut short
-      {"\xe2\x28\xa1", false},         // a bad continuation
+      {"\xc3", false},          // cut short
+      {"\xe2\x82", false},      // cut short
+      {"\xe2\x28\xa1", false},  // a bad continuation
   };
   for (const Case& c : cases) {
     for (size_t at : {size_t{0}, size_t{1}, size_t{63}, size_t{200}}) {
@@ -935,6 +944,104 @@ TEST(Session, SplitsCommandLines) {
   EXPECT_EQ(w[1].text, R"(z\\)");
   EXPECT_EQ(w[2].text, R"(y\\)");
   EXPECT_EQ(w[3].text, R"(a\\"b)");
+}
+
+// The message of the CliError that parsing `line` throws; empty when it throws none.
+std::string parse_error(ShellCommands& commands, const std::string& line) {
+  try {
+    commands.parse(split_command_line(line));
+  } catch (const CliError& e) {
+    EXPECT_EQ(e.code(), kExitUsage) << line;
+    return e.what();
+  }
+  return {};
+}
+
+TEST(Session, ParsesCommandsThroughTheirDefinitions) {
+  ShellCommands commands;
+  auto line = commands.parse(split_command_line(R"(RANGE "--desc" * --desc --limit 3)"));
+  EXPECT_EQ(line.command, "range");
+  ASSERT_EQ(line.query.args.size(), 2u);
+  EXPECT_EQ(line.query.args[0].text, "--desc");  // quoted: a key, never an option
+  EXPECT_EQ(line.query.args[1].text, "*");
+  EXPECT_FALSE(line.query.args[1].quoted);  // an open end
+  EXPECT_TRUE(line.query.desc);
+  EXPECT_EQ(line.query.limit, 3u);
+
+  // Words of one dash are arguments; a quoted "*" stays quoted (the key *), and so does "".
+  line = commands.parse(split_command_line(R"(index -x count -5 "*")"));
+  EXPECT_EQ(line.command, "index count");
+  EXPECT_EQ(line.query.index, "-x");
+  ASSERT_EQ(line.query.args.size(), 2u);
+  EXPECT_EQ(line.query.args[0].text, "-5");
+  EXPECT_TRUE(line.query.args[1].quoted);
+  line = commands.parse(split_command_line(R"(get "")"));
+  ASSERT_EQ(line.query.args.size(), 1u);
+  EXPECT_EQ(line.query.args[0].text, "");
+
+  // An index may be named as a command is.
+  line = commands.parse(split_command_line("index get get 7 --hex"));
+  EXPECT_EQ(line.command, "index get");
+  EXPECT_EQ(line.query.index, "get");
+  EXPECT_TRUE(line.query.hex);
+
+  // The positional [offset] [limit] and the options set the same fields; a parse starts afresh.
+  line = commands.parse(split_command_line("scan 4 2"));
+  EXPECT_EQ(line.query.offset, 4u);
+  EXPECT_EQ(line.query.limit, 2u);
+  line = commands.parse(split_command_line("keys --offset 1"));
+  EXPECT_EQ(line.command, "keys");
+  EXPECT_EQ(line.query.offset, 1u);
+  EXPECT_FALSE(line.query.limit.has_value());
+  EXPECT_FALSE(line.query.desc);
+
+  line = commands.parse(split_command_line("Use prices"));
+  EXPECT_EQ(line.command, "use");
+  EXPECT_EQ(line.text, "prices");
+  EXPECT_EQ(commands.parse(split_command_line("index")).command, "indexes");
+  EXPECT_EQ(commands.parse(split_command_line("Q")).command, "quit");
+  EXPECT_EQ(commands.parse({}).command, "");
+}
+
+TEST(Session, ErrorsNameTheCommandAndTheWord) {
+  ShellCommands commands;
+  EXPECT_EQ(parse_error(commands, "frob 1"),
+            "Unknown command: frob\nType 'help' for available commands.");
+  EXPECT_EQ(parse_error(commands, "get --desc"), "get: unknown option --desc (see 'help get')");
+  EXPECT_EQ(parse_error(commands, "index k range a b --limit=x --bogus=1"),
+            "index range: unknown option --bogus (see 'help index range')");
+  EXPECT_EQ(parse_error(commands, "scan -1"),
+            "scan: offset: expected a non-negative integer, not '-1' (see 'help scan')");
+  EXPECT_EQ(parse_error(commands, "prefix a --limit \"-x\""),
+            "prefix: --limit: expected a non-negative integer, not '-x' (see 'help prefix')");
+  EXPECT_EQ(parse_error(commands, "range a"), "range: end is required (see 'help range')");
+  EXPECT_EQ(parse_error(commands, "index k frob"),
+            "unknown index command 'frob': use get, scan, range, prefix, count or all");
+  EXPECT_EQ(parse_error(commands, "help frob"),
+            "help: no command 'frob'; type 'help' for the list");
+}
+
+TEST(Session, EveryCommandHasHelp) {
+  ShellCommands commands;
+  const std::vector<std::string> names = commands.command_names();
+  for (const char* name : {"get", "scan", "range", "prefix", "count", "keys", "values", "tables",
+                           "info", "stats", "use", "indexes", "index", "help", "quit", "exit"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  const std::string list = commands.parse(split_command_line("help")).text;
+  for (const std::string& name : names) {
+    const auto help = commands.parse(split_command_line("help " + name));
+    EXPECT_EQ(help.command, "help");
+    EXPECT_NE(help.text.find("Usage: "), std::string::npos) << name;
+    EXPECT_EQ(commands.parse(split_command_line(name + " --help")).text, help.text) << name;
+  }
+  EXPECT_EQ(commands.index_command_names(),
+            (std::vector<std::string>{"get", "scan", "range", "prefix", "count", "all"}));
+  for (const std::string& name : commands.index_command_names()) {
+    const auto help = commands.parse(split_command_line("help index " + name));
+    EXPECT_NE(help.text.find("Usage: index <name> " + name), std::string::npos) << name;
+    EXPECT_EQ(commands.parse(split_command_line("index i " + name + " --help")).text, help.text);
+    EXPECT_NE(list.find("\n  index <name> " + name), std::string::npos) << name;
+  }
 }
 
 }  // namespace

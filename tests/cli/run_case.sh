@@ -10,6 +10,14 @@
 #   expect_stdout_has S  its stdout contains S;  expect_stderr_has S  its stderr contains S
 #   expect_no_stdout     its stdout is empty
 #   expect_true WHAT CMD...   CMD succeeds (WHAT says what is checked)
+#   eventually CMD...    runs CMD until it succeeds, at most 300 times 0.1 s apart (a bounded
+#                        wait, 30 s, for something the tool does); its last status
+#   start_paused POINT CMD...  starts CMD in the background with DRYDB_TEST_PAUSE=POINT
+#                        (tools/drydb/test_pause.h) and checks that it stops there; sets $pid
+#   wait_paused POINT FILE     checks that process $pid says in FILE (its stderr) that it stopped
+#                        at POINT, waiting for it as `eventually` does
+#   finish_paused SIGNAL sends SIGNAL to the command start_paused started and waits for it,
+#                        keeping its stdout, stderr and status as `run` does
 #   skip WHY             ends the case as skipped (exit 77, which ctest reports as skipped; a case
 #                        whose checks failed before it fails instead): for a
 #                        helper program or data file the machine lacks
@@ -82,6 +90,43 @@ expect_true() {
   shift
   checks=$((checks + 1))
   "$@" || { last="$*"; failed "$what"; }
+}
+
+eventually() {
+  local i
+  for i in $(seq 1 300); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  "$@"
+}
+
+PAUSED_OUT="$WORK/.paused.out"
+PAUSED_ERR="$WORK/.paused.err"
+start_paused() {
+  local point=$1
+  shift
+  last="$*"
+  # With job control on, the background command keeps SIGINT's action (bash otherwise starts it
+  # with SIGINT ignored).
+  set -m
+  DRYDB_TEST_PAUSE=$point "$@" >"$PAUSED_OUT" 2>"$PAUSED_ERR" &
+  pid=$!
+  set +m
+  wait_paused "$point" "$PAUSED_ERR"
+}
+wait_paused() {
+  checks=$((checks + 1))
+  eventually grep -q "drydb: test pause at $1 (pid $pid)" "$2" ||
+    failed "drydb did not pause at $1"
+}
+finish_paused() {
+  last="$last (paused, then SIG$1)"
+  kill "-$1" "$pid"
+  wait "$pid"
+  status=$?
+  cp "$PAUSED_OUT" "$OUT"
+  cp "$PAUSED_ERR" "$ERR"
 }
 
 skip() {

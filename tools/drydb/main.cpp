@@ -23,16 +23,16 @@
 
 #include "drydb/limits.h"
 
-#include "build.h"
+#include "commands/build.h"
+#include "commands/diff.h"
+#include "commands/dump.h"
+#include "commands/query_commands.h"
+#include "commands/session.h"
+#include "commands/shard.h"
+#include "commands/shell.h"
 #include "common.h"
-#include "diff.h"
-#include "dump.h"
-#include "option_checks.h"
-#include "output_file.h"
-#include "render.h"
-#include "session.h"
-#include "shard.h"
-#include "shell.h"
+#include "io/output_file.h"
+#include "io/render.h"
 #include "test_pause.h"
 
 #ifndef DRYDB_VERSION
@@ -60,75 +60,25 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return d[a.size()][b.size()];
 }
 
-struct QueryFlags {
-  std::string file;
-  std::string table;
-  std::string index;
-  std::string format = "text";
-  bool hex = false, desc = false, exclusive_start = false, exclusive_end = false, raw = false;
-  std::optional<uint64_t> limit, offset;
-  std::vector<std::string> args;
-  // Other commands.
-  std::vector<std::string> dump_tables;
+// The options of the commands that are not queries (query_commands.h declares those).
+struct OtherFlags {
+  std::vector<std::string> tables;  // dump's and diff's
   std::string output;
   bool echo = false;
-  bool all = false;
   size_t max_line = kDefaultMaxRecord;
 };
 
-void add_file(CLI::App* c, QueryFlags& q) {
-  c->add_option("file", q.file, "The database file")->required();
-}
-void add_table(CLI::App* c, QueryFlags& q) {
-  c->add_option("-t,--table", q.table, "The table (default: the first in the file)");
-}
-void add_format(CLI::App* c, QueryFlags& q) {
-  c->add_option("-f,--format", q.format, "Output: text, jsonl, csv or tsv")
-      ->check(CLI::IsMember({"text", "jsonl", "csv", "tsv"}));
-}
-void add_query(CLI::App* c, QueryFlags& q, bool rows) {
-  add_table(c, q);
-  c->add_option("-x,--index", q.index, "Query this secondary index of the table");
-  add_format(c, q);
-  c->add_flag("--hex", q.hex, "Keys typed, and keys and values shown, as hex digits");
-  if (rows) {
-    c->add_option("-n,--limit", q.limit, "Print at most this many rows")
-        ->check(non_negative_integer());
-    c->add_option("--offset", q.offset, "Skip this many rows first")->check(non_negative_integer());
-    c->add_flag("--desc", q.desc, "Descending order");
-  }
-}
-void add_bounds_flags(CLI::App* c, QueryFlags& q) {
-  c->add_flag("--exclusive-start", q.exclusive_start, "Leave out rows equal to the start");
-  c->add_flag("--exclusive-end", q.exclusive_end, "Leave out rows equal to the end");
-}
-
-QueryArgs query_args(const QueryFlags& q) {
-  QueryArgs a;
-  for (const auto& s : q.args)
-    a.args.push_back(Token{s, false});
-  a.index = q.index;
-  a.hex = q.hex;
-  a.desc = q.desc;
-  a.exclusive_start = q.exclusive_start;
-  a.exclusive_end = q.exclusive_end;
-  a.raw = q.raw;
-  a.offset = q.offset;
-  a.limit = q.limit;
-  return a;
-}
-
 int run(int argc, char** argv) {
   CLI::App app("drydb: query, build and check drydb read-only databases", "drydb");
-  app.set_version_flag("--version",
-                       fmt::format("drydb {} (file format {}.{})", DRYDB_VERSION,
-                                   drydb::kFormatMajor, drydb::kFormatMinor));
+  app.set_version_flag("--version", fmt::format("drydb {} (file format {}.{})", DRYDB_VERSION,
+                                                drydb::kFormatMajor, drydb::kFormatMinor));
   app.require_subcommand(1);
   app.footer(
       "Run `drydb FILE` for an interactive session. `drydb COMMAND --help` for a command's "
       "flags; docs/cli.md for all of them.\nExit status: 0 success, 1 not found (get) or "
       "builds that differ (diff), 2 any error, bad usage included.");
   QueryFlags q;
+  OtherFlags o;
   // Global: before or after the command (subcommands pass options they do not know to the app).
   bool mmap = false;
   app.add_flag("--mmap", mmap,
@@ -137,65 +87,23 @@ int run(int argc, char** argv) {
   app.fallthrough();
 
   auto* shell = app.add_subcommand("shell", "Interactive session on a database (also: drydb FILE)");
-  add_file(shell, q);
-  add_table(shell, q);
-  shell->add_flag("--echo", q.echo, "Print the prompt and each command read from a script");
-  add_max_record_option(shell, &q.max_line, "a script line");
+  add_file_option(shell, q.file);
+  add_table_option(shell, q.table);
+  shell->add_flag("--echo", o.echo, "Print the prompt and each command read from a script");
+  add_max_record_option(shell, &o.max_line, "a script line");
 
-  auto* get = app.add_subcommand("get", "The value of one key (nothing and exit 1 if absent)");
-  add_file(get, q);
-  get->add_option("key", q.args, "The key, in the table's encoding")->required()->expected(1);
-  add_query(get, q, false);
-  get->add_flag("--raw", q.raw, "Write the value's bytes exactly, with no newline");
-
-  auto* scan = app.add_subcommand("scan", "Every row, in key order");
-  add_file(scan, q);
-  add_query(scan, q, true);
-
-  auto* range = app.add_subcommand("range", "Rows between two keys (* for an open end)");
-  add_file(range, q);
-  range->add_option("bounds", q.args, "START END")->required()->expected(2);
-  add_query(range, q, true);
-  add_bounds_flags(range, q);
-
-  auto* prefix = app.add_subcommand("prefix", "Rows whose key starts with a prefix (byte keys)");
-  add_file(prefix, q);
-  prefix->add_option("prefix", q.args, "The prefix")->required()->expected(1);
-  add_query(prefix, q, true);
-
-  auto* count = app.add_subcommand("count", "Rows in a table, with a key, or in a range");
-  add_file(count, q);
-  count->add_option("bounds", q.args, "[KEY | START END]")->expected(0, 2);
-  add_query(count, q, false);
-  add_bounds_flags(count, q);
-
-  auto* tables = app.add_subcommand("tables", "The tables of a database");
-  add_file(tables, q);
-  add_format(tables, q);
-
-  auto* info = app.add_subcommand("info", "The file and a table");
-  add_file(info, q);
-  add_table(info, q);
-  info->add_option("-f,--format", q.format, "Output: text or jsonl")
-      ->check(CLI::IsMember({"text", "jsonl"}));
-
-  auto* stats = app.add_subcommand(
-      "stats", "Depth, pages per level, fill, overflow pages and compression of every tree");
-  add_file(stats, q);
-  add_table(stats, q);
-  stats->add_option("-f,--format", q.format, "Output: text or jsonl")
-      ->check(CLI::IsMember({"text", "jsonl"}));
+  const QueryCommands queries = add_query_commands(app, q, Surface::command_line);
 
   auto* verify = app.add_subcommand(
       "verify", "Check every checksum and tree invariant (exit 2 at the first fault)");
-  add_file(verify, q);
+  add_file_option(verify, q.file);
 
   auto* dump =
       app.add_subcommand("dump", "The database as JSON Lines that `drydb build` reads back");
-  add_file(dump, q);
-  dump->add_option("-t,--table", q.dump_tables, "Dump only these tables (repeatable)")
+  add_file_option(dump, q.file);
+  dump->add_option("-t,--table", o.tables, "Dump only these tables (repeatable)")
       ->allow_extra_args(false);
-  dump->add_option("-o,--output", q.output, "Write to this file instead of stdout");
+  dump->add_option("-o,--output", o.output, "Write to this file instead of stdout");
 
   auto* diff = app.add_subcommand(
       "diff", "What changed between two builds, table by table (exit 1 when they differ)");
@@ -211,7 +119,7 @@ int run(int argc, char** argv) {
   auto* rows_flag = diff->add_flag("--rows", diff_rows, "The rows that differ, as JSON Lines");
   stat_flag->excludes(keys_flag)->excludes(rows_flag);
   keys_flag->excludes(rows_flag);
-  diff->add_option("-t,--table", q.dump_tables, "Compare only these tables (repeatable)")
+  diff->add_option("-t,--table", o.tables, "Compare only these tables (repeatable)")
       ->allow_extra_args(false);
 
   BuildCommand build(app);
@@ -256,7 +164,7 @@ int run(int argc, char** argv) {
 
   use_mapped_reads(mmap);
   const Format format = parse_format(q.format);
-  if (shell->parsed()) return run_shell({q.file, q.table, q.echo, q.max_line});
+  if (shell->parsed()) return run_shell({q.file, q.table, o.echo, o.max_line});
   if (build.subcommand()->parsed()) return build.run();
   if (shard.subcommand()->parsed()) return shard.run();
   if (verify->parsed() && is_dataset(q.file)) {
@@ -280,20 +188,20 @@ int run(int argc, char** argv) {
                           : diff_keys ? DiffMode::keys
                           : diff_rows ? DiffMode::rows
                                       : DiffMode::summary;
-    return run_diff(diff_old, diff_new, mode, q.dump_tables, stdout);
+    return run_diff(diff_old, diff_new, mode, o.tables, stdout);
   }
   if (dump->parsed()) {
-    if (q.output.empty()) {
-      run_dump(q.file, q.dump_tables, stdout);
+    if (o.output.empty()) {
+      run_dump(q.file, o.tables, stdout);
       return kExitOk;
     }
-    if (same_file(q.file, q.output))
-      fail_usage(fmt::format("the output '{}' is the database being dumped", q.output));
-    if (is_dataset(q.file)) refuse_output_in(open_dataset(q.file), q.output);
+    if (same_file(q.file, o.output))
+      fail_usage(fmt::format("the output '{}' is the database being dumped", o.output));
+    if (is_dataset(q.file)) refuse_output_in(open_dataset(q.file), o.output);
     // Replaced only by a complete dump: a failed or interrupted one leaves the file as it was.
-    OutputFile out(q.output);
+    OutputFile out(o.output);
     catch_interrupts(true);
-    run_dump(q.file, q.dump_tables, out.stream());
+    run_dump(q.file, o.tables, out.stream());
     catch_interrupts(false);
     out.commit();
     return kExitOk;
@@ -301,20 +209,20 @@ int run(int argc, char** argv) {
 
   Session session(q.file, q.table, /*shell=*/false, format, stdout);
   const QueryArgs a = query_args(q);
-  if (get->parsed()) return session.get(a) ? kExitOk : kExitNotFound;
-  if (scan->parsed())
+  if (queries.get->parsed()) return session.get(a) ? kExitOk : kExitNotFound;
+  if (queries.scan->parsed())
     session.scan(a, ScanWhat::rows);
-  else if (range->parsed())
+  else if (queries.range->parsed())
     session.range(a);
-  else if (prefix->parsed())
+  else if (queries.prefix->parsed())
     session.prefix(a);
-  else if (count->parsed())
+  else if (queries.count->parsed())
     session.count(a);
-  else if (tables->parsed())
+  else if (queries.tables->parsed())
     session.tables();
-  else if (info->parsed())
+  else if (queries.info->parsed())
     session.info();
-  else if (stats->parsed())
+  else if (queries.stats->parsed())
     session.stats(q.table.empty());
   return kExitOk;
 }

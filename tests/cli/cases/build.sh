@@ -287,12 +287,8 @@ DRYDB_TEST_PAUSE=build:reading "$DRYDB" build int.drydb -i input.fifo -k k -q 2>
 pid=$!
 exec 3>input.fifo
 printf '{"k":"a"}\n{"k":"b"' >&3
-for i in $(seq 1 300); do
-  grep -q "drydb: test pause at build:reading (pid $pid)" int.err && break
-  sleep 0.1
-done
-expect_true "the build pauses after its first row" \
-  grep -q "drydb: test pause at build:reading (pid $pid)" int.err
+last="build from a fifo"
+wait_paused build:reading int.err
 kill -USR1 $pid
 # The kernel function a reader of an empty pipe sleeps in: pipe_wait, pipe_read or anon_pipe_read
 # as kernels name it. Where wchan reads 0 (a kernel or sandbox that hides it), the process
@@ -306,11 +302,7 @@ in_pipe_read() {
     printf '%s\n' "$wchan" | grep -qE '(^|_)pipe_(read|wait)$'
   fi
 }
-for i in $(seq 1 300); do
-  in_pipe_read && break
-  sleep 0.1
-done
-expect_true "the build waits in the fifo's read" in_pipe_read
+expect_true "the build waits in the fifo's read" eventually in_pipe_read
 kill -TERM $pid
 wait $pid
 status=$?

@@ -1,36 +1,7 @@
 # Commands that change a dataset, racing one another at named points (DRYDB_TEST_PAUSE, see
-# signals.sh), never sleeps: a run that fails or is interrupted removes only what no publish can
-# have named, publish checks its generation under the dataset's lock, and an output that would
-# land anywhere in the dataset read is refused.
-
-# POINT CMD...: starts CMD in the background, paused at POINT; sets $pid and $pause_err. The wait
-# for the pause is bounded (30 s).
-start_paused() {
-  local point=$1 i
-  shift
-  pause_err=$WORK/.paused.$point.err
-  # With job control on, the background command keeps SIGINT's action.
-  set -m
-  DRYDB_TEST_PAUSE=$point "$@" >"$WORK/.paused.out" 2>"$pause_err" &
-  pid=$!
-  set +m
-  for i in $(seq 1 300); do
-    grep -q "drydb: test pause at $point (pid $pid)" "$pause_err" && break
-    sleep 0.1
-  done
-  checks=$((checks + 1))
-  grep -q "drydb: test pause at $point (pid $pid)" "$pause_err" ||
-    { last="$*"; failed "drydb did not pause at $point"; }
-}
-# SIGNAL: sends it to the paused command and keeps its output and status as `run` does.
-finish_paused() {
-  last="the paused command, then SIG$1"
-  kill "-$1" "$pid"
-  wait "$pid"
-  status=$?
-  cp "$WORK/.paused.out" "$OUT"
-  cp "$pause_err" "$ERR"
-}
+# run_case.sh's start_paused), never sleeps: a run that fails or is interrupted removes only
+# what no publish can have named, publish checks its generation under the dataset's lock, and an
+# output that would land anywhere in the dataset read is refused.
 
 seq 1 300 | awk '{printf "{\"id\":%d,\"v\":\"row %d\"}\n", $1, $1}' >rows.jsonl
 run drydb build f.drydb -i rows.jsonl -k id --key-encoding int64 -q

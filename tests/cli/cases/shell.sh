@@ -1,5 +1,5 @@
 # The interactive session driven through stdin: every command, the prompt following `use`, and
-# errors (on stderr; a script with a failed command exits 1).
+# errors (on stderr; a script with a failed command exits 2).
 run drydb build items.drydb -i "$DATA/items.jsonl" -q \
   --table items --key id --index kind=kind --index color=color --index price=price,int64,unique \
   --table prices --key price --key-encoding int64 --value id
@@ -156,10 +156,10 @@ Error: prefix needs byte keys; table 'prices' has int64 keys (use range)
 Error: no table 'nothing' (tables: items, prices)
 Unknown command: frobnicate
 Type 'help' for available commands.
-Error: usage: get <key>
-Error: offset must be a non-negative integer, not 'x'
-Error: usage: range <start> <end> [options] (* for an open end)
-Error: unknown index command 'frob': use get, all, range, count, prefix or scan
+Error: get: key is required (see 'help get')
+Error: scan: offset: expected a non-negative integer, not 'x' (see 'help scan')
+Error: range: end is required (see 'help range')
+Error: unknown index command 'frob': use get, scan, range, prefix, count or all
 Error: unterminated quote
 EOF
 
@@ -230,3 +230,136 @@ expect_stdout_has "000000f0  01 01 01 01 01 01 01 01  01 01 01 01 01 01 01 01  |
 expect_stdout_has "... (44 more bytes)"
 run drydb get long.drydb long
 expect_stdout_has "00000120  01 01 01 01 01 01 01 01  01 01 01 01              |............|"
+
+# help lists the commands with their arguments, from the same CLI11 definitions the command
+# line's queries use.
+run drydb items.drydb < <(echo help)
+expect_status 0
+expect_stdout <<'EOF2'
+Keys are typed in the table's (or index's) encoding: decimal for int64, UUID or ULID
+text, text with \xNN escapes (and \\ for a backslash) for bytes; with --hex, keys are
+typed and keys and values shown as hex digits. Quote words with spaces: get "LATIN
+SMALL LETTER A"; a quoted word is never an option. In ranges, * is an open end ("*"
+is the key *).
+
+Commands:
+  get <key>                             The value of a key, or (nil)
+  scan [offset] [limit]                 Every row, in key order
+  range <start> <end>                   Rows between two keys (* for an open end)
+  prefix <prefix> [limit]               Rows whose key starts with a prefix (byte keys)
+  count [start] [end]                   Rows in a table, with a key, or in a range
+  keys [offset] [limit]                 Keys only, in key order
+  values [offset] [limit]               Values only, in key order
+  tables                                The tables of a database
+  info                                  The file and the current table
+  stats                                 Depth, pages, fill, overflow and compression of the table's trees
+  use <table>                           Switch to another table
+  indexes                               The current table's secondary indexes (also: index)
+  index <name>                          Query a secondary index of the current table
+  index <name> get <key>                The first row with that index key, or (nil)
+  index <name> scan [offset] [limit]    Every row, in index-key order
+  index <name> range <start> <end>      Rows between two index keys (* for an open end)
+  index <name> prefix <prefix> [limit]  Rows whose index key starts with a prefix (byte keys)
+  index <name> count [start] [end]      Entries in the index, with a key, or in a range
+  index <name> all <key> [limit]        Every row with that index key
+  help, ? [command...]                  The commands, or a command's options
+  quit, exit, q                         Leave the session (also Ctrl-D)
+
+'help COMMAND' (or COMMAND --help) shows a command's options.
+EOF2
+
+# Every command's help: its usage and options, the same for `help COMMAND`, `COMMAND --help` and
+# any case of the name; and `?` for help.
+for command in get scan range prefix count keys values tables info stats use indexes index help quit; do
+  run drydb items.drydb < <(echo "help $command")
+  expect_status 0
+  expect_stdout_has "Usage: $command "
+  expect_stdout_has "  --help "
+  cp "$OUT" help.txt
+  run drydb items.drydb < <(echo "${command^^} --help")
+  expect_status 0
+  expect_true "'${command^^} --help' is 'help $command'" cmp -s help.txt "$OUT"
+done
+for command in get scan range prefix count all; do
+  run drydb items.drydb < <(echo "? index $command")
+  expect_status 0
+  expect_stdout_has "Usage: index <name> $command [OPTIONS]"
+  cp "$OUT" help.txt
+  run drydb items.drydb < <(echo "index kind $command --help")
+  expect_true "'index kind $command --help' is 'help index $command'" cmp -s help.txt "$OUT"
+done
+run drydb items.drydb < <(echo 'help range')
+expect_stdout <<'EOF2'
+Rows between two keys (* for an open end)
+Usage: range [OPTIONS] <start> <end>
+
+Positionals:
+  start TEXT REQUIRED                   The first key, included unless --exclusive-start
+  end TEXT REQUIRED                     The last key, included unless --exclusive-end
+
+Options:
+  --help                                This help
+  --hex                                 Keys typed, and keys and values shown, as hex digits
+  --limit UINT:INTEGER>=0               Print at most this many rows (default 20)
+  --offset UINT:INTEGER>=0              Skip this many rows first
+  --desc                                Descending order
+  --exclusive-start                     Leave out rows equal to the start
+  --exclusive-end                       Leave out rows equal to the end
+
+EOF2
+
+# Options the command line's queries have: scan's --limit and --offset, beside its positional
+# [offset] [limit] (not both). Bad options and arguments name the command and the word.
+cat > options.txt <<'EOF2'
+scan --limit 2 --offset 5
+keys 1 1
+Index kind Count fruit --exclusive-start
+scan 1 --offset 2
+scan --bogus
+index kind range a z --nope
+get a b
+tables x
+help nope
+index kind
+EOF2
+run drydb items.drydb < options.txt
+expect_status 2
+expect_stdout <<'EOF2'
+6) eggplant -> {"id":"eggplant","price":200,"color":"purple","kind":"veg...
+7) fig -> {"id":"fig","price":-5,"color":"","kind":"fruit"}
+Displayed 2 entries of 7 (offset: 5)
+2) banana
+Displayed 1 keys of 7 (offset: 1)
+(integer) 0
+EOF2
+expect_stderr <<'EOF2'
+Error: scan: --offset excludes offset (see 'help scan')
+Error: scan: unknown option --bogus (see 'help scan')
+Error: index range: unknown option --nope (see 'help index range')
+Error: get: The following argument was not expected: b (see 'help get')
+Error: tables: The following argument was not expected: x (see 'help tables')
+Error: help: no command 'nope'; type 'help' for the list
+Error: index kind: a command is missing: use get, scan, range, prefix, count or all
+EOF2
+
+# A quoted word is never an option, and a word of one dash never one either: keys that look
+# like options.
+printf '{"k":"--desc","v":"1"}\n{"k":"--help","v":"2"}\n{"k":"-x","v":"3"}\n{"k":"--","v":"4"}\n' > dashes.jsonl
+run drydb build dashes.drydb -i dashes.jsonl -k k -v v -q
+expect_status 0
+run drydb dashes.drydb < <(printf '%s\n' 'get "--desc"' "get '--help'" 'get -x' 'get --' 'range "--" "--desc" --desc' 'count "--desc" -x' 'get 2d78 --hex' 'get --desc')
+expect_status 2
+expect_stdout <<'EOF2'
+1
+2
+3
+4
+1) --desc -> 1
+2) -- -> 4
+Displayed 2 of 2 entries
+(integer) 3
+33
+EOF2
+expect_stderr <<'EOF2'
+Error: get: unknown option --desc (see 'help get')
+EOF2

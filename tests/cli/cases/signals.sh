@@ -3,27 +3,13 @@
 # Whatever the point and the signal, nothing is lost: a target is the old file or the new one,
 # whole; a dump to a file leaves the old file; an interrupted dump is refused by `drydb build`.
 
-# POINT SIGNAL CMD...: runs CMD with a pause at POINT and sends SIGNAL there; keeps its stdout,
-# stderr and exit status as `run` does. The wait for the pause is bounded (30 s).
+# POINT SIGNAL CMD...: runs CMD with a pause at POINT (run_case.sh's start_paused) and sends
+# SIGNAL there; keeps its stdout, stderr and exit status as `run` does.
 paused_run() {
-  local point=$1 signal=$2 i
+  local point=$1 signal=$2
   shift 2
-  last="$* (paused at $point, then SIG$signal)"
-  # With job control on, the background command keeps SIGINT's action (bash otherwise starts
-  # it with SIGINT ignored).
-  set -m
-  DRYDB_TEST_PAUSE=$point "$@" >"$OUT" 2>"$ERR" &
-  local pid=$!
-  set +m
-  for i in $(seq 1 300); do
-    grep -q "drydb: test pause at $point (pid $pid)" "$ERR" && break
-    sleep 0.1
-  done
-  checks=$((checks + 1))
-  grep -q "drydb: test pause at $point (pid $pid)" "$ERR" || failed "drydb did not pause at $point"
-  kill "-$signal" "$pid"
-  wait "$pid"
-  status=$?
+  start_paused "$point" "$@"
+  finish_paused "$signal"
 }
 
 temp_files() {  # the build temp files beside t.drydb

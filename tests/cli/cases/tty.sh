@@ -5,7 +5,7 @@ command -v script >/dev/null || skip "script(1) is missing: the terminal session
 # script(1) runs its command through $SHELL -c; `exec` puts drydb in that shell's place. A shell
 # left waiting (dash, /bin/sh on Debian) gets the terminal's Ctrl-C too and, once drydb has
 # carried on and exited 0, ends itself by SIGINT: the session would seem to exit 130.
-run drydb build items.drydb -i "$DATA/items.jsonl" -q --table items --key id \
+run drydb build items.drydb -i "$DATA/items.jsonl" -q --table items --key id --index kind=kind \
   --table prices --key price --key-encoding int64 --value id
 
 session() {  # INPUT: runs a session on a pseudo-terminal, typing INPUT
@@ -30,6 +30,12 @@ expect_true "the history holds the commands" grep -q 'get.040120' "$history"
 session '\033[A\033[A\033[A\nquit\n'
 expect_status 0
 expect_stdout_has "Switched to table: prices"
+
+# Tab completes a command, an index's name after `index` and its command after the name.
+session 'cou\t\nindex ki\t co\t fruit\nquit\n'
+expect_status 0
+expect_stdout_has "(integer) 7"
+expect_stdout_has "(integer) 4"
 
 # Without XDG_STATE_HOME the history goes to ~/.local/state/drydb/history.
 run env -u XDG_STATE_HOME timeout 30 script -qec "exec $DRYDB items.drydb" /dev/null < <(printf 'tables\nquit\n')

@@ -1,4 +1,4 @@
-#include "session.h"
+#include "commands/session.h"
 
 #include <sys/stat.h>
 
@@ -10,12 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "commands/inspect.h"
 #include "common.h"
-#include "inspect.h"
-#include "json.h"
-#include "keys.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/text.h"
 #include "test_pause.h"
-#include "text.h"
 
 namespace drydb::cli {
 

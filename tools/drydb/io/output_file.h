@@ -37,7 +37,7 @@ class OutputFile {
   void commit();
 
  private:
-  std::string path_;  // as given, for messages
+  std::string path_;                  // as given, for messages
   std::unique_ptr<AtomicFile> file_;  // null when written in place
   std::FILE* stream_ = nullptr;
 };

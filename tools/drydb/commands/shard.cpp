@@ -1,4 +1,4 @@
-#include "shard.h"
+#include "commands/shard.h"
 
 #include <unistd.h>
 #include <cstdint>
@@ -16,14 +16,14 @@
 #include "drydb/page_filter.h"
 #include "drydb/sharded.h"
 
+#include "commands/inspect.h"
+#include "commands/option_checks.h"
+#include "commands/session.h"
 #include "common.h"
-#include "inspect.h"
-#include "json.h"
-#include "keys.h"
-#include "option_checks.h"
-#include "render.h"
-#include "session.h"
-#include "text.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/render.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

@@ -1,4 +1,4 @@
-#include "output_file.h"
+#include "io/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "render.h"
+#include "io/render.h"
 
 namespace drydb::cli {
 
@@ -90,7 +90,7 @@ void OutputFile::commit() {
   const bool closed = std::fclose(f) == 0;
   if (write_err != 0) fail_errno("write", path_, write_err);
   if (!closed) fail_errno("write", path_, errno);
-  if (file_ == nullptr) return;  // written in place
+  if (file_ == nullptr) return;                                  // written in place
   if (auto st = file_->commit(); !st) fail(st.error().message);  // it names the file
 }
 

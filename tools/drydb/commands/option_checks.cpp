@@ -1,4 +1,4 @@
-#include "option_checks.h"
+#include "commands/option_checks.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "input.h"
+#include "io/input.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "progress.h"
+#include "io/progress.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "text.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

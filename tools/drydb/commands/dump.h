@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "drydb/table.h"
-#include "msgpack.h"
+#include "io/msgpack.h"
 
 namespace drydb::cli {
 

@@ -1,4 +1,4 @@
-#include "diff.h"
+#include "commands/diff.h"
 
 #include <fmt/format.h>
 
@@ -7,15 +7,15 @@
 #include <optional>
 #include <string_view>
 
+#include "commands/dump.h"
+#include "commands/session.h"
 #include "common.h"
 #include "drydb/diff.h"
 #include "drydb/index.h"
 #include "drydb/sharded.h"
-#include "dump.h"
-#include "json.h"
-#include "keys.h"
-#include "render.h"
-#include "session.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/render.h"
 
 namespace drydb::cli {
 

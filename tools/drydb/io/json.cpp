@@ -1,11 +1,11 @@
-#include "json.h"
+#include "io/json.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include "text.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

@@ -1,4 +1,4 @@
-#include "render.h"
+#include "io/render.h"
 
 #include <cerrno>
 #include <vector>
@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "json.h"
-#include "keys.h"
-#include "msgpack.h"
-#include "text.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/msgpack.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

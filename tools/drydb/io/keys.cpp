@@ -1,12 +1,12 @@
-#include "keys.h"
+#include "io/keys.h"
 
 #include <charconv>
 
 #include <fmt/format.h>
 
 #include "common.h"
-#include "json.h"
-#include "text.h"
+#include "io/json.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

@@ -1,4 +1,4 @@
-#include "build_keys.h"
+#include "commands/build_keys.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "drydb/key_encoding.h"
-#include "text.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

@@ -1,4 +1,4 @@
-#include "build.h"
+#include "commands/build.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,21 +11,21 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "build_keys.h"
+#include "commands/build_keys.h"
+#include "commands/option_checks.h"
 #include "common.h"
 #include "drydb/builder.h"
 #include "drydb/limits.h"
-#include "input.h"
-#include "json.h"
-#include "keys.h"
-#include "msgpack.h"
-#include "option_checks.h"
-#include "output_file.h"
-#include "progress.h"
-#include "records.h"
-#include "render.h"
+#include "io/input.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/msgpack.h"
+#include "io/output_file.h"
+#include "io/progress.h"
+#include "io/records.h"
+#include "io/render.h"
+#include "io/text.h"
 #include "test_pause.h"
-#include "text.h"
 
 namespace drydb::cli {
 
@@ -408,7 +408,7 @@ class InputReader {
 
  private:
   // The record's fields, each {"base64":...} or {"msgpack":...} form replaced
-  // by the bytes it stands for (render.h, decoded_field: what the row outputs
+  // by the bytes it stands for (io/render.h, decoded_field: what the row outputs
   // write for bytes that are not text), and as read, for records stored as
   // MessagePack. The header is read from fields_.
   void set_csv_fields() {

@@ -13,7 +13,7 @@
 #include "drydb/database.h"
 #include "drydb/index.h"
 #include "drydb/sharded.h"
-#include "render.h"
+#include "io/render.h"
 
 namespace drydb::cli {
 

@@ -1,4 +1,4 @@
-#include "msgpack.h"
+#include "io/msgpack.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <msgpack.hpp>
 
-#include "json.h"
-#include "text.h"
+#include "io/json.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

@@ -1,4 +1,4 @@
-#include "records.h"
+#include "io/records.h"
 
 namespace drydb::cli {
 

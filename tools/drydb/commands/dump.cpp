@@ -1,20 +1,20 @@
-#include "dump.h"
+#include "commands/dump.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "commands/inspect.h"
+#include "commands/session.h"
 #include "common.h"
 #include "drydb/index.h"
 #include "drydb/sharded.h"
-#include "inspect.h"
-#include "json.h"
-#include "keys.h"
-#include "msgpack.h"
-#include "render.h"
-#include "session.h"
+#include "io/json.h"
+#include "io/keys.h"
+#include "io/msgpack.h"
+#include "io/render.h"
+#include "io/text.h"
 #include "test_pause.h"
-#include "text.h"
 
 namespace drydb::cli {
 

@@ -1,9 +1,9 @@
-#include "inspect.h"
+#include "commands/inspect.h"
 
 #include <fmt/format.h>
 
 #include "common.h"
-#include "text.h"
+#include "io/text.h"
 
 namespace drydb::cli {
 

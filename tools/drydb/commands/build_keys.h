@@ -10,8 +10,8 @@
 #include <unordered_map>
 
 #include "drydb/key_encoding.h"
-#include "msgpack.h"
-#include "records.h"
+#include "io/msgpack.h"
+#include "io/records.h"
 
 namespace drydb::cli {
 

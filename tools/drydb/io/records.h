@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "json.h"
-#include "msgpack.h"
+#include "io/json.h"
+#include "io/msgpack.h"
 
 namespace drydb::cli {
 

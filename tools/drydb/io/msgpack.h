@@ -21,7 +21,7 @@
 
 #include "drydb/key_encoding.h"
 #include "drydb/msgpack.h"
-#include "json.h"
+#include "io/json.h"
 
 namespace drydb::cli {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "drydb/key_encoding.h"
-#include "msgpack.h"
+#include "io/msgpack.h"
 
 namespace drydb::cli {
 
