@@ -25,7 +25,7 @@ namespace {
 using drydb::errc;
 using drydb::Manifest;
 using drydb::Partitioning;
-using drydb_support::TempDir;
+using drydb_test::TempDir;
 
 std::string int_key(int64_t v) {
   std::string k(8, '\0');

@@ -23,17 +23,17 @@
 #include "drydb/drydb.h"
 #include "drydb/index.h"
 #include "generation_builder.h"
-#include "support/suite.h"
 #include "support/random.h"
+#include "support/suite.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using namespace dataset_testing;
+using namespace drydb_test;
 using drydb::DiffChange;
 using drydb::errc;
 using drydb::KeyEncoding;
-using drydb_support::TempDir;
+using drydb_test::TempDir;
 
 // Builds `tables` into one file, as build_generation builds each shard.
 void build_file(const fs::path& path, const std::vector<TableSpec>& tables) {
@@ -190,7 +190,7 @@ IndexSpec length_index() {
 }
 
 // A random old side and a new side made from it by edits.
-std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(drydb_support::Rng& rng) {
+std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(drydb_test::Rng& rng) {
   auto value = [&] {
     std::string v(rng() % 4, 'a');
     for (char& c : v)
@@ -309,7 +309,7 @@ void expect_same(const drydb::DatabaseDiff& got, const std::vector<drydb::TableD
 TEST(Diff, MatchesTheModelOnFilesAndDatasets) {
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    drydb_support::Rng rng(seed);
+    drydb_test::Rng rng(seed);
     const auto [olds, news] = random_pair(rng);
     TempDir dir;
     const int old_how = static_cast<int>(seed % 3), new_how = static_cast<int>((seed / 3) % 3);
@@ -353,7 +353,7 @@ TEST(Diff, MatchesTheModelOnFilesAndDatasets) {
 }
 
 TEST(Diff, AFileAndTheDatasetOfItsRowsAreEqual) {
-  drydb_support::Rng rng(99);
+  drydb_test::Rng rng(99);
   const auto [olds, news] = random_pair(rng);
   TempDir dir;
   for (int how : {1, 2}) {
@@ -389,7 +389,7 @@ TEST(Diff, StorageOptionsDoNotCount) {
 }
 
 TEST(Diff, AVisitorErrorEndsTheDiff) {
-  drydb_support::Rng rng(5);
+  drydb_test::Rng rng(5);
   const auto [olds, news] = random_pair(rng);
   TempDir dir;
   const Side o = write_side(dir.path() / "old", olds, 0);

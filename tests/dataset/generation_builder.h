@@ -17,7 +17,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/key.h"
 
-namespace dataset_testing {
+namespace drydb_test {
 
 namespace fs = std::filesystem;
 using drydb::KeyEncoding;
@@ -113,4 +113,4 @@ inline void build_generation(const fs::path& root, uint64_t gen,
   ASSERT_TRUE(drydb::publish_generation(root, gen));
 }
 
-}  // namespace dataset_testing
+}  // namespace drydb_test

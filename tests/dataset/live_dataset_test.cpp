@@ -24,9 +24,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using namespace dataset_testing;
-using drydb_support::eventually;
-using drydb_support::TempDir;
+using namespace drydb_test;
+using drydb_test::eventually;
+using drydb_test::TempDir;
 
 constexpr int kKeys = 400;
 

@@ -23,21 +23,21 @@
 #include "drydb/detail/format.h"
 #include "drydb/live_dataset.h"
 #include "generation_builder.h"
-#include "support/suite.h"
 #include "support/random.h"
+#include "support/suite.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using namespace dataset_testing;
+using namespace drydb_test;
 using drydb::errc;
 using drydb::KeyEncoding;
-using drydb_support::TempDir;
+using drydb_test::TempDir;
 
 // The sample's tables for `shards` shards (2 to 5): range tables take the first shards - 1 of
 // their split keys.
 std::vector<TableSpec> sample_tables(uint32_t shards) {
-  drydb_support::Rng rng(7);
+  drydb_test::Rng rng(7);
   TableSpec words{"words", KeyEncoding::bytes(), {}, {}};
   // Shared prefixes, NUL bytes, a key and the same key plus a NUL, high bytes, the empty key.
   const std::string alphabet(
@@ -120,7 +120,7 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
   EXPECT_EQ(ds->shard_count(), 5u);
   EXPECT_EQ(ds->tables().size(), 3u);
   EXPECT_EQ(ds->table("nope").code(), errc::not_found);
-  drydb_support::Rng rng(11);
+  drydb_test::Rng rng(11);
   for (const TableSpec& spec : tables) {
     SCOPED_TRACE(spec.name);
     auto t = ds->table(spec.name);
@@ -424,7 +424,7 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
   build_generation(dir.path(), 1, tables, 5);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
-  drydb_support::Rng rng(13);
+  drydb_test::Rng rng(13);
   for (const TableSpec& spec : tables) {
     SCOPED_TRACE(spec.name);
     auto t = ds->table(spec.name);
@@ -534,7 +534,7 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
   using Entries = std::vector<std::tuple<std::string, std::string, std::string>>;
-  drydb_support::Rng rng(17);
+  drydb_test::Rng rng(17);
   for (const TableSpec& spec : tables) {
     auto t = ds->table(spec.name);
     ASSERT_TRUE(t);

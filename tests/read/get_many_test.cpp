@@ -61,7 +61,7 @@ enum class KeyShape { mixed, clustered };
 Model make_model(KeyEncoding enc, size_t rows, uint64_t seed, KeyShape shape = KeyShape::mixed) {
   Model m;
   m.enc = enc;
-  drydb_support::Rng rng(seed);
+  drydb_test::Rng rng(seed);
   uint64_t burst = rng() >> 8;
   while (m.rows.size() < rows) {
     const uint64_t r = rng();
@@ -111,7 +111,7 @@ std::vector<std::string> queries(const Model& m, uint64_t seed) {
     absent.back() = static_cast<char>(absent.back() ^ 0x55);
     if (!m.rows.count(absent)) q.push_back(absent);
   }
-  drydb_support::Rng rng(seed);
+  drydb_test::Rng rng(seed);
   for (size_t i = 0; i < 50; ++i)
     q.push_back(q[rng() % q.size()]);
   std::shuffle(q.begin(), q.end(), rng);

@@ -46,7 +46,7 @@ std::string value_for(const std::string& id, size_t len) {
 Model make_model(bool ints, bool uniform_values, size_t n, uint64_t seed) {
   Model m;
   m.ints = ints;
-  drydb_support::Rng rng(seed);
+  drydb_test::Rng rng(seed);
   int64_t next = -1'000'000;
   while ((ints ? m.int_rows.size() : m.text_rows.size()) < n) {
     const uint64_t r = rng();
@@ -107,7 +107,7 @@ void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
   std::vector<size_t> order(lookups.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  std::shuffle(order.begin(), order.end(), drydb_support::Rng(order.size()));
+  std::shuffle(order.begin(), order.end(), drydb_test::Rng(order.size()));
 
   size_t found = 0;
   for (size_t i : order) {
@@ -139,7 +139,7 @@ void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
   }
 
   // Counts between present keys and seeks, at scattered places.
-  drydb_support::Rng rng(7);
+  drydb_test::Rng rng(7);
   for (int q = 0; q < 300; ++q) {
     const size_t a0 = rng() % lookups.size();
     size_t a = a0, b = std::min(lookups.size() - 1, a0 + rng() % 20'000);

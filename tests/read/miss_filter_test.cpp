@@ -25,7 +25,7 @@ using drydb::Key;
 using drydb::KeyEncoding;
 using drydb::ReadOnlyDatabase;
 using drydb::Value;
-using drydb_support::Rng;
+using drydb_test::Rng;
 
 // An int64's 8 encoded bytes.
 std::string int64_bytes(int64_t v) {
@@ -153,7 +153,7 @@ TEST(MissFilter, TablesAnswerAsWithoutOne) {
 
         auto mapped = ReadOnlyDatabase::open_memory(file);
         ASSERT_TRUE(mapped) << mapped.error().to_string();
-        auto cached = drydb_support::open_cached(file, 3 * page_size);
+        auto cached = drydb_test::open_cached(file, 3 * page_size);
         ASSERT_TRUE(cached) << cached.error().to_string();
         for (ReadOnlyDatabase* db : {&*mapped, &*cached}) {
           auto table = db->table("t");
@@ -269,8 +269,8 @@ TEST(MissFilter, AFilterThatLeavesOutAKeyFailsVerify) {
   fmt::for_each_miss_filter_bit(h, f.filter.probes, [&](uint32_t b) { first_bit = b; });
   copy[page * 512 + at.offset + first_bit / 8] &=
       ~std::byte{static_cast<uint8_t>(1u << (first_bit % 8))};
-  fmt::store_u64(copy.data() + page * 512, drydb_fault::xxh3(copy.data() + page * 512 + 8, 512 - 8,
-                                                             drydb_support::checksum_seed(copy)));
+  fmt::store_u64(copy.data() + page * 512, drydb_test::xxh3(copy.data() + page * 512 + 8, 512 - 8,
+                                                            drydb_test::checksum_seed(copy)));
   auto db = ReadOnlyDatabase::open_memory(copy);
   ASSERT_TRUE(db);
   // The filter now rules the key out: a get cannot tell, verify() does.
@@ -311,7 +311,7 @@ TEST(MissFilter, BadDescriptorsFailOpen) {
     if (c.width == 2) fmt::store_u16(p, static_cast<uint16_t>(c.value));
     if (c.width == 4) fmt::store_u32(p, static_cast<uint32_t>(c.value));
     if (c.width == 8) fmt::store_u64(p, c.value);
-    drydb_fault::fix_catalog_checksum(copy);
+    drydb_test::fix_catalog_checksum(copy);
     auto db = ReadOnlyDatabase::open_memory(copy);
     ASSERT_FALSE(db) << c.what;
     EXPECT_EQ(db.code(), drydb::errc::corruption) << c.what << ": " << db.error().to_string();
@@ -320,7 +320,7 @@ TEST(MissFilter, BadDescriptorsFailOpen) {
   {
     std::vector<std::byte> copy = f.file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, 0);
-    drydb_fault::fix_header_checksum(copy);
+    drydb_test::fix_header_checksum(copy);
     auto db = ReadOnlyDatabase::open_memory(copy);
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), drydb::errc::corruption) << db.error().to_string();

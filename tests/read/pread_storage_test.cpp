@@ -18,7 +18,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::OpenOptions;
@@ -321,4 +321,4 @@ TEST(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

@@ -32,7 +32,7 @@
 #include "model.h"
 #include "random.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 // ---- what the checks found ---------------------------------------------------------------------
 
@@ -1075,4 +1075,4 @@ inline void check_index_sampled(const drydb::SecondaryIndex& index, const TableM
   check_index_prefix(index, t, ix, std::string(), drydb::SortOrder::ascending, out, lim);
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

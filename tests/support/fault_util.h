@@ -54,11 +54,9 @@
 #define DRYDB_TEST_TSAN 0
 #endif
 
-namespace drydb_fault {
+namespace drydb_test {
 
 using drydb::errc;
-// The one model, checker, storage and random generator (support/).
-using namespace drydb_support;
 
 // ---- small utilities ---------------------------------------------------------------------------
 
@@ -247,10 +245,6 @@ inline FileMap map_file(std::span<const std::byte> f) {
   return m;
 }
 
-using drydb_support::fix_catalog_checksum;
-using drydb_support::fix_header_checksum;
-using drydb_support::xxh3;
-
 // After bytes at `offset` were changed, recomputes the checksum that covers them (using the
 // original file's map `m`), so the change reaches the structural checks behind the checksum.
 inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t offset) {
@@ -281,4 +275,4 @@ inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t o
   }
 }
 
-}  // namespace drydb_fault
+}  // namespace drydb_test

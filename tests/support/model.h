@@ -20,7 +20,7 @@
 #include "drydb/drydb.h"
 #include "keys.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 using Row = std::pair<std::string, std::string>;  // encoded key, value
 
@@ -201,4 +201,4 @@ inline drydb::result<std::vector<std::byte>> build_database(const DbModel& m,
   return b.build_to_memory();
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -31,7 +31,7 @@
 #include "random.h"
 #include "storage.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 // ---- errors and builds -------------------------------------------------------------------------
 
@@ -183,4 +183,4 @@ inline void expect_database_correct(const drydb::ReadOnlyDatabase& db, const DbM
   expect_all_correct(out, min_correct);
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -29,9 +29,6 @@
 
 namespace drydb_test {
 
-// The one model, checker, storage and random generator (support/).
-using namespace drydb_support;
-
 using Model = std::map<std::string, std::string>;
 
 // ---- key encodings ----------------------------------------------------------
@@ -131,7 +128,7 @@ inline size_t width_of(Enc e) {
 // int64_t, a Uuid, a Ulid, or (bytes and custom encodings) the bytes, which
 // the Key borrows from `k`.
 inline drydb::Key key_for(Enc e, const std::string& k) {
-  return drydb_support::typed_key(encoding_of(e).kind(), k);
+  return drydb_test::typed_key(encoding_of(e).kind(), k);
 }
 
 // How a key prints in a failure message.
@@ -345,13 +342,13 @@ inline TreeShape scan_tree(Bytes file, size_t key_width) {
 // The smallest key of the encoding's key space greater than k (fixed width:
 // k + 1 as a big-endian number; variable: k + "\0"); false when none.
 inline bool successor(Enc e, const std::string& k, std::string* out) {
-  return drydb_support::next_key(width_of(e), k, out);
+  return drydb_test::next_key(width_of(e), k, out);
 }
 
 // A key smaller than k (fixed width: k - 1; variable: k minus its last byte);
 // false when k is the smallest key.
 inline bool predecessor(Enc e, const std::string& k, std::string* out) {
-  return drydb_support::previous_key(width_of(e), k, out);
+  return drydb_test::previous_key(width_of(e), k, out);
 }
 
 inline std::string min_key(Enc e) {
@@ -383,20 +380,20 @@ class DiffChecker {
   size_t lower(const std::string& k) const { return model_.lower(k); }
 
   void check_count() { check_table_count(table_, model_, out_); }
-  void check_get(const std::string& k) { drydb_support::check_get(table_, model_, k, out_); }
-  void check_every_get() { drydb_support::check_every_get(table_, model_, out_); }
+  void check_get(const std::string& k) { drydb_test::check_get(table_, model_, k, out_); }
+  void check_every_get() { drydb_test::check_every_get(table_, model_, out_); }
   void check_pair(const std::string& s, const std::string& e) {
-    drydb_support::check_pair(table_, model_, s, e, out_);
+    drydb_test::check_pair(table_, model_, s, e, out_);
   }
-  void check_single(const std::string& b) { drydb_support::check_single(table_, model_, b, out_); }
-  void check_unbounded() { drydb_support::check_unbounded(table_, model_, out_); }
+  void check_single(const std::string& b) { drydb_test::check_single(table_, model_, b, out_); }
+  void check_unbounded() { drydb_test::check_unbounded(table_, model_, out_); }
   void check_bounds(const std::vector<std::string>& bounds) {
-    drydb_support::check_bounds(table_, model_, bounds, out_);
+    drydb_test::check_bounds(table_, model_, bounds, out_);
   }
   // Both orders.
   void check_prefix(const std::string& p) {
     for (auto order : kBothOrders)
-      drydb_support::check_prefix(table_, model_, p, order, out_);
+      drydb_test::check_prefix(table_, model_, p, order, out_);
   }
   // One cursor walk forwards, one backwards.
   void check_cursor_walks() {
@@ -404,7 +401,7 @@ class DiffChecker {
     check_walk(table_, model_, false, out_);
   }
   void check_seek(const std::string& k, int steps = 3) {
-    drydb_support::check_seek(table_, model_, k, out_, steps);
+    drydb_test::check_seek(table_, model_, k, out_, steps);
   }
 
  private:
