@@ -305,7 +305,7 @@ TEST(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
   const DbModel m = make_model();
   DbModel other = m;
   for (TableModel& t : other.tables) {
-    std::map<std::string, std::string> moved;
+    Rows moved;
     for (auto& [key, value] : t.rows) {
       // Every key's first byte changed alike: other keys, in the same order, of the same
       // lengths, so the pages fall as the first file's do.

@@ -1,6 +1,6 @@
 // Helpers of the fault suites (corruption, concurrency, regression, async, stress): a value
-// generator for their models, a custom fixed-width encoding, counted page memory, a map of which
-// file bytes the format uses and checksum fix-ups. The model and the checker they run their
+// generator for their models, storage over real files, counted page memory, a map of which file
+// bytes the format uses and checksum fix-ups. The model and the checker they run their
 // queries through are the one of every suite (support/model.h, support/checker.h).
 #pragma once
 
@@ -121,23 +121,6 @@ inline void expect_all_right(const drydb::ReadOnlyDatabase& db, const DbModel& m
                            << out.wrong.size() << " wrong"
                            << (out.wrong.empty() ? "" : ": " + out.wrong[0]);
   EXPECT_GT(out.correct, 1000u);
-}
-
-// A custom encoding of the given fixed width ("test.fixedN"), registered once per process.
-inline drydb::KeyEncoding fixed_width_encoding(uint32_t width) {
-  static std::mutex mu;
-  std::lock_guard lock(mu);
-  const std::string id = "test.fixed" + std::to_string(width);
-  if (auto found = drydb::KeyEncoding::find(id)) return *found;
-  drydb::CustomKeyEncoding c;
-  c.id = id;
-  c.fixed_width = width;
-  auto reg = drydb::register_key_encoding(std::move(c));
-  if (!reg) {
-    ADD_FAILURE() << reg.error().to_string();
-    return drydb::KeyEncoding::bytes();
-  }
-  return *reg;
 }
 
 // ---- page memory -------------------------------------------------------------------------------
