@@ -243,17 +243,28 @@ TEST(ShardedDatabase, OpensItsShardsWithEveryStorageKind) {
   }
 }
 
+// Damages each leaf of shard file `file` (of build_generation's 512-byte pages) in turn, one byte
+// in its middle, and calls damaged(page) with the file so, until damaged returns false.
+template <class Damaged>
+void damage_each_leaf(const fs::path& file, Damaged damaged) {
+  constexpr size_t kPage = 512;
+  const std::vector<std::byte> original = read_file(file);
+  for (size_t at = kPage; at + kPage <= original.size(); at += kPage) {
+    if (original[at + drydb::detail::page::kTypeOff] !=
+        static_cast<std::byte>(drydb::detail::PageType::leaf))
+      continue;
+    std::vector<std::byte> bad = original;
+    bad[at + kPage / 2] ^= std::byte{0x5a};
+    ASSERT_TRUE(write_file(file, bad)) << file;
+    if (!damaged(at / kPage)) return;
+  }
+}
+
 TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
   TempDir dir;
   const auto tables = sample_tables(5);
   build_generation(dir.path(), 1, tables, 5);
   const fs::path file = dir / "gen-1" / "shard-3.drydb";
-  std::string original;
-  {
-    std::ifstream in(file, std::ios::binary);
-    original.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  constexpr size_t kPage = 512;  // build_generation's page size
   // Ranges over every row of each table in both orders, with no start bound and from the
   // table's first key (its shard's part then descended): the tables whose ranges ended on an
   // error. Each range yields a run of the model's rows, all of them when it ends without one;
@@ -290,19 +301,11 @@ TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
     return failed;
   };
   std::vector<std::string> failed;
-  for (size_t at = kPage; failed.empty() && at + kPage <= original.size(); at += kPage) {
-    if (original[at + drydb::detail::page::kTypeOff] !=
-        static_cast<char>(drydb::detail::PageType::leaf))
-      continue;
-    std::string bad = original;
-    bad[at + kPage / 2] ^= 0x5a;
-    {
-      std::ofstream out(file, std::ios::binary | std::ios::trunc);
-      out.write(bad.data(), static_cast<std::streamsize>(bad.size()));
-    }
+  damage_each_leaf(file, [&](uint64_t) {
     auto ds = drydb::ShardedDatabase::open(dir.path());
     if (ds) failed = failed_walks(*ds);  // none for a leaf of an index
-  }
+    return failed.empty();
+  });
   // The bad page's table, a range-partitioned one (its parts concatenated), its four ranges.
   ASSERT_EQ(failed.size(), 4u) << "no leaf of shard 3 fails a walk and lets the dataset open";
   EXPECT_EQ(std::count(failed.begin(), failed.end(), failed[0]), 4);
@@ -321,12 +324,6 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
   build_generation(dir.path(), 1, tables, 5);
   const fs::path file = dir / "gen-1" / "shard-3.drydb";
   const std::string named = file.string() + ": ";
-  std::string original;
-  {
-    std::ifstream in(file, std::ios::binary);
-    original.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  constexpr size_t kPage = 512;  // build_generation's page size
   std::set<std::string> failed;  // the kinds of call that met the damage
   const auto expect_named = [&](const std::string& what, const drydb::Error& e) {
     failed.insert(what);
@@ -388,18 +385,9 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
       }
     }
   };
-  for (size_t at = kPage; at + kPage <= original.size(); at += kPage) {
-    if (original[at + drydb::detail::page::kTypeOff] !=
-        static_cast<char>(drydb::detail::PageType::leaf))
-      continue;
-    std::string bad = original;
-    bad[at + kPage / 2] ^= 0x5a;
-    {
-      std::ofstream out(file, std::ios::binary | std::ios::trunc);
-      out.write(bad.data(), static_cast<std::streamsize>(bad.size()));
-    }
+  damage_each_leaf(file, [&](uint64_t page) {
     for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
-      SCOPED_TRACE("page " + std::to_string(at / kPage) + ", storage " +
+      SCOPED_TRACE("page " + std::to_string(page) + ", storage " +
                    std::to_string(static_cast<int>(kind)));
       auto ds = drydb::ShardedDatabase::open(dir.path(), {.open = {.storage = kind}});
       if (!ds) {
@@ -407,14 +395,21 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
         continue;
       }
       const drydb::status verified = ds->verify();
-      ASSERT_FALSE(verified) << "the damage is not found";
+      if (verified) {
+        ADD_FAILURE() << "the damage is not found";
+        return false;
+      }
       expect_named("verify", verified.error());
       const drydb::status own = ds->shard(3).verify();
-      ASSERT_FALSE(own);
+      if (own) {
+        ADD_FAILURE() << "the shard's own verify() does not find the damage";
+        return false;
+      }
       EXPECT_EQ(verified.error().message, named + own.error().message);
       query_all(*ds);
     }
-  }
+    return true;
+  });
   EXPECT_EQ(failed, (std::set<std::string>{"open", "verify", "get", "count_range", "get_range",
                                            "prefix", "cursor", "index range", "index get"}));
 }
