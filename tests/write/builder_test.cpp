@@ -43,6 +43,16 @@ bool contains(const std::string& haystack, std::string_view needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// The builder's sticky error is `code` with a message naming `what`, and building fails with it.
+void expect_build_fails(DatabaseBuilder& builder, errc code, std::string_view what) {
+  ASSERT_FALSE(builder.status());
+  EXPECT_EQ(builder.status().code(), code);
+  EXPECT_TRUE(contains(message_of(builder.status()), what)) << message_of(builder.status());
+  auto bytes = builder.build_to_memory();
+  ASSERT_FALSE(bytes);
+  EXPECT_EQ(bytes.code(), code);
+}
+
 // Reads back every row of `model` from its table in `bytes`.
 void expect_table_equals(const std::vector<std::byte>& bytes, const TableModel& model) {
   auto db = ReadOnlyDatabase::open_memory(bytes);
@@ -118,12 +128,7 @@ TEST(BuilderTest, DuplicateTableName) {
   builder.create_table("other");
   auto& again = builder.create_table("items", KeyEncoding::int64());
   again.append(int64_t{1}, "x");  // ignored: the error is sticky
-  ASSERT_FALSE(builder.status());
-  EXPECT_EQ(builder.status().code(), errc::duplicate_name);
-  EXPECT_TRUE(contains(message_of(builder.status()), "items")) << message_of(builder.status());
-  auto bytes = builder.build_to_memory();
-  ASSERT_FALSE(bytes);
-  EXPECT_EQ(bytes.code(), errc::duplicate_name);
+  expect_build_fails(builder, errc::duplicate_name, "items");
 }
 
 TEST(BuilderTest, TableNameLength) {
@@ -378,12 +383,7 @@ TEST(BuilderTest, WrongKeyKindOnAppend) {
     DatabaseBuilder builder;
     auto& t = builder.create_table("typed", tc.encoding);
     t.append(tc.key, "v");
-    ASSERT_FALSE(builder.status());
-    EXPECT_EQ(builder.status().code(), errc::wrong_key_type);
-    EXPECT_TRUE(contains(message_of(builder.status()), "typed")) << message_of(builder.status());
-    auto bytes = builder.build_to_memory();
-    ASSERT_FALSE(bytes);
-    EXPECT_EQ(bytes.code(), errc::wrong_key_type);
+    expect_build_fails(builder, errc::wrong_key_type, "typed");
   }
 }
 
