@@ -30,8 +30,8 @@ using drydb::KeyEncoding;
 using drydb::ReadOnlyDatabase;
 using drydb::SortOrder;
 using drydb::unbounded;
-using drydb_support::built_bytes;
-using drydb_support::describe;
+using drydb_test::built_bytes;
+using drydb_test::describe;
 
 struct Person {
   std::string name;
@@ -71,7 +71,7 @@ bool is(std::error_code code, errc e) {
 }
 
 std::string str(std::span<const std::byte> b) {
-  return drydb_support::to_string(b);
+  return drydb_test::to_string(b);
 }
 
 template <class T>
@@ -231,7 +231,7 @@ TEST(MsgpackTable, RichStructUnderInt64Keys) {
   EXPECT_EQ(range->size(), 6u);
   int64_t expect = -3;
   for (auto [key, c] : *range) {
-    EXPECT_EQ(drydb_support::int64_of(str(key)), expect * 7);
+    EXPECT_EQ(drydb_test::int64_of(str(key)), expect * 7);
     EXPECT_EQ(c, make_character(expect));
     ++expect;
   }
@@ -245,11 +245,11 @@ TEST(MsgpackTable, BinaryBytesKeys) {
   const std::vector<std::string> keys = {std::string("\0", 1), std::string("\0\xff", 2), "\xff",
                                          std::string("a\0b", 3)};
   for (size_t i = 0; i < keys.size(); ++i)
-    t.append(drydb_support::as_bytes(keys[i]), std::vector<int>(i, static_cast<int>(i)));
+    t.append(drydb_test::as_bytes(keys[i]), std::vector<int>(i, static_cast<int>(i)));
   Db d = Db::open(b);
   auto table = d.table<std::vector<int>>("vectors");
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto got = table.get(drydb_support::as_bytes(keys[i]));
+    auto got = table.get(drydb_test::as_bytes(keys[i]));
     ASSERT_TRUE(got && got->has_value());
     EXPECT_EQ(**got, std::vector<int>(i, static_cast<int>(i)));
   }
@@ -297,7 +297,7 @@ TEST(MsgpackTable, ReadErrorsStayReadErrors) {
   for (int i = 0; i < 300; ++i)
     t.append(key_of(i), Person{std::string(40, static_cast<char>('a' + i % 26)), i});
   const auto bytes = built_bytes(b.build_to_memory());
-  auto storage = std::make_unique<drydb_support::MemoryStorage>(bytes);
+  auto storage = std::make_unique<drydb_test::MemoryStorage>(bytes);
   auto* reads = storage.get();
   auto db = ReadOnlyDatabase::open_storage(std::move(storage), {.page_cache_bytes = 4 * 512});
   ASSERT_TRUE(db) << describe(db.error());
@@ -464,7 +464,7 @@ TEST(MsgpackIndex, NonUniqueAge) {
   auto c = by_age.cursor();
   ASSERT_TRUE(c.seek(30));
   EXPECT_EQ(str(c.key()), "key02");
-  EXPECT_EQ(drydb_support::int64_of(str(c.untyped().index_key())), 34);
+  EXPECT_EQ(drydb_test::int64_of(str(c.untyped().index_key())), 34);
   EXPECT_EQ(c.value()->name, "Tom");
   ASSERT_TRUE(c.next());
   EXPECT_EQ(c.value()->name, "Tim");
@@ -615,7 +615,7 @@ TEST(MsgpackMalformed, GetGivesAClearError) {
     auto got = people.get(key);
     ASSERT_FALSE(got);
     expect_decode_error(got.error(), key, "");
-    auto direct = drydb::from_msgpack<Person>(drydb_support::as_bytes(value));
+    auto direct = drydb::from_msgpack<Person>(drydb_test::as_bytes(value));
     ASSERT_FALSE(direct);
     EXPECT_TRUE(is(direct.code(), errc::corruption));
   }

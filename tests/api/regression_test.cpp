@@ -14,7 +14,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::DatabaseBuilder;
@@ -1149,9 +1149,9 @@ TEST(Regression, W25_CustomStorageReadsMultiPageOverflowRuns) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 // Not a fault of the original but one of drydb's own (fixed in d0ff493): a table of a custom
@@ -1211,4 +1211,4 @@ TEST(Regression, FixedWidthKeyOfAnotherLengthNeverMatches) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

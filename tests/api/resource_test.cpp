@@ -23,7 +23,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::DatabaseBuilder;
@@ -138,7 +138,7 @@ TEST(Resource, MillionGetsStayWithinCachePlus8MiB) {
   };
   const Measured m = in_child(open, [&](const ReadOnlyDatabase& db) -> std::pair<int64_t, int64_t> {
     auto t = db.table("t").value();
-    drydb_support::Rng rng(7);
+    drydb_test::Rng rng(7);
     int64_t errors = 0, gets = 0;
     for (int64_t i = 0; i < kRows; ++i, ++gets) {
       const int64_t k = static_cast<int64_t>(rng() % kRows);
@@ -198,4 +198,4 @@ TEST(Resource, TenMillionRowBuildStaysUnder3xBudget) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

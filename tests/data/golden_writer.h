@@ -1,4 +1,4 @@
-// The writer of a format version's golden files (make_format2_N.cpp, one per version from 2.1):
+// The writer of a format version's golden files (make_format2.cpp, make_format2_N.cpp):
 // builds each file of the version's model (golden.h) into a folder with the builder it is linked
 // with, and refuses to run with a builder that writes another format version, since golden files
 // are the record of what their version's builder wrote. `add_features` gives a table what its

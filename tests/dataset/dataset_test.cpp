@@ -25,13 +25,8 @@ namespace {
 using drydb::errc;
 using drydb::Manifest;
 using drydb::Partitioning;
-using drydb_support::TempDir;
-
-std::string int_key(int64_t v) {
-  std::string k(8, '\0');
-  drydb::detail::store_be64(reinterpret_cast<std::byte*>(k.data()), drydb::int64_to_ordered(v));
-  return k;
-}
+using drydb_test::int64_key;
+using drydb_test::TempDir;
 
 // ---- partition functions ------------------------------------------------------------------------
 
@@ -49,15 +44,15 @@ TEST(Partitioning, RangeCountsTheSplitKeysAtOrBelowTheKey) {
   EXPECT_EQ(drydb::shard_of(high, 2, "\x80"), 1u);
   // int64 keys split in numeric order through their encoding.
   const Partitioning ints{std::string(drydb::kRangePartitioning),
-                          {int_key(-10), int_key(0), int_key(1000)}};
+                          {int64_key(-10), int64_key(0), int64_key(1000)}};
   ASSERT_TRUE(drydb::check_partitioning(ints, 4));
-  EXPECT_EQ(drydb::shard_of(ints, 4, int_key(INT64_MIN)), 0u);
-  EXPECT_EQ(drydb::shard_of(ints, 4, int_key(-11)), 0u);
-  EXPECT_EQ(drydb::shard_of(ints, 4, int_key(-10)), 1u);
-  EXPECT_EQ(drydb::shard_of(ints, 4, int_key(-1)), 1u);
-  EXPECT_EQ(drydb::shard_of(ints, 4, int_key(0)), 2u);
-  EXPECT_EQ(drydb::shard_of(ints, 4, int_key(999)), 2u);
-  EXPECT_EQ(drydb::shard_of(ints, 4, int_key(INT64_MAX)), 3u);
+  EXPECT_EQ(drydb::shard_of(ints, 4, int64_key(INT64_MIN)), 0u);
+  EXPECT_EQ(drydb::shard_of(ints, 4, int64_key(-11)), 0u);
+  EXPECT_EQ(drydb::shard_of(ints, 4, int64_key(-10)), 1u);
+  EXPECT_EQ(drydb::shard_of(ints, 4, int64_key(-1)), 1u);
+  EXPECT_EQ(drydb::shard_of(ints, 4, int64_key(0)), 2u);
+  EXPECT_EQ(drydb::shard_of(ints, 4, int64_key(999)), 2u);
+  EXPECT_EQ(drydb::shard_of(ints, 4, int64_key(INT64_MAX)), 3u);
   // One shard: everything in shard 0.
   EXPECT_EQ(drydb::shard_of(Partitioning{}, 1, "anything"), 0u);
 }
@@ -67,7 +62,7 @@ TEST(Partitioning, HashIsXxh3OfTheEncodedKeyModuloTheShards) {
   ASSERT_TRUE(drydb::check_partitioning(p, 7));
   std::vector<int> per_shard(7);
   for (int64_t v = -500; v < 500; ++v) {
-    const std::string k = int_key(v);
+    const std::string k = int64_key(v);
     const uint32_t want = static_cast<uint32_t>(XXH3_64bits(k.data(), k.size()) % 7);
     ASSERT_EQ(drydb::shard_of(p, 7, k), want);
     ++per_shard[want];
@@ -116,7 +111,7 @@ Manifest sample() {
   t.name = "by_id";
   t.key_encoding = "int64";
   t.indexes = {{"email", true, "bytes"}, {"city", false, "bytes"}};
-  t.partitioning.splits = {int_key(100)};
+  t.partitioning.splits = {int64_key(100)};
   drydb::ManifestTable names;
   names.name = "names";
   names.key_encoding = "bytes";
@@ -126,12 +121,12 @@ Manifest sample() {
       {"shard-00000.drydb",
        8192,
        0x0123456789abcdefULL,
-       {{2, int_key(-5), int_key(99)}, {0, "", ""}},
+       {{2, int64_key(-5), int64_key(99)}, {0, "", ""}},
        std::nullopt},
       {"shard-00001.drydb",
        12288,
        0xfedcba9876543210ULL,
-       {{1, int_key(100), int_key(100)}, {3, "m", "zed"}},
+       {{1, int64_key(100), int64_key(100)}, {3, "m", "zed"}},
        std::nullopt},
   };
   return m;

@@ -23,27 +23,22 @@
 #include "drydb/drydb.h"
 #include "drydb/index.h"
 #include "generation_builder.h"
-#include "support/suite.h"
 #include "support/random.h"
+#include "support/suite.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using namespace dataset_testing;
+using namespace drydb_test;
 using drydb::DiffChange;
 using drydb::errc;
 using drydb::KeyEncoding;
-using drydb_support::TempDir;
 
 // Builds `tables` into one file, as build_generation builds each shard.
-void build_file(const fs::path& path, const std::vector<TableSpec>& tables) {
+void build_file(const fs::path& path, const std::vector<ShardedTable>& tables) {
   drydb::DatabaseBuilder b({.page_size = 512});
-  for (const TableSpec& t : tables) {
-    auto& tb = b.create_table(t.name, t.encoding);
-    for (const auto& [k, v] : t.rows)
-      tb.append(key_of(t, k), v);
-    add_indexes(tb, t);
-  }
+  for (const ShardedTable& t : tables)
+    add_table(b, t);
   ASSERT_TRUE(b.build_to_file(path));
 }
 
@@ -55,16 +50,16 @@ class Recorder final : public drydb::DiffVisitor {
                     : r.change == DiffChange::removed ? "-"
                                                       : "~";
     const drydb::ReadOnlyTable* t = r.change == DiffChange::added ? r.new_table : r.old_table;
-    events.push_back(std::string(t->name()) + " " + c + " " + as_string(r.key) + " " +
-                     as_string(r.old_value) + " " + as_string(r.new_value));
+    events.push_back(std::string(t->name()) + " " + c + " " + to_string(r.key) + " " +
+                     to_string(r.old_value) + " " + to_string(r.new_value));
     if (fail_after && events.size() == *fail_after)
       return drydb::unexpected(errc::invalid_state, "the visitor stops here");
     return {};
   }
   drydb::status index_entry(const drydb::DiffIndexEntry& e) override {
     events.push_back(std::string(e.table->name()) + "." + std::string(e.index->name()) + " " +
-                     (e.change == DiffChange::added ? "+" : "-") + " " + as_string(e.index_key) +
-                     " " + as_string(e.key));
+                     (e.change == DiffChange::added ? "+" : "-") + " " + to_string(e.index_key) +
+                     " " + to_string(e.key));
     return {};
   }
   std::vector<std::string> events;
@@ -72,7 +67,7 @@ class Recorder final : public drydb::DiffVisitor {
 };
 
 // The model's answer for one table: its counts in `td`, its events appended to `events`.
-void model_table(const TableSpec* o, const TableSpec* n, drydb::TableDiff* td,
+void model_table(const ShardedTable* o, const ShardedTable* n, drydb::TableDiff* td,
                  std::vector<std::string>* events) {
   const std::string& name = o ? o->name : n->name;
   td->name = name;
@@ -80,7 +75,7 @@ void model_table(const TableSpec* o, const TableSpec* n, drydb::TableDiff* td,
   td->in_new = n != nullptr;
   td->old_rows = o ? o->rows.size() : 0;
   td->new_rows = n ? n->rows.size() : 0;
-  td->key_encoding_changed = o && n && o->encoding.id() != n->encoding.id();
+  td->key_encoding_changed = o && n && o->enc.id() != n->enc.id();
   auto removed = [&](const std::string& k, const std::string& v) {
     ++td->removed;
     events->push_back(name + " - " + k + " " + v + " ");
@@ -118,23 +113,23 @@ void model_table(const TableSpec* o, const TableSpec* n, drydb::TableDiff* td,
     }
   }
   // Indexes: the old side's in order, then the new side's others; entries as (ikey, key) sets.
-  std::vector<std::pair<const IndexSpec*, const IndexSpec*>> pairs;
-  auto find = [](const TableSpec* t, const std::string& ix) -> const IndexSpec* {
+  std::vector<std::pair<const IndexModel*, const IndexModel*>> pairs;
+  auto find = [](const ShardedTable* t, const std::string& ix) -> const IndexModel* {
     if (!t) return nullptr;
-    for (const IndexSpec& i : t->indexes)
+    for (const IndexModel& i : t->indexes)
       if (i.name == ix) return &i;
     return nullptr;
   };
   if (o)
-    for (const IndexSpec& i : o->indexes)
+    for (const IndexModel& i : o->indexes)
       pairs.emplace_back(&i, find(n, i.name));
   if (n)
-    for (const IndexSpec& i : n->indexes)
+    for (const IndexModel& i : n->indexes)
       if (!find(o, i.name)) pairs.emplace_back(nullptr, &i);
-  auto entries = [](const TableSpec& t, const IndexSpec& ix) {
+  auto entries = [](const ShardedTable& t, const IndexModel& ix) {
     std::set<std::pair<std::string, std::string>> out;
     for (const auto& [k, v] : t.rows)
-      if (auto key = ix.key(k, v)) out.emplace(*key, k);
+      if (auto key = ix.key_of(k, v)) out.emplace(*key, k);
     return out;
   };
   for (const auto& [oi, ni] : pairs) {
@@ -146,10 +141,8 @@ void model_table(const TableSpec* o, const TableSpec* n, drydb::TableDiff* td,
     const auto ne = ni ? entries(*n, *ni) : std::set<std::pair<std::string, std::string>>{};
     id.old_entries = oe.size();
     id.new_entries = ne.size();
-    const bool apart =
-        !oi || !ni || oi->encoding.id() != ni->encoding.id() || td->key_encoding_changed;
-    id.shape_changed =
-        oi && ni && (oi->encoding.id() != ni->encoding.id() || oi->unique != ni->unique);
+    const bool apart = !oi || !ni || oi->enc.id() != ni->enc.id() || td->key_encoding_changed;
+    id.shape_changed = oi && ni && (oi->enc.id() != ni->enc.id() || oi->unique != ni->unique);
     const std::string prefix = name + "." + id.name;
     if (apart) {
       for (const auto& [ik, k] : oe)
@@ -174,46 +167,46 @@ void model_table(const TableSpec* o, const TableSpec* n, drydb::TableDiff* td,
   }
 }
 
-IndexSpec first_byte_index() {
-  return {"by_first", false, KeyEncoding::bytes(),
-          [](const std::string&, const std::string& v) -> std::optional<std::string> {
-            if (v.empty()) return std::nullopt;
-            return v.substr(0, 1);
-          }};
+IndexModel first_byte_index() {
+  return make_index("by_first", false, KeyEncoding::bytes(),
+                    [](const std::string&, const std::string& v) -> std::optional<std::string> {
+                      if (v.empty()) return std::nullopt;
+                      return v.substr(0, 1);
+                    });
 }
 
-IndexSpec length_index() {
-  return {"by_length", false, KeyEncoding::int64(),
-          [](const std::string&, const std::string& v) -> std::optional<std::string> {
-            return int_key(static_cast<int64_t>(v.size()));
-          }};
+IndexModel length_index() {
+  return make_index("by_length", false, KeyEncoding::int64(),
+                    [](const std::string&, const std::string& v) -> std::optional<std::string> {
+                      return int64_key(static_cast<int64_t>(v.size()));
+                    });
 }
 
 // A random old side and a new side made from it by edits.
-std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(drydb_support::Rng& rng) {
+std::pair<std::vector<ShardedTable>, std::vector<ShardedTable>> random_pair(Rng& rng) {
   auto value = [&] {
     std::string v(rng() % 4, 'a');
     for (char& c : v)
       c = static_cast<char>('a' + rng() % 3);
     return v;
   };
-  TableSpec ints{"ints", KeyEncoding::int64(), {}, {}};
-  TableSpec words{"words", KeyEncoding::bytes(), {}, {}};
-  TableSpec gone{"gone", KeyEncoding::bytes(), {}, {}};
+  ShardedTable ints = sharded_table("ints", KeyEncoding::int64());
+  ShardedTable words = sharded_table("words", KeyEncoding::bytes());
+  ShardedTable gone = sharded_table("gone", KeyEncoding::bytes());
   const int rows = static_cast<int>(rng() % 400);
   for (int i = 0; i < rows; ++i) {
-    ints.rows[int_key(static_cast<int64_t>(rng() % 2000) - 1000)] = value();
+    ints.rows[int64_key(static_cast<int64_t>(rng() % 2000) - 1000)] = value();
     words.rows["w" + std::to_string(rng() % 3000)] = value();
   }
   for (int i = 0; i < 20; ++i)
     gone.rows["g" + std::to_string(i)] = value();
   ints.indexes = {first_byte_index()};
   words.indexes = {first_byte_index(), length_index()};
-  std::vector<TableSpec> old_side = {ints, words, gone};
+  std::vector<ShardedTable> old_side = {ints, words, gone};
 
   // Edits: rows removed, changed and added in both tables; an index changes definition or goes;
   // one comes; `gone` goes and `fresh` comes; sometimes `words` changes key encoding.
-  for (TableSpec* t : {&ints, &words}) {
+  for (ShardedTable* t : {&ints, &words}) {
     for (auto it = t->rows.begin(); it != t->rows.end();) {
       const auto r = rng() % 10;
       if (r == 0) {
@@ -224,15 +217,16 @@ std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(drydb_supp
       ++it;
     }
     for (int i = 0; i < rows / 10; ++i)
-      t->rows[t == &ints ? int_key(static_cast<int64_t>(rng() % 2000) - 1000)
+      t->rows[t == &ints ? int64_key(static_cast<int64_t>(rng() % 2000) - 1000)
                          : "w" + std::to_string(rng() % 3000)] = value();
   }
   switch (rng() % 3) {
     case 0:  // the same name, now unique (keyed by the primary key)
-      ints.indexes = {{"by_first", true, KeyEncoding::bytes(),
-                       [](const std::string& k, const std::string&) -> std::optional<std::string> {
-                         return k;
-                       }}};
+      ints.indexes = {
+          make_index("by_first", true, KeyEncoding::bytes(),
+                     [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                       return k;
+                     })};
       break;
     case 1:
       ints.indexes.clear();
@@ -242,8 +236,8 @@ std::pair<std::vector<TableSpec>, std::vector<TableSpec>> random_pair(drydb_supp
   }
   words.indexes = {length_index(), first_byte_index()};
   if (rng() % 4 == 0)
-    words.encoding = KeyEncoding::int64(), words.rows.clear(), words.rows[int_key(5)] = "five";
-  TableSpec fresh{"fresh", KeyEncoding::bytes(), {}, {}};
+    words.enc = KeyEncoding::int64(), words.rows.clear(), words.rows[int64_key(5)] = "five";
+  ShardedTable fresh = sharded_table("fresh", KeyEncoding::bytes());
   if (rng() % 2) fresh.rows["only"] = "new";
   return {old_side, {ints, words, fresh}};
 }
@@ -258,14 +252,14 @@ struct Side {
   }
 };
 
-Side write_side(const fs::path& where, std::vector<TableSpec> tables, int how) {
+Side write_side(const fs::path& where, std::vector<ShardedTable> tables, int how) {
   Side s;
   if (how == 0) {
     build_file(where, tables);
     s.file.emplace(drydb::ReadOnlyDatabase::open(where).value());
     return s;
   }
-  for (TableSpec& t : tables) {
+  for (ShardedTable& t : tables) {
     if (how == 1) {
       t.partitioning = {std::string(drydb::kHashPartitioning), {}};
     } else if (t.rows.size() >= 3) {  // split at the second and third keys
@@ -309,7 +303,7 @@ void expect_same(const drydb::DatabaseDiff& got, const std::vector<drydb::TableD
 TEST(Diff, MatchesTheModelOnFilesAndDatasets) {
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    drydb_support::Rng rng(seed);
+    Rng rng(seed);
     const auto [olds, news] = random_pair(rng);
     TempDir dir;
     const int old_how = static_cast<int>(seed % 3), new_how = static_cast<int>((seed / 3) % 3);
@@ -318,15 +312,15 @@ TEST(Diff, MatchesTheModelOnFilesAndDatasets) {
 
     std::vector<drydb::TableDiff> want;
     std::vector<std::string> want_events;
-    for (const TableSpec& t : olds) {
+    for (const ShardedTable& t : olds) {
       const auto it = std::find_if(news.begin(), news.end(),
-                                   [&](const TableSpec& x) { return x.name == t.name; });
+                                   [&](const ShardedTable& x) { return x.name == t.name; });
       want.emplace_back();
       model_table(&t, it == news.end() ? nullptr : &*it, &want.back(), &want_events);
     }
-    for (const TableSpec& t : news)
+    for (const ShardedTable& t : news)
       if (std::none_of(olds.begin(), olds.end(),
-                       [&](const TableSpec& x) { return x.name == t.name; })) {
+                       [&](const ShardedTable& x) { return x.name == t.name; })) {
         want.emplace_back();
         model_table(nullptr, &t, &want.back(), &want_events);
       }
@@ -353,7 +347,7 @@ TEST(Diff, MatchesTheModelOnFilesAndDatasets) {
 }
 
 TEST(Diff, AFileAndTheDatasetOfItsRowsAreEqual) {
-  drydb_support::Rng rng(99);
+  Rng rng(99);
   const auto [olds, news] = random_pair(rng);
   TempDir dir;
   for (int how : {1, 2}) {
@@ -371,14 +365,12 @@ TEST(Diff, AFileAndTheDatasetOfItsRowsAreEqual) {
 
 TEST(Diff, StorageOptionsDoNotCount) {
   TempDir dir;
-  TableSpec t{"t", KeyEncoding::int64(), {}, {}};
+  ShardedTable t = sharded_table("t", KeyEncoding::int64());
   for (int i = 0; i < 3000; ++i)
-    t.rows[int_key(i)] = std::string(40, static_cast<char>('a' + i % 26));
+    t.rows[int64_key(i)] = std::string(40, static_cast<char>('a' + i % 26));
   build_file(dir.path() / "a.drydb", {t});
   drydb::DatabaseBuilder b({.page_size = 4096, .filters = {drydb::filters::zstd({.level = 3})}});
-  auto& tb = b.create_table("t", KeyEncoding::int64());
-  for (const auto& [k, v] : t.rows)
-    tb.append(key_of(t, k), v);
+  add_table(b, t);
   ASSERT_TRUE(b.build_to_file(dir.path() / "b.drydb"));
   const auto a = drydb::ReadOnlyDatabase::open(dir.path() / "a.drydb").value();
   const auto bz = drydb::ReadOnlyDatabase::open(dir.path() / "b.drydb").value();
@@ -389,7 +381,7 @@ TEST(Diff, StorageOptionsDoNotCount) {
 }
 
 TEST(Diff, AVisitorErrorEndsTheDiff) {
-  drydb_support::Rng rng(5);
+  Rng rng(5);
   const auto [olds, news] = random_pair(rng);
   TempDir dir;
   const Side o = write_side(dir.path() / "old", olds, 0);
@@ -404,7 +396,7 @@ TEST(Diff, AVisitorErrorEndsTheDiff) {
 
 TEST(Diff, AnUnknownTableIsNotFound) {
   TempDir dir;
-  const Side o = write_side(dir.path() / "old", {TableSpec{"t", KeyEncoding::bytes(), {}, {}}}, 0);
+  const Side o = write_side(dir.path() / "old", {sharded_table("t", KeyEncoding::bytes())}, 0);
   const auto d = drydb::diff(o.side(), o.side(), {.tables = {"t", "nope"}});
   ASSERT_FALSE(d);
   EXPECT_EQ(d.code(), errc::not_found);
@@ -413,9 +405,9 @@ TEST(Diff, AnUnknownTableIsNotFound) {
 
 TEST(Diff, ACorruptPageOfEitherSideIsAnError) {
   TempDir dir;
-  TableSpec t{"t", KeyEncoding::int64(), {}, {}};
+  ShardedTable t = sharded_table("t", KeyEncoding::int64());
   for (int i = 0; i < 2000; ++i)
-    t.rows[int_key(i)] = "value-" + std::to_string(i);
+    t.rows[int64_key(i)] = "value-" + std::to_string(i);
   build_file(dir.path() / "good.drydb", {t});
   fs::copy_file(dir.path() / "good.drydb", dir.path() / "bad.drydb");
   {  // a byte of row 1000's value, in a leaf

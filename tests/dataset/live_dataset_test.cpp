@@ -24,9 +24,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using namespace dataset_testing;
-using drydb_support::eventually;
-using drydb_support::TempDir;
+using namespace drydb_test;
+using drydb::KeyEncoding;
 
 constexpr int kKeys = 400;
 
@@ -39,7 +38,7 @@ std::string key(int i) {
 // Generation `gen` of a one-table dataset: every key's value is "g<gen>", in `shards` range
 // shards.
 void build(const fs::path& root, uint64_t gen, uint32_t shards) {
-  TableSpec t{"rows", KeyEncoding::bytes(), {}, {}};
+  ShardedTable t = sharded_table("rows", KeyEncoding::bytes());
   for (int i = 0; i < kKeys; ++i)
     t.rows[key(i)] = "g" + std::to_string(gen);
   for (uint32_t i = 1; i < shards; ++i)

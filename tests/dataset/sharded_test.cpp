@@ -23,22 +23,21 @@
 #include "drydb/detail/format.h"
 #include "drydb/live_dataset.h"
 #include "generation_builder.h"
-#include "support/suite.h"
 #include "support/random.h"
+#include "support/suite.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using namespace dataset_testing;
+using namespace drydb_test;
 using drydb::errc;
 using drydb::KeyEncoding;
-using drydb_support::TempDir;
 
 // The sample's tables for `shards` shards (2 to 5): range tables take the first shards - 1 of
 // their split keys.
-std::vector<TableSpec> sample_tables(uint32_t shards) {
-  drydb_support::Rng rng(7);
-  TableSpec words{"words", KeyEncoding::bytes(), {}, {}};
+std::vector<ShardedTable> sample_tables(uint32_t shards) {
+  Rng rng(7);
+  ShardedTable words = sharded_table("words", KeyEncoding::bytes());
   // Shared prefixes, NUL bytes, a key and the same key plus a NUL, high bytes, the empty key.
   const std::string alphabet(
       "\x00\x01"
@@ -56,36 +55,41 @@ std::vector<TableSpec> sample_tables(uint32_t shards) {
   // Splits: shard 2 ("b" .. "b\x01": "b" and the keys "b\x00...") holds nothing.
   words.partitioning.splits = {std::string("\x01", 1), "b", "b\x01", "\xfe"};
   words.rows.erase(words.rows.lower_bound("b"), words.rows.lower_bound("b\x01"));
-  TableSpec ids{"ids", KeyEncoding::int64(), {}, {}};
+  ShardedTable ids = sharded_table("ids", KeyEncoding::int64());
   for (int64_t v : {INT64_MIN, INT64_MIN + 1, int64_t{-1}, int64_t{0}, INT64_MAX})
-    ids.rows[int_key(v)] = "x";
+    ids.rows[int64_key(v)] = "x";
   for (int i = 0; i < 3000; ++i)
-    ids.rows[int_key(static_cast<int64_t>(rng() % 100000) - 50000)] = "i" + std::to_string(i);
-  ids.partitioning.splits = {int_key(-20000), int_key(0), int_key(1), int_key(40000)};
-  TableSpec hashed{"hashed", KeyEncoding::bytes(), {std::string(drydb::kHashPartitioning), {}}, {}};
+    ids.rows[int64_key(static_cast<int64_t>(rng() % 100000) - 50000)] = "i" + std::to_string(i);
+  ids.partitioning.splits = {int64_key(-20000), int64_key(0), int64_key(1), int64_key(40000)};
+  ShardedTable hashed =
+      sharded_table("hashed", KeyEncoding::bytes(), {std::string(drydb::kHashPartitioning), {}});
   for (int i = 0; i < 2000; ++i)
     hashed.rows["h" + std::to_string(rng() % 100000)] = std::to_string(i);
   words.partitioning.splits.resize(shards - 1);
   ids.partitioning.splits.resize(shards - 1);
   // Indexes: non-unique ones whose keys repeat in every shard, unique ones across the dataset.
   words.indexes = {
-      {"by_length", false, KeyEncoding::int64(),
-       [](const std::string& k, const std::string&) -> std::optional<std::string> {
-         return int_key(static_cast<int64_t>(k.size()));
-       }},
-      {"by_value", true, KeyEncoding::bytes(),
-       [](const std::string&, const std::string& v) -> std::optional<std::string> { return v; }}};
-  ids.indexes = {{"by_complement", true, KeyEncoding::int64(),
-                  [](const std::string& k, const std::string&) -> std::optional<std::string> {
-                    const int64_t v = drydb::ordered_to_int64(
-                        drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k.data())));
-                    return int_key(~v);  // -v - 1: no overflow at INT64_MIN
-                  }}};
-  hashed.indexes = {{"by_last_digit", false, KeyEncoding::bytes(),
-                     [](const std::string&, const std::string& v) -> std::optional<std::string> {
-                       if (v.back() == '7') return std::nullopt;  // rows without an entry
-                       return std::string("d") + v.back();
-                     }}};
+      make_index("by_length", false, KeyEncoding::int64(),
+                 [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                   return int64_key(static_cast<int64_t>(k.size()));
+                 }),
+      make_index("by_value", true, KeyEncoding::bytes(),
+                 [](const std::string&, const std::string& v) -> std::optional<std::string> {
+                   return v;
+                 })};
+  ids.indexes = {
+      make_index("by_complement", true, KeyEncoding::int64(),
+                 [](const std::string& k, const std::string&) -> std::optional<std::string> {
+                   const int64_t v = drydb::ordered_to_int64(
+                       drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k.data())));
+                   return int64_key(~v);  // -v - 1: no overflow at INT64_MIN
+                 })};
+  hashed.indexes = {
+      make_index("by_last_digit", false, KeyEncoding::bytes(),
+                 [](const std::string&, const std::string& v) -> std::optional<std::string> {
+                   if (v.back() == '7') return std::nullopt;  // rows without an entry
+                   return std::string("d") + v.back();
+                 })};
   return {words, ids, hashed};
 }
 
@@ -98,7 +102,7 @@ std::vector<std::pair<std::string, std::string>> rows_of(drydb::ShardedRange& r)
 
 using Rows = std::vector<std::pair<std::string, std::string>>;
 
-Rows model_range(const TableSpec& t, const std::string* start, const std::string* end,
+Rows model_range(const ShardedTable& t, const std::string* start, const std::string* end,
                  const drydb::RangeOptions& o) {
   Rows out;
   for (const auto& [k, v] : t.rows) {
@@ -120,8 +124,8 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
   EXPECT_EQ(ds->shard_count(), 5u);
   EXPECT_EQ(ds->tables().size(), 3u);
   EXPECT_EQ(ds->table("nope").code(), errc::not_found);
-  drydb_support::Rng rng(11);
-  for (const TableSpec& spec : tables) {
+  Rng rng(11);
+  for (const ShardedTable& spec : tables) {
     SCOPED_TRACE(spec.name);
     auto t = ds->table(spec.name);
     ASSERT_TRUE(t);
@@ -135,8 +139,8 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
       if (rng() % 40 == 0) probes.push_back(k);
     }
     for (int i = 0; i < 60; ++i) {
-      std::string k = spec.encoding.kind() == drydb::KeyKind::int64
-                          ? int_key(static_cast<int64_t>(rng() % 300000) - 150000)
+      std::string k = spec.enc.kind() == drydb::KeyKind::int64
+                          ? int64_key(static_cast<int64_t>(rng() % 300000) - 150000)
                           : std::string(1 + rng() % 3, static_cast<char>("\x00"
                                                                          "a\xff"[rng() % 3]));
       probes.push_back(k);
@@ -178,7 +182,7 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
           EXPECT_TRUE(range->status());
         }
       }
-    if (spec.encoding.kind() != drydb::KeyKind::bytes) continue;
+    if (spec.enc.kind() != drydb::KeyKind::bytes) continue;
     for (const std::string& p :
          {std::string(), std::string("a"), std::string("ab"), std::string("\xff", 1),
           std::string("\xff\xff", 2), std::string("b"), std::string("h1")}) {
@@ -218,7 +222,7 @@ TEST(ShardedDatabase, OpensItsShardsWithEveryStorageKind) {
     for (std::string line; std::getline(maps, line);)
       mapped_shard_files += line.find(dir.path().string()) != std::string::npos;
     EXPECT_EQ(mapped_shard_files, kind == drydb::StorageKind::mmap ? 5 : 0);
-    for (const TableSpec& spec : tables) {
+    for (const ShardedTable& spec : tables) {
       auto t = ds->table(spec.name);
       ASSERT_TRUE(t);
       for (const auto& [k, v] : spec.rows) {
@@ -239,24 +243,35 @@ TEST(ShardedDatabase, OpensItsShardsWithEveryStorageKind) {
   }
 }
 
+// Damages each leaf of shard file `file` (of build_generation's 512-byte pages) in turn, one byte
+// in its middle, and calls damaged(page) with the file so, until damaged returns false.
+template <class Damaged>
+void damage_each_leaf(const fs::path& file, Damaged damaged) {
+  constexpr size_t kPage = 512;
+  const std::vector<std::byte> original = read_file(file);
+  for (size_t at = kPage; at + kPage <= original.size(); at += kPage) {
+    if (original[at + drydb::detail::page::kTypeOff] !=
+        static_cast<std::byte>(drydb::detail::PageType::leaf))
+      continue;
+    std::vector<std::byte> bad = original;
+    bad[at + kPage / 2] ^= std::byte{0x5a};
+    ASSERT_TRUE(write_file(file, bad)) << file;
+    if (!damaged(at / kPage)) return;
+  }
+}
+
 TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
   TempDir dir;
   const auto tables = sample_tables(5);
   build_generation(dir.path(), 1, tables, 5);
   const fs::path file = dir / "gen-1" / "shard-3.drydb";
-  std::string original;
-  {
-    std::ifstream in(file, std::ios::binary);
-    original.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  constexpr size_t kPage = 512;  // build_generation's page size
   // Ranges over every row of each table in both orders, with no start bound and from the
   // table's first key (its shard's part then descended): the tables whose ranges ended on an
   // error. Each range yields a run of the model's rows, all of them when it ends without one;
   // after an error, an iteration that stops at its first row reports none.
   auto failed_walks = [&](const drydb::ShardedDatabase& ds) {
     std::vector<std::string> failed;
-    for (const TableSpec& spec : tables)
+    for (const ShardedTable& spec : tables)
       for (bool from_first_key : {false, true})
         for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
           const drydb::RangeOptions o{.order = order};
@@ -286,19 +301,11 @@ TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
     return failed;
   };
   std::vector<std::string> failed;
-  for (size_t at = kPage; failed.empty() && at + kPage <= original.size(); at += kPage) {
-    if (original[at + drydb::detail::page::kTypeOff] !=
-        static_cast<char>(drydb::detail::PageType::leaf))
-      continue;
-    std::string bad = original;
-    bad[at + kPage / 2] ^= 0x5a;
-    {
-      std::ofstream out(file, std::ios::binary | std::ios::trunc);
-      out.write(bad.data(), static_cast<std::streamsize>(bad.size()));
-    }
+  damage_each_leaf(file, [&](uint64_t) {
     auto ds = drydb::ShardedDatabase::open(dir.path());
     if (ds) failed = failed_walks(*ds);  // none for a leaf of an index
-  }
+    return failed.empty();
+  });
   // The bad page's table, a range-partitioned one (its parts concatenated), its four ranges.
   ASSERT_EQ(failed.size(), 4u) << "no leaf of shard 3 fails a walk and lets the dataset open";
   EXPECT_EQ(std::count(failed.begin(), failed.end(), failed[0]), 4);
@@ -317,12 +324,6 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
   build_generation(dir.path(), 1, tables, 5);
   const fs::path file = dir / "gen-1" / "shard-3.drydb";
   const std::string named = file.string() + ": ";
-  std::string original;
-  {
-    std::ifstream in(file, std::ios::binary);
-    original.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  constexpr size_t kPage = 512;  // build_generation's page size
   std::set<std::string> failed;  // the kinds of call that met the damage
   const auto expect_named = [&](const std::string& what, const drydb::Error& e) {
     failed.insert(what);
@@ -334,7 +335,7 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
     if (!st) expect_named(what, st.error());
   };
   const auto query_all = [&](const drydb::ShardedDatabase& ds) {
-    for (const TableSpec& spec : tables) {
+    for (const ShardedTable& spec : tables) {
       auto t = ds.table(spec.name);
       ASSERT_TRUE(t);
       size_t row = 0;
@@ -351,7 +352,7 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
         ASSERT_TRUE(r);
         (void)rows_of(*r);
         check("get_range", r->status());
-        if (spec.encoding.kind() == drydb::KeyKind::bytes) {
+        if (spec.enc.kind() == drydb::KeyKind::bytes) {
           auto p = t->prefix("", order);
           ASSERT_TRUE(p);
           (void)rows_of(*p);
@@ -366,7 +367,7 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
           (void)c->value();
         check("cursor", c->status());
       }
-      for (const IndexSpec& ix : spec.indexes) {
+      for (const IndexModel& ix : spec.indexes) {
         auto index = t->index(ix.name);
         ASSERT_TRUE(index) << index.error().message;
         auto all = index->get_range(drydb::unbounded, drydb::unbounded);
@@ -376,26 +377,17 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
         check("index range", all->status());
         row = 0;
         for (const auto& [k, v] : spec.rows) {
-          const auto ik = ix.key(k, v);
+          const auto ik = ix.key_of(k, v);
           if (!ik || row++ % 3 != 0) continue;
-          auto got = index->get(key_in(ix.encoding, *ik));
+          auto got = index->get(typed_key(ix.enc.kind(), *ik));
           if (!got) expect_named("index get", got.error());
         }
       }
     }
   };
-  for (size_t at = kPage; at + kPage <= original.size(); at += kPage) {
-    if (original[at + drydb::detail::page::kTypeOff] !=
-        static_cast<char>(drydb::detail::PageType::leaf))
-      continue;
-    std::string bad = original;
-    bad[at + kPage / 2] ^= 0x5a;
-    {
-      std::ofstream out(file, std::ios::binary | std::ios::trunc);
-      out.write(bad.data(), static_cast<std::streamsize>(bad.size()));
-    }
+  damage_each_leaf(file, [&](uint64_t page) {
     for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
-      SCOPED_TRACE("page " + std::to_string(at / kPage) + ", storage " +
+      SCOPED_TRACE("page " + std::to_string(page) + ", storage " +
                    std::to_string(static_cast<int>(kind)));
       auto ds = drydb::ShardedDatabase::open(dir.path(), {.open = {.storage = kind}});
       if (!ds) {
@@ -403,14 +395,21 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
         continue;
       }
       const drydb::status verified = ds->verify();
-      ASSERT_FALSE(verified) << "the damage is not found";
+      if (verified) {
+        ADD_FAILURE() << "the damage is not found";
+        return false;
+      }
       expect_named("verify", verified.error());
       const drydb::status own = ds->shard(3).verify();
-      ASSERT_FALSE(own);
+      if (own) {
+        ADD_FAILURE() << "the shard's own verify() does not find the damage";
+        return false;
+      }
       EXPECT_EQ(verified.error().message, named + own.error().message);
       query_all(*ds);
     }
-  }
+    return true;
+  });
   EXPECT_EQ(failed, (std::set<std::string>{"open", "verify", "get", "count_range", "get_range",
                                            "prefix", "cursor", "index range", "index get"}));
 }
@@ -424,8 +423,8 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
   build_generation(dir.path(), 1, tables, 5);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
-  drydb_support::Rng rng(13);
-  for (const TableSpec& spec : tables) {
+  Rng rng(13);
+  for (const ShardedTable& spec : tables) {
     SCOPED_TRACE(spec.name);
     auto t = ds->table(spec.name);
     ASSERT_TRUE(t);
@@ -474,12 +473,12 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
       probes.push_back(st.last + std::string(1, '\0'));
     }
     for (int i = 0; i < 200; ++i)
-      probes.push_back(spec.encoding.kind() == drydb::KeyKind::int64
-                           ? int_key(static_cast<int64_t>(rng() % 300000) - 150000)
+      probes.push_back(spec.enc.kind() == drydb::KeyKind::int64
+                           ? int64_key(static_cast<int64_t>(rng() % 300000) - 150000)
                            : std::string(1 + rng() % 3, static_cast<char>("\x00"
                                                                           "a\xff"[rng() % 3])));
     for (const std::string& p : probes) {
-      if (spec.encoding.kind() == drydb::KeyKind::int64 && p.size() != 8) continue;
+      if (spec.enc.kind() == drydb::KeyKind::int64 && p.size() != 8) continue;
       const size_t want = static_cast<size_t>(
           std::lower_bound(rows.begin(), rows.end(), std::make_pair(p, std::string())) -
           rows.begin());
@@ -517,7 +516,7 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
     }
     // A key of the wrong kind: invalid, with the error.
     const drydb::Key wrong =
-        spec.encoding.kind() == drydb::KeyKind::int64 ? drydb::Key("x") : drydb::Key(int64_t{1});
+        spec.enc.kind() == drydb::KeyKind::int64 ? drydb::Key("x") : drydb::Key(int64_t{1});
     EXPECT_FALSE(c->seek(wrong));
     EXPECT_EQ(c->status().code(), errc::wrong_key_type);
   }
@@ -534,17 +533,17 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
   using Entries = std::vector<std::tuple<std::string, std::string, std::string>>;
-  drydb_support::Rng rng(17);
-  for (const TableSpec& spec : tables) {
+  Rng rng(17);
+  for (const ShardedTable& spec : tables) {
     auto t = ds->table(spec.name);
     ASSERT_TRUE(t);
     EXPECT_EQ(t->indexes().size(), spec.indexes.size());
     EXPECT_EQ(t->index("nope").code(), errc::not_found);
-    for (const IndexSpec& ix : spec.indexes) {
+    for (const IndexModel& ix : spec.indexes) {
       SCOPED_TRACE(spec.name + "." + ix.name);
       Entries model;
       for (const auto& [k, v] : spec.rows)
-        if (auto ik = ix.key(k, v)) model.emplace_back(*ik, k, v);
+        if (auto ik = ix.key_of(k, v)) model.emplace_back(*ik, k, v);
       std::sort(model.begin(), model.end());
       auto index = t->index(ix.name);
       ASSERT_TRUE(index) << index.error().message;
@@ -553,7 +552,7 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
       const auto entries = [](drydb::ShardedIndexRange& r) {
         Entries out;
         for (const drydb::ShardedIndexEntry e : r)
-          out.emplace_back(as_string(e.index_key), as_string(e.key), as_string(e.value));
+          out.emplace_back(to_string(e.index_key), to_string(e.key), to_string(e.value));
         return out;
       };
       // get(): every index key there is, and keys that are not.
@@ -561,21 +560,21 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
       for (size_t i = 0; i < model.size(); i += 1 + rng() % (model.size() / 60 + 1))
         probes.push_back(std::get<0>(model[i]));
       for (int i = 0; i < 20; ++i)
-        probes.push_back(ix.encoding.kind() == drydb::KeyKind::int64
-                             ? int_key(static_cast<int64_t>(rng() % 200) - 100)
+        probes.push_back(ix.enc.kind() == drydb::KeyKind::int64
+                             ? int64_key(static_cast<int64_t>(rng() % 200) - 100)
                              : std::string(1 + rng() % 3, "dw\xff"[rng() % 3]));
       for (const std::string& p : probes) {
-        auto row = index->get(key_in(ix.encoding, p));
+        auto row = index->get(typed_key(ix.enc.kind(), p));
         ASSERT_TRUE(row) << row.error().message;
         const auto first = std::lower_bound(model.begin(), model.end(),
                                             std::make_tuple(p, std::string(), std::string()));
         const bool present = first != model.end() && std::get<0>(*first) == p;
         ASSERT_EQ(row->has_value(), present);
         if (present) {
-          EXPECT_EQ(as_string(row->key()), std::get<1>(*first));
-          EXPECT_EQ(as_string(row->value()), std::get<2>(*first));
+          EXPECT_EQ(to_string(row->key()), std::get<1>(*first));
+          EXPECT_EQ(to_string(row->value()), std::get<2>(*first));
         }
-        auto all = index->get_all(key_in(ix.encoding, p));
+        auto all = index->get_all(typed_key(ix.enc.kind(), p));
         ASSERT_TRUE(all);
         Entries want;
         for (auto it = first; it != model.end() && std::get<0>(*it) == p; ++it)
@@ -603,10 +602,10 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
               want.push_back(en);
             }
             if (o.order == drydb::SortOrder::descending) std::reverse(want.begin(), want.end());
-            const drydb::KeyBound sb =
-                s ? drydb::KeyBound(key_in(ix.encoding, *s)) : drydb::KeyBound(drydb::unbounded);
-            const drydb::KeyBound eb =
-                e ? drydb::KeyBound(key_in(ix.encoding, *e)) : drydb::KeyBound(drydb::unbounded);
+            const drydb::KeyBound sb = s ? drydb::KeyBound(typed_key(ix.enc.kind(), *s))
+                                         : drydb::KeyBound(drydb::unbounded);
+            const drydb::KeyBound eb = e ? drydb::KeyBound(typed_key(ix.enc.kind(), *e))
+                                         : drydb::KeyBound(drydb::unbounded);
             auto range = index->get_range(sb, eb, o);
             ASSERT_TRUE(range) << range.error().message;
             auto count = index->count_range(sb, eb, o);
@@ -618,7 +617,7 @@ TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
             EXPECT_EQ(entries(*range), want);  // iterating again starts over
           }
         }
-      if (ix.encoding.kind() != drydb::KeyKind::bytes) continue;
+      if (ix.enc.kind() != drydb::KeyKind::bytes) continue;
       for (const std::string& p : {std::string(), std::string("d"), std::string("d3"),
                                    std::string("w1"), std::string("w12"), std::string("\xff", 1)})
         for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
@@ -647,7 +646,7 @@ TEST(ShardedDatabase, RoutesKeysAsThePartitionFunction) {
                                    std::string("shared8b\0\x05", 10), "shared8b4"};
   // Split keys sharing 24 bytes (URLs), and keys below, inside and above that prefix, and
   // keys that are a part of it.
-  TableSpec urls{"urls", KeyEncoding::bytes(), {}, {}};
+  ShardedTable urls = sharded_table("urls", KeyEncoding::bytes());
   const std::string site = "https://example.org/items/";
   for (int i = 0; i < 400; i += 3)
     urls.rows[site + std::to_string(1000 + i)] = "u";
@@ -660,7 +659,7 @@ TEST(ShardedDatabase, RoutesKeysAsThePartitionFunction) {
   build_generation(dir.path(), 1, tables, 5);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
-  for (const TableSpec& spec : tables) {
+  for (const ShardedTable& spec : tables) {
     auto t = ds->table(spec.name);
     ASSERT_TRUE(t);
     std::vector<std::string> probes;
@@ -670,11 +669,11 @@ TEST(ShardedDatabase, RoutesKeysAsThePartitionFunction) {
     const size_t n = probes.size();
     for (size_t i = 0; i < n; ++i) {
       const std::string k = probes[i];
-      if (spec.encoding.kind() == drydb::KeyKind::int64) {
+      if (spec.enc.kind() == drydb::KeyKind::int64) {
         const int64_t v = drydb::ordered_to_int64(
             drydb::detail::load_be64(reinterpret_cast<const std::byte*>(k.data())));
-        if (v != INT64_MAX) probes.push_back(int_key(v + 1));
-        if (v != INT64_MIN) probes.push_back(int_key(v - 1));
+        if (v != INT64_MAX) probes.push_back(int64_key(v + 1));
+        if (v != INT64_MIN) probes.push_back(int64_key(v - 1));
         continue;
       }
       probes.push_back(k + '\0');
@@ -687,7 +686,8 @@ TEST(ShardedDatabase, RoutesKeysAsThePartitionFunction) {
       }
     }
     for (const std::string& k : probes)
-      ASSERT_EQ(t->shard_of(key_in(spec.encoding, k)), drydb::shard_of(spec.partitioning, 5, k))
+      ASSERT_EQ(t->shard_of(typed_key(spec.enc.kind(), k)),
+                drydb::shard_of(spec.partitioning, 5, k))
           << spec.name << " " << testing::PrintToString(k);
   }
 }
@@ -814,7 +814,7 @@ TEST(ShardedDatabase, AShardOfAnotherDatasetOfTheSameShapeIsRefused) {
   // The other dataset's "ids" values differ (by a bit; no index reads them): its files have
   // the same sizes, rows and keys.
   auto other_tables = tables;
-  for (TableSpec& t : other_tables)
+  for (ShardedTable& t : other_tables)
     if (t.name == "ids")
       for (auto& [key, value] : t.rows)
         value[0] = static_cast<char>(value[0] ^ 0x01);

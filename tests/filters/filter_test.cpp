@@ -116,11 +116,10 @@ TEST_P(FilterQueries, EveryQueryMatchesTheModel) {
   const FilterCase& fc = kCases[case_index];
   SCOPED_TRACE(fc.name);
   // Overflow values (over 128 bytes at 512-byte pages) and deep trees.
-  const Model bytes_model = random_model(Enc::bytes, 1500, 11, 0, 400);
-  const Model int_model = random_model(Enc::int64, 1500, 12, 0, 40);
-  drydb::BuildOptions options{.page_size = 512, .filters = fc.make()};
-  const auto file =
-      build_memory({{"b", Enc::bytes, &bytes_model}, {"i", Enc::int64, &int_model}}, options);
+  const DbModel m = {.page_size = 512,
+                     .tables = {random_table("b", Enc::bytes, 1500, 11, 0, 400),
+                                random_table("i", Enc::int64, 1500, 12, 0, 40)}};
+  const auto file = build_memory(m, {.filters = fc.make()}, 1);
   ASSERT_FALSE(file.empty());
 
   TempDir dir;
@@ -148,19 +147,19 @@ TEST_P(FilterQueries, EveryQueryMatchesTheModel) {
   auto st = db->verify();
   ASSERT_TRUE(st) << describe(st.error());
 
-  for (auto [name, enc, model] :
-       {std::tuple{"b", Enc::bytes, &bytes_model}, std::tuple{"i", Enc::int64, &int_model}}) {
-    auto table = db->table(name);
+  for (auto [model, enc] :
+       {std::pair{&m.tables[0], Enc::bytes}, std::pair{&m.tables[1], Enc::int64}}) {
+    auto table = db->table(model->name);
     ASSERT_TRUE(table);
     EXPECT_GE(table->info().depth, 3u);
-    DiffChecker c(*table, enc, *model);
+    DiffChecker c(*table, *model);
     c.check_count();
     c.check_every_get();
     c.check_unbounded();
     c.check_cursor_walks();
     std::vector<std::string> bounds;
     size_t i = 0;
-    for (const auto& row : *model)
+    for (const auto& row : model->rows)
       if (i++ % 97 == 0) bounds.push_back(row.first);
     bounds.push_back(min_key(enc));
     bounds.push_back(max_key(enc));
@@ -344,13 +343,12 @@ TEST(Filters, BadFilterOptionsAreErrors) {
 // answer. The keyed filter authenticates every byte, so none of its flips may go unseen.
 TEST(Filters, DamagedFilteredPagesAreDetected) {
   namespace d = drydb::detail;
-  const Model model = random_model(Enc::bytes, 300, 21, 0, 200);
+  const TableModel model = random_table("t", Enc::bytes, 300, 21, 0, 200);
   for (int c : {0, 1, 3}) {
     SCOPED_TRACE(kCases[c].name);
     const auto filters = kCases[c].make();
     ASSERT_EQ(filters.size(), 1u);
-    const auto file =
-        build_memory({{"t", Enc::bytes, &model}}, {.page_size = 512, .filters = filters});
+    const auto file = build_memory({.page_size = 512, .tables = {model}}, {.filters = filters}, 1);
     ASSERT_FALSE(file.empty());
     const size_t data_end = file.size() - d::load_u64(file.data() + 32);
     // The page directory ends the catalog (no miss filters or column lists here): page p's
@@ -397,7 +395,7 @@ TEST(Filters, DamagedFilteredPagesAreDetected) {
       }
       EXPECT_FALSE(page_changed) << "a flip at " << off << " changed page " << page + 1
                                  << " and went undetected";
-      DiffChecker check(*db->table("t"), Enc::bytes, model);
+      DiffChecker check(*db->table("t"), model);
       check.check_every_get();
       check.check_cursor_walks();
       EXPECT_EQ(check.failures(), 0) << "a flip at " << off << " changed an answer silently";

@@ -35,7 +35,7 @@
 #include "drydb/detail/node.h"
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::ReadOnlyDatabase;
@@ -401,4 +401,4 @@ TEST(CorruptionCampaign, TruncationAtEveryPageBoundary) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

@@ -38,7 +38,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::OpenOptions;
@@ -1089,4 +1089,4 @@ TEST(Corruption, AllocationAndReadFailuresUnderAPageCache) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

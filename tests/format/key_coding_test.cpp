@@ -17,7 +17,7 @@
 namespace {
 
 TEST(Int64KeyCoding, RoundTripsAndSortsAsNumbers) {
-  drydb_support::Rng rng(11);
+  drydb_test::Rng rng(11);
   std::vector<int64_t> values{INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX};
   for (int i = 0; i < 1000; ++i)
     values.push_back(static_cast<int64_t>(rng()));

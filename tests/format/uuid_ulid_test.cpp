@@ -36,7 +36,7 @@ std::array<std::byte, 10> bytes10(std::initializer_list<unsigned> v) {
 // A deterministic stream of pseudo-random bytes: the low byte of each draw of the tests' one
 // generator (support/random.h).
 struct ByteStream {
-  drydb_support::Rng rng;
+  drydb_test::Rng rng;
   std::byte next() { return static_cast<std::byte>(rng.next() & 0xff); }
   template <std::size_t N>
   std::array<std::byte, N> fill() {
@@ -132,7 +132,7 @@ TEST(UuidTest, VersionIsHighNibbleOfByte6) {
 }
 
 TEST(UuidTest, ToStringParseRoundTrip) {
-  ByteStream rng{drydb_support::Rng(42)};
+  ByteStream rng{drydb_test::Rng(42)};
   for (int i = 0; i < 1000; ++i) {
     const Uuid u{rng.fill<16>()};
     const std::string s = u.to_string();
@@ -311,7 +311,7 @@ TEST(UuidTest, OrderIsUnsignedByteOrderAndFollowsV7Timestamp) {
     EXPECT_LT(early, late) << stamps[i];
     EXPECT_LT(early.to_string(), late.to_string());
   }
-  ByteStream rng{drydb_support::Rng(7)};
+  ByteStream rng{drydb_test::Rng(7)};
   std::vector<Uuid> ids;
   for (std::uint64_t ms = 1000; ms < 1100; ++ms) {
     const auto r = rng.fill<10>();
@@ -444,7 +444,7 @@ TEST(UlidTest, EncodingMatchesBitwiseReference) {
     ASSERT_TRUE(back.has_value()) << s;
     EXPECT_EQ(*back, u) << bit;
   }
-  ByteStream rng{drydb_support::Rng(1)};
+  ByteStream rng{drydb_test::Rng(1)};
   for (int i = 0; i < 1000; ++i) {
     const Ulid u{rng.fill<16>()};
     const std::string s = u.to_string();
@@ -458,7 +458,7 @@ TEST(UlidTest, EncodingMatchesBitwiseReference) {
 }
 
 TEST(UlidTest, FromPartsTimestampAndRandom) {
-  ByteStream rng{drydb_support::Rng(3)};
+  ByteStream rng{drydb_test::Rng(3)};
   const auto random = rng.fill<10>();
   const Ulid u = Ulid::from_parts(1469918176385ULL, random);
   EXPECT_EQ(u.timestamp_ms(), 1469918176385ULL);
@@ -474,7 +474,7 @@ TEST(UlidTest, FromPartsTimestampAndRandom) {
 }
 
 TEST(UlidTest, FromBytesAndAsBytes) {
-  ByteStream rng{drydb_support::Rng(5)};
+  ByteStream rng{drydb_test::Rng(5)};
   const auto raw = rng.fill<16>();
   const Ulid u = Ulid::from_bytes(std::span<const std::byte, 16>(raw));
   EXPECT_EQ(u.bytes, raw);
@@ -553,7 +553,7 @@ TEST(UlidTest, OrderIsByteOrderAndFollowsTimestamp) {
   EXPECT_LT(*js, *spec);
 
   // Sorting by bytes and sorting by text agree.
-  ByteStream rng{drydb_support::Rng(11)};
+  ByteStream rng{drydb_test::Rng(11)};
   std::vector<Ulid> ids;
   for (int i = 0; i < 200; ++i)
     ids.push_back(Ulid{rng.fill<16>()});

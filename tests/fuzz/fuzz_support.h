@@ -51,7 +51,7 @@ namespace drydb_fuzz {
 namespace fmt = drydb::detail;
 using drydb::errc;
 // The one model, checker, storage and random generator (../support/).
-using namespace drydb_support;
+using namespace drydb_test;
 
 // ---- reporting --------------------------------------------------------------------------------
 
@@ -143,10 +143,10 @@ inline constexpr unsigned kEncodings = 7;
 // ---- checksums --------------------------------------------------------------------------------
 
 // One set of checksum fix-ups for the tests and the targets (support/checksums.h).
-using drydb_support::fix_all_checksums;
-using drydb_support::fix_catalog_checksum;
-using drydb_support::fix_header_checksum;
-using drydb_support::xxh3;
+using drydb_test::fix_all_checksums;
+using drydb_test::fix_catalog_checksum;
+using drydb_test::fix_header_checksum;
+using drydb_test::xxh3;
 
 // ---- storage ----------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@
 #include "support/fault_util.h"
 #include "support/wait.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::Executor;
@@ -41,7 +41,7 @@ using drydb::StorageKind;
 using drydb::Task;
 using drydb::ThreadPool;
 using drydb::Value;
-using drydb_support::describe;  // beside fault_util.h's describe of a range query
+using drydb_test::describe;  // beside fault_util.h's describe of a range query
 template <class T>
 using result = drydb::result<T>;
 
@@ -195,7 +195,8 @@ struct Gate {
   }
   void wait_entered(int n) {
     std::unique_lock lock(mu);
-    await_bounded(cv, lock, [&] { return entered >= n; }, "reads reaching the gate");
+    await_bounded(
+        cv, lock, [&] { return entered >= n; }, "reads reaching the gate");
   }
   void release() {
     std::lock_guard lock(mu);
@@ -219,7 +220,8 @@ class GatedStorage final : public drydb::Storage {
         ++gate_->inside;
         ++gate_->entered;
         gate_->cv.notify_all();
-        await_bounded(gate_->cv, lock, [&] { return gate_->open; }, "the gate opening");
+        await_bounded(
+            gate_->cv, lock, [&] { return gate_->open; }, "the gate opening");
         --gate_->inside;
       }
     }
@@ -325,7 +327,7 @@ std::vector<Bound> range_bounds(const TableModel& t) {
   for (size_t i : {size_t{0}, t.size() / 2, t.size() - 1}) {
     out.push_back(Bound::at(t.sorted[i].first));
     std::string next;
-    if (i != 0 && drydb_support::next_key(width, t.sorted[i].first, &next))
+    if (i != 0 && drydb_test::next_key(width, t.sorted[i].first, &next))
       out.push_back(Bound::at(next));
   }
   return out;
@@ -411,7 +413,7 @@ TEST_P(AsyncMatchesSync, Get) {
     for (const auto& row : t.sorted) {
       keys.push_back(row.first);
       std::string next;
-      if (drydb_support::next_key(t.enc.fixed_width(), row.first, &next)) keys.push_back(next);
+      if (drydb_test::next_key(t.enc.fixed_width(), row.first, &next)) keys.push_back(next);
     }
     size_t found = 0;
     batched<Value>(
@@ -893,7 +895,8 @@ TEST(AsyncFuture, ThenOnTheDefaultPool) {
     });
   }
   std::unique_lock lock(mu);
-  await_bounded(cv, lock, [&] { return done == n; }, "every callback");
+  await_bounded(
+      cv, lock, [&] { return done == n; }, "every callback");
   EXPECT_EQ(right, n);
 }
 
@@ -1004,7 +1007,8 @@ void mixed_load(const ReadOnlyDatabase& db, int threads, int rounds, uint64_t se
     th.join();
   {
     std::unique_lock lock(mu);
-    await_bounded(cv, lock, [&] { return callbacks_pending == 0; }, "every callback");
+    await_bounded(
+        cv, lock, [&] { return callbacks_pending == 0; }, "every callback");
     EXPECT_EQ(callbacks_right, callbacks_total);
   }
   Outcome all;
@@ -1558,7 +1562,8 @@ TEST(AsyncThreadPool, ATaskMayDestroyItsPool) {
     cv.notify_all();
   }));
   std::unique_lock lock(mu);
-  await_bounded(cv, lock, [&] { return destroyed; }, "the task destroying its pool");
+  await_bounded(
+      cv, lock, [&] { return destroyed; }, "the task destroying its pool");
 }
 
 // At exit the default pool drains its queue and joins: work queued on a database that outlives
@@ -1593,4 +1598,4 @@ TEST(AsyncThreadPoolDeathTest, DefaultPoolShutsDownCleanlyAtExit) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

@@ -315,7 +315,7 @@ TEST(ColumnList, VerifyFindsAStoredValueThatIsNotARow) {
   for (const Case& c : cases) {
     std::vector<std::byte> copy = file;
     copy[c.offset] = c.now;
-    drydb_support::fix_all_checksums(copy);
+    drydb_test::fix_all_checksums(copy);
     auto db = ReadOnlyDatabase::open_memory(copy);
     ASSERT_TRUE(db) << db.error().to_string();
     // Queries answer with the bytes stored; verify() finds the row.
@@ -347,7 +347,7 @@ std::vector<std::byte> with_catalog(std::vector<std::byte> file, const fmt::Cata
   fmt::store_u64(file.data() + fmt::header::kFileLengthOff, file.size());
   fmt::store_u64(file.data() + fmt::header::kCatalogLengthOff, cat.size());
   fmt::store_u32(file.data() + fmt::header::kRequiredFeaturesOff, features);
-  drydb_support::fix_catalog_checksum(file);
+  drydb_test::fix_catalog_checksum(file);
   return file;
 }
 
@@ -396,7 +396,7 @@ TEST(ColumnList, MalformedListsInTheCatalogFailOpen) {
       bad.insert(bad.end(), zeros.begin(), zeros.end());
       fmt::store_u64(bad.data() + fmt::header::kFileLengthOff, bad.size());
       fmt::store_u64(bad.data() + fmt::header::kCatalogLengthOff, bad.size() - pages * ps);
-      drydb_support::fix_catalog_checksum(bad);
+      drydb_test::fix_catalog_checksum(bad);
     }
     auto db = ReadOnlyDatabase::open_memory(bad);
     ASSERT_FALSE(db) << c.what;
@@ -418,7 +418,7 @@ TEST(ColumnList, MalformedListsInTheCatalogFailOpen) {
     std::vector<std::byte> copy(whole.begin(), whole.end() - cut);
     fmt::store_u64(copy.data() + fmt::header::kFileLengthOff, copy.size());
     fmt::store_u64(copy.data() + fmt::header::kCatalogLengthOff, cat_len - cut);
-    drydb_support::fix_catalog_checksum(copy);
+    drydb_test::fix_catalog_checksum(copy);
     auto db = ReadOnlyDatabase::open_memory(copy);
     ASSERT_FALSE(db) << cut;
     EXPECT_EQ(db.code(), errc::corruption) << cut << ": " << db.error().to_string();

@@ -18,7 +18,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::OpenOptions;
@@ -403,4 +403,4 @@ TEST(Concurrency, HandlesMovedBetweenThreads) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

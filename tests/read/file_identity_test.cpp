@@ -11,7 +11,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 namespace fmt = drydb::detail;
@@ -83,7 +83,7 @@ TEST(FileIdentity, DerivedFromRowsAndOptionsNotAppendOrder) {
   EXPECT_EQ(header_identity(*plain), 0u);
   const uint64_t leaf_at = uint64_t{m.page_size} * 1;
   EXPECT_EQ(fmt::load_u64(plain->data() + leaf_at),
-            drydb_support::xxh3(plain->data() + leaf_at + 8, m.page_size - 8));
+            drydb_test::xxh3(plain->data() + leaf_at + 8, m.page_size - 8));
   auto plain_db = ReadOnlyDatabase::open_memory(*plain);
   ASSERT_TRUE(plain_db);
   EXPECT_EQ(plain_db->identity(), 0u);
@@ -129,7 +129,7 @@ std::vector<std::byte> without_identity(std::vector<std::byte> file) {
                  features & ~fmt::kFeatureFileIdentity);
   fmt::store_u64(file.data() + fmt::header::kIdentityOff, 0);
   fmt::store_u16(file.data() + fmt::header::kMinorOff, 3);
-  drydb_support::fix_all_checksums(file);
+  drydb_test::fix_all_checksums(file);
   return file;
 }
 
@@ -172,4 +172,4 @@ TEST(FileIdentity, ALeafInAnotherLeafsPlaceFailsItsFences) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

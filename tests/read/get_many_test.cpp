@@ -7,50 +7,29 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
+#include "drydb/detail/coding.h"
 #include "drydb/drydb.h"
-#include "support/random.h"
+#include "support/suite.h"
 
 namespace {
 
+using namespace drydb_test;
 using drydb::Key;
 using drydb::KeyEncoding;
 using drydb::Value;
 
 std::string be64(uint64_t v) {
   std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i)
-    out[i] = static_cast<char>(v >> (56 - 8 * i));
+  drydb::detail::store_be64(reinterpret_cast<std::byte*>(out.data()), v);
   return out;
 }
 
 KeyEncoding fixed12() {
-  static const KeyEncoding enc = [] {
-    if (auto found = KeyEncoding::find("get_many.fixed12")) return *found;
-    drydb::CustomKeyEncoding c;
-    c.id = "get_many.fixed12";
-    c.fixed_width = 12;
-    return drydb::register_key_encoding(std::move(c)).value();
-  }();
-  return enc;
+  return fixed_width_encoding(12);
 }
-
-// A table's rows by encoded key, and the Key a user passes for an encoded key.
-struct Model {
-  KeyEncoding enc = KeyEncoding::bytes();
-  std::map<std::string, std::string> rows;
-  Key key(const std::string& k) const {
-    if (enc.kind() != drydb::KeyKind::int64)
-      return Key(std::as_bytes(std::span(k.data(), k.size())));
-    uint64_t u = 0;
-    for (char c : k)
-      u = u << 8 | static_cast<uint8_t>(c);
-    return Key(drydb::ordered_to_int64(u));
-  }
-};
 
 // The keys of a model: mixed (sparse and dense ids; short text of shared
 // beginnings) or clustered (ids in bursts separated by gaps of very different
@@ -58,10 +37,10 @@ struct Model {
 // prefix then hex digits, whose pages store the keys after it).
 enum class KeyShape { mixed, clustered };
 
-Model make_model(KeyEncoding enc, size_t rows, uint64_t seed, KeyShape shape = KeyShape::mixed) {
-  Model m;
-  m.enc = enc;
-  drydb_support::Rng rng(seed);
+TableModel make_model(KeyEncoding enc, size_t rows, uint64_t seed,
+                      KeyShape shape = KeyShape::mixed) {
+  TableModel m = make_table("t", enc);
+  Rng rng(seed);
   uint64_t burst = rng() >> 8;
   while (m.rows.size() < rows) {
     const uint64_t r = rng();
@@ -85,25 +64,12 @@ Model make_model(KeyEncoding enc, size_t rows, uint64_t seed, KeyShape shape = K
   return m;
 }
 
-std::vector<std::byte> build(const Model& m, uint32_t page_size) {
-  drydb::DatabaseBuilder b({.page_size = page_size});
-  auto& t = b.create_table("t", m.enc);
-  for (const auto& [k, v] : m.rows)
-    t.append(m.key(k), v);
-  auto bytes = b.build_to_memory();
-  EXPECT_TRUE(bytes) << bytes.error().to_string();
-  return bytes ? std::move(*bytes) : std::vector<std::byte>{};
-}
-
-bool write_file(const std::filesystem::path& path, const std::vector<std::byte>& bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return false;
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  return std::fclose(f) == 0 && ok;
+std::vector<std::byte> build(const TableModel& m, uint32_t page_size) {
+  return build_memory({.page_size = page_size, .tables = {m}});
 }
 
 // Present keys shuffled, with absent keys and repeats mixed in.
-std::vector<std::string> queries(const Model& m, uint64_t seed) {
+std::vector<std::string> queries(const TableModel& m, uint64_t seed) {
   std::vector<std::string> q;
   for (const auto& [k, v] : m.rows) {
     q.push_back(k);
@@ -111,18 +77,18 @@ std::vector<std::string> queries(const Model& m, uint64_t seed) {
     absent.back() = static_cast<char>(absent.back() ^ 0x55);
     if (!m.rows.count(absent)) q.push_back(absent);
   }
-  drydb_support::Rng rng(seed);
+  Rng rng(seed);
   for (size_t i = 0; i < 50; ++i)
     q.push_back(q[rng() % q.size()]);
   std::shuffle(q.begin(), q.end(), rng);
   return q;
 }
 
-void check_all(const drydb::ReadOnlyTable& table, const Model& m,
+void check_all(const drydb::ReadOnlyTable& table, const TableModel& m,
                const std::vector<std::string>& q) {
   std::vector<Key> keys;
   for (const auto& k : q)
-    keys.push_back(m.key(k));
+    keys.push_back(key_of(m, k));
   // Batches of every length around the internal batch size, and the whole list at once.
   for (size_t batch : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{100}, keys.size()}) {
     SCOPED_TRACE("batch " + std::to_string(batch));
@@ -165,7 +131,7 @@ class GetMany : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GetMany, MatchesGetOnEveryStorage) {
   const Case c = GetParam();
-  const Model m = make_model(c.enc(), c.rows, c.rows + c.page_size, c.shape);
+  const TableModel m = make_model(c.enc(), c.rows, c.rows + c.page_size, c.shape);
   const auto file = build(m, c.page_size);
   ASSERT_FALSE(file.empty());
   const auto q = queries(m, 7);
@@ -175,9 +141,7 @@ TEST_P(GetMany, MatchesGetOnEveryStorage) {
     ASSERT_TRUE(db);
     check_all(*db->table("t"), m, q);
   }
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("drydb_get_many_" + std::string(c.name));
-  std::filesystem::create_directories(dir);
+  TempDir dir;
   const auto path = dir / "t.drydb";
   ASSERT_TRUE(write_file(path, file)) << path;
   for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
@@ -188,7 +152,6 @@ TEST_P(GetMany, MatchesGetOnEveryStorage) {
     ASSERT_TRUE(db) << db.error().to_string();
     check_all(*db->table("t"), m, q);
   }
-  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -202,7 +165,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(GetManyErrors, SizesMustMatch) {
-  const Model m = make_model(KeyEncoding::int64(), 10, 1);
+  const TableModel m = make_model(KeyEncoding::int64(), 10, 1);
   const auto file = build(m, 512);  // open_memory reads it in place: it outlives db
   auto db = drydb::ReadOnlyDatabase::open_memory(file);
   ASSERT_TRUE(db);
@@ -214,13 +177,13 @@ TEST(GetManyErrors, SizesMustMatch) {
 }
 
 TEST(GetManyErrors, AWrongKeyTypeFailsTheCallAndResetsEveryValue) {
-  const Model m = make_model(KeyEncoding::int64(), 100, 2);
+  const TableModel m = make_model(KeyEncoding::int64(), 100, 2);
   const auto file = build(m, 512);  // open_memory reads it in place: it outlives db
   auto db = drydb::ReadOnlyDatabase::open_memory(file);
   ASSERT_TRUE(db);
   std::vector<Key> keys;
   for (const auto& [k, v] : m.rows)
-    keys.push_back(m.key(k));
+    keys.push_back(key_of(m, k));
   keys.insert(keys.begin() + 20, Key("text"));  // in the third batch
   std::vector<Value> values(keys.size());
   auto st = db->table("t")->get_many(keys, values);
@@ -250,15 +213,7 @@ TEST(GetManyErrors, EmptyTablesAndEmptyCalls) {
 // they take the byte search, so a batch mixing them with keys of the tree's width probes every
 // key that way, and answers each as get() does.
 TEST(GetManyErrors, MixedWidthsOnAPrefixKeyTree) {
-  static const KeyEncoding fixed8 = [] {
-    if (auto found = KeyEncoding::find("get_many.fixed8")) return *found;
-    drydb::CustomKeyEncoding c;
-    c.id = "get_many.fixed8";
-    c.fixed_width = 8;
-    return drydb::register_key_encoding(std::move(c)).value();
-  }();
-  Model m;
-  m.enc = fixed8;
+  TableModel m = make_table("t", fixed_width_encoding(8));
   for (uint64_t i = 0; i < 2000; ++i)
     m.rows[be64(i * 0x9E3779B97F4A7C15ull)] = std::string(i % 30, 'v');
   const auto file = build(m, 512);  // open_memory reads it in place: it outlives db
@@ -273,7 +228,7 @@ TEST(GetManyErrors, MixedWidthsOnAPrefixKeyTree) {
   }
   std::vector<Key> keys;
   for (const auto& k : q)
-    keys.push_back(m.key(k));
+    keys.push_back(key_of(m, k));
   std::vector<Value> values(keys.size());
   auto st = t.get_many(keys, values);
   ASSERT_TRUE(st) << st.error().to_string();
@@ -291,13 +246,12 @@ TEST(GetManyErrors, MixedWidthsOnAPrefixKeyTree) {
 // A page that fails its checks in the middle of a batch: the call returns the corruption, every
 // value is reset, and the database goes on answering the keys of sound pages.
 TEST(GetManyErrors, ACorruptPageFailsTheCallAndResetsEveryValue) {
-  const Model m = make_model(KeyEncoding::int64(), 3000, 4);
+  const TableModel m = make_model(KeyEncoding::int64(), 3000, 4);
   auto file = build(m, 512);
   ASSERT_GT(file.size(), 512u * 40);
   // Page 20 is a leaf or internal page of the table's tree; flip a byte of its body.
   file[512 * 20 + 100] ^= std::byte{0x40};
-  const auto dir = std::filesystem::temp_directory_path() / "drydb_get_many_corrupt";
-  std::filesystem::create_directories(dir);
+  TempDir dir;
   const auto path = dir / "t.drydb";
   ASSERT_TRUE(write_file(path, file)) << path;
   for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
@@ -307,7 +261,7 @@ TEST(GetManyErrors, ACorruptPageFailsTheCallAndResetsEveryValue) {
     auto t = *db->table("t");
     std::vector<Key> keys;
     for (const auto& [k, v] : m.rows)
-      keys.push_back(m.key(k));
+      keys.push_back(key_of(m, k));
     std::vector<Value> values(keys.size());
     auto st = t.get_many(keys, values);
     ASSERT_FALSE(st);
@@ -328,7 +282,6 @@ TEST(GetManyErrors, ACorruptPageFailsTheCallAndResetsEveryValue) {
     EXPECT_GT(sound, keys.size() / 2);
     EXPECT_LT(sound, keys.size());
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

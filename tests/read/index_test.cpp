@@ -46,7 +46,7 @@ using drydb::SecondaryIndex;
 using drydb::SortOrder;
 using drydb::unbounded;
 // The one model and checker (support/).
-using namespace drydb_support;
+using namespace drydb_test;
 
 class IndexDifferential : public ::testing::TestWithParam<std::tuple<uint32_t, bool>> {};
 
@@ -253,7 +253,7 @@ TEST(Index, ARowThatFailsToReadEndsTheRangeWithItsError) {
   }
   t.add_secondary_index("by_tens", false, KeyEncoding::int64(),
                         [](Bytes key, Bytes) -> std::optional<IndexKey> {
-                          return IndexKey(drydb_support::int64_of(to_string(key)) % 10);
+                          return IndexKey(drydb_test::int64_of(to_string(key)) % 10);
                         });
   auto bytes = built_bytes(b.build_to_memory());
   const std::string marker = "value-00500|";
@@ -264,7 +264,7 @@ TEST(Index, ARowThatFailsToReadEndsTheRangeWithItsError) {
   namespace d = drydb::detail;
   d::KeyBuffer buf;
   const d::LeafView leaf(bytes.data() + at / 512 * 512, d::KeyLayout{8});
-  const int64_t first_damaged = drydb_support::int64_of(to_string(leaf.key(0, buf)));
+  const int64_t first_damaged = drydb_test::int64_of(to_string(leaf.key(0, buf)));
   ASSERT_GT(first_damaged, 10);
   ASSERT_LE(first_damaged, 500);
   bytes[at] ^= std::byte{0x20};  // the leaf holding row 500 no longer matches its checksum
@@ -274,7 +274,7 @@ TEST(Index, ARowThatFailsToReadEndsTheRangeWithItsError) {
   ASSERT_EQ(range.size(), 100u);
   std::vector<int64_t> got;
   for (auto [k, v] : range)
-    got.push_back(drydb_support::int64_of(to_string(k)));
+    got.push_back(drydb_test::int64_of(to_string(k)));
   ASSERT_FALSE(range.status());
   EXPECT_EQ(range.status().code(), drydb::errc::corruption) << describe(range.status().error());
   // Every multiple of 10 before that row, and no other.
@@ -310,14 +310,13 @@ TEST(Index, HugeValueThroughAnIndex) {
                         });
   const auto bytes = built_bytes(b.build_to_memory());
   for (bool cached : {false, true}) {
-    auto db =
-        cached ? drydb_support::open_cached(bytes, 4096) : ReadOnlyDatabase::open_memory(bytes);
+    auto db = cached ? drydb_test::open_cached(bytes, 4096) : ReadOnlyDatabase::open_memory(bytes);
     ASSERT_TRUE(db);
     auto ix = db->table("t")->index("len").value();
     auto row = ix.get(int64_t{3 << 20}).value();
     ASSERT_TRUE(row.has_value());
     EXPECT_EQ(row.value_str(), huge);
-    EXPECT_EQ(drydb_support::int64_of(row.key_str()), 7);
+    EXPECT_EQ(drydb_test::int64_of(row.key_str()), 7);
     auto r = ix.get_range(unbounded, unbounded, {.order = SortOrder::descending}).value();
     std::vector<size_t> sizes;
     for (auto [k, v] : r)
@@ -340,7 +339,7 @@ std::vector<std::byte> table_with_index(bool unique, int64_t (*index_of)(int64_t
     t.append(k, "row-" + std::to_string(k));
   t.add_secondary_index("n", unique, KeyEncoding::int64(),
                         [index_of](Bytes key, Bytes) -> std::optional<IndexKey> {
-                          return IndexKey(index_of(drydb_support::int64_of(to_string(key))));
+                          return IndexKey(index_of(drydb_test::int64_of(to_string(key))));
                         });
   return built_bytes(b.build_to_memory());
 }
@@ -375,8 +374,8 @@ IndexLeaf find_index_leaf(std::vector<std::byte>& bytes) {
 
 // Page `page` of `file` (4 KiB pages) gets its checksum back, seeded as the file's are.
 void fix_page_checksum(std::span<const std::byte> file, std::byte* page) {
-  drydb::detail::store_u64(
-      page, drydb_support::xxh3(page + 8, 4096 - 8, drydb_support::checksum_seed(file)));
+  drydb::detail::store_u64(page,
+                           drydb_test::xxh3(page + 8, 4096 - 8, drydb_test::checksum_seed(file)));
 }
 
 // verify() fails with errc::corruption naming index "n" and the table's row `rank`.
@@ -475,7 +474,7 @@ TEST(IndexBuild, NonUniqueAcceptsRepeats) {
   auto all = ix.get_all("team-a").value();
   std::vector<std::string> names;
   for (auto [k, v] : all)
-    names.emplace_back(drydb_support::to_view(k));
+    names.emplace_back(drydb_test::to_view(k));
   EXPECT_EQ(names, (std::vector<std::string>{"alice", "carol"}));
 }
 
@@ -611,7 +610,7 @@ TEST(IndexBuild, IndexSortersSpillWithinTheBudget) {
   int64_t previous = std::numeric_limits<int64_t>::min();
   uint64_t rows = 0;
   for (auto [k, v] : *ix.get_all("v42" + pad)) {
-    int64_t pk = drydb_support::int64_of(drydb_support::to_view(k));
+    int64_t pk = drydb_test::int64_of(drydb_test::to_view(k));
     EXPECT_GT(pk, previous);  // primary-key order within the group
     EXPECT_EQ(to_string(v), "v42");
     previous = pk;
@@ -657,13 +656,12 @@ class NonUniqueIndexW4 : public ::testing::Test {
     // Group g = pk % 5, as text and as int64.
     t.add_secondary_index(
         "text", false, KeyEncoding::bytes(), [](Bytes pk, Bytes) -> std::optional<IndexKey> {
-          return IndexKey("g" +
-                          std::to_string(drydb_support::int64_of(drydb_support::to_view(pk)) % 5));
+          return IndexKey("g" + std::to_string(drydb_test::int64_of(drydb_test::to_view(pk)) % 5));
         });
-    t.add_secondary_index(
-        "number", false, KeyEncoding::int64(), [](Bytes pk, Bytes) -> std::optional<IndexKey> {
-          return IndexKey(drydb_support::int64_of(drydb_support::to_view(pk)) % 5);
-        });
+    t.add_secondary_index("number", false, KeyEncoding::int64(),
+                          [](Bytes pk, Bytes) -> std::optional<IndexKey> {
+                            return IndexKey(drydb_test::int64_of(drydb_test::to_view(pk)) % 5);
+                          });
     bytes_ = built_bytes(b.build_to_memory());
     db_.emplace(ReadOnlyDatabase::open_memory(bytes_).value());
   }
@@ -671,7 +669,7 @@ class NonUniqueIndexW4 : public ::testing::Test {
   static std::vector<int64_t> pks(drydb::IndexRange& r) {
     std::vector<int64_t> out;
     for (auto [k, v] : r)
-      out.push_back(drydb_support::int64_of(drydb_support::to_view(k)));
+      out.push_back(drydb_test::int64_of(drydb_test::to_view(k)));
     return out;
   }
   static std::vector<int64_t> group(int64_t g) {
@@ -689,7 +687,7 @@ TEST_F(NonUniqueIndexW4, GetReturnsTheFirstRowNotAReference) {
   auto row = index("text").get("g3").value();
   ASSERT_TRUE(row.has_value());
   EXPECT_EQ(row.value_str(), "row3");
-  EXPECT_EQ(drydb_support::int64_of(row.key_str()), 3);
+  EXPECT_EQ(drydb_test::int64_of(row.key_str()), 3);
   auto n = index("number").get(int64_t{4}).value();
   ASSERT_TRUE(n.has_value());
   EXPECT_EQ(n.value_str(), "row4");

@@ -7,30 +7,20 @@
 // tree of depth 2, whose leaves the root hint reaches.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <iterator>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "drydb/detail/db_state.h"
 #include "drydb/drydb.h"
-#include "support/random.h"
+#include "support/suite.h"
 
 namespace {
 
+using namespace drydb_test;
 using drydb::Key;
 using drydb::KeyEncoding;
-
-struct Model {
-  bool ints = true;
-  std::map<int64_t, std::string> int_rows;
-  std::map<std::string, std::string> text_rows;
-};
 
 // A value of `len` bytes that names its row: `id` repeated (cut at len), so that a lookup or
 // seek that lands on a neighbouring row reads another value.
@@ -43,71 +33,48 @@ std::string value_for(const std::string& id, size_t len) {
 }
 
 // n rows: random int64 keys (dense runs and gaps) or URL-like keys, values of one length or not.
-Model make_model(bool ints, bool uniform_values, size_t n, uint64_t seed) {
-  Model m;
-  m.ints = ints;
-  drydb_support::Rng rng(seed);
+TableModel make_model(bool ints, bool uniform_values, size_t n, uint64_t seed) {
+  TableModel m = make_table("t", ints ? KeyEncoding::int64() : KeyEncoding::bytes());
+  Rng rng(seed);
   int64_t next = -1'000'000;
-  while ((ints ? m.int_rows.size() : m.text_rows.size()) < n) {
+  while (m.rows.size() < n) {
     const uint64_t r = rng();
     const size_t len = uniform_values ? 13 : 8 + r % 40;
     if (ints) {
       next += r % 4 == 0 ? static_cast<int64_t>(r % 100'000) : 1 + static_cast<int64_t>(r % 3);
-      m.int_rows[next] = value_for(std::to_string(next), len);
+      m.rows[int64_key(next)] = value_for(std::to_string(next), len);
     } else {
       char hex[17];
       std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
-      m.text_rows["https://example.com/items/" + std::string(hex)] = value_for(hex, len);
+      m.rows["https://example.com/items/" + std::string(hex)] = value_for(hex, len);
     }
   }
   return m;
 }
 
-std::vector<std::byte> build(const Model& m, uint32_t page_size) {
-  drydb::DatabaseBuilder b({.page_size = page_size});
-  auto& t = b.create_table("t", m.ints ? KeyEncoding::int64() : KeyEncoding::bytes());
-  for (const auto& [k, v] : m.int_rows)
-    t.append(k, v);
-  for (const auto& [k, v] : m.text_rows)
-    t.append(k, v);
-  auto bytes = b.build_to_memory();
-  EXPECT_TRUE(bytes) << bytes.error().to_string();
-  return bytes ? std::move(*bytes) : std::vector<std::byte>{};
-}
-
 // Every key of the model and an absent key after each, in a shuffled order; counts between
 // present keys and seeks from any of them.
-void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
+void check_table(const drydb::ReadOnlyTable& t, const TableModel& m) {
   // In key order: the key as text (for messages), its value or null when absent.
   std::vector<std::pair<std::string, const std::string*>> keys;
   std::vector<Key> lookups;
-  std::vector<std::string> text_keys;  // keeps the bytes the Keys view
-  if (m.ints) {
-    for (const auto& [k, v] : m.int_rows) {
-      lookups.push_back(Key(k));
-      keys.push_back({std::to_string(k), &v});
-      if (!m.int_rows.count(k + 1)) {
-        lookups.push_back(Key(k + 1));
-        keys.push_back({std::to_string(k + 1), nullptr});
-      }
-    }
-  } else {
-    text_keys.reserve(2 * m.text_rows.size());
-    for (const auto& [k, v] : m.text_rows) {
-      text_keys.push_back(k);
-      keys.push_back({k, &v});
-      // Longer than every key (all are of one length), and before the next: k's successor.
-      const std::string absent = k + '-';
-      text_keys.push_back(absent);
-      keys.push_back({absent, nullptr});
-    }
-    for (const auto& k : text_keys)
-      lookups.push_back(Key(std::as_bytes(std::span(k.data(), k.size()))));
+  std::vector<std::string> absent;  // keeps the bytes the Keys of absent byte keys view
+  absent.reserve(m.rows.size());
+  for (const auto& [k, v] : m.rows) {
+    lookups.push_back(key_of(m, k));
+    keys.push_back({show_key(m.kind(), k), &v});
+    // An int64 key's successor, when absent; a byte key's: longer than every key (all are of
+    // one length), and before the next.
+    const std::string after = m.is_int64() ? int64_key(int64_of(k) + 1) : k + '-';
+    if (m.rows.count(after)) continue;
+    absent.push_back(after);
+    lookups.push_back(key_of(m, absent.back()));
+    keys.push_back({show_key(m.kind(), after), nullptr});
   }
   std::vector<size_t> order(lookups.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  std::shuffle(order.begin(), order.end(), drydb_support::Rng(order.size()));
+  std::shuffle(order.begin(), order.end(), Rng(order.size()));
 
   size_t found = 0;
   for (size_t i : order) {
@@ -118,7 +85,7 @@ void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
     ASSERT_EQ(v->str(), *keys[i].second) << keys[i].first;
     ++found;
   }
-  EXPECT_EQ(found, m.ints ? m.int_rows.size() : m.text_rows.size());
+  EXPECT_EQ(found, m.rows.size());
 
   // get_many over the same shuffled lookups, in calls of 64.
   std::vector<Key> batch;
@@ -139,7 +106,7 @@ void check_table(const drydb::ReadOnlyTable& t, const Model& m) {
   }
 
   // Counts between present keys and seeks, at scattered places.
-  drydb_support::Rng rng(7);
+  Rng rng(7);
   for (int q = 0; q < 300; ++q) {
     const size_t a0 = rng() % lookups.size();
     size_t a = a0, b = std::min(lookups.size() - 1, a0 + rng() % 20'000);
@@ -190,8 +157,8 @@ class LargeTree : public ::testing::TestWithParam<Case> {};
 
 TEST_P(LargeTree, AnswersAsTheModelOnEveryStorage) {
   const Case c = GetParam();
-  const Model m = make_model(c.ints, c.uniform_values, c.rows, c.rows);
-  const auto file = build(m, c.page_size);
+  const TableModel m = make_model(c.ints, c.uniform_values, c.rows, c.rows);
+  const auto file = build_memory({.page_size = c.page_size, .tables = {m}});
   ASSERT_FALSE(file.empty());
   // The tree is over the threshold (the catalog and header are a few hundred bytes of the
   // file): its descents prefetch.
@@ -203,20 +170,9 @@ TEST_P(LargeTree, AnswersAsTheModelOnEveryStorage) {
     ASSERT_EQ(db->table("t")->info().depth, c.depth);
     check_table(*db->table("t"), m);
   }
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("drydb_large_tree_" + std::string(c.name) + "_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  struct RemoveDir {  // also when an assertion ends the test early
-    std::filesystem::path dir;
-    ~RemoveDir() { std::filesystem::remove_all(dir); }
-  } remove_dir{dir};
+  TempDir dir;
   const auto path = dir / "t.drydb";
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), f), file.size());
-    ASSERT_EQ(std::fclose(f), 0);
-  }
+  ASSERT_TRUE(write_file(path, file)) << path;
   for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
     SCOPED_TRACE(storage == drydb::StorageKind::mmap ? "mmap" : "pread, a cache of 1/8 the file");
     auto db = drydb::ReadOnlyDatabase::open(

@@ -19,7 +19,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::PreadFunction;
@@ -201,4 +201,4 @@ TEST(LoadedStorage, AFailedLoadIsAnErrorAndLeavesNoMemory) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

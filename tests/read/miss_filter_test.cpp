@@ -7,7 +7,6 @@
 // out a key (with a valid checksum) fails verify(); bad descriptors fail open.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -25,17 +24,11 @@ using drydb::Key;
 using drydb::KeyEncoding;
 using drydb::ReadOnlyDatabase;
 using drydb::Value;
-using drydb_support::Rng;
-
-// An int64's 8 encoded bytes.
-std::string int64_bytes(int64_t v) {
-  std::string k(8, '\0');
-  drydb::encode_int64_key(v, reinterpret_cast<std::byte*>(k.data()));
-  return k;
-}
+using drydb_test::Rng;
+using drydb_test::TableModel;
 
 std::string random_key(Rng& rng, KeyEncoding enc) {
-  if (enc == KeyEncoding::int64()) return int64_bytes(static_cast<int64_t>(rng.next()));
+  if (enc == KeyEncoding::int64()) return drydb_test::int64_key(static_cast<int64_t>(rng.next()));
   const size_t width = enc.fixed_width();
   std::string k(width ? width : rng.between(0, 40), '\0');
   for (auto& c : k)
@@ -43,32 +36,14 @@ std::string random_key(Rng& rng, KeyEncoding enc) {
   return k;
 }
 
-// The Key of encoded key bytes `k` (which must outlive it).
-Key key_of(KeyEncoding enc, const std::string& k) {
-  const auto bytes = std::as_bytes(std::span(k.data(), k.size()));
-  if (enc == KeyEncoding::int64()) return Key(drydb::decode_int64_key(bytes.data()));
-  return Key(bytes);
-}
-
-struct Table {
-  KeyEncoding enc;
-  std::map<std::string, std::string> rows;
-};
-
-// With `packed`, the pages are lz4-compressed (filtered pages, whose page directory the miss
-// filter descriptors follow in the catalog).
-std::vector<std::byte> build(const Table& t, uint32_t page_size, uint32_t bits,
-                             bool packed = false) {
-  drydb::BuildOptions options{.page_size = page_size};
+// Table `t` with a miss filter of `bits` per key. With `packed`, the pages are lz4-compressed
+// (filtered pages, whose page directory the miss filter descriptors follow in the catalog).
+std::vector<std::byte> build(TableModel t, uint32_t page_size, uint32_t bits, bool packed = false) {
+  t.miss_filter_bits = bits;
+  drydb::BuildOptions options;
   if (packed) options.filters = {drydb::filters::lz4()};
-  drydb::DatabaseBuilder b(std::move(options));
-  auto& tb = b.create_table("t", t.enc);
-  for (const auto& [k, v] : t.rows)
-    tb.append(key_of(t.enc, k), v);
-  if (bits) tb.add_miss_filter(bits);
-  auto bytes = b.build_to_memory();
-  EXPECT_TRUE(bytes) << bytes.error().to_string();
-  return bytes ? std::move(*bytes) : std::vector<std::byte>();
+  return drydb_test::build_memory({.page_size = page_size, .tables = {std::move(t)}},
+                                  std::move(options));
 }
 
 // The header's required features but the file identity, which every file of this builder has.
@@ -120,20 +95,14 @@ TEST(MissFilter, KeepsEveryKeyAndPassesAboutOnePercentAtTenBitsPerKey) {
 }
 
 TEST(MissFilter, TablesAnswerAsWithoutOne) {
-  const KeyEncoding fixed12 = [] {
-    if (auto found = KeyEncoding::find("miss_filter.fixed12")) return *found;
-    drydb::CustomKeyEncoding c;
-    c.id = "miss_filter.fixed12";
-    c.fixed_width = 12;
-    return drydb::register_key_encoding(std::move(c)).value();
-  }();
+  const KeyEncoding fixed12 = drydb_test::fixed_width_encoding(12);
   for (KeyEncoding enc : {KeyEncoding::int64(), KeyEncoding::bytes(), fixed12}) {
     for (uint32_t page_size : {512u, 4096u}) {
       for (uint32_t bits : {1u, 10u, 32u}) {
         SCOPED_TRACE(std::string(enc.id()) + " page " + std::to_string(page_size) + " bits " +
                      std::to_string(bits));
         Rng rng(page_size + bits);
-        Table t{enc, {}};
+        TableModel t = drydb_test::make_table("t", enc);
         for (int i = 0; i < 3000; ++i)
           t.rows[random_key(rng, enc)] = std::string(rng.between(0, 20), 'v') + std::to_string(i);
         std::vector<std::string> probes;
@@ -153,7 +122,7 @@ TEST(MissFilter, TablesAnswerAsWithoutOne) {
 
         auto mapped = ReadOnlyDatabase::open_memory(file);
         ASSERT_TRUE(mapped) << mapped.error().to_string();
-        auto cached = drydb_support::open_cached(file, 3 * page_size);
+        auto cached = drydb_test::open_cached(file, 3 * page_size);
         ASSERT_TRUE(cached) << cached.error().to_string();
         for (ReadOnlyDatabase* db : {&*mapped, &*cached}) {
           auto table = db->table("t");
@@ -163,7 +132,7 @@ TEST(MissFilter, TablesAnswerAsWithoutOne) {
           EXPECT_EQ(info.miss_filter_pages, fmt::miss_filter_pages(t.rows.size(), bits, page_size));
           std::vector<Key> keys;
           for (const auto& k : probes) {
-            keys.push_back(key_of(enc, k));
+            keys.push_back(key_of(t, k));
             auto v = table->get(keys.back());
             ASSERT_TRUE(v) << v.error().to_string();
             auto it = t.rows.find(k);
@@ -213,12 +182,12 @@ TEST(MissFilter, BadSizesAreRefusedAndEmptyTablesHaveNone) {
 
 // A table of int64 keys 0, 2, 4 ... with a filter, at page size 512 (filter pages of 7 blocks).
 struct Filtered {
-  Table table{KeyEncoding::int64(), {}};
+  TableModel table = drydb_test::make_table("t", KeyEncoding::int64());
   std::vector<std::byte> file;
   fmt::MissFilterDesc filter;
   Filtered() {
     for (int64_t i = 0; i < 2000; ++i)
-      table.rows[int64_bytes(2 * i)] = "value" + std::to_string(i);
+      table.rows[drydb_test::int64_key(2 * i)] = "value" + std::to_string(i);
     file = build(table, 512, 10);
     const uint64_t page_count = fmt::load_u64(file.data() + fmt::header::kPageCountOff);
     const auto catalog =
@@ -243,7 +212,7 @@ TEST(MissFilter, EveryFlippedBitOfAFilterPageIsDetected) {
     auto table = db->table("t");
     // Gets that touch the page report it; no get answers wrongly.
     for (const auto& [k, v] : f.table.rows) {
-      auto got = table->get(key_of(f.table.enc, k));
+      auto got = table->get(key_of(f.table, k));
       if (!got) {
         ASSERT_EQ(got.code(), drydb::errc::corruption) << bit;
         continue;
@@ -269,12 +238,12 @@ TEST(MissFilter, AFilterThatLeavesOutAKeyFailsVerify) {
   fmt::for_each_miss_filter_bit(h, f.filter.probes, [&](uint32_t b) { first_bit = b; });
   copy[page * 512 + at.offset + first_bit / 8] &=
       ~std::byte{static_cast<uint8_t>(1u << (first_bit % 8))};
-  fmt::store_u64(copy.data() + page * 512, drydb_fault::xxh3(copy.data() + page * 512 + 8, 512 - 8,
-                                                             drydb_support::checksum_seed(copy)));
+  fmt::store_u64(copy.data() + page * 512, drydb_test::xxh3(copy.data() + page * 512 + 8, 512 - 8,
+                                                            drydb_test::checksum_seed(copy)));
   auto db = ReadOnlyDatabase::open_memory(copy);
   ASSERT_TRUE(db);
   // The filter now rules the key out: a get cannot tell, verify() does.
-  EXPECT_FALSE(db->table("t")->get(key_of(f.table.enc, key))->has_value());
+  EXPECT_FALSE(db->table("t")->get(key_of(f.table, key))->has_value());
   auto st = db->verify();
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("does not pass the table's miss filter"), std::string::npos)
@@ -311,7 +280,7 @@ TEST(MissFilter, BadDescriptorsFailOpen) {
     if (c.width == 2) fmt::store_u16(p, static_cast<uint16_t>(c.value));
     if (c.width == 4) fmt::store_u32(p, static_cast<uint32_t>(c.value));
     if (c.width == 8) fmt::store_u64(p, c.value);
-    drydb_fault::fix_catalog_checksum(copy);
+    drydb_test::fix_catalog_checksum(copy);
     auto db = ReadOnlyDatabase::open_memory(copy);
     ASSERT_FALSE(db) << c.what;
     EXPECT_EQ(db.code(), drydb::errc::corruption) << c.what << ": " << db.error().to_string();
@@ -320,7 +289,7 @@ TEST(MissFilter, BadDescriptorsFailOpen) {
   {
     std::vector<std::byte> copy = f.file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, 0);
-    drydb_fault::fix_header_checksum(copy);
+    drydb_test::fix_header_checksum(copy);
     auto db = ReadOnlyDatabase::open_memory(copy);
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), drydb::errc::corruption) << db.error().to_string();

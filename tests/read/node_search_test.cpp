@@ -21,7 +21,7 @@
 
 namespace {
 
-using drydb_support::Rng;
+using drydb_test::Rng;
 
 TEST(SearchPrimitives, CompareBytesOrdersAsMemcmpThenLength) {
   Rng rng(3);

@@ -18,7 +18,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::OpenOptions;
@@ -305,7 +305,7 @@ TEST(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
   const DbModel m = make_model();
   DbModel other = m;
   for (TableModel& t : other.tables) {
-    std::map<std::string, std::string> moved;
+    Rows moved;
     for (auto& [key, value] : t.rows) {
       // Every key's first byte changed alike: other keys, in the same order, of the same
       // lengths, so the pages fall as the first file's do.
@@ -321,4 +321,4 @@ TEST(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

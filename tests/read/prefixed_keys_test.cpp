@@ -24,11 +24,11 @@ namespace {
 namespace fmt = drydb::detail;
 using drydb::KeyEncoding;
 using drydb::ReadOnlyDatabase;
-using drydb_support::DbModel;
-using drydb_support::make_index;
-using drydb_support::make_table;
-using drydb_support::Rng;
-using drydb_support::TableModel;
+using drydb_test::DbModel;
+using drydb_test::make_index;
+using drydb_test::make_table;
+using drydb_test::Rng;
+using drydb_test::TableModel;
 
 std::string hex16(uint64_t v) {
   char buf[17];
@@ -132,7 +132,7 @@ DbModel model(uint32_t page_size, uint64_t seed) {
   if (fmt::max_key_length(page_size) >= 242) m.tables.push_back(deep_prefix(rng));
   TableModel ints = make_table("ints", KeyEncoding::int64());  // no prefixed pages
   for (int64_t i = 0; i < 200; ++i)
-    ints.rows.emplace(drydb_support::int64_key(i * 5), std::to_string(i));
+    ints.rows.emplace(drydb_test::int64_key(i * 5), std::to_string(i));
   m.tables.push_back(std::move(ints));
   m.finish();
   return m;
@@ -176,7 +176,7 @@ PrefixedPages prefixed_pages(std::span<const std::byte> file) {
 std::vector<std::byte> build(const DbModel& m, bool prefixed) {
   drydb::BuildOptions o;
   o.prefixed_keys = prefixed;
-  return drydb_support::built_bytes(drydb_support::build_database(m, o));
+  return drydb_test::built_bytes(drydb_test::build_database(m, o));
 }
 
 TEST(PrefixedKeys, AnswerAsTheModelWithAndWithoutTheLayout) {
@@ -199,10 +199,10 @@ TEST(PrefixedKeys, AnswerAsTheModelWithAndWithoutTheLayout) {
       auto mapped = ReadOnlyDatabase::open_memory(*file);
       ASSERT_TRUE(mapped) << mapped.error().to_string();
       EXPECT_TRUE(mapped->verify()) << mapped->verify().error().to_string();
-      drydb_support::expect_database_correct(*mapped, m, 1000);
-      auto cached = drydb_support::open_cached(*file, 3 * page_size);
+      drydb_test::expect_database_correct(*mapped, m, 1000);
+      auto cached = drydb_test::open_cached(*file, 3 * page_size);
       ASSERT_TRUE(cached) << cached.error().to_string();
-      drydb_support::expect_database_correct(*cached, m, 1000, 5);
+      drydb_test::expect_database_correct(*cached, m, 1000, 5);
     }
   }
 }
@@ -238,7 +238,7 @@ TEST(PrefixedKeys, PagesWithKeysOverTheLimitStoreThemWhole) {
   EXPECT_GT(whole_with_long, 0u);
   auto db = ReadOnlyDatabase::open_memory(file);
   ASSERT_TRUE(db);
-  drydb_support::expect_database_correct(*db, m, 300);
+  drydb_test::expect_database_correct(*db, m, 300);
 }
 
 TEST(PrefixedKeys, KeyViewsLiveUntilTheCursorMovesAndRowsKeepTheirKeys) {
@@ -253,13 +253,13 @@ TEST(PrefixedKeys, KeyViewsLiveUntilTheCursorMovesAndRowsKeepTheirKeys) {
   auto a = table->cursor(), b = table->cursor();
   ASSERT_TRUE(a.seek_rank(10));
   ASSERT_TRUE(b.seek_rank(11));
-  EXPECT_EQ(drydb_support::to_string(a.key()), t.key(10));
-  EXPECT_EQ(drydb_support::to_string(b.key()), t.key(11));
+  EXPECT_EQ(drydb_test::to_string(a.key()), t.key(10));
+  EXPECT_EQ(drydb_test::to_string(b.key()), t.key(11));
   // A copy rebuilds its keys in its own buffer.
   drydb::Cursor c = a;
   ASSERT_TRUE(c.next());
-  EXPECT_EQ(drydb_support::to_string(a.key()), t.key(10));
-  EXPECT_EQ(drydb_support::to_string(c.key()), t.key(11));
+  EXPECT_EQ(drydb_test::to_string(a.key()), t.key(10));
+  EXPECT_EQ(drydb_test::to_string(c.key()), t.key(11));
 
   // Rows from an index: the primary key is copied into the Row and survives moves.
   auto index = table->index("reversed");
@@ -344,7 +344,7 @@ TEST(PrefixedKeys, DamagedPrefixedPagesAreReported) {
     if (fmt::load_u16(p + fmt::leaf::kPrefixLenOff) > 0) leaves.push_back(page);
     const fmt::LeafView leaf(p, fmt::KeyLayout{0});
     fmt::KeyBuffer buf;
-    if (short_head_page != 0 || edges.find(drydb_support::to_string(leaf.key(0, buf))) == nullptr)
+    if (short_head_page != 0 || edges.find(drydb_test::to_string(leaf.key(0, buf))) == nullptr)
       continue;
     for (uint32_t i = 0; i < leaf.size() && short_head_page == 0; ++i) {
       if (leaf.key(i, buf).size() - leaf.shared_prefix().size() < 8) {
@@ -392,7 +392,7 @@ TEST(PrefixedKeys, DamagedPrefixedPagesAreReported) {
   auto expect_reported = [&](uint64_t page, const std::function<void(std::byte*)>& apply) {
     std::vector<std::byte> copy = file;
     apply(copy.data() + page * ps);
-    drydb_support::fix_all_checksums(copy);
+    drydb_test::fix_all_checksums(copy);
     auto db = ReadOnlyDatabase::open_memory(copy);
     if (!db) {
       EXPECT_EQ(db.code(), drydb::errc::corruption) << db.error().to_string();
@@ -401,8 +401,8 @@ TEST(PrefixedKeys, DamagedPrefixedPagesAreReported) {
     auto verified = db->verify();
     ASSERT_FALSE(verified) << "verify() missed it";
     EXPECT_EQ(verified.code(), drydb::errc::corruption) << verified.error().to_string();
-    drydb_support::Outcome out;
-    drydb_support::check_database(*db, m, out);
+    drydb_test::Outcome out;
+    drydb_test::check_database(*db, m, out);
     EXPECT_TRUE(out.wrong.empty()) << out.wrong.front();
     EXPECT_GT(out.errors, 0u);
   };

@@ -34,7 +34,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::OpenOptions;
@@ -391,4 +391,4 @@ TEST(ReadOnlyDeploy, ALoadTheSystemCannotHoldIsOutOfMemory) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

@@ -36,7 +36,7 @@
 
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::ReadOnlyDatabase;
@@ -338,4 +338,4 @@ TEST(Stress, EightThreadsUnderEviction) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test

@@ -76,14 +76,14 @@ TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
   const Shape s = shape_for(enc);
   // Depth 4 is asked of 512-byte pages; 4096-byte pages get half the rows.
   const size_t rows = page_size == 512 ? s.rows : s.rows / 2;
-  Model model = random_model(enc, rows, seed, s.min_value, s.max_value,
-                             drydb::detail::max_key_length(page_size));
+  TableModel model = random_table("t", enc, rows, seed, s.min_value, s.max_value,
+                                  drydb::detail::max_key_length(page_size));
   if (enc == Enc::int64) {
     Rng rng(seed);
     for (int64_t v : {kMin, kMin + 1, int64_t{-1}, int64_t{0}, int64_t{1}, kMax - 1, kMax})
-      model[int64_key(v)] = value_for(int64_key(v), rng, 24, 24);
+      model.rows[int64_key(v)] = value_for(int64_key(v), rng, 24, 24);
   }
-  const auto bytes = build_one(model, enc, page_size);
+  const auto bytes = build_one(model, page_size);
   ASSERT_FALSE(bytes.empty());
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
@@ -96,7 +96,7 @@ TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
   EXPECT_EQ(info.name, "t");
   EXPECT_EQ(info.encoding, encoding_of(enc));
   EXPECT_EQ(info.encoding.id(), encoding_of(enc).id());
-  EXPECT_EQ(info.rows, model.size());
+  EXPECT_EQ(info.rows, model.rows.size());
   EXPECT_EQ(info.overflow_pages, 0u);
   if (page_size == 512) {
     ASSERT_GE(info.depth, 4u) << "too few rows for a deep tree";
@@ -104,7 +104,7 @@ TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
     ASSERT_GE(info.depth, 2u);
   }
   size_t longest = 0;
-  for (const auto& row : model)
+  for (const auto& row : model.rows)
     longest = std::max(longest, row.first.size());
   EXPECT_EQ(info.max_key_length, longest);
 
@@ -112,7 +112,7 @@ TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
   EXPECT_EQ(shape.leaves, info.leaf_pages);
   EXPECT_EQ(shape.internals, info.internal_pages);
 
-  DiffChecker c(*table, enc, model);
+  DiffChecker c(*table, model);
   c.check_count();
   c.check_every_get();
 
@@ -149,7 +149,7 @@ TEST_P(DifferentialTest, EveryQueryMatchesStdMap) {
   }
   c.check_cursor_walks();
   EXPECT_EQ(c.failures(), 0);
-  EXPECT_GT(c.rows_compared(), model.size() * 10);
+  EXPECT_GT(c.rows_compared(), model.rows.size() * 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllEncodings, DifferentialTest,
@@ -166,17 +166,17 @@ INSTANTIATE_TEST_SUITE_P(AllEncodings, DifferentialTest,
 // int64 bounds outside the keys: INT64_MIN and INT64_MAX before the first and
 // after the last row, negative keys, every combination of ends.
 TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
-  Model model;
+  TableModel model = make_table("t", Enc::int64);
   Rng rng(5);
   for (int64_t v = -3000; v <= 3000; v += 3)
-    model[int64_key(v)] = value_for(int64_key(v), rng, 0, 20);
-  const auto bytes = build_one(model, Enc::int64, 512);
+    model.rows[int64_key(v)] = value_for(int64_key(v), rng, 0, 20);
+  const auto bytes = build_one(model, 512);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   auto table = db->table("t");
   ASSERT_TRUE(table);
   ASSERT_GE(table->info().depth, 3u);
-  DiffChecker c(*table, Enc::int64, model);
+  DiffChecker c(*table, model);
   std::vector<std::string> bounds;
   for (int64_t v :
        {kMin, kMin + 1, int64_t{-3001}, int64_t{-3000}, int64_t{-2999}, int64_t{-1}, int64_t{0},
@@ -188,7 +188,7 @@ TEST(Int64Test, ExtremeBoundsAroundNegativeKeys) {
   // Spot checks written out, so a failure reads plainly.
   auto all = table->count_range(kMin, kMax);
   ASSERT_TRUE(all);
-  EXPECT_EQ(*all, model.size());
+  EXPECT_EQ(*all, model.rows.size());
   auto negative = table->count_range(kMin, int64_t{0}, {.end_exclusive = true});
   ASSERT_TRUE(negative);
   EXPECT_EQ(*negative, 1000u);  // -3000, -2997, ..., -3
@@ -247,15 +247,15 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
   }
   for (const Shape& shape : shapes) {
     for (uint32_t page_size : {512u, 4096u}) {
-      Model model;
+      TableModel model = make_table("t", Enc::int64);
       Rng rng(page_size);
       for (int64_t k : shape.keys) {
         const std::string key = int64_key(k);
-        model[key] = shape.overflow && k % 7 == 0
-                         ? big_value(page_size + rng.between(0, 900), static_cast<uint64_t>(k))
-                         : value_for(key, rng, 0, 24);
+        model.rows[key] = shape.overflow && k % 7 == 0
+                              ? big_value(page_size + rng.between(0, 900), static_cast<uint64_t>(k))
+                              : value_for(key, rng, 0, 24);
       }
-      const auto bytes = build_one(model, Enc::int64, page_size);
+      const auto bytes = build_one(model, page_size);
       std::vector<int64_t> probes = {kMin, kMin + 1, kMax - 1, kMax, -1, 0, 1};
       // Every key of a small tree; on large ones every 13th key and the first and last 100.
       const size_t n = shape.keys.size();
@@ -281,13 +281,13 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
             const std::string key = int64_key(k);
             auto v = table.get(k);
             ASSERT_TRUE(v) << describe(v.error());
-            const auto it = model.find(key);
+            const auto it = model.rows.find(key);
             const bool ok =
-                it == model.end() ? !v->has_value() : v->has_value() && v->str() == it->second;
+                it == model.rows.end() ? !v->has_value() : v->has_value() && v->str() == it->second;
             auto below = table.count_range(kMin, k, {.end_exclusive = true});
             ASSERT_TRUE(below) << describe(below.error());
-            const auto want =
-                static_cast<uint64_t>(std::distance(model.begin(), model.lower_bound(key)));
+            const auto want = static_cast<uint64_t>(
+                std::distance(model.rows.begin(), model.rows.lower_bound(key)));
             if ((!ok || *below != want) && ++failures <= 5)
               ADD_FAILURE() << "key " << k << " pass " << pass << ": get "
                             << (ok ? "right" : "wrong") << ", rank " << *below << " want " << want;
@@ -302,10 +302,10 @@ TEST(Int64Test, PrefixKeyPathMatchesTheModel) {
 // Threads racing to remember a root from a fresh open all get right answers (TSan checks the
 // root hint's publication).
 TEST(Int64Test, RacingFirstGetsRememberTheRootOnce) {
-  Model model;
+  TableModel model = make_table("t", Enc::int64);
   for (int64_t k = 0; k < 20000; ++k)
-    model[int64_key(k * 3)] = "v" + std::to_string(k);
-  const auto bytes = build_one(model, Enc::int64, 512);
+    model.rows[int64_key(k * 3)] = "v" + std::to_string(k);
+  const auto bytes = build_one(model, 512);
   for (int round = 0; round < 4; ++round) {
     auto db = round % 2 == 0 ? open_mem(bytes) : open_cached(bytes, bytes.size() * 2);
     ASSERT_TRUE(db);
@@ -331,10 +331,10 @@ TEST(Int64Test, RacingFirstGetsRememberTheRootOnce) {
 
 // Every integer type a Key takes means the same int64 key.
 TEST(Int64Test, IntegerTypesAndExtremes) {
-  Model model;
+  TableModel model = make_table("t", Enc::int64);
   for (int64_t v : {kMin, int64_t{-129}, int64_t{-1}, int64_t{0}, int64_t{255}, kMax})
-    model[int64_key(v)] = std::to_string(v);
-  const auto bytes = build_one(model, Enc::int64, 4096);
+    model.rows[int64_key(v)] = std::to_string(v);
+  const auto bytes = build_one(model, 4096);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db);
   auto t = db->table("t").value();
@@ -359,10 +359,10 @@ TEST(Int64Test, IntegerTypesAndExtremes) {
 // answers the integer, and refuses the same bytes as a bytes key; a bytes key refers to its
 // source; IndexKey::from_encoded owns a copy of the same kind and bytes.
 TEST(Int64Test, KeysFromTheirEncodedBytes) {
-  Model model;
+  TableModel model = make_table("t", Enc::int64);
   for (int64_t v : {kMin, int64_t{-1}, int64_t{0}, int64_t{4096}, kMax})
-    model[int64_key(v)] = std::to_string(v);
-  const auto bytes = build_one(model, Enc::int64, 4096);
+    model.rows[int64_key(v)] = std::to_string(v);
+  const auto bytes = build_one(model, 4096);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db);
   auto t = db->table("t").value();
@@ -405,8 +405,8 @@ void expect_empty_table(const drydb::ReadOnlyTable& t, Enc enc) {
   EXPECT_EQ(t.info().depth, 0u);
   EXPECT_EQ(t.info().leaf_pages, 0u);
   EXPECT_EQ(t.info().internal_pages, 0u);
-  Model empty;
-  DiffChecker c(t, enc, empty);
+  TableModel empty = make_table("t", enc);
+  DiffChecker c(t, empty);
   const std::vector<std::string> keys = {min_key(enc), max_key(enc), random_key(enc, rng)};
   for (const auto& k : keys) {
     auto v = t.get(key_for(enc, k));
@@ -449,10 +449,9 @@ void expect_empty_table(const drydb::ReadOnlyTable& t, Enc enc) {
 }
 
 TEST(EdgeTest, EmptyTables) {
-  const Model empty;
   for (Enc enc : {Enc::bytes, Enc::int64, Enc::uuid, Enc::ulid, Enc::fixed4, Enc::var}) {
     for (uint32_t page_size : {512u, 4096u}) {
-      const auto bytes = build_one(empty, enc, page_size);
+      const auto bytes = build_one(make_table("t", enc), page_size);
       ASSERT_FALSE(bytes.empty());
       auto db = open_mem(bytes);
       ASSERT_TRUE(db) << describe(db.error());
@@ -479,11 +478,11 @@ TEST(EdgeTest, OneRow) {
   for (Enc enc : {Enc::bytes, Enc::int64, Enc::uuid, Enc::ulid, Enc::fixed12}) {
     SCOPED_TRACE(enc_name(enc));
     Rng rng(11);
-    Model model;
+    TableModel model = make_table("t", enc);
     std::string key = random_key(enc, rng);
     if (key == min_key(enc) || key == max_key(enc)) key = random_key(enc, rng);
-    model[key] = "the only value";
-    const auto bytes = build_one(model, enc, 512);
+    model.rows[key] = "the only value";
+    const auto bytes = build_one(model, 512);
     auto db = open_mem(bytes);
     ASSERT_TRUE(db) << describe(db.error());
     auto t = db->table("t").value();
@@ -495,7 +494,7 @@ TEST(EdgeTest, OneRow) {
     ASSERT_TRUE(v);
     ASSERT_TRUE(v->has_value());
     EXPECT_EQ(v->str(), "the only value");
-    DiffChecker c(t, enc, model);
+    DiffChecker c(t, model);
     std::vector<std::string> bounds = {min_key(enc), key, max_key(enc)};
     std::string k;
     if (successor(enc, key, &k)) bounds.push_back(k);
@@ -516,8 +515,9 @@ TEST(EdgeTest, OneRow) {
 
 // The empty byte string is a key like any other, and the smallest.
 TEST(EdgeTest, EmptyKey) {
-  Model model = {{"", "empty key"}, {std::string("\0", 1), "nul"}, {"a", "a"}};
-  const auto bytes = build_one(model, Enc::bytes, 512);
+  const TableModel model =
+      make_table("t", Enc::bytes, {{"", "empty key"}, {std::string("\0", 1), "nul"}, {"a", "a"}});
+  const auto bytes = build_one(model, 512);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   auto t = db->table("t").value();
@@ -528,7 +528,7 @@ TEST(EdgeTest, EmptyKey) {
   auto nul = t.get(std::string("\0", 1));
   ASSERT_TRUE(nul && nul->has_value());
   EXPECT_EQ(nul->str(), "nul");
-  DiffChecker c(t, Enc::bytes, model);
+  DiffChecker c(t, model);
   for (std::string a : {std::string(), std::string("\0", 1), std::string("\0\0", 2),
                         std::string("a"), std::string("b")}) {
     c.check_single(a);
@@ -548,18 +548,18 @@ TEST(EdgeTest, EmptyValues) {
     for (bool all_empty : {true, false}) {
       SCOPED_TRACE(std::string(enc_name(enc)) + (all_empty ? " all empty" : " mixed"));
       Rng rng(21);
-      Model model = random_model(enc, 1500, 77, 0, 0);
+      TableModel model = random_table("t", enc, 1500, 77, 0, 0);
       if (!all_empty) {
         size_t i = 0;
-        for (auto& [k, v] : model)
+        for (auto& [k, v] : model.rows)
           if (i++ % 3 == 0) v = value_for(k, rng, 1, 30);
       }
-      const auto bytes = build_one(model, enc, 512);
+      const auto bytes = build_one(model, 512);
       auto db = open_mem(bytes);
       ASSERT_TRUE(db) << describe(db.error());
       auto t = db->table("t").value();
       EXPECT_GE(t.info().depth, 2u);
-      for (const auto& [k, want] : model) {
+      for (const auto& [k, want] : model.rows) {
         auto v = t.get(key_for(enc, k));
         ASSERT_TRUE(v);
         ASSERT_TRUE(v->has_value()) << show(enc, k);
@@ -569,7 +569,7 @@ TEST(EdgeTest, EmptyValues) {
           EXPECT_TRUE(v->bytes().empty());
         }
       }
-      DiffChecker c(t, enc, model);
+      DiffChecker c(t, model);
       c.check_unbounded();
       c.check_cursor_walks();
       const std::vector<std::string> bounds =
@@ -599,39 +599,39 @@ TEST(EdgeTest, ValuesAroundTheInlineLimit) {
                               3 * size_t{page_size} + 5};
     // Inline only: nothing overflows.
     {
-      Model model;
+      TableModel model = make_table("t", Enc::bytes);
       for (int i = 0; i < 40; ++i) {
         const size_t len = i % 2 ? limit : limit - 1;
-        model["k" + std::to_string(1000 + i)] = big_value(len, i);
+        model.rows["k" + std::to_string(1000 + i)] = big_value(len, i);
       }
-      const auto bytes = build_one(model, Enc::bytes, page_size);
+      const auto bytes = build_one(model, page_size);
       auto db = open_mem(bytes);
       ASSERT_TRUE(db) << describe(db.error());
       auto t = db->table("t").value();
       EXPECT_EQ(t.info().overflow_pages, 0u) << "a value at the inline limit spilled";
-      DiffChecker c(t, Enc::bytes, model);
+      DiffChecker c(t, model);
       c.check_every_get();
       c.check_unbounded();
       c.check_cursor_walks();
       EXPECT_EQ(c.failures(), 0);
     }
     // Every length, several rows each, interleaved so leaves mix them.
-    Model model;
+    TableModel model = make_table("t", Enc::bytes);
     uint64_t expected_overflow = 0;
     for (int copy = 0; copy < 3; ++copy)
       for (size_t i = 0; i < std::size(lengths); ++i) {
         const std::string key = "key" + std::to_string(copy) + "-" + std::to_string(100 + i);
-        model[key] = big_value(lengths[i], copy * 100 + i);
+        model.rows[key] = big_value(lengths[i], copy * 100 + i);
         if (lengths[i] > limit)
           expected_overflow += drydb::detail::overflow::pages_for(lengths[i], page_size);
       }
-    const auto bytes = build_one(model, Enc::bytes, page_size);
+    const auto bytes = build_one(model, page_size);
     auto db = open_mem(bytes);
     ASSERT_TRUE(db) << describe(db.error());
     EXPECT_TRUE(db->verify());
     auto t = db->table("t").value();
     EXPECT_EQ(t.info().overflow_pages, expected_overflow);
-    DiffChecker c(t, Enc::bytes, model);
+    DiffChecker c(t, model);
     c.check_every_get();
     c.check_unbounded();
     c.check_cursor_walks();
@@ -645,11 +645,11 @@ TEST(EdgeTest, ValuesAroundTheInlineLimit) {
 TEST(EdgeTest, OneMebibyteValues) {
   for (uint32_t page_size : {512u, 4096u}) {
     SCOPED_TRACE("page size " + std::to_string(page_size));
-    Model model = random_model(Enc::bytes, 300, 9, 0, 30);
+    TableModel model = random_table("t", Enc::bytes, 300, 9, 0, 30);
     const std::string keys[] = {"big1", "big2", "big3"};
     for (size_t i = 0; i < 3; ++i)
-      model[keys[i]] = big_value((size_t{1} << 20) + i, 500 + i);
-    const auto bytes = build_one(model, Enc::bytes, page_size);
+      model.rows[keys[i]] = big_value((size_t{1} << 20) + i, 500 + i);
+    const auto bytes = build_one(model, page_size);
     auto db = open_mem(bytes);
     ASSERT_TRUE(db) << describe(db.error());
     auto t = db->table("t").value();
@@ -657,10 +657,10 @@ TEST(EdgeTest, OneMebibyteValues) {
     for (const auto& k : keys) {
       auto v = t.get(k);
       ASSERT_TRUE(v && v->has_value());
-      ASSERT_EQ(v->size(), model[k].size());
-      EXPECT_EQ(std::memcmp(v->bytes().data(), model[k].data(), v->size()), 0);
+      ASSERT_EQ(v->size(), model.rows[k].size());
+      EXPECT_EQ(std::memcmp(v->bytes().data(), model.rows[k].data(), v->size()), 0);
     }
-    DiffChecker c(t, Enc::bytes, model);
+    DiffChecker c(t, model);
     c.check_unbounded();
     c.check_cursor_walks();
     c.check_prefix("big");
@@ -727,37 +727,37 @@ TEST(EdgeTest, SixtyFourMebibyteValue) {
 
 // Several tables in one file answer independently, even for the same keys.
 TEST(EdgeTest, SeveralTablesInOneFile) {
-  const Model alpha = random_model(Enc::bytes, 2000, 1, 0, 30);
-  Model gamma;  // alpha's keys with other values
-  for (const auto& [k, v] : alpha)
-    gamma[k] = "gamma:" + v;
-  const Model beta = random_model(Enc::int64, 2500, 2, 8, 8);
-  const Model empty;
-  const Model eps = random_model(Enc::uuid, 700, 3, 0, 50);
-  const Model zeta = random_model(Enc::var, 900, 4, 0, 20);
-  const std::vector<TableSpec> specs = {
-      {"alpha", Enc::bytes, &alpha}, {"beta", Enc::int64, &beta}, {"delta", Enc::bytes, &empty},
-      {"gamma", Enc::bytes, &gamma}, {"eps", Enc::uuid, &eps},    {"zeta", Enc::var, &zeta}};
-  const auto bytes = build_memory(specs, {.page_size = 512});
+  const TableModel alpha = random_table("alpha", Enc::bytes, 2000, 1, 0, 30);
+  TableModel gamma = make_table("gamma", Enc::bytes);  // alpha's keys with other values
+  for (const auto& [k, v] : alpha.rows)
+    gamma.rows[k] = "gamma:" + v;
+  const DbModel m = {.page_size = 512,
+                     .tables = {alpha, random_table("beta", Enc::int64, 2500, 2, 8, 8),
+                                make_table("delta", Enc::bytes), gamma,
+                                random_table("eps", Enc::uuid, 700, 3, 0, 50),
+                                random_table("zeta", Enc::var, 900, 4, 0, 20)}};
+  const Enc encs[] = {Enc::bytes, Enc::int64, Enc::bytes, Enc::bytes, Enc::uuid, Enc::var};
+  const auto bytes = build_memory(m, {}, 1);
   ASSERT_FALSE(bytes.empty());
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   EXPECT_TRUE(db->verify());
   const auto tables = db->tables();
-  ASSERT_EQ(tables.size(), specs.size());
-  for (size_t i = 0; i < specs.size(); ++i) {
-    SCOPED_TRACE(specs[i].name);
-    EXPECT_EQ(tables[i].name(), specs[i].name);
-    EXPECT_EQ(tables[i].encoding(), encoding_of(specs[i].enc));
-    auto t = db->table(specs[i].name);
+  ASSERT_EQ(tables.size(), m.tables.size());
+  for (size_t i = 0; i < m.tables.size(); ++i) {
+    const TableModel& model = m.tables[i];
+    SCOPED_TRACE(model.name);
+    EXPECT_EQ(tables[i].name(), model.name);
+    EXPECT_EQ(tables[i].encoding(), encoding_of(encs[i]));
+    auto t = db->table(model.name);
     ASSERT_TRUE(t);
-    DiffChecker c(*t, specs[i].enc, *specs[i].rows);
+    DiffChecker c(*t, model);
     c.check_count();
-    for (const auto& row : *specs[i].rows)
+    for (const auto& row : model.rows)
       c.check_get(row.first);
     Rng rng(i);
     for (int j = 0; j < 30; ++j) {
-      const std::string a = random_key(specs[i].enc, rng), b = random_key(specs[i].enc, rng);
+      const std::string a = random_key(encs[i], rng), b = random_key(encs[i], rng);
       c.check_pair(a, b);
       c.check_single(a);
     }
@@ -766,35 +766,36 @@ TEST(EdgeTest, SeveralTablesInOneFile) {
     EXPECT_EQ(c.failures(), 0);
   }
   // Same key, different tables, different values.
-  const std::string& k = alpha.begin()->first;
-  EXPECT_EQ(db->table("alpha")->get(k)->str(), alpha.at(k));
-  EXPECT_EQ(db->table("gamma")->get(k)->str(), gamma.at(k));
+  const std::string& k = alpha.rows.begin()->first;
+  EXPECT_EQ(db->table("alpha")->get(k)->str(), alpha.rows.at(k));
+  EXPECT_EQ(db->table("gamma")->get(k)->str(), gamma.rows.at(k));
   EXPECT_FALSE(db->table("delta")->get(k)->has_value());
 }
 
 // Many tables, empty ones between full ones: every table opens and answers.
 TEST(EdgeTest, ManyTablesSomeEmpty) {
-  std::vector<Model> models(40);
-  std::vector<TableSpec> specs;
-  for (size_t i = 0; i < models.size(); ++i) {
-    if (i % 2 == 1) models[i] = random_model(Enc::bytes, 50 + 10 * i, 100 + i, 0, 20);
-    specs.push_back({"table" + std::to_string(i), Enc::bytes, &models[i]});
+  DbModel m;
+  m.page_size = 512;
+  for (size_t i = 0; i < 40; ++i) {
+    const std::string name = "table" + std::to_string(i);
+    m.tables.push_back(i % 2 == 1 ? random_table(name, Enc::bytes, 50 + 10 * i, 100 + i, 0, 20)
+                                  : make_table(name, Enc::bytes));
   }
-  const auto bytes = build_memory(specs, {.page_size = 512});
+  const auto bytes = build_memory(m, {}, 1);
   ASSERT_FALSE(bytes.empty());
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   EXPECT_TRUE(db->verify());
-  ASSERT_EQ(db->tables().size(), specs.size());
-  for (const auto& spec : specs) {
-    auto t = db->table(spec.name);
-    ASSERT_TRUE(t) << spec.name;
-    DiffChecker c(*t, Enc::bytes, *spec.rows);
+  ASSERT_EQ(db->tables().size(), m.tables.size());
+  for (const auto& model : m.tables) {
+    auto t = db->table(model.name);
+    ASSERT_TRUE(t) << model.name;
+    DiffChecker c(*t, model);
     c.check_count();
-    for (const auto& row : *spec.rows)
+    for (const auto& row : model.rows)
       c.check_get(row.first);
     c.check_unbounded();
-    EXPECT_EQ(c.failures(), 0) << spec.name;
+    EXPECT_EQ(c.failures(), 0) << model.name;
   }
 }
 
@@ -829,14 +830,14 @@ TEST(EdgeTest, PrefixAtFFEdges) {
   for (uint32_t page_size : {512u, 4096u}) {
     for (int filler : {0, 3000}) {  // a one-leaf table, and one with many levels
       SCOPED_TRACE("page " + std::to_string(page_size) + " filler " + std::to_string(filler));
-      Model model = random_model(Enc::bytes, filler, 31, 0, 10);
+      TableModel model = random_table("t", Enc::bytes, filler, 31, 0, 10);
       for (const auto& k : keys)
-        model[k] = "v" + hex_of(as_bytes(k));
-      const auto bytes = build_one(model, Enc::bytes, page_size);
+        model.rows[k] = "v" + hex_of(as_bytes(k));
+      const auto bytes = build_one(model, page_size);
       auto db = open_mem(bytes);
       ASSERT_TRUE(db) << describe(db.error());
       auto t = db->table("t").value();
-      DiffChecker c(t, Enc::bytes, model);
+      DiffChecker c(t, model);
       for (const std::string& p :
            {std::string(), std::string("\xff"), std::string("\xff\xff"),
             std::string("\xff\xff\xff\xff"), std::string("a\xff"), std::string("a\xff\xff"),
@@ -854,7 +855,7 @@ TEST(EdgeTest, PrefixAtFFEdges) {
       for (auto [key, value] : *ff)
         got.push_back(std::string(to_view(key)));
       std::vector<std::string> want;
-      for (const auto& [k, v] : model)
+      for (const auto& [k, v] : model.rows)
         if (!k.empty() && k[0] == '\xff') want.push_back(k);
       EXPECT_EQ(got, want);
       auto aff = t.prefix("a\xff\xff", SortOrder::descending);
@@ -863,7 +864,7 @@ TEST(EdgeTest, PrefixAtFFEdges) {
       for (auto [key, value] : *aff)
         got.push_back(std::string(to_view(key)));
       want.clear();
-      for (auto it = model.rbegin(); it != model.rend(); ++it)
+      for (auto it = model.rows.rbegin(); it != model.rows.rend(); ++it)
         if (it->first.rfind("a\xff\xff", 0) == 0) want.push_back(it->first);
       EXPECT_EQ(got, want);
       if (filler == 0) {
@@ -873,18 +874,18 @@ TEST(EdgeTest, PrefixAtFFEdges) {
       }
       auto all = t.prefix("");
       ASSERT_TRUE(all);
-      EXPECT_EQ(all->size(), model.size());
+      EXPECT_EQ(all->size(), model.rows.size());
       // An empty span may hold a null pointer: still every row, in both orders.
       for (auto order : {SortOrder::ascending, SortOrder::descending}) {
         auto every = t.prefix(std::span<const std::byte>(), order);
         ASSERT_TRUE(every);
-        EXPECT_EQ(every->size(), model.size());
+        EXPECT_EQ(every->size(), model.rows.size());
         size_t rows = 0;
         for (auto e : *every) {
           (void)e;
           ++rows;
         }
-        EXPECT_EQ(rows, model.size());
+        EXPECT_EQ(rows, model.rows.size());
       }
     }
   }
@@ -892,12 +893,12 @@ TEST(EdgeTest, PrefixAtFFEdges) {
 
 // prefix() is for byte keys; also works for custom (byte-keyed) encodings.
 TEST(EdgeTest, PrefixNeedsByteKeys) {
-  const Model ints = random_model(Enc::int64, 100, 1, 4, 4);
-  const Model uuids = random_model(Enc::uuid, 100, 2, 4, 4);
-  const Model custom = random_model(Enc::var, 300, 3, 4, 4);
-  const auto bytes = build_memory(
-      {{"ints", Enc::int64, &ints}, {"uuids", Enc::uuid, &uuids}, {"custom", Enc::var, &custom}},
-      {.page_size = 512});
+  const TableModel custom = random_table("custom", Enc::var, 300, 3, 4, 4);
+  const auto bytes =
+      build_memory({.page_size = 512,
+                    .tables = {random_table("ints", Enc::int64, 100, 1, 4, 4),
+                               random_table("uuids", Enc::uuid, 100, 2, 4, 4), custom}},
+                   {}, 1);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   auto r = db->table("ints")->prefix("a");
@@ -906,7 +907,7 @@ TEST(EdgeTest, PrefixNeedsByteKeys) {
   EXPECT_NE(r.error().message.find("ints"), std::string::npos) << r.error().message;
   EXPECT_EQ(db->table("ints")->prefix("").code(), errc::wrong_key_type);
   EXPECT_EQ(db->table("uuids")->prefix("\x01").code(), errc::wrong_key_type);
-  DiffChecker c(*db->table("custom"), Enc::var, custom);
+  DiffChecker c(*db->table("custom"), custom);
   for (std::string p : {"", "a", "ab", "abcdefgh", "item:0", "\xff", "a\xff\xff"})
     c.check_prefix(p);
   EXPECT_EQ(c.failures(), 0);
@@ -914,14 +915,12 @@ TEST(EdgeTest, PrefixNeedsByteKeys) {
 
 // A key of the wrong kind is errc::wrong_key_type on every query.
 TEST(EdgeTest, WrongKeyKinds) {
-  const Model ints = random_model(Enc::int64, 50, 1, 4, 4);
-  const Model text = random_model(Enc::bytes, 50, 2, 4, 4);
-  const Model uuids = random_model(Enc::uuid, 50, 3, 4, 4);
-  const Model ulids = random_model(Enc::ulid, 50, 4, 4, 4);
-  const auto bytes = build_memory({{"ints", Enc::int64, &ints},
-                                   {"text", Enc::bytes, &text},
-                                   {"uuids", Enc::uuid, &uuids},
-                                   {"ulids", Enc::ulid, &ulids}});
+  const auto bytes = build_memory({.page_size = 4096,
+                                   .tables = {random_table("ints", Enc::int64, 50, 1, 4, 4),
+                                              random_table("text", Enc::bytes, 50, 2, 4, 4),
+                                              random_table("uuids", Enc::uuid, 50, 3, 4, 4),
+                                              random_table("ulids", Enc::ulid, 50, 4, 4, 4)}},
+                                  {}, 1);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   const drydb::Uuid uuid = drydb::Uuid::parse("017f22e2-79b0-7cc3-98c4-dc0c0c07398f").value();
@@ -972,11 +971,11 @@ TEST(EdgeTest, WrongKeyKinds) {
 // (A 2-byte key must not find the row whose 4-byte key starts with it and is
 // zero-padded.)
 TEST(EdgeTest, FixedWidthCustomKeyOfWrongWidth) {
-  Model model;
-  model[std::string("ab\0\0", 4)] = "padded";
-  model["abcd"] = "abcd";
-  model["zzzz"] = "zzzz";
-  const auto bytes = build_one(model, Enc::fixed4, 512);
+  TableModel model = make_table("t", Enc::fixed4);
+  model.rows[std::string("ab\0\0", 4)] = "padded";
+  model.rows["abcd"] = "abcd";
+  model.rows["zzzz"] = "zzzz";
+  const auto bytes = build_one(model, 512);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   auto t = db->table("t").value();
@@ -1017,8 +1016,10 @@ TEST(EdgeTest, FixedWidthCustomKeyOfWrongWidth) {
 }
 
 TEST(EdgeTest, UnknownTable) {
-  const Model m = {{"k", "v"}};
-  const auto bytes = build_memory({{"items", Enc::bytes, &m}, {"quests", Enc::bytes, &m}});
+  const auto bytes = build_memory({.page_size = 4096,
+                                   .tables = {make_table("items", Enc::bytes, {{"k", "v"}}),
+                                              make_table("quests", Enc::bytes, {{"k", "v"}})}},
+                                  {}, 1);
   auto db = open_mem(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   for (std::string_view name : {"nope", "", "item", "items ", "ITEMS"}) {
@@ -1035,10 +1036,10 @@ TEST(EdgeTest, UnknownTable) {
 
 // start == end and start > end, written out.
 TEST(EdgeTest, EqualAndReversedBounds) {
-  Model model;
+  TableModel model = make_table("t", Enc::bytes);
   for (int i = 0; i < 100; ++i)
-    model["k" + std::to_string(100 + i)] = std::to_string(i);
-  const auto bytes = build_one(model, Enc::bytes, 512);
+    model.rows["k" + std::to_string(100 + i)] = std::to_string(i);
+  const auto bytes = build_one(model, 512);
   auto db = open_mem(bytes);
   auto t = db->table("t").value();
   for (auto order : {SortOrder::ascending, SortOrder::descending}) {
@@ -1077,15 +1078,15 @@ TEST(EdgeTest, EqualAndReversedBounds) {
 class CursorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    model_ = random_model(Enc::bytes, 4000, 99, 0, 40);
-    bytes_ = build_one(model_, Enc::bytes, 512);
+    model_ = random_table("t", Enc::bytes, 4000, 99, 0, 40);
+    bytes_ = build_one(model_, 512);
     ASSERT_FALSE(bytes_.empty());
     auto db = open_mem(bytes_);
     ASSERT_TRUE(db) << describe(db.error());
     db_ = std::make_unique<ReadOnlyDatabase>(std::move(*db));
     table_ = std::make_unique<drydb::ReadOnlyTable>(db_->table("t").value());
     ASSERT_GE(table_->info().depth, 3u);
-    rows_.assign(model_.begin(), model_.end());
+    rows_.assign(model_.rows.begin(), model_.rows.end());
     shape_ = scan_tree(bytes_, 0);
   }
   void TearDown() override {
@@ -1093,7 +1094,7 @@ class CursorTest : public ::testing::Test {
     db_.reset();
   }
 
-  Model model_;
+  TableModel model_;
   std::vector<std::byte> bytes_;
   std::unique_ptr<ReadOnlyDatabase> db_;
   std::unique_ptr<drydb::ReadOnlyTable> table_;
@@ -1102,14 +1103,14 @@ class CursorTest : public ::testing::Test {
 };
 
 TEST_F(CursorTest, WalksBothWaysAcrossEveryLeaf) {
-  DiffChecker c(*table_, Enc::bytes, model_);
+  DiffChecker c(*table_, model_);
   c.check_cursor_walks();
   EXPECT_EQ(c.failures(), 0);
   ASSERT_GT(shape_.leaves, 100u);
 }
 
 TEST_F(CursorTest, SeeksAtEveryLeafBoundary) {
-  DiffChecker c(*table_, Enc::bytes, model_);
+  DiffChecker c(*table_, model_);
   for (size_t i = 0; i + 1 < shape_.leaves; ++i) {
     c.check_seek(shape_.leaf_last[i], 2);
     c.check_seek(shape_.leaf_first[i + 1], 2);
@@ -1294,16 +1295,16 @@ TEST_F(CursorTest, RangeIteratedTwiceGivesTheSameRows) {
 // walked by pointer within a leaf; leaves of mixed value lengths are walked by the cursor. Rows,
 // order, early stops and restarts must not depend on which.
 TEST(StridedRangeTest, RunsAcrossUniformAndMixedLeaves) {
-  Model model;
+  TableModel model = make_table("t", Enc::int64);
   for (int64_t k = 0; k < 3000; ++k) {
     // Mostly 10-byte values; every 700 keys a stretch of varied lengths makes mixed leaves.
     const size_t len = (k / 100) % 7 == 3 ? static_cast<size_t>(k % 13) : 10;
-    model.emplace(int64_key(k * 3 - 4000), std::string(len, static_cast<char>('a' + k % 26)));
+    model.rows.emplace(int64_key(k * 3 - 4000), std::string(len, static_cast<char>('a' + k % 26)));
   }
-  const auto bytes = build_one(model, Enc::int64, 512);
+  const auto bytes = build_one(model, 512);
   auto db = open_mem(bytes).value();
   auto table = db.table("t").value();
-  std::vector<std::pair<std::string, std::string>> rows(model.begin(), model.end());
+  std::vector<std::pair<std::string, std::string>> rows(model.rows.begin(), model.rows.end());
   for (auto order : {SortOrder::ascending, SortOrder::descending}) {
     for (auto [lo, hi] :
          {std::pair{0, 2999}, std::pair{17, 2011}, std::pair{1200, 1201}, std::pair{905, 1390}}) {
@@ -1336,11 +1337,12 @@ TEST(StridedRangeTest, RunsAcrossUniformAndMixedLeaves) {
 // An overflow value a range cannot read (its run is damaged) ends the iteration at that row, and
 // status() says why; the rows before it come out whole.
 TEST(StridedRangeTest, AnUnreadableValueEndsTheRangeWithItsError) {
-  Model model;
+  TableModel model = make_table("t", Enc::int64);
   for (int64_t k = 0; k < 400; ++k)
-    model[int64_key(k)] = k % 50 == 25 ? "big-" + std::to_string(k) + "|" + std::string(700, 'x')
-                                       : std::string(12, static_cast<char>('a' + k % 26));
-  auto bytes = build_one(model, Enc::int64, 512);
+    model.rows[int64_key(k)] = k % 50 == 25
+                                   ? "big-" + std::to_string(k) + "|" + std::string(700, 'x')
+                                   : std::string(12, static_cast<char>('a' + k % 26));
+  auto bytes = build_one(model, 512);
   const std::string marker = "big-225|";
   const std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   const size_t at = all.find(marker);
@@ -1355,7 +1357,7 @@ TEST(StridedRangeTest, AnUnreadableValueEndsTheRangeWithItsError) {
     std::vector<int64_t> got;
     for (auto [key, value] : *r) {
       const int64_t k = int64_of(to_view(key));
-      EXPECT_EQ(to_view(value), model[int64_key(k)]) << k;
+      EXPECT_EQ(to_view(value), model.rows[int64_key(k)]) << k;
       got.push_back(k);
     }
     ASSERT_FALSE(r->status());
@@ -1373,15 +1375,15 @@ TEST(StridedRangeTest, AnUnreadableValueEndsTheRangeWithItsError) {
 
 // Overflow values through a cursor: whole, stable across calls, in copies.
 TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
-  Model model = random_model(Enc::bytes, 600, 5, 0, 30);
+  TableModel model = random_table("t", Enc::bytes, 600, 5, 0, 30);
   std::vector<std::string> big_keys;
   Rng rng(8);
   for (int i = 0; i < 40; ++i) {
     const std::string k = "big" + std::to_string(i);
-    model[k] = big_value(129 + rng.between(0, 5000), i);
+    model.rows[k] = big_value(129 + rng.between(0, 5000), i);
     big_keys.push_back(k);
   }
-  const auto bytes = build_one(model, Enc::bytes, 512);
+  const auto bytes = build_one(model, 512);
   CountingAllocator alloc;
   for (int backend = 0; backend < 2; ++backend) {
     SCOPED_TRACE(backend == 0 ? "memory" : "cached, 8 pages");
@@ -1389,7 +1391,7 @@ TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
     ASSERT_TRUE(db) << describe(db.error());
     auto t = db->table("t").value();
     EXPECT_GT(t.info().overflow_pages, 40u);
-    DiffChecker c(t, Enc::bytes, model);
+    DiffChecker c(t, model);
     c.check_cursor_walks();
     c.check_prefix("big");
     EXPECT_EQ(c.failures(), 0);
@@ -1399,11 +1401,11 @@ TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
       auto v1 = cur.value();
       auto v2 = cur.value();
       EXPECT_EQ(v1.data(), v2.data());
-      EXPECT_EQ(to_view(v1), model[k]);
+      EXPECT_EQ(to_view(v1), model.rows[k]);
       drydb::Cursor copy = cur;
       ASSERT_TRUE(cur.next());  // the source moves on; the copy's value stays right
-      EXPECT_EQ(to_view(copy.value()), model[k]);
-      EXPECT_EQ(copy.entry().value_str(), model[k]);
+      EXPECT_EQ(to_view(copy.value()), model.rows[k]);
+      EXPECT_EQ(copy.entry().value_str(), model.rows[k]);
     }
   }
   EXPECT_EQ(alloc.live_blocks(), 0u);
@@ -1442,16 +1444,14 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
   static constexpr uint32_t kPageSize = 512;
 
   void SetUp() override {
-    text_ = random_model(Enc::bytes, 3000, 42, 0, 60);
+    text_ = random_table("text", Enc::bytes, 3000, 42, 0, 60);
     Rng rng(43);
     for (int i = 0; i < 12; ++i)
-      text_["overflow" + std::to_string(i)] = big_value(129 + rng.between(0, 3000), i);
-    text_["overflow_big"] = big_value(size_t{1} << 20, 99);
-    ints_ = random_model(Enc::int64, 2500, 44, 0, 12);
-    uuids_ = random_model(Enc::uuid, 800, 45, 16, 16);
-    bytes_ = build_memory(
-        {{"text", Enc::bytes, &text_}, {"ints", Enc::int64, &ints_}, {"uuids", Enc::uuid, &uuids_}},
-        {.page_size = kPageSize});
+      text_.rows["overflow" + std::to_string(i)] = big_value(129 + rng.between(0, 3000), i);
+    text_.rows["overflow_big"] = big_value(size_t{1} << 20, 99);
+    ints_ = random_table("ints", Enc::int64, 2500, 44, 0, 12);
+    uuids_ = random_table("uuids", Enc::uuid, 800, 45, 16, 16);
+    bytes_ = build_memory({.page_size = kPageSize, .tables = {text_, ints_, uuids_}}, {}, 1);
     ASSERT_FALSE(bytes_.empty());
     path_ = dir_ / "db.drydb";
     ASSERT_TRUE(write_file(path_, bytes_));
@@ -1493,7 +1493,7 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
 
   TempDir dir_;
   std::filesystem::path path_;
-  Model text_, ints_, uuids_;
+  TableModel text_, ints_, uuids_;
   std::vector<std::byte> bytes_;
   CountingAllocator alloc_;
   const MemoryStorage* storage_ = nullptr;  // of the custom backends' open database
@@ -1509,14 +1509,14 @@ TEST_P(BackendTest, AnswersMatchTheModel) {
     struct One {
       const char* name;
       Enc enc;
-      const Model* model;
+      const TableModel* model;
     };
     for (const One& one : {One{"text", Enc::bytes, &text_}, One{"ints", Enc::int64, &ints_},
                            One{"uuids", Enc::uuid, &uuids_}}) {
       SCOPED_TRACE(one.name);
       auto t = db->table(one.name);
       ASSERT_TRUE(t);
-      DiffChecker c(*t, one.enc, *one.model);
+      DiffChecker c(*t, *one.model);
       c.check_count();
       c.check_every_get();
       const auto bounds = interesting_bounds(one.enc, *one.model, {}, 7, 12);
@@ -1556,7 +1556,7 @@ TEST_P(BackendTest, HeldValuesAndCursorsSurviveEviction) {
     auto ints = db->table("ints").value();
     std::vector<std::pair<const std::string*, drydb::Value>> held;
     size_t i = 0;
-    for (const auto& [k, v] : text_) {
+    for (const auto& [k, v] : text_.rows) {
       if (i++ % 50 != 0 && k.rfind("overflow", 0) != 0) continue;
       auto r = text.get(k);
       ASSERT_TRUE(r && r->has_value());
@@ -1574,16 +1574,16 @@ TEST_P(BackendTest, HeldValuesAndCursorsSurviveEviction) {
     for (int pass = 0; pass < 2; ++pass) {
       for (auto [key, value] : ints.cursor())
         (void)key;
-      DiffChecker c(ints, Enc::int64, ints_);
+      DiffChecker c(ints, ints_);
       c.check_cursor_walks();
       EXPECT_EQ(c.failures(), 0);
     }
     for (const auto& [want, value] : held)
       ASSERT_EQ(value.str(), *want);
     EXPECT_EQ(to_view(cursor_key), "overflow_big");
-    EXPECT_EQ(to_view(cursor_value), text_["overflow_big"]);
-    EXPECT_EQ(range_row.key_str(), text_.begin()->first);
-    EXPECT_EQ(range_row.value_str(), text_.begin()->second);
+    EXPECT_EQ(to_view(cursor_value), text_.rows["overflow_big"]);
+    EXPECT_EQ(range_row.key_str(), text_.rows.begin()->first);
+    EXPECT_EQ(range_row.value_str(), text_.rows.begin()->second);
     if (GetParam() == Backend::custom_small) {
       EXPECT_GT(alloc_.deallocations(), 0u) << "a cache of 8 pages never evicted";
     }
@@ -1610,14 +1610,14 @@ class MappedMemoryStorage final : public MemoryStorage {
 };
 
 TEST(StorageTest, CustomMappedStorageReadsInPlace) {
-  const Model model = random_model(Enc::bytes, 1000, 12, 0, 300);
-  auto bytes = build_one(model, Enc::bytes, 512);
+  const TableModel model = random_table("t", Enc::bytes, 1000, 12, 0, 300);
+  auto bytes = build_one(model, 512);
   CountingAllocator alloc;
   {
     auto db = ReadOnlyDatabase::open_storage(std::make_unique<MappedMemoryStorage>(bytes),
                                              {.allocator = &alloc});
     ASSERT_TRUE(db) << describe(db.error());
-    DiffChecker c(db->table("t").value(), Enc::bytes, model);
+    DiffChecker c(db->table("t").value(), model);
     c.check_every_get();
     c.check_cursor_walks();
     EXPECT_EQ(c.failures(), 0);
@@ -1629,9 +1629,9 @@ TEST(StorageTest, CustomMappedStorageReadsInPlace) {
 // page once and keeps it; a small one stays near its budget once nothing is
 // held (internal pages are pinned for the database's life and not counted).
 TEST(StorageTest, CacheBudget) {
-  Model model = random_model(Enc::bytes, 3000, 71, 0, 60);
-  model["overflow"] = big_value(5000, 1);
-  const auto bytes = build_one(model, Enc::bytes, 512);
+  TableModel model = random_table("t", Enc::bytes, 3000, 71, 0, 60);
+  model.rows["overflow"] = big_value(5000, 1);
+  const auto bytes = build_one(model, 512);
   for (bool large : {true, false}) {
     SCOPED_TRACE(large ? "cache larger than the file" : "cache of 8 pages");
     CountingAllocator alloc;
@@ -1643,7 +1643,7 @@ TEST(StorageTest, CacheBudget) {
           {.page_cache_bytes = large ? bytes.size() : 8 * 512, .allocator = &alloc});
       ASSERT_TRUE(db) << describe(db.error());
       auto t = db->table("t").value();
-      DiffChecker c(t, Enc::bytes, model);
+      DiffChecker c(t, model);
       c.check_cursor_walks();
       const uint64_t reads_after_first_walk = reads.load();
       EXPECT_GT(reads_after_first_walk, 0u);

@@ -32,7 +32,7 @@
 #include "model.h"
 #include "random.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 // ---- what the checks found ---------------------------------------------------------------------
 
@@ -243,13 +243,13 @@ inline void check_every_get(const drydb::ReadOnlyTable& table, const TableModel&
     check_get(table, t, row.first, out);
 }
 
-// Iterates a Range and compares its size, empty() and every row (the first lim.range_rows) with
-// t.sorted[lo, hi), walked in the range's order. Counts an error if the range stopped on one.
-// `what` describes the query (lazily).
-template <class What>
-void check_range_rows(drydb::Range& r, const TableModel& t, size_t lo, size_t hi, bool descending,
-                      const What& what, Outcome& out, const Limits& lim = {}) {
-  const size_t n = hi - lo;
+// Iterates `r` (a Range or an IndexRange) and compares its size, empty() and every row (the first
+// lim.range_rows) with the model's `n` rows: wrong(entry, i) tells what is wrong with the range's
+// row i ("" when it is the model's). Counts an error if the range stopped on one. `what`
+// describes the query (lazily).
+template <class R, class Wrong, class What>
+void check_rows(R& r, size_t n, const Wrong& wrong, const What& what, Outcome& out,
+                const Limits& lim) {
   if (r.size() != n)
     return out.mismatch(what() + ": size " + std::to_string(r.size()) + ", expected " +
                         std::to_string(n));
@@ -259,12 +259,8 @@ void check_range_rows(drydb::Range& r, const TableModel& t, size_t lo, size_t hi
     if (i >= lim.range_rows) break;
     if (i >= n) return out.mismatch(what() + ": more rows than expected");
     if (!r.status()) break;  // the value read failed; reported below
-    const Row& want = t.sorted[descending ? hi - 1 - i : lo + i];
-    if (!same(entry.key, want.first) || !same(entry.value, want.second))
-      return out.mismatch(what() + ": row " + std::to_string(i) + " is " +
-                          show_key(t, to_view(entry.key)) +
-                          (same(entry.key, want.first) ? " with a wrong value" : "") +
-                          ", expected " + show_key(t, want.first));
+    if (const std::string w = wrong(entry, i); !w.empty())
+      return out.mismatch(what() + ": row " + std::to_string(i) + " is " + w);
     ++i;
     ++out.rows;
   }
@@ -273,6 +269,20 @@ void check_range_rows(drydb::Range& r, const TableModel& t, size_t lo, size_t hi
     return out.mismatch(what() + ": iteration gave " + std::to_string(i) + " rows, expected " +
                         std::to_string(n) + ", with no error");
   ++out.correct;
+}
+
+// check_rows of a Range against t.sorted[lo, hi), walked in the range's order.
+template <class What>
+void check_range_rows(drydb::Range& r, const TableModel& t, size_t lo, size_t hi, bool descending,
+                      const What& what, Outcome& out, const Limits& lim = {}) {
+  const auto wrong = [&](const auto& entry, size_t i) -> std::string {
+    const Row& want = t.sorted[descending ? hi - 1 - i : lo + i];
+    if (same(entry.key, want.first) && same(entry.value, want.second)) return {};
+    return show_key(t, to_view(entry.key)) +
+           (same(entry.key, want.first) ? " with a wrong value" : "") + ", expected " +
+           show_key(t, want.first);
+  };
+  check_rows(r, hi - lo, wrong, what, out, lim);
 }
 
 inline void check_range(const drydb::ReadOnlyTable& table, const TableModel& t, const Bound& s,
@@ -502,34 +512,17 @@ inline std::string entry_name(const TableModel& t, const IndexModel& ix, size_t 
          show_key(t, t.sorted[ix.entries[i].second].first) + ")";
 }
 
-// Iterates an IndexRange and compares its size and every row (the first lim.range_rows) with
-// the rows of ix.entries[lo, hi), in the range's order.
+// check_rows of an IndexRange against the rows of ix.entries[lo, hi), in the range's order.
 template <class What>
 void check_index_rows(drydb::IndexRange& r, const TableModel& t, const IndexModel& ix, size_t lo,
                       size_t hi, bool descending, const What& what, Outcome& out,
                       const Limits& lim = {}) {
-  const size_t n = hi - lo;
-  if (r.size() != n)
-    return out.mismatch(what() + ": size " + std::to_string(r.size()) + ", expected " +
-                        std::to_string(n));
-  size_t i = 0;
-  for (auto entry : r) {
-    if (i >= lim.range_rows) break;
-    if (i >= n) return out.mismatch(what() + ": more rows than expected");
-    if (!r.status()) break;
+  const auto wrong = [&](const auto& entry, size_t i) -> std::string {
     const size_t at = descending ? hi - 1 - i : lo + i;
-    if (!is_entry_row(t, ix, at, entry.key, entry.value))
-      return out.mismatch(what() + ": row " + std::to_string(i) + " is " +
-                          show_key(t, to_view(entry.key)) + ", expected entry " +
-                          entry_name(t, ix, at));
-    ++i;
-    ++out.rows;
-  }
-  if (!r.status()) return out.error(what(), r.status().error());
-  if (i < std::min(n, lim.range_rows))
-    return out.mismatch(what() + ": iteration gave " + std::to_string(i) + " rows, expected " +
-                        std::to_string(n) + ", with no error");
-  ++out.correct;
+    if (is_entry_row(t, ix, at, entry.key, entry.value)) return {};
+    return show_key(t, to_view(entry.key)) + ", expected entry " + entry_name(t, ix, at);
+  };
+  check_rows(r, hi - lo, wrong, what, out, lim);
 }
 
 inline void check_index_count_all(const drydb::SecondaryIndex& index, const TableModel& t,
@@ -1075,4 +1068,4 @@ inline void check_index_sampled(const drydb::SecondaryIndex& index, const TableM
   check_index_prefix(index, t, ix, std::string(), drydb::SortOrder::ascending, out, lim);
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -14,7 +14,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 inline uint64_t xxh3(const std::byte* p, size_t n, uint64_t seed = 0) {
   return XXH3_64bits_withSeed(p, n, seed);
@@ -79,4 +79,4 @@ inline void fix_all_checksums(std::span<std::byte> f) {
   fix_catalog_checksum(f);
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

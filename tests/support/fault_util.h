@@ -1,6 +1,6 @@
 // Helpers of the fault suites (corruption, concurrency, regression, async, stress): a value
-// generator for their models, a custom fixed-width encoding, counted page memory, a map of which
-// file bytes the format uses and checksum fix-ups. The model and the checker they run their
+// generator for their models, storage over real files, counted page memory, a map of which file
+// bytes the format uses and checksum fix-ups. The model and the checker they run their
 // queries through are the one of every suite (support/model.h, support/checker.h).
 #pragma once
 
@@ -54,11 +54,9 @@
 #define DRYDB_TEST_TSAN 0
 #endif
 
-namespace drydb_fault {
+namespace drydb_test {
 
 using drydb::errc;
-// The one model, checker, storage and random generator (support/).
-using namespace drydb_support;
 
 // ---- small utilities ---------------------------------------------------------------------------
 
@@ -123,23 +121,6 @@ inline void expect_all_right(const drydb::ReadOnlyDatabase& db, const DbModel& m
                            << out.wrong.size() << " wrong"
                            << (out.wrong.empty() ? "" : ": " + out.wrong[0]);
   EXPECT_GT(out.correct, 1000u);
-}
-
-// A custom encoding of the given fixed width ("test.fixedN"), registered once per process.
-inline drydb::KeyEncoding fixed_width_encoding(uint32_t width) {
-  static std::mutex mu;
-  std::lock_guard lock(mu);
-  const std::string id = "test.fixed" + std::to_string(width);
-  if (auto found = drydb::KeyEncoding::find(id)) return *found;
-  drydb::CustomKeyEncoding c;
-  c.id = id;
-  c.fixed_width = width;
-  auto reg = drydb::register_key_encoding(std::move(c));
-  if (!reg) {
-    ADD_FAILURE() << reg.error().to_string();
-    return drydb::KeyEncoding::bytes();
-  }
-  return *reg;
 }
 
 // ---- page memory -------------------------------------------------------------------------------
@@ -247,10 +228,6 @@ inline FileMap map_file(std::span<const std::byte> f) {
   return m;
 }
 
-using drydb_support::fix_catalog_checksum;
-using drydb_support::fix_header_checksum;
-using drydb_support::xxh3;
-
 // After bytes at `offset` were changed, recomputes the checksum that covers them (using the
 // original file's map `m`), so the change reaches the structural checks behind the checksum.
 inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t offset) {
@@ -281,4 +258,4 @@ inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t o
   }
 }
 
-}  // namespace drydb_fault
+}  // namespace drydb_test

@@ -18,7 +18,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/drydb.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 using Bytes = std::span<const std::byte>;
 
@@ -155,4 +155,4 @@ inline bool is(std::error_code code, drydb::errc e) {
   return &code.category() == &drydb::error_category() && code.value() == static_cast<int>(e);
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -1,9 +1,11 @@
 // The one test model (free of GoogleTest): a database as tables of rows in a std::map, each with
-// its secondary indexes as sorted entries, and a builder of the model's file. The checker
-// (checker.h) compares a drydb table or index with it.
+// its secondary indexes as sorted entries, and the builds of the model's tables into a file. The
+// checker (checker.h) compares a drydb table or index with it; a sharded dataset's tables are
+// these tables with their partitioning (tests/dataset/generation_builder.h).
 //
-// Where a model comes from is the caller's business: rows a test writes, rows a fuzz input
-// appends, or the rows and index entries of a verified file's own walks (the fuzz targets).
+// Where a model comes from is the caller's business: rows a test writes, random rows
+// (test_util.h), rows a fuzz input appends, or the rows and index entries of a verified file's
+// own walks (the fuzz targets).
 #pragma once
 
 #include <algorithm>
@@ -19,10 +21,12 @@
 
 #include "drydb/drydb.h"
 #include "keys.h"
+#include "random.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 using Row = std::pair<std::string, std::string>;  // encoded key, value
+using Rows = std::map<std::string, std::string>;  // encoded key -> value, in drydb's key order
 
 // A secondary index of a table in the model: its declaration, the function that gives a row's
 // encoded index key (or none: the row is not in the index), and, once its table is finished,
@@ -63,7 +67,7 @@ struct IndexModel {
 struct TableModel {
   std::string name;
   drydb::KeyEncoding enc = drydb::KeyEncoding::bytes();
-  std::map<std::string, std::string> rows;  // encoded key -> value
+  Rows rows;
   // The rows in key order, filled by finish(); the checker searches it by position.
   std::vector<Row> sorted;
   // Secondary indexes, declared in this order; finish() fills their entries.
@@ -119,10 +123,12 @@ inline IndexModel make_index(std::string name, bool unique, drydb::KeyEncoding e
   return ix;
 }
 
-inline TableModel make_table(std::string name, drydb::KeyEncoding enc) {
+// A table model (not finished) of `rows`.
+inline TableModel make_table(std::string name, drydb::KeyEncoding enc, Rows rows = {}) {
   TableModel t;
   t.name = std::move(name);
   t.enc = enc;
+  t.rows = std::move(rows);
   return t;
 }
 
@@ -179,26 +185,43 @@ inline drydb::Key key_of(const IndexModel& ix, std::string_view k) {
   return typed_key(ix.kind(), k);
 }
 
-// build_to_memory of the model's tables with their secondary indexes, rows appended in key order.
-inline drydb::result<std::vector<std::byte>> build_database(const DbModel& m,
-                                                            drydb::BuildOptions options = {}) {
+// Creates table `t` on `b` with its miss filter and secondary indexes, and appends those of its
+// rows whose key `keep` takes (every row when `keep` is empty): in key order, or, given a
+// `shuffle_seed`, in an order shuffled by it (the builder must sort).
+inline void add_table(drydb::DatabaseBuilder& b, const TableModel& t,
+                      std::optional<uint64_t> shuffle_seed = std::nullopt,
+                      const std::function<bool(const std::string& key)>& keep = {}) {
+  auto& tb = b.create_table(t.name, t.enc);
+  std::vector<const std::pair<const std::string, std::string>*> order;
+  order.reserve(t.rows.size());
+  for (const auto& row : t.rows)
+    if (!keep || keep(row.first)) order.push_back(&row);
+  if (shuffle_seed) {
+    Rng rng(*shuffle_seed);
+    std::shuffle(order.begin(), order.end(), rng);
+  }
+  for (const auto* row : order)
+    tb.append(key_of(t, row->first), row->second);
+  if (t.miss_filter_bits != 0) tb.add_miss_filter(t.miss_filter_bits);
+  for (const auto& ix : t.indexes)
+    tb.add_secondary_index(ix.name, ix.unique, ix.enc,
+                           [fn = ix.key_of, kind = ix.kind()](
+                               Bytes key, Bytes value) -> std::optional<drydb::IndexKey> {
+                             auto k = fn(to_string(key), to_string(value));
+                             if (!k) return std::nullopt;
+                             return drydb::IndexKey(typed_key(kind, *k));
+                           });
+}
+
+// build_to_memory of the model's tables (add_table), with pages of the model's page size.
+inline drydb::result<std::vector<std::byte>> build_database(
+    const DbModel& m, drydb::BuildOptions options = {},
+    std::optional<uint64_t> shuffle_seed = std::nullopt) {
   options.page_size = m.page_size;
   drydb::DatabaseBuilder b(std::move(options));
-  for (const auto& t : m.tables) {
-    auto& tb = b.create_table(t.name, t.enc);
-    for (const auto& [k, v] : t.rows)
-      tb.append(key_of(t, k), v);
-    if (t.miss_filter_bits != 0) tb.add_miss_filter(t.miss_filter_bits);
-    for (const auto& ix : t.indexes)
-      tb.add_secondary_index(ix.name, ix.unique, ix.enc,
-                             [fn = ix.key_of, kind = ix.kind()](
-                                 Bytes key, Bytes value) -> std::optional<drydb::IndexKey> {
-                               auto k = fn(std::string(to_view(key)), std::string(to_view(value)));
-                               if (!k) return std::nullopt;
-                               return drydb::IndexKey(typed_key(kind, *k));
-                             });
-  }
+  for (const auto& t : m.tables)
+    add_table(b, t, shuffle_seed);
   return b.build_to_memory();
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace drydb_support {
+namespace drydb_test {
 
 class Rng {
  public:
@@ -39,4 +39,4 @@ class Rng {
   uint64_t state_;
 };
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -19,7 +19,7 @@
 
 #include "drydb/drydb.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
 using Bytes = std::span<const std::byte>;
 
@@ -135,4 +135,4 @@ class CountingAllocator final : public drydb::PageAllocator {
   std::atomic<size_t> live_bytes_{0}, peak_bytes_{0};
 };
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -1,6 +1,7 @@
 // What the GoogleTest suites share on top of the GoogleTest-free support (keys.h, random.h,
-// storage.h, model.h, checker.h, which the fuzz targets use too): a checked build, a per-test
-// temp folder, whole-file reads and writes, and expectations on what the checker found.
+// storage.h, model.h, checker.h, which the fuzz targets use too): a checked build, custom
+// fixed-width encodings, a per-test temp folder, whole-file reads and writes, and expectations on
+// what the checker found.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -31,9 +33,9 @@
 #include "random.h"
 #include "storage.h"
 
-namespace drydb_support {
+namespace drydb_test {
 
-// ---- errors and builds -------------------------------------------------------------------------
+// ---- errors, builds and encodings ---------------------------------------------------------------
 
 // The bytes of a build; when the build failed, a test failure and no bytes.
 inline std::vector<std::byte> built_bytes(drydb::result<std::vector<std::byte>> bytes) {
@@ -42,6 +44,23 @@ inline std::vector<std::byte> built_bytes(drydb::result<std::vector<std::byte>> 
     return {};
   }
   return std::move(*bytes);
+}
+
+// A custom encoding of the given fixed width ("test.fixedN"), registered once per process.
+inline drydb::KeyEncoding fixed_width_encoding(uint32_t width) {
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  const std::string id = "test.fixed" + std::to_string(width);
+  if (auto found = drydb::KeyEncoding::find(id)) return *found;
+  drydb::CustomKeyEncoding c;
+  c.id = id;
+  c.fixed_width = width;
+  auto reg = drydb::register_key_encoding(std::move(c));
+  if (!reg) {
+    ADD_FAILURE() << reg.error().to_string();
+    return drydb::KeyEncoding::bytes();
+  }
+  return *reg;
 }
 
 // ---- files -------------------------------------------------------------------------------------
@@ -105,9 +124,11 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
   return out;
 }
 
-// build_database of the model; records a test failure and returns no bytes when the build fails.
-inline std::vector<std::byte> build_memory(const DbModel& m) {
-  return built_bytes(build_database(m));
+// build_database of the model (rows appended in key order, or shuffled by `shuffle_seed`);
+// records a test failure and returns no bytes when the build fails.
+inline std::vector<std::byte> build_memory(const DbModel& m, drydb::BuildOptions options = {},
+                                           std::optional<uint64_t> shuffle_seed = std::nullopt) {
+  return built_bytes(build_database(m, std::move(options), shuffle_seed));
 }
 
 // Removes `dir` and what it holds when the process exits normally, for folders whose files must
@@ -183,4 +204,4 @@ inline void expect_database_correct(const drydb::ReadOnlyDatabase& db, const DbM
   expect_all_correct(out, min_correct);
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

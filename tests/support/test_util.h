@@ -1,10 +1,7 @@
-// Helpers of the builder, table and filter suites: key generators per encoding, rows built into a
-// database, the shape of a built tree, and the bounds worth aiming at; DiffChecker runs the one
-// checker (support/checker.h) with each wrong answer a test failure.
-//
-// Keys in models are the *encoded* key bytes (a std::string per key), so one
-// model type serves every encoding: std::string orders by unsigned bytes, then
-// length, which is the order drydb promises for every encoding (key_encoding.h).
+// Helpers of the builder, table and filter suites: the encodings they exercise, random tables of
+// the one model (support/model.h) per encoding, the shape of a built tree, and the bounds worth
+// aiming at; DiffChecker runs the one checker (support/checker.h) over a table and its model with
+// each wrong answer a test failure.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -28,11 +25,6 @@
 #include "suite.h"
 
 namespace drydb_test {
-
-// The one model, checker, storage and random generator (support/).
-using namespace drydb_support;
-
-using Model = std::map<std::string, std::string>;
 
 // ---- key encodings ----------------------------------------------------------
 
@@ -83,7 +75,7 @@ inline drydb::KeyEncoding register_custom(std::string id, uint32_t width, bool h
 
 inline drydb::KeyEncoding custom_encoding(Enc e) {
   static const drydb::KeyEncoding fixed4 = register_custom("test.fixed4", 4, true);
-  static const drydb::KeyEncoding fixed12 = register_custom("test.fixed12", 12, false);
+  static const drydb::KeyEncoding fixed12 = fixed_width_encoding(12);
   static const drydb::KeyEncoding var = register_custom("test.var", 0, true);
   switch (e) {
     case Enc::fixed4:
@@ -131,7 +123,7 @@ inline size_t width_of(Enc e) {
 // int64_t, a Uuid, a Ulid, or (bytes and custom encodings) the bytes, which
 // the Key borrows from `k`.
 inline drydb::Key key_for(Enc e, const std::string& k) {
-  return drydb_support::typed_key(encoding_of(e).kind(), k);
+  return drydb_test::typed_key(encoding_of(e).kind(), k);
 }
 
 // How a key prints in a failure message.
@@ -238,58 +230,39 @@ inline std::string value_for(const std::string& key, Rng& rng, size_t min_len, s
   return v;
 }
 
-// `rows` distinct random keys of encoding `e` with values of length
-// [min_value, max_value].
-inline Model random_model(Enc e, size_t rows, uint64_t seed, size_t min_value, size_t max_value,
-                          size_t max_key_len = 48) {
+// A table model (not finished) named `name` of `rows` distinct random keys of encoding `e` with
+// values of length [min_value, max_value].
+inline TableModel random_table(std::string name, Enc e, size_t rows, uint64_t seed,
+                               size_t min_value, size_t max_value, size_t max_key_len = 48) {
   Rng rng(seed);
-  Model m;
+  TableModel t = make_table(std::move(name), encoding_of(e));
   size_t attempts = 0;
-  while (m.size() < rows && attempts++ < rows * 50) {
+  while (t.rows.size() < rows && attempts++ < rows * 50) {
     std::string k = random_key(e, rng, max_key_len);
-    if (m.count(k)) continue;
-    m.emplace(k, value_for(k, rng, min_value, max_value));
+    if (t.rows.count(k)) continue;
+    t.rows.emplace(k, value_for(k, rng, min_value, max_value));
   }
-  return m;
+  return t;
 }
 
-// ---- building -------------------------------------------------------------------
+// A table model (not finished) of encoding `e`.
+inline TableModel make_table(std::string name, Enc e, Rows rows = {}) {
+  return make_table(std::move(name), encoding_of(e), std::move(rows));
+}
 
-struct TableSpec {
-  std::string name;
-  Enc enc;
-  const Model* rows;
-};
+// ---- building -------------------------------------------------------------------------------
 
-// Appends every table's rows in a shuffled order (the builder must sort).
-inline void append_all(drydb::DatabaseBuilder& builder, const std::vector<TableSpec>& tables,
+// Adds every table of `tables` to `builder`, each table's rows appended in an order shuffled by
+// `shuffle_seed` (the builder must sort).
+inline void append_all(drydb::DatabaseBuilder& builder, const std::vector<TableModel>& tables,
                        uint64_t shuffle_seed) {
-  for (const auto& spec : tables) {
-    auto& t = builder.create_table(spec.name, encoding_of(spec.enc));
-    std::vector<const std::pair<const std::string, std::string>*> order;
-    order.reserve(spec.rows->size());
-    for (const auto& row : *spec.rows)
-      order.push_back(&row);
-    Rng rng(shuffle_seed);
-    std::shuffle(order.begin(), order.end(), rng);
-    for (const auto* row : order)
-      t.append(key_for(spec.enc, row->first), row->second);
-  }
+  for (const auto& t : tables)
+    add_table(builder, t, shuffle_seed);
 }
 
-// build_to_memory of the tables; records a test failure and returns no bytes
-// when the build fails.
-inline std::vector<std::byte> build_memory(const std::vector<TableSpec>& tables,
-                                           drydb::BuildOptions options = {},
-                                           uint64_t shuffle_seed = 1) {
-  drydb::DatabaseBuilder builder(options);
-  append_all(builder, tables, shuffle_seed);
-  return built_bytes(builder.build_to_memory());
-}
-
-inline std::vector<std::byte> build_one(const Model& rows, Enc enc, uint32_t page_size,
-                                        const std::string& name = "t") {
-  return build_memory({{name, enc, &rows}}, {.page_size = page_size});
+// build_memory of a database of the one table `t`, rows appended shuffled.
+inline std::vector<std::byte> build_one(const TableModel& t, uint32_t page_size) {
+  return build_memory({.page_size = page_size, .tables = {t}}, {}, 1);
 }
 
 // ---- the tree's shape, read from the file ------------------------------------------
@@ -345,13 +318,13 @@ inline TreeShape scan_tree(Bytes file, size_t key_width) {
 // The smallest key of the encoding's key space greater than k (fixed width:
 // k + 1 as a big-endian number; variable: k + "\0"); false when none.
 inline bool successor(Enc e, const std::string& k, std::string* out) {
-  return drydb_support::next_key(width_of(e), k, out);
+  return drydb_test::next_key(width_of(e), k, out);
 }
 
 // A key smaller than k (fixed width: k - 1; variable: k minus its last byte);
 // false when k is the smallest key.
 inline bool predecessor(Enc e, const std::string& k, std::string* out) {
-  return drydb_support::previous_key(width_of(e), k, out);
+  return drydb_test::previous_key(width_of(e), k, out);
 }
 
 inline std::string min_key(Enc e) {
@@ -367,9 +340,11 @@ inline std::string max_key(Enc e) {
 // non-fatal test failure (the first 12 in full).
 class DiffChecker {
  public:
-  DiffChecker(const drydb::ReadOnlyTable& table, Enc enc, const Model& model)
-      : table_(table), model_(table_of(std::string(table.name()), encoding_of(enc), model)) {
-    report_failures(out_, enc_name(enc));
+  // Requires: `model`'s rows are the table's (finished here, on a copy).
+  DiffChecker(const drydb::ReadOnlyTable& table, TableModel model)
+      : table_(table), model_(std::move(model)) {
+    model_.finish();
+    report_failures(out_, std::string(model_.enc.id()));
   }
   DiffChecker(const DiffChecker&) = delete;
   DiffChecker& operator=(const DiffChecker&) = delete;
@@ -383,20 +358,20 @@ class DiffChecker {
   size_t lower(const std::string& k) const { return model_.lower(k); }
 
   void check_count() { check_table_count(table_, model_, out_); }
-  void check_get(const std::string& k) { drydb_support::check_get(table_, model_, k, out_); }
-  void check_every_get() { drydb_support::check_every_get(table_, model_, out_); }
+  void check_get(const std::string& k) { drydb_test::check_get(table_, model_, k, out_); }
+  void check_every_get() { drydb_test::check_every_get(table_, model_, out_); }
   void check_pair(const std::string& s, const std::string& e) {
-    drydb_support::check_pair(table_, model_, s, e, out_);
+    drydb_test::check_pair(table_, model_, s, e, out_);
   }
-  void check_single(const std::string& b) { drydb_support::check_single(table_, model_, b, out_); }
-  void check_unbounded() { drydb_support::check_unbounded(table_, model_, out_); }
+  void check_single(const std::string& b) { drydb_test::check_single(table_, model_, b, out_); }
+  void check_unbounded() { drydb_test::check_unbounded(table_, model_, out_); }
   void check_bounds(const std::vector<std::string>& bounds) {
-    drydb_support::check_bounds(table_, model_, bounds, out_);
+    drydb_test::check_bounds(table_, model_, bounds, out_);
   }
   // Both orders.
   void check_prefix(const std::string& p) {
     for (auto order : kBothOrders)
-      drydb_support::check_prefix(table_, model_, p, order, out_);
+      drydb_test::check_prefix(table_, model_, p, order, out_);
   }
   // One cursor walk forwards, one backwards.
   void check_cursor_walks() {
@@ -404,7 +379,7 @@ class DiffChecker {
     check_walk(table_, model_, false, out_);
   }
   void check_seek(const std::string& k, int steps = 3) {
-    drydb_support::check_seek(table_, model_, k, out_, steps);
+    drydb_test::check_seek(table_, model_, k, out_, steps);
   }
 
  private:
@@ -417,7 +392,7 @@ class DiffChecker {
 // keys, keys before and after them, both sides of sampled leaf boundaries and
 // a key between them, sampled separators, sampled existing keys and keys
 // right after them, and random keys (mostly absent). Sorted, no duplicates.
-inline std::vector<std::string> interesting_bounds(Enc e, const Model& model,
+inline std::vector<std::string> interesting_bounds(Enc e, const TableModel& model,
                                                    const TreeShape& shape, uint64_t seed,
                                                    size_t samples = 16) {
   std::set<std::string> out;
@@ -425,9 +400,9 @@ inline std::vector<std::string> interesting_bounds(Enc e, const Model& model,
   std::string k;
   out.insert(min_key(e));
   out.insert(max_key(e));
-  if (!model.empty()) {
-    const std::string& first = model.begin()->first;
-    const std::string& last = model.rbegin()->first;
+  if (!model.rows.empty()) {
+    const std::string& first = model.rows.begin()->first;
+    const std::string& last = model.rows.rbegin()->first;
     out.insert(first);
     out.insert(last);
     if (predecessor(e, first, &k)) out.insert(k);
@@ -454,7 +429,7 @@ inline std::vector<std::string> interesting_bounds(Enc e, const Model& model,
   sample(shape.separators.size(), samples, [&](size_t i) { out.insert(shape.separators[i]); });
   // Existing keys and the keys right after them.
   std::vector<const std::string*> keys;
-  for (const auto& row : model)
+  for (const auto& row : model.rows)
     keys.push_back(&row.first);
   for (size_t j = 0; j < samples && !keys.empty(); ++j) {
     const std::string& key = *keys[rng.between(0, keys.size() - 1)];

@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-namespace drydb_support {
+namespace drydb_test {
 
 inline constexpr std::chrono::seconds kBoundedWait{60};
 
@@ -51,4 +51,4 @@ auto settled(Future&& f) {
   return std::forward<Future>(f).get();
 }
 
-}  // namespace drydb_support
+}  // namespace drydb_test

@@ -14,7 +14,7 @@
 
 #include "support/suite.h"
 
-namespace drydb_support {
+namespace drydb_test {
 namespace {
 
 using drydb::AtomicFile;
@@ -39,7 +39,7 @@ TEST(AtomicFile, CommitReplacesTheTargetWithWhatWasWritten) {
   ASSERT_TRUE(file->write_at(0, bytes_of("new ")));
   // Through the descriptor too, as a stream of the caller's would write.
   ASSERT_EQ(::pwrite(file->fd(), "text", 4, 4), 4);
-  EXPECT_EQ(text_of(target), "old");  // nothing seen before the commit
+  EXPECT_EQ(text_of(target), "old");    // nothing seen before the commit
   EXPECT_EQ(dir.entries().size(), 2u);  // the target and the temp file beside it
   ASSERT_TRUE(file->commit());
   EXPECT_EQ(text_of(target), "new text");
@@ -115,4 +115,4 @@ TEST(AtomicFile, WhatIsNotARegularFileIsRefused) {
 }
 
 }  // namespace
-}  // namespace drydb_support
+}  // namespace drydb_test

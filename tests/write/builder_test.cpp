@@ -43,20 +43,29 @@ bool contains(const std::string& haystack, std::string_view needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// Reads back every row of `model` from table `name` of `bytes`.
-void expect_table_equals(const std::vector<std::byte>& bytes, const std::string& name, Enc enc,
-                         const Model& model) {
+// The builder's sticky error is `code` with a message naming `what`, and building fails with it.
+void expect_build_fails(DatabaseBuilder& builder, errc code, std::string_view what) {
+  ASSERT_FALSE(builder.status());
+  EXPECT_EQ(builder.status().code(), code);
+  EXPECT_TRUE(contains(message_of(builder.status()), what)) << message_of(builder.status());
+  auto bytes = builder.build_to_memory();
+  ASSERT_FALSE(bytes);
+  EXPECT_EQ(bytes.code(), code);
+}
+
+// Reads back every row of `model` from its table in `bytes`.
+void expect_table_equals(const std::vector<std::byte>& bytes, const TableModel& model) {
   auto db = ReadOnlyDatabase::open_memory(bytes);
   ASSERT_TRUE(db) << describe(db.error());
   const auto verified = db->verify();
   EXPECT_TRUE(verified) << describe(verified.error());
-  auto t = db->table(name);
+  auto t = db->table(model.name);
   ASSERT_TRUE(t) << describe(t.error());
-  DiffChecker c(*t, enc, model);
+  DiffChecker c(*t, model);
   c.check_count();
   c.check_cursor_walks();
   size_t i = 0;
-  for (const auto& row : model)
+  for (const auto& row : model.rows)
     if (i++ % 7 == 0) c.check_get(row.first);
   EXPECT_EQ(c.failures(), 0);
 }
@@ -86,20 +95,20 @@ TEST(BuilderTest, RejectsInvalidPageSizes) {
 }
 
 TEST(BuilderTest, EveryValidPageSizeRoundTrips) {
-  const Model model = random_model(Enc::bytes, 600, 3, 0, 200, 60);
-  const Model ints = random_model(Enc::int64, 600, 4, 0, 10);
+  const std::vector<TableModel> tables = {random_table("t", Enc::bytes, 600, 3, 0, 200, 60),
+                                          random_table("ints", Enc::int64, 600, 4, 0, 10)};
   for (uint32_t page_size = 512; page_size <= 65536; page_size *= 2) {
     SCOPED_TRACE(page_size);
     DatabaseBuilder builder({.page_size = page_size});
     EXPECT_TRUE(builder.status());
-    append_all(builder, {{"t", Enc::bytes, &model}, {"ints", Enc::int64, &ints}}, page_size);
+    append_all(builder, tables, page_size);
     auto bytes = builder.build_to_memory();
     ASSERT_TRUE(bytes) << describe(bytes.error());
     auto db = ReadOnlyDatabase::open_memory(*bytes);
     ASSERT_TRUE(db) << describe(db.error());
     EXPECT_EQ(db->page_size(), page_size);
-    expect_table_equals(*bytes, "t", Enc::bytes, model);
-    expect_table_equals(*bytes, "ints", Enc::int64, ints);
+    expect_table_equals(*bytes, tables[0]);
+    expect_table_equals(*bytes, tables[1]);
   }
 }
 
@@ -119,12 +128,7 @@ TEST(BuilderTest, DuplicateTableName) {
   builder.create_table("other");
   auto& again = builder.create_table("items", KeyEncoding::int64());
   again.append(int64_t{1}, "x");  // ignored: the error is sticky
-  ASSERT_FALSE(builder.status());
-  EXPECT_EQ(builder.status().code(), errc::duplicate_name);
-  EXPECT_TRUE(contains(message_of(builder.status()), "items")) << message_of(builder.status());
-  auto bytes = builder.build_to_memory();
-  ASSERT_FALSE(bytes);
-  EXPECT_EQ(bytes.code(), errc::duplicate_name);
+  expect_build_fails(builder, errc::duplicate_name, "items");
 }
 
 TEST(BuilderTest, TableNameLength) {
@@ -188,7 +192,7 @@ TEST(BuilderTest, MovedBuilderKeepsTables) {
   t.append("a", "1");
   auto bytes = second.build_to_memory();
   ASSERT_TRUE(bytes) << describe(bytes.error());
-  expect_table_equals(*bytes, "t", Enc::bytes, {{"a", "1"}, {"b", "2"}});
+  expect_table_equals(*bytes, make_table("t", Enc::bytes, {{"a", "1"}, {"b", "2"}}));
 }
 
 // ---------------------------------------------------------------------------
@@ -272,16 +276,16 @@ TEST(BuilderTest, KeyTooLongNamesTableAndKey) {
       // At the limit: fine, at both ends of the key order.
       DatabaseBuilder builder({.page_size = page_size});
       auto& t = builder.create_table("t");
-      Model model;
-      model[std::string(limit, 'a')] = "a";
-      model[std::string(limit, '\xff')] = std::string(300, 'f');
-      model[std::string(limit, '\0')] = "";
-      model["short"] = "s";
-      for (const auto& [k, v] : model)
+      TableModel model = make_table("t", Enc::bytes);
+      model.rows[std::string(limit, 'a')] = "a";
+      model.rows[std::string(limit, '\xff')] = std::string(300, 'f');
+      model.rows[std::string(limit, '\0')] = "";
+      model.rows["short"] = "s";
+      for (const auto& [k, v] : model.rows)
         t.append(k, v);
       auto bytes = builder.build_to_memory();
       ASSERT_TRUE(bytes) << describe(bytes.error());
-      expect_table_equals(*bytes, "t", Enc::bytes, model);
+      expect_table_equals(*bytes, model);
       auto db = ReadOnlyDatabase::open_memory(*bytes);
       ASSERT_TRUE(db);
       EXPECT_EQ(db->table("t")->info().max_key_length, limit);
@@ -379,12 +383,7 @@ TEST(BuilderTest, WrongKeyKindOnAppend) {
     DatabaseBuilder builder;
     auto& t = builder.create_table("typed", tc.encoding);
     t.append(tc.key, "v");
-    ASSERT_FALSE(builder.status());
-    EXPECT_EQ(builder.status().code(), errc::wrong_key_type);
-    EXPECT_TRUE(contains(message_of(builder.status()), "typed")) << message_of(builder.status());
-    auto bytes = builder.build_to_memory();
-    ASSERT_FALSE(bytes);
-    EXPECT_EQ(bytes.code(), errc::wrong_key_type);
+    expect_build_fails(builder, errc::wrong_key_type, "typed");
   }
 }
 
@@ -495,18 +494,19 @@ TEST(BuilderTest, BuildingTwiceIsInvalidState) {
 // equal an in-memory build of the same rows.
 TEST(BuilderTest, SpillsAndMergesPastTheMemoryBudget) {
   TempDir dir;
-  Model model;
+  DbModel m = {
+      .page_size = 4096,
+      .tables = {make_table("rows", Enc::bytes), random_table("ints", Enc::int64, 20000, 5, 4, 4)}};
+  TableModel& model = m.tables[0];
   Rng rng(2024);
-  while (model.size() < 200000) {
+  while (model.rows.size() < 200000) {
     std::string k = "row:" + std::to_string(rng.between(0, 999999999));
-    model.emplace(k, value_for(k, rng, 0, 24));
+    model.rows.emplace(k, value_for(k, rng, 0, 24));
   }
-  const Model ints = random_model(Enc::int64, 20000, 5, 4, 4);
-  const std::vector<TableSpec> specs = {{"rows", Enc::bytes, &model}, {"ints", Enc::int64, &ints}};
   std::vector<std::byte> spilled;
   {
     DatabaseBuilder builder({.page_size = 4096, .memory_budget = 64 << 10, .temp_dir = dir.path()});
-    append_all(builder, specs, 99);
+    append_all(builder, m.tables, 99);
     ASSERT_TRUE(builder.status()) << describe(builder.status().error());
     auto bytes = builder.build_to_memory();
     ASSERT_TRUE(bytes) << describe(bytes.error());
@@ -514,10 +514,10 @@ TEST(BuilderTest, SpillsAndMergesPastTheMemoryBudget) {
     EXPECT_TRUE(dir.entries().empty()) << "spill files left behind";
   }
   EXPECT_TRUE(dir.entries().empty()) << "spill files left behind";
-  expect_table_equals(spilled, "rows", Enc::bytes, model);
-  expect_table_equals(spilled, "ints", Enc::int64, ints);
+  expect_table_equals(spilled, m.tables[0]);
+  expect_table_equals(spilled, m.tables[1]);
   // The budget changes how the rows are sorted, not the file.
-  const auto in_memory = build_memory(specs, {.page_size = 4096}, 7);
+  const auto in_memory = build_memory(m, {}, 7);
   EXPECT_TRUE(in_memory == spilled) << "a spilled build differs from an in-memory one";
 }
 
@@ -526,9 +526,8 @@ TEST(BuilderTest, SpillsAndMergesPastTheMemoryBudget) {
 TEST(BuilderTest, SpillingPastTheBudgetWritesToTempDir) {
   TempDir dir;
   const std::filesystem::path missing = dir / "does-not-exist";
-  const Model model = random_model(Enc::bytes, 5000, 8, 50, 100);  // ~500 KiB of rows
   DatabaseBuilder builder({.memory_budget = 64 << 10, .temp_dir = missing});
-  append_all(builder, {{"t", Enc::bytes, &model}}, 1);
+  append_all(builder, {random_table("t", Enc::bytes, 5000, 8, 50, 100)}, 1);  // ~500 KiB
   auto bytes = builder.build_to_memory();
   ASSERT_FALSE(bytes) << "a build over its budget never spilled";
   EXPECT_TRUE(is(bytes.code(), errc::io_error)) << describe(bytes.error());
@@ -540,17 +539,17 @@ TEST(BuilderTest, SpillingPastTheBudgetWritesToTempDir) {
 TEST(BuilderTest, InputUnderTheBudgetNeverSpills) {
   TempDir dir;
   const std::filesystem::path missing = dir / "does-not-exist";
-  Model model;
+  TableModel model = make_table("t", Enc::bytes);
   for (int i = 0; i < 500; ++i)
-    model["key" + std::to_string(1000 + i)] = "value";  // 500 rows of ~12 bytes: ~6 KiB
+    model.rows["key" + std::to_string(1000 + i)] = "value";  // 500 rows of ~12 bytes: ~6 KiB
   for (size_t budget : {size_t{64} << 10, size_t{256} << 20}) {
     SCOPED_TRACE(budget);
     DatabaseBuilder builder({.memory_budget = budget, .temp_dir = missing});
-    append_all(builder, {{"t", Enc::bytes, &model}}, 1);
+    append_all(builder, {model}, 1);
     EXPECT_TRUE(builder.status()) << message_of(builder.status());
     auto bytes = builder.build_to_memory();
     ASSERT_TRUE(bytes) << describe(bytes.error());
-    expect_table_equals(*bytes, "t", Enc::bytes, model);
+    expect_table_equals(*bytes, model);
   }
   EXPECT_FALSE(std::filesystem::exists(missing));
 }
@@ -559,31 +558,25 @@ TEST(BuilderTest, InputUnderTheBudgetNeverSpills) {
 // Determinism.
 
 TEST(BuilderTest, SameInputSameBytesWhateverTheOrder) {
-  Model text = random_model(Enc::bytes, 3000, 1, 0, 60);
-  text["overflowing"] = std::string(5000, 'o');
-  text["empty"] = "";
-  const Model ints = random_model(Enc::int64, 2000, 2, 8, 8);
-  const Model uuids = random_model(Enc::uuid, 500, 3, 0, 30);
-  const Model ulids = random_model(Enc::ulid, 500, 4, 0, 30);
-  const Model custom = random_model(Enc::fixed4, 500, 5, 0, 30);
-  const Model empty;
-  const std::vector<TableSpec> specs = {
-      {"text", Enc::bytes, &text},      {"ints", Enc::int64, &ints},
-      {"uuids", Enc::uuid, &uuids},     {"ulids", Enc::ulid, &ulids},
-      {"custom", Enc::fixed4, &custom}, {"empty", Enc::bytes, &empty}};
+  TableModel text = random_table("text", Enc::bytes, 3000, 1, 0, 60);
+  text.rows["overflowing"] = std::string(5000, 'o');
+  text.rows["empty"] = "";
+  DbModel m = {.tables = {text, random_table("ints", Enc::int64, 2000, 2, 8, 8),
+                          random_table("uuids", Enc::uuid, 500, 3, 0, 30),
+                          random_table("ulids", Enc::ulid, 500, 4, 0, 30),
+                          random_table("custom", Enc::fixed4, 500, 5, 0, 30),
+                          make_table("empty", Enc::bytes)}};
   for (uint32_t page_size : {512u, 4096u}) {
     SCOPED_TRACE(page_size);
-    const auto a = build_memory(specs, {.page_size = page_size}, 1);
-    const auto b = build_memory(specs, {.page_size = page_size}, 2);
+    m.page_size = page_size;
+    const auto a = build_memory(m, {}, 1);
+    const auto b = build_memory(m, {}, 2);
     ASSERT_FALSE(a.empty());
     EXPECT_TRUE(a == b) << "two append orders gave different bytes";
     // Sorted input (the builder's no-sort fast path) gives the same bytes too.
     DatabaseBuilder sorted({.page_size = page_size});
-    for (const auto& spec : specs) {
-      auto& t = sorted.create_table(spec.name, encoding_of(spec.enc));
-      for (const auto& [k, v] : *spec.rows)
-        t.append(key_for(spec.enc, k), v);
-    }
+    for (const auto& t : m.tables)
+      add_table(sorted, t);
     auto c = sorted.build_to_memory();
     ASSERT_TRUE(c) << describe(c.error());
     EXPECT_TRUE(a == *c) << "sorted input gave different bytes";
@@ -591,7 +584,7 @@ TEST(BuilderTest, SameInputSameBytesWhateverTheOrder) {
     // build_to_file writes exactly build_to_memory's bytes.
     TempDir dir;
     DatabaseBuilder to_file({.page_size = page_size});
-    append_all(to_file, specs, 3);
+    append_all(to_file, m.tables, 3);
     ASSERT_TRUE(to_file.build_to_file(dir / "db.drydb"));
     EXPECT_TRUE(read_file(dir / "db.drydb") == a) << "build_to_file differs from build_to_memory";
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"});
@@ -607,17 +600,17 @@ TEST(BuilderTest, BuildToFileReplacesAnExistingFileWhole) {
   // A larger file there first, so a partial overwrite would leave a tail.
   const std::string junk(1 << 20, 'J');
   ASSERT_TRUE(write_file(path, as_bytes(junk)));
-  const Model model = random_model(Enc::bytes, 1000, 6, 0, 40);
+  const TableModel model = random_table("t", Enc::bytes, 1000, 6, 0, 40);
   DatabaseBuilder builder({.page_size = 512});
-  append_all(builder, {{"t", Enc::bytes, &model}}, 1);
+  append_all(builder, {model}, 1);
   ASSERT_TRUE(builder.build_to_file(path));
-  const auto expected = build_memory({{"t", Enc::bytes, &model}}, {.page_size = 512}, 2);
+  const auto expected = build_memory({.page_size = 512, .tables = {model}}, {}, 2);
   EXPECT_TRUE(read_file(path) == expected);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"db.drydb"});
   for (auto kind : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
     auto db = ReadOnlyDatabase::open(path, {.storage = kind});
     ASSERT_TRUE(db) << describe(db.error());
-    DiffChecker c(db->table("t").value(), Enc::bytes, model);
+    DiffChecker c(db->table("t").value(), model);
     c.check_cursor_walks();
     EXPECT_EQ(c.failures(), 0);
   }
@@ -627,7 +620,7 @@ TEST(BuilderTest, BuildToFileReplacesAnExistingFileWhole) {
   std::filesystem::current_path(dir.path(), ec);
   ASSERT_FALSE(ec);
   DatabaseBuilder relative({.page_size = 512});
-  append_all(relative, {{"t", Enc::bytes, &model}}, 3);
+  append_all(relative, {model}, 3);
   EXPECT_TRUE(relative.build_to_file("relative.drydb"));
   std::filesystem::current_path(old_cwd, ec);
   EXPECT_TRUE(read_file(dir / "relative.drydb") == expected);
@@ -636,8 +629,7 @@ TEST(BuilderTest, BuildToFileReplacesAnExistingFileWhole) {
 TEST(BuilderTest, FailedBuildLeavesTheTargetUntouched) {
   TempDir dir;
   const auto path = dir / "db.drydb";
-  const Model old_rows = {{"old", "database"}};
-  const auto old_bytes = build_memory({{"t", Enc::bytes, &old_rows}});
+  const auto old_bytes = build_one(make_table("t", Enc::bytes, {{"old", "database"}}), 4096);
   ASSERT_TRUE(write_file(path, old_bytes));
   {
     // The duplicate is found while the file is being written.
@@ -670,13 +662,13 @@ TEST(BuilderTest, FailedBuildLeavesTheTargetUntouched) {
 // target is made). A FIFO, a folder or a device node at the target is refused, never replaced.
 TEST(BuilderTest, BuildThroughSymlinksAndRefusingOtherFiles) {
   TempDir dir;
-  const Model rows = {{"k", "v"}};
+  const TableModel rows = make_table("t", Enc::bytes, {{"k", "v"}});
   auto build_to = [&](const std::filesystem::path& p) {
     DatabaseBuilder builder({.page_size = 512});
-    append_all(builder, {{"t", Enc::bytes, &rows}}, 1);
+    append_all(builder, {rows}, 1);
     return builder.build_to_file(p);
   };
-  const auto expected = build_one(rows, Enc::bytes, 512);
+  const auto expected = build_one(rows, 512);
   ASSERT_TRUE(write_file(dir / "real.drydb", std::vector<std::byte>(3)));
   std::filesystem::create_symlink("real.drydb", dir / "link.drydb");
   std::filesystem::create_symlink("link.drydb", dir / "link2.drydb");
@@ -760,8 +752,8 @@ std::string in_child(const std::function<std::string()>& body) {
 }
 
 // 6,000 rows of 400-byte values: a file of about 2.6 MB.
-const Model& big_rows() {
-  static const Model m = random_model(Enc::bytes, 6000, 17, 400, 400);
+const TableModel& big_rows() {
+  static const TableModel m = random_table("t", Enc::bytes, 6000, 17, 400, 400);
   return m;
 }
 
@@ -776,7 +768,7 @@ std::string build_and_describe(const std::filesystem::path& target,
     options.temp_dir = spill_dir;
   }
   DatabaseBuilder builder(options);
-  append_all(builder, {{"t", Enc::bytes, &big_rows()}}, 1);
+  append_all(builder, {big_rows()}, 1);
   const auto st = builder.build_to_file(target);
   std::string out = st ? "built\n" : describe(st.error()) + "\n";
   out += read_file(target) == previous ? "target untouched\n" : "target changed\n";
@@ -787,8 +779,7 @@ std::string build_and_describe(const std::filesystem::path& target,
 }
 
 std::vector<std::byte> previous_database() {
-  const Model rows = {{"old", "database"}};
-  return build_memory({{"t", Enc::bytes, &rows}});
+  return build_one(make_table("t", Enc::bytes, {{"old", "database"}}), 4096);
 }
 
 // RLIMIT_FSIZE with SIGXFSZ ignored: a write past the limit fails with EFBIG, as on a full disk,

@@ -448,7 +448,7 @@ TEST(Columns, AppendValuesTakesWholeValues) {
 // the one append() builds from the same rows packed by hand (int64 fields 0 .. 127 are one
 // byte, text under 32 bytes a fixstr).
 TEST(Columns, RandomBatchesBuildTheFileAppendBuilds) {
-  drydb_support::Rng rng(31);
+  drydb_test::Rng rng(31);
   for (int round = 0; round < 4; ++round) {
     const drydb::BuildOptions options{.page_size = 512, .memory_budget = 16 << 10};
     drydb::DatabaseBuilder by_columns(options), by_rows(options);
@@ -530,8 +530,9 @@ TEST(Columns, EncodedKeysAreTheKeysAppendColumnsAppends) {
   seen.clear();
   const char text[] = "abc";
   const int32_t offsets[] = {0, 1, 3};
-  ASSERT_TRUE(drydb::for_each_encoded_key(
-      ColumnView::strings("id", ColumnType::text, offsets, text, 2), KeyEncoding::bytes(), collect));
+  ASSERT_TRUE(
+      drydb::for_each_encoded_key(ColumnView::strings("id", ColumnType::text, offsets, text, 2),
+                                  KeyEncoding::bytes(), collect));
   EXPECT_EQ(seen, (std::vector<std::string>{"a", "bc"}));
   seen.clear();
   ColumnView with_null = ColumnView::fixed("id", ColumnType::int32, ints, 2);

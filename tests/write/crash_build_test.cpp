@@ -23,7 +23,7 @@
 #include "drydb/build_points.h"
 #include "support/fault_util.h"
 
-namespace drydb_fault {
+namespace drydb_test {
 namespace {
 
 using drydb::DatabaseBuilder;
@@ -343,4 +343,4 @@ TEST(CrashBuild, ConcurrentBuildsToOneTarget) {
 }
 
 }  // namespace
-}  // namespace drydb_fault
+}  // namespace drydb_test
