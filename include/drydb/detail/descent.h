@@ -19,6 +19,7 @@
 
 #include "drydb/detail/coding.h"
 #include "drydb/detail/node.h"
+#include "drydb/detail/page_cache.h"
 #include "drydb/detail/tree_ref.h"
 
 namespace drydb::detail {

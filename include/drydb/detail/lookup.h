@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "drydb/detail/descent.h"
+#include "drydb/detail/key_search.h"
 #include "drydb/detail/miss_filter.h"
 #include "drydb/detail/page_access.h"
 
