@@ -10,6 +10,7 @@
 #include "drydb/cursor.h"
 #include "drydb/database.h"
 #include "drydb/error.h"
+#include "drydb/escape.h"
 #include "drydb/executor.h"
 #include "drydb/index.h"
 #include "drydb/key.h"

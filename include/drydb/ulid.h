@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "drydb/escape.h"
 #include "drydb/result.h"
 
 namespace drydb {
@@ -38,30 +39,6 @@ constexpr int ulid_digit_value(char c) noexcept {
     if (kUlidAlphabet[v] == c) return v;
   }
   return -1;
-}
-
-// `text` in double quotes for an error message: quotes, backslashes and
-// non-printable bytes escaped, and cut to its first 64 bytes plus "...".
-inline std::string ulid_quote(std::string_view text) {
-  constexpr std::size_t kMax = 64;
-  constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kMax) out += "...";
-  out += '"';
-  return out;
 }
 
 }  // namespace detail
@@ -125,7 +102,7 @@ struct Ulid {
 
 inline result<Ulid> Ulid::parse(std::string_view text) {
   if (text.size() != 26) {
-    return unexpected(errc::invalid_argument, "ulid: " + detail::ulid_quote(text) + " has " +
+    return unexpected(errc::invalid_argument, "ulid: " + quote_for_message(text) + " has " +
                                                   std::to_string(text.size()) +
                                                   " characters; expected 26 Crockford base32");
   }
@@ -136,13 +113,13 @@ inline result<Ulid> Ulid::parse(std::string_view text) {
     const int v = detail::ulid_digit_value(text[i]);
     if (v < 0) {
       return unexpected(errc::invalid_argument,
-                        "ulid: " + detail::ulid_quote(text) +
+                        "ulid: " + quote_for_message(text) +
                             " has a character that is not Crockford base32 at offset " +
                             std::to_string(i));
     }
     if (i == 0 && v > 7) {
       return unexpected(errc::invalid_argument,
-                        "ulid: " + detail::ulid_quote(text) +
+                        "ulid: " + quote_for_message(text) +
                             " overflows 128 bits (the first character must be 0-7)");
     }
     hi = (hi << 5) | (lo >> 59);

@@ -11,45 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "drydb/escape.h"
 #include "drydb/result.h"
 
 namespace drydb {
-
-namespace detail {
-
-// The value of hex digit c (either case), or -1 if c is not a hex digit.
-constexpr int uuid_hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// `text` in double quotes for an error message: quotes, backslashes and
-// non-printable bytes escaped, and cut to its first 64 bytes plus "...".
-inline std::string uuid_quote(std::string_view text) {
-  constexpr std::size_t kMax = 64;
-  constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kMax) out += "...";
-  out += '"';
-  return out;
-}
-
-}  // namespace detail
 
 // A UUID. `bytes` holds the 16 octets in RFC 9562 order (byte 0 is the most
 // significant), so the defaulted comparisons, which compare the bytes as
@@ -126,7 +91,7 @@ inline result<Uuid> Uuid::parse(std::string_view text) {
     body = body.substr(1, 36);
   } else if (body.size() != 36 && body.size() != 32) {
     return unexpected(errc::invalid_argument,
-                      "uuid: " + detail::uuid_quote(text) + " has " + std::to_string(text.size()) +
+                      "uuid: " + quote_for_message(text) + " has " + std::to_string(text.size()) +
                           " characters; expected 36 (8-4-4-4-12), 32 hex digits, or 38 in braces");
   }
   const bool hyphenated = body.size() == 36;
@@ -138,14 +103,14 @@ inline result<Uuid> Uuid::parse(std::string_view text) {
     if (hyphenated && (i == 8 || i == 13 || i == 18 || i == 23)) {
       if (c != '-') {
         return unexpected(errc::invalid_argument,
-                          "uuid: " + detail::uuid_quote(text) + " needs a hyphen at offset " +
+                          "uuid: " + quote_for_message(text) + " needs a hyphen at offset " +
                               std::to_string(offset + i) + " (form 8-4-4-4-12)");
       }
       continue;
     }
-    const int v = detail::uuid_hex_value(c);
+    const int v = hex_value(c);
     if (v < 0) {
-      return unexpected(errc::invalid_argument, "uuid: " + detail::uuid_quote(text) +
+      return unexpected(errc::invalid_argument, "uuid: " + quote_for_message(text) +
                                                     " has a non-hex character at offset " +
                                                     std::to_string(offset + i));
     }
@@ -157,14 +122,11 @@ inline result<Uuid> Uuid::parse(std::string_view text) {
 }
 
 inline std::string Uuid::to_string() const {
-  constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(36);
   for (std::size_t i = 0; i < 16; ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    const auto v = std::to_integer<unsigned>(bytes[i]);
-    out += kHex[v >> 4];
-    out += kHex[v & 0xf];
+    append_hex(out, std::to_integer<unsigned char>(bytes[i]));
   }
   return out;
 }

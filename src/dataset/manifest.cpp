@@ -10,6 +10,7 @@
 
 #include "drydb/dataset.h"
 #include "drydb/detail/coding.h"
+#include "drydb/escape.h"
 #include "write/sink.h"
 
 namespace drydb {
@@ -17,7 +18,6 @@ namespace drydb {
 namespace {
 
 constexpr uint64_t kMaxCount = (uint64_t{1} << 63) - 1;
-constexpr char kHexDigits[] = "0123456789abcdef";
 
 Error invalid(std::string what) {
   return Error(errc::invalid_argument, "manifest: " + std::move(what));
@@ -40,27 +40,16 @@ bool valid_file_name(std::string_view s) {
          s.find('\0') == std::string_view::npos;
 }
 
-std::string hex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += kHexDigits[c >> 4];
-    out += kHexDigits[c & 15];
-  }
-  return out;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;  // upper case is not the canonical form, and refused
+// hex_value() of a lowercase digit: upper case is not the canonical form, and refused.
+int lowercase_hex_value(char c) {
+  return c >= 'A' && c <= 'F' ? -1 : hex_value(c);
 }
 
 std::optional<std::string> from_hex(std::string_view text) {
   if (text.size() % 2 != 0) return std::nullopt;
   std::string out(text.size() / 2, '\0');
   for (size_t i = 0; i < out.size(); ++i) {
-    const int hi = hex_value(text[2 * i]), lo = hex_value(text[2 * i + 1]);
+    const int hi = lowercase_hex_value(text[2 * i]), lo = lowercase_hex_value(text[2 * i + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out[i] = static_cast<char>(hi << 4 | lo);
   }
@@ -70,26 +59,8 @@ std::optional<std::string> from_hex(std::string_view text) {
 std::string hex64(uint64_t v) {
   std::string out(16, '0');
   for (int i = 15; i >= 0; --i, v >>= 4)
-    out[static_cast<size_t>(i)] = kHexDigits[v & 15];
+    out[static_cast<size_t>(i)] = "0123456789abcdef"[v & 15];
   return out;
-}
-
-// A JSON string literal of UTF-8 text.
-void put_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out += kHexDigits[c >> 4];
-      out += kHexDigits[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
 }
 
 // The width of the keys of a built-in fixed-width encoding; 0 for others (bytes, custom ones,
@@ -102,7 +73,7 @@ size_t key_width(std::string_view encoding) {
 
 std::string shown(std::string_view name) {
   std::string out;
-  put_string(out, name);
+  append_json_string(out, name);
   return out;
 }
 
@@ -393,29 +364,29 @@ std::string manifest_json(const Manifest& m) {
   const bool identities = m.shards.front().identity.has_value();
   std::string out = identities ? "{\"format\": \"drydb-dataset\", \"version\": 2, \"dataset\": "
                                : "{\"format\": \"drydb-dataset\", \"version\": 1, \"dataset\": ";
-  put_string(out, m.dataset);
+  append_json_string(out, m.dataset);
   out += ", \"generation\": " + std::to_string(m.generation) + ",\n\"tables\": [";
   for (size_t t = 0; t < m.tables.size(); ++t) {
     const ManifestTable& table = m.tables[t];
     out += t == 0 ? "\n  {\"name\": " : ",\n  {\"name\": ";
-    put_string(out, table.name);
+    append_json_string(out, table.name);
     out += ", \"key_encoding\": ";
-    put_string(out, table.key_encoding);
+    append_json_string(out, table.key_encoding);
     out += ", \"indexes\": [";
     for (size_t i = 0; i < table.indexes.size(); ++i) {
       out += i == 0 ? "{\"name\": " : ", {\"name\": ";
-      put_string(out, table.indexes[i].name);
+      append_json_string(out, table.indexes[i].name);
       out += table.indexes[i].unique ? ", \"unique\": true" : ", \"unique\": false";
       out += ", \"key_encoding\": ";
-      put_string(out, table.indexes[i].key_encoding);
+      append_json_string(out, table.indexes[i].key_encoding);
       out += "}";
     }
     out += "], \"partitioning\": {\"function\": ";
-    put_string(out, table.partitioning.function);
+    append_json_string(out, table.partitioning.function);
     out += ", \"splits\": [";
     for (size_t i = 0; i < table.partitioning.splits.size(); ++i) {
       if (i != 0) out += ", ";
-      out += '"' + hex(table.partitioning.splits[i]) + '"';
+      out += '"' + to_hex(table.partitioning.splits[i]) + '"';
     }
     out += "]}}";
   }
@@ -423,7 +394,7 @@ std::string manifest_json(const Manifest& m) {
   for (size_t i = 0; i < m.shards.size(); ++i) {
     const ManifestShard& s = m.shards[i];
     out += i == 0 ? "\n  {\"file\": " : ",\n  {\"file\": ";
-    put_string(out, s.file);
+    append_json_string(out, s.file);
     out += ", \"bytes\": " + std::to_string(s.bytes) + ", \"xxh3\": \"" + hex64(s.xxh3) + '"';
     if (identities) out += ", \"identity\": \"" + hex64(*s.identity) + '"';
     out += ", \"tables\": [";
@@ -432,7 +403,7 @@ std::string manifest_json(const Manifest& m) {
       if (t != 0) out += ", ";
       out += "{\"rows\": " + std::to_string(st.rows);
       if (st.rows != 0)
-        out += ", \"first\": \"" + hex(st.first) + "\", \"last\": \"" + hex(st.last) + '"';
+        out += ", \"first\": \"" + to_hex(st.first) + "\", \"last\": \"" + to_hex(st.last) + '"';
       out += '}';
     }
     out += "]}";

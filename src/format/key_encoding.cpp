@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "drydb/detail/coding.h"
+#include "drydb/escape.h"
 #include "drydb/ulid.h"
 #include "drydb/uuid.h"
 
@@ -111,7 +112,6 @@ Registry& registry() {
 }  // namespace
 
 std::string escape_bytes(std::span<const std::byte> bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(bytes.size());
   for (std::byte b : bytes) {
@@ -122,8 +122,7 @@ std::string escape_bytes(std::span<const std::byte> bytes) {
       out.push_back(static_cast<char>(c));
     } else {
       out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
+      append_hex(out, c);
     }
   }
   return out;

@@ -125,12 +125,6 @@ TEST(Json, FindsMembers) {
   EXPECT_FALSE(doc.member(0, "y"));  // only direct members
 }
 
-TEST(Json, WritesStringsEscaped) {
-  std::string out;
-  append_json_string(out, std::string("a\"\\\n\x01\x7f\xc3\xa9", 8));
-  EXPECT_EQ(out, "\"a\\\"\\\\\\n\\u0001\x7f\xc3\xa9\"");
-}
-
 // ---- CSV ----------------------------------------------------------------------------------------
 
 struct TempFile {

@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "drydb/escape.h"
+
 namespace drydb::cli {
 
 enum class JsonType : uint8_t { null, boolean, number, string, array, object };
@@ -79,8 +81,6 @@ class JsonDocument {
   std::string error_;
 };
 
-// Appends `s` (valid UTF-8) as a JSON string literal.
-void append_json_string(std::string& out, std::string_view s);
 // Appends bytes in the tool's JSON form for bytes that are not text (docs/cli.md):
 // {"base64":"..."}.
 void append_json_base64(std::string& out, std::string_view bytes);

@@ -45,15 +45,6 @@ bool is_control(uint32_t cp) noexcept {
   return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
 }
 
-constexpr char kHexDigits[] = "0123456789abcdef";
-
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 size_t invalid_utf8_offset(std::string_view s) noexcept {
@@ -97,8 +88,7 @@ std::string escape_display(std::string_view s) {
     if (n == 0 || is_control(cp)) {
       const auto b = static_cast<unsigned char>(s[i]);
       out += "\\x";
-      out += kHexDigits[b >> 4];
-      out += kHexDigits[b & 15];
+      append_hex(out, b);
       ++i;
       continue;
     }
@@ -126,17 +116,6 @@ std::string truncate_display(std::string_view s, size_t max_chars) {
     }
   }
   return std::string(s.substr(0, i)) + "...";
-}
-
-std::string to_hex(std::string_view s) {
-  std::string out;
-  out.reserve(2 * s.size());
-  for (char c : s) {
-    const auto b = static_cast<unsigned char>(c);
-    out += kHexDigits[b >> 4];
-    out += kHexDigits[b & 15];
-  }
-  return out;
 }
 
 std::optional<std::string> from_hex(std::string_view hex) {
@@ -233,8 +212,7 @@ std::string hex_dump(std::string_view s, size_t max_bytes) {
       if (k < n) {
         const auto b = static_cast<unsigned char>(s[off + k]);
         out += ' ';
-        out += kHexDigits[b >> 4];
-        out += kHexDigits[b & 15];
+        append_hex(out, b);
       } else {
         out += "   ";
       }

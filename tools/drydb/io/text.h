@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "drydb/escape.h"
+
 namespace drydb::cli {
 
 inline std::span<const std::byte> as_bytes(std::string_view s) noexcept {
@@ -35,8 +37,6 @@ std::string escape_display(std::string_view s);
 // `s` cut to at most `max_chars` code points, ending in "..." when cut.
 std::string truncate_display(std::string_view s, size_t max_chars);
 
-// Lowercase hex digits, two per byte.
-std::string to_hex(std::string_view s);
 // Hex digits (either case, an optional 0x prefix) to bytes; nullopt if not hex.
 std::optional<std::string> from_hex(std::string_view hex);
 
