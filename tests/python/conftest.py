@@ -81,6 +81,16 @@ def join_all(threads, timeout=BOUNDED_WAIT):
     assert not alive, "threads still running after %d s: %s" % (timeout, alive)
 
 
+def eventually(condition, what, timeout=BOUNDED_WAIT):
+    """Polls `condition` until it holds, for at most `timeout` seconds; asserts that it came to
+    hold (`what` says what was awaited)."""
+    import time
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not within %d s: %s" % (timeout, what)
+        time.sleep(0.01)
+
+
 @pytest.fixture(scope="module")
 def client():
     """A Dask cluster of 2 worker processes on 127.0.0.1 for a module's tests; the workers import

@@ -14,7 +14,6 @@ import random
 import subprocess
 import sys
 import threading
-import time
 import uuid
 import warnings
 
@@ -31,7 +30,7 @@ import drydb  # noqa: E402
 import drydb.dask  # noqa: E402
 from drydb.dask import build_dataset  # noqa: E402
 
-from conftest import Model, join_all  # noqa: E402
+from conftest import Model, eventually, join_all  # noqa: E402
 from dask_helpers import fail_once  # noqa: E402
 
 
@@ -156,19 +155,13 @@ def test_build_query_and_swap_generations(tmp_path, client, cli):
     with drydb.open_dataset(root) as ds:
         assert ds.generation == 2 and ds.shard_count == 3
         assert ds.table("rows")[encoded[0][0]] == encoded[0][1] + b"/2"
-    for _ in range(2000):  # the watcher follows the publish, and the reader sees it
-        if (2, b"/2") in seen:
-            break
-        time.sleep(0.01)
+    eventually(lambda: (2, b"/2") in seen, "the watcher follows the publish, the reader sees it")
     assert live.generation == 2
     assert drydb._drydb.rollback_generation(root) == 1
     with drydb.open_dataset(root) as ds:
         assert ds.generation == 1
-    for _ in range(2000):  # and the rollback, and the reader reads it
-        if live.generation == 1 and latest[0] == 1:
-            break
-        time.sleep(0.01)
-    assert live.generation == 1 and latest[0] == 1
+    eventually(lambda: live.generation == 1 and latest[0] == 1,
+               "the watcher follows the rollback, the reader reads it")
     stop.set()
     join_all([th])
     live.stop_watching()

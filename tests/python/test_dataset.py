@@ -3,12 +3,11 @@ functions (shard_of, describe_shard, write_manifest, publish_generation), read b
 drydb.open_dataset against a model, and generations published and rolled back."""
 
 import os
-import time
 
 import pytest
 
 import drydb
-from conftest import Model
+from conftest import Model, eventually
 
 
 def build_generation(root, rows, splits, key_encoding="bytes", tag=b"", indexes=()):
@@ -203,10 +202,7 @@ def test_follow_dataset_swaps_generations_under_pins(tmp_path):
     # A rollback is followed too, by the watcher.
     assert drydb._drydb.rollback_generation(root) == 1
     live.watch(0.01)
-    for _ in range(1000):
-        if live.generation == 1:
-            break
-        time.sleep(0.01)
+    eventually(lambda: live.generation == 1, "the watcher follows the rollback")
     live.stop_watching()
     assert live.generation == 1 and live.watch_error is None
     with live.pin() as ds:
@@ -220,10 +216,7 @@ def test_follow_dataset_swaps_generations_under_pins(tmp_path):
         live.refresh()
     assert live.generation == 1
     live.watch(0.01)
-    for _ in range(1000):
-        if live.watch_error is not None:
-            break
-        time.sleep(0.01)
+    eventually(lambda: live.watch_error is not None, "the watcher reports the missing shard")
     live.stop_watching()
     assert "shard 1" in live.watch_error
 
