@@ -5,7 +5,7 @@
 #pragma once
 
 #if !defined(__cpp_exceptions)
-#error "drydb/msgpack.h and msgpack_columns.h need C++ exceptions: msgpack-cxx reports errors by throwing"
+#error "drydb/msgpack_columns.h needs C++ exceptions: msgpack-cxx reports errors by throwing"
 #endif
 
 #include <msgpack.hpp>

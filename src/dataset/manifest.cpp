@@ -57,9 +57,9 @@ std::optional<std::string> from_hex(std::string_view text) {
 }
 
 std::string hex64(uint64_t v) {
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, v >>= 4)
-    out[static_cast<size_t>(i)] = "0123456789abcdef"[v & 15];
+  std::string out;
+  for (int shift = 56; shift >= 0; shift -= 8)
+    append_hex(out, static_cast<unsigned char>(v >> shift));
   return out;
 }
 

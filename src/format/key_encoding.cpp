@@ -24,13 +24,6 @@ struct EncodingDef {
 
 namespace {
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Text with \xNN escapes (and \\) back to bytes.
 result<std::string> unescape(std::string_view text) {
   std::string out;
@@ -45,9 +38,9 @@ result<std::string> unescape(std::string_view text) {
       ++i;
       continue;
     }
-    if (i + 3 < text.size() && text[i + 1] == 'x' && hex_digit(text[i + 2]) >= 0 &&
-        hex_digit(text[i + 3]) >= 0) {
-      out.push_back(static_cast<char>(hex_digit(text[i + 2]) * 16 + hex_digit(text[i + 3])));
+    if (i + 3 < text.size() && text[i + 1] == 'x' && hex_value(text[i + 2]) >= 0 &&
+        hex_value(text[i + 3]) >= 0) {
+      out.push_back(static_cast<char>(hex_value(text[i + 2]) * 16 + hex_value(text[i + 3])));
       i += 3;
       continue;
     }

@@ -48,6 +48,7 @@ TEST(Escape, QuoteForMessageEscapesAndCuts) {
     if (c != '"' && c != '\\') printable += c;
   EXPECT_EQ(drydb::quote_for_message(printable.substr(0, 60)),
             "\"" + printable.substr(0, 60) + "\"");
+  EXPECT_EQ(drydb::quote_for_message(printable.substr(60)), "\"" + printable.substr(60) + "\"");
 }
 
 TEST(Escape, JsonStringEscapesEveryControlCharacter) {

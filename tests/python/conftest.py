@@ -5,6 +5,7 @@ import os
 import random
 import shutil
 import sys
+import time
 import uuid
 
 import pytest
@@ -73,7 +74,6 @@ BOUNDED_WAIT = 60
 
 def join_all(threads, timeout=BOUNDED_WAIT):
     """Joins `threads` within `timeout` seconds in all; asserts that every one has ended."""
-    import time
     deadline = time.monotonic() + timeout
     for th in threads:
         th.join(max(0.0, deadline - time.monotonic()))
@@ -84,7 +84,6 @@ def join_all(threads, timeout=BOUNDED_WAIT):
 def eventually(condition, what, timeout=BOUNDED_WAIT):
     """Polls `condition` until it holds, for at most `timeout` seconds; asserts that it came to
     hold (`what` says what was awaited)."""
-    import time
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "not within %d s: %s" % (timeout, what)

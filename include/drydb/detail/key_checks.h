@@ -7,6 +7,7 @@
 #include "drydb/detail/prefix_search.h"
 #include "drydb/detail/tree_ref.h"
 #include "drydb/key.h"
+#include "drydb/result.h"
 
 namespace drydb::detail {
 
