@@ -300,8 +300,8 @@ Positionals:
 Options:
   --help                                This help
   --hex                                 Keys typed, and keys and values shown, as hex digits
-  --limit UINT:INTEGER>=0               Print at most this many rows (default 20)
-  --offset UINT:INTEGER>=0              Skip this many rows first
+  --limit UINT                          Print at most this many rows (default 20)
+  --offset UINT                         Skip this many rows first
   --desc                                Descending order
   --exclusive-start                     Leave out rows equal to the start
   --exclusive-end                       Leave out rows equal to the end

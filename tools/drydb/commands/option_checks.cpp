@@ -19,7 +19,8 @@ CLI::Validator non_negative_integer() {
           return fmt::format("expected a non-negative integer, not '{}'", text);
         return {};
       },
-      "INTEGER>=0");
+      // No description: help shows the option's own type, UINT, rather than UINT:INTEGER>=0.
+      "");
 }
 
 CLI::Validator non_negative_number() {
