@@ -417,6 +417,17 @@ int null_argument(const char* fn, const char* what) noexcept {
     if ((p) == nullptr) return null_argument(fn, #p); \
   } while (0)
 
+// An exported accessor: *out = get() for a live handle h (get runs after the checks).
+template <class H, class T, class Get>
+int read_out(const char* fn, const H* h, T* out, Get get) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(h);
+    DRYDB_CHECK_OUT(out);
+    *out = get();
+    return DRYDB_OK;
+  });
+}
+
 // The drydb::Key a drydb_key stands for, in *out.
 int to_key(const drydb_key* k, const char* fn, std::optional<drydb::Key>* out) {
   if (k == nullptr) return null_argument(fn, "key");
@@ -798,6 +809,315 @@ DRYDB_ALWAYS_INLINE int fill_batch(drydb_range* range, size_t max_rows, size_t* 
   return rc;
 }
 
+// ---- the queries every table-like handle shares -----------------------------------------------
+//
+// A file's table (drydb_table), a dataset's table (drydb_sharded_table) and a secondary index
+// (drydb_index) answer the same queries, and a database, a dataset and a table list their tables
+// or indexes alike: each exported function of these is one of the templates below, given its
+// name for errors. The overloads first say what differs by handle.
+
+// The C++ object a query handle asks.
+const drydb::ReadOnlyTable& queried(const drydb_table* h) {
+  return *h->table;
+}
+const drydb::SecondaryIndex& queried(const drydb_index* h) {
+  return *h->index;
+}
+#if DRYDB_C_DATASETS
+const drydb::ShardedTable& queried(const drydb_sharded_table* h) {
+  return *h->table;
+}
+#endif
+
+// Whether a value or range holder was made on the database (or dataset) a handle belongs to,
+// and the word for that owner in errors.
+template <class Holder>
+bool same_owner(const drydb_table* h, const Holder* x) noexcept {
+  return x->db == h->db;
+}
+template <class Holder>
+bool same_owner(const drydb_index* h, const Holder* x) noexcept {
+  return x->db == h->db;
+}
+template <class Holder>
+bool same_owner(const drydb_sharded_table* h, const Holder* x) noexcept {
+  return x->dataset == h->dataset;
+}
+#if DRYDB_C_DATASETS
+constexpr const char* owner_word(const drydb_sharded_table*) noexcept {
+  return "dataset";
+}
+#endif
+template <class H>
+constexpr const char* owner_word(const H*) noexcept {
+  return "database";
+}
+
+// A holder made on `owner`, a database or a dataset.
+template <class Holder>
+void set_owner(Holder* x, drydb_db* owner) noexcept {
+  x->db = owner;
+  x->dataset = nullptr;
+}
+template <class Holder>
+void set_owner(Holder* x, drydb_dataset* owner) noexcept {
+  x->db = nullptr;
+  x->dataset = owner;
+}
+
+// Puts a query's range in a range holder: a table's walk, an index's or a dataset's.
+int adopt(drydb_range* r, const drydb_table*, drydb::result<drydb::Range> x) {
+  if (!x) return record(x.error());
+  r->range = std::move(*x);
+  return DRYDB_OK;
+}
+int adopt(drydb_range* r, const drydb_index* h, drydb::result<drydb::IndexRange> x) {
+  if (!x) return record(x.error());
+  adopt_index_range(r, *h->index, *x);
+  return DRYDB_OK;
+}
+#if DRYDB_C_DATASETS
+int adopt(drydb_range* r, const drydb_sharded_table*, drydb::result<drydb::ShardedRange> x) {
+  if (!x) return record(x.error());
+  r->srange = std::move(*x);
+  r->sharded = true;
+  return DRYDB_OK;
+}
+#endif
+
+// The handles a parent lists (a database's or a dataset's tables, a table's indexes), what
+// errors call them, and the C++ lookup whose error names the ones there are.
+template <class Parent>
+struct Members;
+template <>
+struct Members<drydb_db> {
+  static constexpr const char *kind = "table", *plural = "tables", *position = "table index";
+  static const std::vector<drydb_table*>& of(const drydb_db* p) { return p->tables; }
+  static auto lookup(const drydb_db* p, std::string_view name) { return p->db->table(name); }
+};
+template <>
+struct Members<drydb_table> {
+  static constexpr const char *kind = "index", *plural = "indexes", *position = "index position";
+  static const std::vector<drydb_index*>& of(const drydb_table* p) { return p->indexes; }
+  static auto lookup(const drydb_table* p, std::string_view name) { return p->table->index(name); }
+};
+#if DRYDB_C_DATASETS
+template <>
+struct Members<drydb_dataset> {
+  static constexpr const char *kind = "table", *plural = "tables", *position = "table index";
+  static const std::vector<drydb_sharded_table*>& of(const drydb_dataset* p) { return p->tables; }
+  static auto lookup(const drydb_dataset* p, std::string_view name) { return p->db->table(name); }
+};
+#endif
+
+template <class Parent, class Member>
+int member_at(const char* fn, const Parent* parent, size_t position, const Member** out) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(parent);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    const auto& members = Members<Parent>::of(parent);
+    if (position >= members.size())
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    std::string(Members<Parent>::position) + " " + std::to_string(position) +
+                        " of " + std::to_string(members.size()) + " " + Members<Parent>::plural);
+    *out = members[position];
+    return DRYDB_OK;
+  });
+}
+
+template <class Parent, class Member>
+int member_named(const char* fn, const Parent* parent, const char* name, size_t name_size,
+                 const Member** out) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(parent);
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
+    const std::string_view wanted(name, name_size);
+    for (Member* m : Members<Parent>::of(parent))
+      if (queried(m).name() == wanted) {
+        *out = m;
+        return DRYDB_OK;
+      }
+    // The C++ API's message, which lists the ones there are.
+    auto found = Members<Parent>::lookup(parent, wanted);
+    return found ? record(DRYDB_NOT_FOUND, fn, std::string("no such ") + Members<Parent>::kind)
+                 : record(found.error());
+  });
+}
+
+template <class H>
+int query_name(const char* fn, const H* h, const char** name, size_t* size) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(h);
+    DRYDB_CHECK_OUT(name);
+    DRYDB_CHECK_OUT(size);
+    *name = queried(h).name().data();
+    *size = queried(h).name().size();
+    return DRYDB_OK;
+  });
+}
+
+template <class H>
+int query_encoding_id(const char* fn, const H* h, const char** id, size_t* size) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(h);
+    DRYDB_CHECK_OUT(id);
+    DRYDB_CHECK_OUT(size);
+    // Encodings live for the process (key_encoding.h), so the id outlives the database.
+    const std::string_view s = queried(h).encoding().id();
+    *id = s.data();
+    *size = s.size();
+    return DRYDB_OK;
+  });
+}
+
+template <class H>
+int query_count_range(const char* fn, const H* h, const drydb_bound* start, const drydb_bound* end,
+                      uint64_t* out) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(h);
+    DRYDB_CHECK_OUT(out);
+    *out = 0;
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, DRYDB_ASCENDING, fn, &s, &e, &options); rc != 0) return rc;
+    auto n = queried(h).count_range(*s, *e, options);
+    if (!n) return record(n.error());
+    *out = *n;
+    return DRYDB_OK;
+  });
+}
+
+// A table's get (a file's or a dataset's), its value held by `value`.
+template <class H>
+int query_get(const char* fn, const H* h, const drydb_key* key, drydb_value* value,
+              const void** data, size_t* size) {
+  return guarded(fn, [&]() -> int {
+    if (data != nullptr) *data = nullptr;
+    if (size != nullptr) *size = 0;
+    DRYDB_CHECK(h);
+    DRYDB_CHECK(value);
+    // The holder lets go of its previous answer first (a page cache may need the slot); an index
+    // get's row only if it holds one.
+    value->value = drydb::Value();
+    if (value->row) value->row = drydb::Row();
+    if (!same_owner(h, value)) [[unlikely]]
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    std::string("the value holder belongs to another ") + owner_word(h));
+    return with_key(key, fn, [&](const drydb::Key& k) -> int {
+      auto v = queried(h).get(k);
+      if (!v) [[unlikely]]
+        return record(v.error());
+      if (!*v) return DRYDB_END;
+      value->value = std::move(*v);
+      if (data != nullptr) *data = value->value.bytes().data();
+      if (size != nullptr) *size = value->value.size();
+      return DRYDB_OK;
+    });
+  });
+}
+
+// A table's get, copied into the caller's buffer.
+template <class H>
+int query_get_copy(const char* fn, const H* h, const drydb_key* key, void* buffer, size_t capacity,
+                   size_t* size) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK(h);
+    DRYDB_CHECK_OUT(size);
+    *size = 0;
+    if (buffer == nullptr && capacity != 0) return null_argument(fn, "buffer");
+    return with_key(key, fn, [&](const drydb::Key& k) -> int {
+      auto v = queried(h).get(k);
+      if (!v) return record(v.error());
+      if (!*v) return DRYDB_END;
+      *size = v->size();
+      if (v->size() > capacity)
+        return record(DRYDB_BUFFER_TOO_SMALL, fn,
+                      "the value has " + std::to_string(v->size()) + " bytes, the buffer " +
+                          std::to_string(capacity));
+      if (v->size() != 0) std::memcpy(buffer, v->bytes().data(), v->size());
+      return DRYDB_OK;
+    });
+  });
+}
+
+// Empties `range` for a query of h and checks that it may hold one: DRYDB_OK or the error.
+template <class H>
+int take_range_holder(const char* fn, const H* h, drydb_range* range) {
+  DRYDB_CHECK(h);
+  DRYDB_CHECK(range);
+  clear_range(range);
+  if (!same_owner(h, range))
+    return record(DRYDB_INVALID_ARGUMENT, fn,
+                  std::string("the range holder belongs to another ") + owner_word(h));
+  return DRYDB_OK;
+}
+
+template <class H>
+int query_range(const char* fn, const H* h, const drydb_bound* start, const drydb_bound* end,
+                int32_t order, drydb_range* range) {
+  return guarded(fn, [&]() -> int {
+    if (int rc = take_range_holder(fn, h, range); rc != DRYDB_OK) return rc;
+    std::optional<drydb::KeyBound> s, e;
+    drydb::RangeOptions options;
+    if (int rc = to_options(start, end, order, fn, &s, &e, &options); rc != 0) return rc;
+    return adopt(range, h, queried(h).get_range(*s, *e, options));
+  });
+}
+
+template <class H>
+int query_prefix(const char* fn, const H* h, const void* prefix, size_t size, int32_t order,
+                 drydb_range* range) {
+  return guarded(fn, [&]() -> int {
+    if (int rc = take_range_holder(fn, h, range); rc != DRYDB_OK) return rc;
+    if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
+    if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
+      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
+    return adopt(
+        range, h,
+        queried(h).prefix(
+            std::span<const std::byte>(static_cast<const std::byte*>(prefix), size),
+            order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending));
+  });
+}
+
+// A value holder made on `owner`, a database or a dataset, counted among its live holders.
+template <class Owner>
+int new_value_holder(const char* fn, Owner* owner, drydb_value** out) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(owner);
+    drydb_value* v = Shells<drydb_value>::get().take();
+    set_owner(v, owner);
+    v->value = drydb::Value();
+    v->row = drydb::Row();
+    v->tag = kValueTag;
+    owner->live.fetch_add(1, std::memory_order_relaxed);
+    *out = v;
+    return DRYDB_OK;
+  });
+}
+
+// A range holder made on `owner`, likewise.
+template <class Owner>
+int new_range_holder(const char* fn, Owner* owner, drydb_range** out) {
+  return guarded(fn, [&]() -> int {
+    DRYDB_CHECK_OUT(out);
+    *out = nullptr;
+    DRYDB_CHECK(owner);
+    drydb_range* r = Shells<drydb_range>::get().take();
+    set_owner(r, owner);
+    clear_range(r);
+    r->tag = kRangeTag;
+    owner->live.fetch_add(1, std::memory_order_relaxed);
+    *out = r;
+    return DRYDB_OK;
+  });
+}
+
 }  // namespace
 
 // ---- statuses ---------------------------------------------------------------------------------
@@ -924,132 +1244,46 @@ int drydb_db_verify(const drydb_db* db) {
 }
 
 int drydb_db_table_count(const drydb_db* db, size_t* out) {
-  static constexpr const char* fn = "drydb_db_table_count";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(db);
-    DRYDB_CHECK_OUT(out);
-    *out = db->tables.size();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_db_table_count", db, out, [&] { return db->tables.size(); });
 }
 
 int drydb_db_table_at(const drydb_db* db, size_t index, const drydb_table** out) {
-  static constexpr const char* fn = "drydb_db_table_at";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(db);
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    if (index >= db->tables.size())
-      return record(DRYDB_INVALID_ARGUMENT, fn,
-                    "table index " + std::to_string(index) + " of " +
-                        std::to_string(db->tables.size()) + " tables");
-    *out = db->tables[index];
-    return DRYDB_OK;
-  });
+  return member_at("drydb_db_table_at", db, index, out);
 }
 
 int drydb_db_table(const drydb_db* db, const char* name, size_t name_size,
                    const drydb_table** out) {
-  static constexpr const char* fn = "drydb_db_table";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(db);
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
-    const std::string_view wanted(name, name_size);
-    for (drydb_table* t : db->tables)
-      if (t->table->name() == wanted) {
-        *out = t;
-        return DRYDB_OK;
-      }
-    // The C++ API's message, which lists the tables there are.
-    auto t = db->db->table(wanted);
-    return t ? record(DRYDB_NOT_FOUND, fn, "no such table") : record(t.error());
-  });
+  return member_named("drydb_db_table", db, name, name_size, out);
 }
 
 // ---- a table ----------------------------------------------------------------------------------
 
 int drydb_table_name(const drydb_table* table, const char** name, size_t* size) {
-  static constexpr const char* fn = "drydb_table_name";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(name);
-    DRYDB_CHECK_OUT(size);
-    *name = table->table->name().data();
-    *size = table->table->name().size();
-    return DRYDB_OK;
-  });
+  return query_name("drydb_table_name", table, name, size);
 }
 
 int drydb_table_key_kind(const drydb_table* table, int32_t* out) {
-  static constexpr const char* fn = "drydb_table_key_kind";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = c_key_kind(table->table->encoding());
-    return DRYDB_OK;
-  });
+  return read_out("drydb_table_key_kind", table, out,
+                  [&] { return c_key_kind(queried(table).encoding()); });
 }
 
 int drydb_table_encoding_id(const drydb_table* table, const char** id, size_t* size) {
-  static constexpr const char* fn = "drydb_table_encoding_id";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(id);
-    DRYDB_CHECK_OUT(size);
-    // Encodings live for the process (key_encoding.h), so the id outlives the database.
-    const std::string_view s = table->table->encoding().id();
-    *id = s.data();
-    *size = s.size();
-    return DRYDB_OK;
-  });
+  return query_encoding_id("drydb_table_encoding_id", table, id, size);
 }
 
 int drydb_table_count(const drydb_table* table, uint64_t* out) {
-  static constexpr const char* fn = "drydb_table_count";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = table->table->count();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_table_count", table, out, [&] { return queried(table).count(); });
 }
 
 int drydb_table_count_range(const drydb_table* table, const drydb_bound* start,
                             const drydb_bound* end, uint64_t* out) {
-  static constexpr const char* fn = "drydb_table_count_range";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = 0;
-    std::optional<drydb::KeyBound> s, e;
-    drydb::RangeOptions options;
-    if (int rc = to_options(start, end, DRYDB_ASCENDING, fn, &s, &e, &options); rc != 0) return rc;
-    auto n = table->table->count_range(*s, *e, options);
-    if (!n) return record(n.error());
-    *out = *n;
-    return DRYDB_OK;
-  });
+  return query_count_range("drydb_table_count_range", table, start, end, out);
 }
 
 // ---- get --------------------------------------------------------------------------------------
 
 int drydb_value_create(drydb_db* db, drydb_value** out) {
-  static constexpr const char* fn = "drydb_value_create";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    DRYDB_CHECK(db);
-    drydb_value* v = Shells<drydb_value>::get().take();
-    v->db = db;
-    v->dataset = nullptr;
-    v->value = drydb::Value();
-    v->tag = kValueTag;
-    db->live.fetch_add(1, std::memory_order_relaxed);
-    *out = v;
-    return DRYDB_OK;
-  });
+  return new_value_holder("drydb_value_create", db, out);
 }
 
 int drydb_value_release(drydb_value* value) {
@@ -1078,52 +1312,12 @@ int drydb_value_reset(drydb_value* value) {
 
 int drydb_table_get(const drydb_table* table, const drydb_key* key, drydb_value* value,
                     const void** data, size_t* size) {
-  static constexpr const char* fn = "drydb_table_get";
-  return guarded(fn, [&]() -> int {
-    if (data != nullptr) *data = nullptr;
-    if (size != nullptr) *size = 0;
-    DRYDB_CHECK(table);
-    DRYDB_CHECK(value);
-    // The holder lets go of its previous answer first (a page cache may need the slot); an index
-    // get's row only if it holds one.
-    value->value = drydb::Value();
-    if (value->row) value->row = drydb::Row();
-    if (value->db != table->db) [[unlikely]]
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the value holder belongs to another database");
-    return with_key(key, fn, [&](const drydb::Key& k) -> int {
-      auto v = table->table->get(k);
-      if (!v) [[unlikely]]
-        return record(v.error());
-      if (!*v) return DRYDB_END;
-      value->value = std::move(*v);
-      if (data != nullptr) *data = value->value.bytes().data();
-      if (size != nullptr) *size = value->value.size();
-      return DRYDB_OK;
-    });
-  });
+  return query_get("drydb_table_get", table, key, value, data, size);
 }
 
 int drydb_table_get_copy(const drydb_table* table, const drydb_key* key, void* buffer,
                          size_t capacity, size_t* size) {
-  static constexpr const char* fn = "drydb_table_get_copy";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(size);
-    *size = 0;
-    if (buffer == nullptr && capacity != 0) return null_argument(fn, "buffer");
-    return with_key(key, fn, [&](const drydb::Key& k) -> int {
-      auto v = table->table->get(k);
-      if (!v) return record(v.error());
-      if (!*v) return DRYDB_END;
-      *size = v->size();
-      if (v->size() > capacity)
-        return record(DRYDB_BUFFER_TOO_SMALL, fn,
-                      "the value has " + std::to_string(v->size()) + " bytes, the buffer " +
-                          std::to_string(capacity));
-      if (v->size() != 0) std::memcpy(buffer, v->bytes().data(), v->size());
-      return DRYDB_OK;
-    });
-  });
+  return query_get_copy("drydb_table_get_copy", table, key, buffer, capacity, size);
 }
 
 // ---- cursors ----------------------------------------------------------------------------------
@@ -1218,13 +1412,8 @@ int drydb_cursor_prev(drydb_cursor* cursor) {
 }
 
 int drydb_cursor_valid(const drydb_cursor* cursor, int* out) {
-  static constexpr const char* fn = "drydb_cursor_valid";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(cursor);
-    DRYDB_CHECK_OUT(out);
-    *out = cursor->cursor.valid() ? 1 : 0;
-    return DRYDB_OK;
-  });
+  return read_out("drydb_cursor_valid", cursor, out,
+                  [&] { return cursor->cursor.valid() ? 1 : 0; });
 }
 
 int drydb_cursor_rank(const drydb_cursor* cursor, uint64_t* out) {
@@ -1271,20 +1460,7 @@ int drydb_cursor_prev_kv(drydb_cursor* cursor, const void** key, size_t* key_siz
 // ---- ranges -----------------------------------------------------------------------------------
 
 int drydb_range_create(drydb_db* db, drydb_range** out) {
-  static constexpr const char* fn = "drydb_range_create";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    DRYDB_CHECK(db);
-    drydb_range* r = Shells<drydb_range>::get().take();
-    r->db = db;
-    r->dataset = nullptr;
-    clear_range(r);
-    r->tag = kRangeTag;
-    db->live.fetch_add(1, std::memory_order_relaxed);
-    *out = r;
-    return DRYDB_OK;
-  });
+  return new_range_holder("drydb_range_create", db, out);
 }
 
 int drydb_range_release(drydb_range* range) {
@@ -1302,42 +1478,12 @@ int drydb_range_release(drydb_range* range) {
 
 int drydb_table_range(const drydb_table* table, const drydb_bound* start, const drydb_bound* end,
                       int32_t order, drydb_range* range) {
-  static constexpr const char* fn = "drydb_table_range";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK(range);
-    clear_range(range);
-    if (range->db != table->db)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
-    std::optional<drydb::KeyBound> s, e;
-    drydb::RangeOptions options;
-    if (int rc = to_options(start, end, order, fn, &s, &e, &options); rc != 0) return rc;
-    auto r = table->table->get_range(*s, *e, options);
-    if (!r) return record(r.error());
-    range->range = std::move(*r);
-    return DRYDB_OK;
-  });
+  return query_range("drydb_table_range", table, start, end, order, range);
 }
 
 int drydb_table_prefix(const drydb_table* table, const void* prefix, size_t size, int32_t order,
                        drydb_range* range) {
-  static constexpr const char* fn = "drydb_table_prefix";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK(range);
-    clear_range(range);
-    if (range->db != table->db)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
-    if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
-    if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
-    auto r = table->table->prefix(
-        std::span<const std::byte>(static_cast<const std::byte*>(prefix), size),
-        order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending);
-    if (!r) return record(r.error());
-    range->range = std::move(*r);
-    return DRYDB_OK;
-  });
+  return query_prefix("drydb_table_prefix", table, prefix, size, order, range);
 }
 
 int drydb_range_count(const drydb_range* range, uint64_t* out) {
@@ -1547,120 +1693,42 @@ void drydb_free(void* data) {
 // ---- secondary indexes ------------------------------------------------------------------------
 
 int drydb_table_index_count(const drydb_table* table, size_t* out) {
-  static constexpr const char* fn = "drydb_table_index_count";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = table->indexes.size();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_table_index_count", table, out, [&] { return table->indexes.size(); });
 }
 
 int drydb_table_index_at(const drydb_table* table, size_t position, const drydb_index** out) {
-  static constexpr const char* fn = "drydb_table_index_at";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    if (position >= table->indexes.size())
-      return record(DRYDB_INVALID_ARGUMENT, fn,
-                    "index position " + std::to_string(position) + " of " +
-                        std::to_string(table->indexes.size()) + " indexes");
-    *out = table->indexes[position];
-    return DRYDB_OK;
-  });
+  return member_at("drydb_table_index_at", table, position, out);
 }
 
 int drydb_table_index(const drydb_table* table, const char* name, size_t name_size,
                       const drydb_index** out) {
-  static constexpr const char* fn = "drydb_table_index";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
-    const std::string_view wanted(name, name_size);
-    for (drydb_index* i : table->indexes)
-      if (i->index->name() == wanted) {
-        *out = i;
-        return DRYDB_OK;
-      }
-    // The C++ API's message, which lists the indexes there are.
-    auto i = table->table->index(wanted);
-    return i ? record(DRYDB_NOT_FOUND, fn, "no such index") : record(i.error());
-  });
+  return member_named("drydb_table_index", table, name, name_size, out);
 }
 
 int drydb_index_name(const drydb_index* index, const char** name, size_t* size) {
-  static constexpr const char* fn = "drydb_index_name";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK_OUT(name);
-    DRYDB_CHECK_OUT(size);
-    *name = index->index->name().data();
-    *size = index->index->name().size();
-    return DRYDB_OK;
-  });
+  return query_name("drydb_index_name", index, name, size);
 }
 
 int drydb_index_unique(const drydb_index* index, int* out) {
-  static constexpr const char* fn = "drydb_index_unique";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK_OUT(out);
-    *out = index->index->unique() ? 1 : 0;
-    return DRYDB_OK;
-  });
+  return read_out("drydb_index_unique", index, out, [&] { return index->index->unique() ? 1 : 0; });
 }
 
 int drydb_index_key_kind(const drydb_index* index, int32_t* out) {
-  static constexpr const char* fn = "drydb_index_key_kind";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK_OUT(out);
-    *out = c_key_kind(index->index->encoding());
-    return DRYDB_OK;
-  });
+  return read_out("drydb_index_key_kind", index, out,
+                  [&] { return c_key_kind(queried(index).encoding()); });
 }
 
 int drydb_index_encoding_id(const drydb_index* index, const char** id, size_t* size) {
-  static constexpr const char* fn = "drydb_index_encoding_id";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK_OUT(id);
-    DRYDB_CHECK_OUT(size);
-    const std::string_view s = index->index->encoding().id();
-    *id = s.data();
-    *size = s.size();
-    return DRYDB_OK;
-  });
+  return query_encoding_id("drydb_index_encoding_id", index, id, size);
 }
 
 int drydb_index_count(const drydb_index* index, uint64_t* out) {
-  static constexpr const char* fn = "drydb_index_count";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK_OUT(out);
-    *out = index->index->count();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_index_count", index, out, [&] { return queried(index).count(); });
 }
 
 int drydb_index_count_range(const drydb_index* index, const drydb_bound* start,
                             const drydb_bound* end, uint64_t* out) {
-  static constexpr const char* fn = "drydb_index_count_range";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK_OUT(out);
-    *out = 0;
-    std::optional<drydb::KeyBound> s, e;
-    drydb::RangeOptions options;
-    if (int rc = to_options(start, end, DRYDB_ASCENDING, fn, &s, &e, &options); rc != 0) return rc;
-    auto n = index->index->count_range(*s, *e, options);
-    if (!n) return record(n.error());
-    *out = *n;
-    return DRYDB_OK;
-  });
+  return query_count_range("drydb_index_count_range", index, start, end, out);
 }
 
 int drydb_index_get(const drydb_index* index, const drydb_key* key, drydb_value* holder,
@@ -1690,21 +1758,7 @@ int drydb_index_get(const drydb_index* index, const drydb_key* key, drydb_value*
 
 int drydb_index_range(const drydb_index* index, const drydb_bound* start, const drydb_bound* end,
                       int32_t order, drydb_range* range) {
-  static constexpr const char* fn = "drydb_index_range";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK(range);
-    clear_range(range);
-    if (range->db != index->db)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
-    std::optional<drydb::KeyBound> s, e;
-    drydb::RangeOptions options;
-    if (int rc = to_options(start, end, order, fn, &s, &e, &options); rc != 0) return rc;
-    auto r = index->index->get_range(*s, *e, options);
-    if (!r) return record(r.error());
-    adopt_index_range(range, *index->index, *r);
-    return DRYDB_OK;
-  });
+  return query_range("drydb_index_range", index, start, end, order, range);
 }
 
 int drydb_index_get_all(const drydb_index* index, const drydb_key* key, drydb_range* range) {
@@ -1726,23 +1780,7 @@ int drydb_index_get_all(const drydb_index* index, const drydb_key* key, drydb_ra
 
 int drydb_index_prefix(const drydb_index* index, const void* prefix, size_t size, int32_t order,
                        drydb_range* range) {
-  static constexpr const char* fn = "drydb_index_prefix";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(index);
-    DRYDB_CHECK(range);
-    clear_range(range);
-    if (range->db != index->db)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another database");
-    if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
-    if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
-    auto r = index->index->prefix(
-        std::span<const std::byte>(static_cast<const std::byte*>(prefix), size),
-        order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending);
-    if (!r) return record(r.error());
-    adopt_index_range(range, *index->index, *r);
-    return DRYDB_OK;
-  });
+  return query_prefix("drydb_index_prefix", index, prefix, size, order, range);
 }
 
 int drydb_range_index_key(drydb_range* range, const void** key, size_t* size) {
@@ -1995,13 +2033,8 @@ int drydb_table_builder_add_miss_filter(drydb_table_builder* table, uint32_t bit
 }
 
 int drydb_table_miss_filter_bits(const drydb_table* table, uint32_t* out) {
-  static constexpr const char* fn = "drydb_table_miss_filter_bits";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = table->table->info().miss_filter_bits_per_key;
-    return DRYDB_OK;
-  });
+  return read_out("drydb_table_miss_filter_bits", table, out,
+                  [&] { return table->table->info().miss_filter_bits_per_key; });
 }
 
 }  // extern "C"
@@ -2087,14 +2120,6 @@ drydb_dataset* new_dataset() {
   return h;
 }
 
-// Positions `range`, a holder of table's dataset, with the ShardedRange `r`.
-int adopt_sharded_range(drydb_range* range, drydb::result<drydb::ShardedRange> r) {
-  if (!r) return record(r.error());
-  range->srange = std::move(*r);
-  range->sharded = true;
-  return DRYDB_OK;
-}
-
 }  // namespace
 
 extern "C" {
@@ -2129,23 +2154,13 @@ int drydb_dataset_close(drydb_dataset* dataset) {
 }
 
 int drydb_dataset_generation(const drydb_dataset* dataset, uint64_t* out) {
-  static constexpr const char* fn = "drydb_dataset_generation";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(dataset);
-    DRYDB_CHECK_OUT(out);
-    *out = dataset->db->generation();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_dataset_generation", dataset, out,
+                  [&] { return dataset->db->generation(); });
 }
 
 int drydb_dataset_shard_count(const drydb_dataset* dataset, uint32_t* out) {
-  static constexpr const char* fn = "drydb_dataset_shard_count";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(dataset);
-    DRYDB_CHECK_OUT(out);
-    *out = static_cast<uint32_t>(dataset->db->shard_count());
-    return DRYDB_OK;
-  });
+  return read_out("drydb_dataset_shard_count", dataset, out,
+                  [&] { return static_cast<uint32_t>(dataset->db->shard_count()); });
 }
 
 int drydb_dataset_verify(const drydb_dataset* dataset) {
@@ -2158,95 +2173,36 @@ int drydb_dataset_verify(const drydb_dataset* dataset) {
 }
 
 int drydb_dataset_table_count(const drydb_dataset* dataset, size_t* out) {
-  static constexpr const char* fn = "drydb_dataset_table_count";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(dataset);
-    DRYDB_CHECK_OUT(out);
-    *out = dataset->tables.size();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_dataset_table_count", dataset, out,
+                  [&] { return dataset->tables.size(); });
 }
 
 int drydb_dataset_table_at(const drydb_dataset* dataset, size_t index,
                            const drydb_sharded_table** out) {
-  static constexpr const char* fn = "drydb_dataset_table_at";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(dataset);
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    if (index >= dataset->tables.size())
-      return record(DRYDB_INVALID_ARGUMENT, fn,
-                    "table index " + std::to_string(index) + " of " +
-                        std::to_string(dataset->tables.size()) + " tables");
-    *out = dataset->tables[index];
-    return DRYDB_OK;
-  });
+  return member_at("drydb_dataset_table_at", dataset, index, out);
 }
 
 int drydb_dataset_table(const drydb_dataset* dataset, const char* name, size_t name_size,
                         const drydb_sharded_table** out) {
-  static constexpr const char* fn = "drydb_dataset_table";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(dataset);
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    if (name == nullptr && name_size != 0) return null_argument(fn, "name");
-    const std::string_view wanted(name, name_size);
-    for (drydb_sharded_table* t : dataset->tables)
-      if (t->table->name() == wanted) {
-        *out = t;
-        return DRYDB_OK;
-      }
-    // The C++ API's message, which lists the tables there are.
-    auto t = dataset->db->table(wanted);
-    return t ? record(DRYDB_NOT_FOUND, fn, "no such table") : record(t.error());
-  });
+  return member_named("drydb_dataset_table", dataset, name, name_size, out);
 }
 
 int drydb_sharded_table_name(const drydb_sharded_table* table, const char** name, size_t* size) {
-  static constexpr const char* fn = "drydb_sharded_table_name";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(name);
-    DRYDB_CHECK_OUT(size);
-    *name = table->table->name().data();
-    *size = table->table->name().size();
-    return DRYDB_OK;
-  });
+  return query_name("drydb_sharded_table_name", table, name, size);
 }
 
 int drydb_sharded_table_key_kind(const drydb_sharded_table* table, int32_t* out) {
-  static constexpr const char* fn = "drydb_sharded_table_key_kind";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = c_key_kind(table->table->encoding());
-    return DRYDB_OK;
-  });
+  return read_out("drydb_sharded_table_key_kind", table, out,
+                  [&] { return c_key_kind(queried(table).encoding()); });
 }
 
 int drydb_sharded_table_encoding_id(const drydb_sharded_table* table, const char** id,
                                     size_t* size) {
-  static constexpr const char* fn = "drydb_sharded_table_encoding_id";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(id);
-    DRYDB_CHECK_OUT(size);
-    const std::string_view s = table->table->encoding().id();
-    *id = s.data();
-    *size = s.size();
-    return DRYDB_OK;
-  });
+  return query_encoding_id("drydb_sharded_table_encoding_id", table, id, size);
 }
 
 int drydb_sharded_table_count(const drydb_sharded_table* table, uint64_t* out) {
-  static constexpr const char* fn = "drydb_sharded_table_count";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = table->table->count();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_sharded_table_count", table, out, [&] { return queried(table).count(); });
 }
 
 int drydb_sharded_table_shard_of(const drydb_sharded_table* table, const drydb_key* key,
@@ -2270,137 +2226,35 @@ int drydb_sharded_table_shard_of(const drydb_sharded_table* table, const drydb_k
 
 int drydb_sharded_table_count_range(const drydb_sharded_table* table, const drydb_bound* start,
                                     const drydb_bound* end, uint64_t* out) {
-  static constexpr const char* fn = "drydb_sharded_table_count_range";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(out);
-    *out = 0;
-    std::optional<drydb::KeyBound> s, e;
-    drydb::RangeOptions options;
-    if (int rc = to_options(start, end, DRYDB_ASCENDING, fn, &s, &e, &options); rc != 0) return rc;
-    auto n = table->table->count_range(*s, *e, options);
-    if (!n) return record(n.error());
-    *out = *n;
-    return DRYDB_OK;
-  });
+  return query_count_range("drydb_sharded_table_count_range", table, start, end, out);
 }
 
 int drydb_dataset_value_create(drydb_dataset* dataset, drydb_value** out) {
-  static constexpr const char* fn = "drydb_dataset_value_create";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    DRYDB_CHECK(dataset);
-    drydb_value* v = Shells<drydb_value>::get().take();
-    v->db = nullptr;
-    v->dataset = dataset;
-    v->value = drydb::Value();
-    v->row = drydb::Row();
-    v->tag = kValueTag;
-    dataset->live.fetch_add(1, std::memory_order_relaxed);
-    *out = v;
-    return DRYDB_OK;
-  });
+  return new_value_holder("drydb_dataset_value_create", dataset, out);
 }
 
 int drydb_sharded_table_get(const drydb_sharded_table* table, const drydb_key* key,
                             drydb_value* value, const void** data, size_t* size) {
-  static constexpr const char* fn = "drydb_sharded_table_get";
-  return guarded(fn, [&]() -> int {
-    if (data != nullptr) *data = nullptr;
-    if (size != nullptr) *size = 0;
-    DRYDB_CHECK(table);
-    DRYDB_CHECK(value);
-    value->value = drydb::Value();
-    value->row = drydb::Row();
-    if (value->dataset != table->dataset)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the value holder belongs to another dataset");
-    std::optional<drydb::Key> k;
-    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
-    auto v = table->table->get(*k);
-    if (!v) return record(v.error());
-    if (!*v) return DRYDB_END;
-    value->value = std::move(*v);
-    if (data != nullptr) *data = value->value.bytes().data();
-    if (size != nullptr) *size = value->value.size();
-    return DRYDB_OK;
-  });
+  return query_get("drydb_sharded_table_get", table, key, value, data, size);
 }
 
 int drydb_sharded_table_get_copy(const drydb_sharded_table* table, const drydb_key* key,
                                  void* buffer, size_t capacity, size_t* size) {
-  static constexpr const char* fn = "drydb_sharded_table_get_copy";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK_OUT(size);
-    *size = 0;
-    if (buffer == nullptr && capacity != 0) return null_argument(fn, "buffer");
-    std::optional<drydb::Key> k;
-    if (int rc = to_key(key, fn, &k); rc != 0) return rc;
-    auto v = table->table->get(*k);
-    if (!v) return record(v.error());
-    if (!*v) return DRYDB_END;
-    *size = v->size();
-    if (v->size() > capacity)
-      return record(DRYDB_BUFFER_TOO_SMALL, fn,
-                    "the value has " + std::to_string(v->size()) + " bytes, the buffer " +
-                        std::to_string(capacity));
-    if (v->size() != 0) std::memcpy(buffer, v->bytes().data(), v->size());
-    return DRYDB_OK;
-  });
+  return query_get_copy("drydb_sharded_table_get_copy", table, key, buffer, capacity, size);
 }
 
 int drydb_dataset_range_create(drydb_dataset* dataset, drydb_range** out) {
-  static constexpr const char* fn = "drydb_dataset_range_create";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    DRYDB_CHECK(dataset);
-    drydb_range* r = Shells<drydb_range>::get().take();
-    r->db = nullptr;
-    r->dataset = dataset;
-    clear_range(r);
-    r->tag = kRangeTag;
-    dataset->live.fetch_add(1, std::memory_order_relaxed);
-    *out = r;
-    return DRYDB_OK;
-  });
+  return new_range_holder("drydb_dataset_range_create", dataset, out);
 }
 
 int drydb_sharded_table_range(const drydb_sharded_table* table, const drydb_bound* start,
                               const drydb_bound* end, int32_t order, drydb_range* range) {
-  static constexpr const char* fn = "drydb_sharded_table_range";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK(range);
-    clear_range(range);
-    if (range->dataset != table->dataset)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another dataset");
-    std::optional<drydb::KeyBound> s, e;
-    drydb::RangeOptions options;
-    if (int rc = to_options(start, end, order, fn, &s, &e, &options); rc != 0) return rc;
-    return adopt_sharded_range(range, table->table->get_range(*s, *e, options));
-  });
+  return query_range("drydb_sharded_table_range", table, start, end, order, range);
 }
 
 int drydb_sharded_table_prefix(const drydb_sharded_table* table, const void* prefix, size_t size,
                                int32_t order, drydb_range* range) {
-  static constexpr const char* fn = "drydb_sharded_table_prefix";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
-    DRYDB_CHECK(range);
-    clear_range(range);
-    if (range->dataset != table->dataset)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "the range holder belongs to another dataset");
-    if (prefix == nullptr && size != 0) return null_argument(fn, "prefix");
-    if (order != DRYDB_ASCENDING && order != DRYDB_DESCENDING)
-      return record(DRYDB_INVALID_ARGUMENT, fn, "unknown order " + std::to_string(order));
-    return adopt_sharded_range(
-        range,
-        table->table->prefix(
-            std::span<const std::byte>(static_cast<const std::byte*>(prefix), size),
-            order == DRYDB_ASCENDING ? drydb::SortOrder::ascending : drydb::SortOrder::descending));
-  });
+  return query_prefix("drydb_sharded_table_prefix", table, prefix, size, order, range);
 }
 
 // ---- live datasets ----------------------------------------------------------------------------
@@ -2453,23 +2307,12 @@ int drydb_live_dataset_refresh(drydb_live_dataset* live, int* swapped) {
 }
 
 int drydb_live_dataset_generation(const drydb_live_dataset* live, uint64_t* out) {
-  static constexpr const char* fn = "drydb_live_dataset_generation";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(live);
-    DRYDB_CHECK_OUT(out);
-    *out = live->live->generation();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_live_dataset_generation", live, out,
+                  [&] { return live->live->generation(); });
 }
 
 int drydb_live_dataset_retired(const drydb_live_dataset* live, size_t* out) {
-  static constexpr const char* fn = "drydb_live_dataset_retired";
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(live);
-    DRYDB_CHECK_OUT(out);
-    *out = live->live->retired();
-    return DRYDB_OK;
-  });
+  return read_out("drydb_live_dataset_retired", live, out, [&] { return live->live->retired(); });
 }
 
 int drydb_live_dataset_pin(drydb_live_dataset* live, drydb_dataset** out) {

@@ -292,6 +292,7 @@ static void test_tables(drydb_db* db) {
     CHECK(rows == counts[i]);
   }
   CHECK_RC(drydb_db_table_at(db, 4, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("drydb_db_table_at: table index 4 of 4 tables");
   CHECK(t == NULL);
   CHECK_RC(drydb_db_table_at(db, 0, NULL), DRYDB_INVALID_ARGUMENT);
   CHECK_RC(drydb_db_table(db, "nope", 4, &t), DRYDB_NOT_FOUND);
@@ -1092,6 +1093,7 @@ static void test_indexes(drydb_db* db, drydb_db* other) {
   CHECK_RC(drydb_table_index_at(items, 0, &by_len), DRYDB_OK);
   CHECK_RC(drydb_table_index_at(items, 1, &by_value), DRYDB_OK);
   CHECK_RC(drydb_table_index_at(items, 2, &ix), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("drydb_table_index_at: index position 2 of 2 indexes");
   CHECK(ix == NULL);
   CHECK_RC(drydb_table_index_at(NULL, 0, &ix), DRYDB_INVALID_ARGUMENT);
   CHECK_RC(drydb_table_index_at(items, 0, NULL), DRYDB_INVALID_ARGUMENT);
@@ -2214,6 +2216,7 @@ static void test_dataset(const char* dir, drydb_db* file_db) {
     }
   }
   CHECK_RC(drydb_dataset_table_at(ds, DS_TABLES, &t), DRYDB_INVALID_ARGUMENT);
+  CHECK_MESSAGE("drydb_dataset_table_at: table index");
   CHECK(t == NULL);
   CHECK_RC(drydb_dataset_table(ds, "nope", 4, &t), DRYDB_NOT_FOUND);
   CHECK_MESSAGE("hashed"); /* the message lists the tables there are */
