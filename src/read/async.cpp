@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "drydb/detail/db_state.h"
 #include "drydb/index.h"
@@ -143,75 +145,110 @@ void die_no_future(const char* what) {
 
 }  // namespace detail
 
-// ---- ReadOnlyTable's asynchronous forms --------------------------------------------------------
+// ---- the asynchronous forms of ReadOnlyTable and SecondaryIndex ---------------------------------
+
+namespace detail {
+namespace {
+
+// A query's argument, owned by its task until the task runs: keys, bounds and prefixes copied
+// out of the caller's memory (owned), and seen again as what the query takes (viewed); options
+// and orders by value.
+OwnedKey owned(const Key& key) {
+  return OwnedKey(key);
+}
+OwnedBound owned(const KeyBound& bound) {
+  return OwnedBound(bound);
+}
+std::vector<std::byte> owned(std::span<const std::byte> bytes) {
+  return {bytes.begin(), bytes.end()};
+}
+template <class T>
+T owned(const T& value) {
+  return value;
+}
+Key viewed(const OwnedKey& key) {
+  return key.key();
+}
+KeyBound viewed(const OwnedBound& bound) {
+  return bound.bound();
+}
+std::span<const std::byte> viewed(const std::vector<std::byte>& bytes) {
+  return bytes;
+}
+template <class T>
+const T& viewed(const T& value) {
+  return value;
+}
+
+// Runs query(q, args...) on q's database's executor, with the arguments owned by the task.
+template <class R, class Q, class Query, class... Args>
+Future<R> launch_query(const DatabaseState* db, const Q& q, Query query, const Args&... args) {
+  return launch<R>(db, [q, query, kept = std::tuple(owned(args)...)] {
+    return std::apply([&](const auto&... a) { return query(q, viewed(a)...); }, kept);
+  });
+}
+
+// The queries, named once for every class that has them.
+constexpr auto kGet = [](const auto& q, const Key& key) { return q.get(key); };
+constexpr auto kGetAll = [](const auto& q, const Key& key) { return q.get_all(key); };
+constexpr auto kGetRange = [](const auto& q, const KeyBound& start, const KeyBound& end,
+                              const RangeOptions& options) {
+  return q.get_range(start, end, options);
+};
+constexpr auto kCountRange = [](const auto& q, const KeyBound& start, const KeyBound& end,
+                                const RangeOptions& options) {
+  return q.count_range(start, end, options);
+};
+constexpr auto kPrefix = [](const auto& q, std::span<const std::byte> prefix, SortOrder order) {
+  return q.prefix(prefix, order);
+};
+
+std::span<const std::byte> text_bytes(std::string_view text) {
+  return std::as_bytes(std::span(text.data(), text.size()));
+}
+
+}  // namespace
+}  // namespace detail
 
 Future<Value> ReadOnlyTable::get_async(const Key& key) const {
-  return detail::launch<Value>(
-      db_, [table = *this, key = detail::OwnedKey(key)] { return table.get(key.key()); });
+  return detail::launch_query<Value>(db_, *this, detail::kGet, key);
 }
-
 Future<Range> ReadOnlyTable::get_range_async(const KeyBound& start, const KeyBound& end,
                                              RangeOptions options) const {
-  return detail::launch<Range>(
-      db_, [table = *this, start = detail::OwnedBound(start), end = detail::OwnedBound(end),
-            options] { return table.get_range(start.bound(), end.bound(), options); });
+  return detail::launch_query<Range>(db_, *this, detail::kGetRange, start, end, options);
 }
-
 Future<uint64_t> ReadOnlyTable::count_range_async(const KeyBound& start, const KeyBound& end,
                                                   RangeOptions options) const {
-  return detail::launch<uint64_t>(
-      db_, [table = *this, start = detail::OwnedBound(start), end = detail::OwnedBound(end),
-            options] { return table.count_range(start.bound(), end.bound(), options); });
+  return detail::launch_query<uint64_t>(db_, *this, detail::kCountRange, start, end, options);
 }
-
 Future<Range> ReadOnlyTable::prefix_async(std::span<const std::byte> prefix,
                                           SortOrder order) const {
-  return detail::launch<Range>(
-      db_, [table = *this, prefix = std::vector<std::byte>(prefix.begin(), prefix.end()), order] {
-        return table.prefix(prefix, order);
-      });
+  return detail::launch_query<Range>(db_, *this, detail::kPrefix, prefix, order);
 }
-
 Future<Range> ReadOnlyTable::prefix_async(std::string_view text, SortOrder order) const {
-  return prefix_async(std::as_bytes(std::span(text.data(), text.size())), order);
+  return prefix_async(detail::text_bytes(text), order);
 }
-
-// ---- SecondaryIndex's asynchronous forms -------------------------------------------------------
 
 Future<Row> SecondaryIndex::get_async(const Key& key) const {
-  return detail::launch<Row>(
-      db_, [index = *this, key = detail::OwnedKey(key)] { return index.get(key.key()); });
+  return detail::launch_query<Row>(db_, *this, detail::kGet, key);
 }
-
 Future<IndexRange> SecondaryIndex::get_all_async(const Key& key) const {
-  return detail::launch<IndexRange>(
-      db_, [index = *this, key = detail::OwnedKey(key)] { return index.get_all(key.key()); });
+  return detail::launch_query<IndexRange>(db_, *this, detail::kGetAll, key);
 }
-
 Future<IndexRange> SecondaryIndex::get_range_async(const KeyBound& start, const KeyBound& end,
                                                    RangeOptions options) const {
-  return detail::launch<IndexRange>(
-      db_, [index = *this, start = detail::OwnedBound(start), end = detail::OwnedBound(end),
-            options] { return index.get_range(start.bound(), end.bound(), options); });
+  return detail::launch_query<IndexRange>(db_, *this, detail::kGetRange, start, end, options);
 }
-
 Future<uint64_t> SecondaryIndex::count_range_async(const KeyBound& start, const KeyBound& end,
                                                    RangeOptions options) const {
-  return detail::launch<uint64_t>(
-      db_, [index = *this, start = detail::OwnedBound(start), end = detail::OwnedBound(end),
-            options] { return index.count_range(start.bound(), end.bound(), options); });
+  return detail::launch_query<uint64_t>(db_, *this, detail::kCountRange, start, end, options);
 }
-
 Future<IndexRange> SecondaryIndex::prefix_async(std::span<const std::byte> prefix,
                                                 SortOrder order) const {
-  return detail::launch<IndexRange>(
-      db_, [index = *this, prefix = std::vector<std::byte>(prefix.begin(), prefix.end()), order] {
-        return index.prefix(prefix, order);
-      });
+  return detail::launch_query<IndexRange>(db_, *this, detail::kPrefix, prefix, order);
 }
-
 Future<IndexRange> SecondaryIndex::prefix_async(std::string_view text, SortOrder order) const {
-  return prefix_async(std::as_bytes(std::span(text.data(), text.size())), order);
+  return prefix_async(detail::text_bytes(text), order);
 }
 
 namespace {
@@ -228,21 +265,21 @@ uint8_t touch(std::span<const std::byte> bytes) {
 }  // namespace
 
 Future<void> ReadOnlyTable::warm_async(const KeyBound& start, const KeyBound& end) const {
-  return detail::launch<void>(db_,
-                              [table = *this, start = detail::OwnedBound(start),
-                               end = detail::OwnedBound(end)]() -> status {
-                                auto range = table.get_range(start.bound(), end.bound());
-                                if (!range) return std::move(range).error();
-                                // Walking the range loads each leaf once; value() resolves overflow
-                                // runs.
-                                uint8_t sum = 0;
-                                for (const Entry& e : *range)
-                                  sum ^= static_cast<uint8_t>(touch(e.key) ^ touch(e.value));
-                                volatile uint8_t sink = sum;  // keep the reads
-                                (void)sink;
-                                if (!range->status()) return range->status().error();
-                                return {};
-                              });
+  return detail::launch_query<void>(
+      db_, *this,
+      [](const ReadOnlyTable& table, const KeyBound& from, const KeyBound& to) -> status {
+        auto range = table.get_range(from, to);
+        if (!range) return std::move(range).error();
+        // Walking the range loads each leaf once; value() resolves overflow runs.
+        uint8_t sum = 0;
+        for (const Entry& e : *range)
+          sum ^= static_cast<uint8_t>(touch(e.key) ^ touch(e.value));
+        volatile uint8_t sink = sum;  // keep the reads
+        (void)sink;
+        if (!range->status()) return range->status().error();
+        return {};
+      },
+      start, end);
 }
 
 }  // namespace drydb
