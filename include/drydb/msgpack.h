@@ -298,63 +298,89 @@ class MsgpackCursor {
   drydb::status decode_status_;
 };
 
+namespace detail {
+
+// The typed queries MsgpackTable and MsgpackIndex share, written once over the untyped Q
+// (ReadOnlyTable or SecondaryIndex, whose cursors are CursorT): each asks Q and decodes the rows'
+// values as T. Derived::source() names the table (and index) in decode errors.
+template <class Derived, class T, class Q, class CursorT>
+class MsgpackQueries {
+ public:
+  using TypedRange = MsgpackRange<T, CursorT>;
+
+  std::string_view name() const noexcept { return untyped_.name(); }
+  KeyEncoding encoding() const noexcept { return untyped_.encoding(); }
+  // Rows of the table (entries of the index), O(1).
+  uint64_t count() const noexcept { return untyped_.count(); }
+  // The untyped table or index.
+  const Q& untyped() const noexcept { return untyped_; }
+
+  // Rows between two bounds; see ReadOnlyTable::get_range, SecondaryIndex::get_range.
+  result<TypedRange> get_range(const KeyBound& start, const KeyBound& end,
+                               RangeOptions options = {}) const {
+    return typed(untyped_.get_range(start, end, options));
+  }
+  result<uint64_t> count_range(const KeyBound& start, const KeyBound& end,
+                               RangeOptions options = {}) const {
+    return untyped_.count_range(start, end, options);
+  }
+  // Rows whose key (an index's: index key) starts with `prefix` (byte keys only).
+  result<TypedRange> prefix(std::span<const std::byte> prefix,
+                            SortOrder order = SortOrder::ascending) const {
+    return typed(untyped_.prefix(prefix, order));
+  }
+  result<TypedRange> prefix(std::string_view text, SortOrder order = SortOrder::ascending) const {
+    return typed(untyped_.prefix(text, order));
+  }
+  // An unpositioned cursor in key (index key) order.
+  MsgpackCursor<T, CursorT> cursor() const {
+    return MsgpackCursor<T, CursorT>(untyped_.cursor(), source());
+  }
+
+ protected:
+  explicit MsgpackQueries(Q untyped) noexcept : untyped_(untyped) {}
+  MsgpackSource source() const { return static_cast<const Derived&>(*this).source(); }
+  template <class R>
+  result<TypedRange> typed(result<R> r) const {
+    if (!r) return std::move(r).error();
+    return TypedRange(std::move(r).value(), source());
+  }
+
+  Q untyped_;
+};
+
+}  // namespace detail
+
 // A typed view of a SecondaryIndex (see index.h): the same queries, answering
 // with the rows' values decoded as T. Index keys are given as the index's
 // encoding takes them. A cheap handle; must not outlive its database.
 template <class T>
-class MsgpackIndex {
+class MsgpackIndex
+    : public detail::MsgpackQueries<MsgpackIndex<T>, T, SecondaryIndex, IndexCursor> {
+  using Base = detail::MsgpackQueries<MsgpackIndex<T>, T, SecondaryIndex, IndexCursor>;
+
  public:
-  std::string_view name() const noexcept { return index_.name(); }
-  bool unique() const noexcept { return index_.unique(); }
-  KeyEncoding encoding() const noexcept { return index_.encoding(); }
-  // Entries in the index, O(1).
-  uint64_t count() const noexcept { return index_.count(); }
-  // The untyped index.
-  const SecondaryIndex& untyped() const noexcept { return index_; }
+  bool unique() const noexcept { return this->untyped_.unique(); }
 
   // The value of the row whose index key is `key` (for a non-unique index,
   // the first such row in primary-key order); an empty optional when none.
   result<std::optional<T>> get(const Key& key) const {
-    auto row = index_.get(key);
+    auto row = this->untyped_.get(key);
     if (!row) return std::move(row).error();
     return detail::decode_msgpack_row<T>(source(), row->has_value(), row->key(), row->value());
   }
   // Every row whose index key is `key`, in primary-key order.
-  result<MsgpackIndexRange<T>> get_all(const Key& key) const { return typed(index_.get_all(key)); }
-  // Rows whose index key lies between two bounds; see SecondaryIndex::get_range.
-  result<MsgpackIndexRange<T>> get_range(const KeyBound& start, const KeyBound& end,
-                                         RangeOptions options = {}) const {
-    return typed(index_.get_range(start, end, options));
-  }
-  result<uint64_t> count_range(const KeyBound& start, const KeyBound& end,
-                               RangeOptions options = {}) const {
-    return index_.count_range(start, end, options);
-  }
-  // Rows whose index key starts with `prefix` (byte-keyed indexes).
-  result<MsgpackIndexRange<T>> prefix(std::span<const std::byte> prefix,
-                                      SortOrder order = SortOrder::ascending) const {
-    return typed(index_.prefix(prefix, order));
-  }
-  result<MsgpackIndexRange<T>> prefix(std::string_view text,
-                                      SortOrder order = SortOrder::ascending) const {
-    return typed(index_.prefix(text, order));
-  }
-  // An unpositioned cursor in index order.
-  MsgpackCursor<T, IndexCursor> cursor() const {
-    return MsgpackCursor<T, IndexCursor>(index_.cursor(), source());
+  result<MsgpackIndexRange<T>> get_all(const Key& key) const {
+    return this->typed(this->untyped_.get_all(key));
   }
 
   // Internal.
-  MsgpackIndex(SecondaryIndex index, ReadOnlyTable table) noexcept : index_(index), table_(table) {}
+  MsgpackIndex(SecondaryIndex index, ReadOnlyTable table) noexcept : Base(index), table_(table) {}
 
  private:
-  detail::MsgpackSource source() const { return {table_, index_.name()}; }
-  result<MsgpackIndexRange<T>> typed(result<IndexRange> r) const {
-    if (!r) return std::move(r).error();
-    return MsgpackIndexRange<T>(std::move(r).value(), source());
-  }
+  friend Base;
+  detail::MsgpackSource source() const { return {table_, this->untyped_.name()}; }
 
-  SecondaryIndex index_;
   ReadOnlyTable table_;
 };
 
@@ -363,57 +389,28 @@ class MsgpackIndex {
 // as the table takes them. A cheap handle (copy freely); must not outlive its
 // database. Safe from many threads at once, as the table is.
 template <class T>
-class MsgpackTable {
- public:
-  explicit MsgpackTable(ReadOnlyTable table) noexcept : table_(table) {}
+class MsgpackTable : public detail::MsgpackQueries<MsgpackTable<T>, T, ReadOnlyTable, Cursor> {
+  using Base = detail::MsgpackQueries<MsgpackTable<T>, T, ReadOnlyTable, Cursor>;
 
-  std::string_view name() const noexcept { return table_.name(); }
-  KeyEncoding encoding() const noexcept { return table_.encoding(); }
-  uint64_t count() const noexcept { return table_.count(); }
-  // The untyped table.
-  const ReadOnlyTable& untyped() const noexcept { return table_; }
+ public:
+  explicit MsgpackTable(ReadOnlyTable table) noexcept : Base(table) {}
 
   // The value of `key` decoded as T; an empty optional when absent.
   result<std::optional<T>> get(const Key& key) const {
-    auto v = table_.get(key);
+    auto v = this->untyped_.get(key);
     if (!v) return std::move(v).error();
     return detail::decode_msgpack_row<T>(source(), v->has_value(), key.bytes(), v->bytes());
   }
-  // Rows between two bounds; see ReadOnlyTable::get_range.
-  result<MsgpackRange<T>> get_range(const KeyBound& start, const KeyBound& end,
-                                    RangeOptions options = {}) const {
-    return typed(table_.get_range(start, end, options));
-  }
-  result<uint64_t> count_range(const KeyBound& start, const KeyBound& end,
-                               RangeOptions options = {}) const {
-    return table_.count_range(start, end, options);
-  }
-  // Rows whose key starts with `prefix` (byte-keyed tables).
-  result<MsgpackRange<T>> prefix(std::span<const std::byte> prefix,
-                                 SortOrder order = SortOrder::ascending) const {
-    return typed(table_.prefix(prefix, order));
-  }
-  result<MsgpackRange<T>> prefix(std::string_view text,
-                                 SortOrder order = SortOrder::ascending) const {
-    return typed(table_.prefix(text, order));
-  }
-  // An unpositioned cursor in key order.
-  MsgpackCursor<T> cursor() const { return MsgpackCursor<T>(table_.cursor(), source()); }
   // The table's secondary index `name`, typed; errc::not_found if none.
   result<MsgpackIndex<T>> index(std::string_view name) const {
-    auto ix = table_.index(name);
+    auto ix = this->untyped_.index(name);
     if (!ix) return std::move(ix).error();
-    return MsgpackIndex<T>(*ix, table_);
+    return MsgpackIndex<T>(*ix, this->untyped_);
   }
 
  private:
-  detail::MsgpackSource source() const { return {table_, {}}; }
-  result<MsgpackRange<T>> typed(result<Range> r) const {
-    if (!r) return std::move(r).error();
-    return MsgpackRange<T>(std::move(r).value(), source());
-  }
-
-  ReadOnlyTable table_;
+  friend Base;
+  detail::MsgpackSource source() const { return {this->untyped_, {}}; }
 };
 
 // `table` with values decoded as T.
