@@ -13,6 +13,7 @@
 #include "drydb/detail/db_state.h"
 #include "drydb/index.h"
 #include "drydb/table.h"
+#include "read/locked_state.h"
 
 namespace drydb {
 
@@ -49,16 +50,16 @@ thread_local const AsyncHub* callback_hub = nullptr;
 }  // namespace
 
 std::shared_ptr<AsyncHub> DatabaseState::async_hub() const {
-  std::lock_guard lock(async_mu_);
-  if (!async_hub_) async_hub_ = std::make_shared<AsyncHub>(executor_);
-  return async_hub_;
+  std::lock_guard lock(locked_->async_mu);
+  if (!locked_->async_hub) locked_->async_hub = std::make_shared<AsyncHub>(executor_);
+  return locked_->async_hub;
 }
 
 void DatabaseState::close_async() const {
   std::shared_ptr<AsyncHub> hub;
   {
-    std::lock_guard lock(async_mu_);
-    hub = std::move(async_hub_);
+    std::lock_guard lock(locked_->async_mu);
+    hub = std::move(locked_->async_hub);
   }
   if (hub) hub->close();  // never used asynchronously otherwise
 }

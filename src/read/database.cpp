@@ -12,6 +12,7 @@
 #include "filters/filter_registry.h"
 #include "format/checksum.h"
 #include "format/page_check.h"
+#include "read/locked_state.h"
 
 namespace drydb {
 namespace detail {
@@ -48,6 +49,8 @@ Error corrupt(const std::string& what) {
 }
 
 }  // namespace
+
+DatabaseState::DatabaseState() : locked_(std::make_unique<LockedState>()) {}
 
 DatabaseState::~DatabaseState() {
   if (slots_) {
@@ -284,7 +287,8 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
       return fail(std::move(*e));
   }
 
-  std::lock_guard lock(mu_);
+  LockedState& locked = *locked_;
+  std::lock_guard lock(locked.mu);
   PageSlot& slot = slots_[page];
   if (slot.refs.load(std::memory_order_relaxed) != 0) {
     // Another thread loaded it first; use theirs. Under the lock no eviction
@@ -304,8 +308,8 @@ const std::byte* DatabaseState::load(const TreeRef& tree, uint64_t page, PageTyp
     slot.referenced.store(1, std::memory_order_relaxed);
     slot.refs.store(2, std::memory_order_release);  // the cache's reference and the caller's
     *pin = &slot;
-    clock_.push_back(page);
-    used_ += size;
+    locked.clock.push_back(page);
+    locked.used += size;
     evict_locked();
   }
   return buf;
@@ -366,27 +370,28 @@ status DatabaseState::decode_page(uint64_t page, std::byte* dst) const {
 }
 
 void DatabaseState::evict_locked() const {
+  LockedState& locked = *locked_;
   // CLOCK: sweep at most two rounds; pages held by handles are skipped and
   // may keep the cache over budget until released.
-  size_t budget_steps = 2 * clock_.size();
-  while (used_ > budget_ && !clock_.empty() && budget_steps-- > 0) {
-    if (hand_ >= clock_.size()) hand_ = 0;
-    PageSlot& slot = slots_[clock_[hand_]];
+  size_t budget_steps = 2 * locked.clock.size();
+  while (locked.used > budget_ && !locked.clock.empty() && budget_steps-- > 0) {
+    if (locked.hand >= locked.clock.size()) locked.hand = 0;
+    PageSlot& slot = slots_[locked.clock[locked.hand]];
     if (slot.referenced.load(std::memory_order_relaxed)) {
       slot.referenced.store(0, std::memory_order_relaxed);
-      ++hand_;
+      ++locked.hand;
       continue;
     }
     uint32_t expected = 1;
     if (!slot.refs.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) {
-      ++hand_;
+      ++locked.hand;
       continue;
     }
     free_page_memory(allocator_, slot.data.load(std::memory_order_relaxed), slot.bytes);
     slot.data.store(nullptr, std::memory_order_relaxed);
-    used_ -= slot.bytes;
-    clock_[hand_] = clock_.back();
-    clock_.pop_back();
+    locked.used -= slot.bytes;
+    locked.clock[locked.hand] = locked.clock.back();
+    locked.clock.pop_back();
   }
 }
 

@@ -12,7 +12,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,10 +34,11 @@ class Executor;
 namespace drydb::detail {
 
 class AsyncHub;
+struct LockedState;
 
 class DatabaseState {
  public:
-  DatabaseState() = default;
+  DatabaseState();
   ~DatabaseState();
   DatabaseState(const DatabaseState&) = delete;
   DatabaseState& operator=(const DatabaseState&) = delete;
@@ -170,18 +170,14 @@ class DatabaseState {
 
   // Asynchronous queries.
   Executor* executor_ = nullptr;  // OpenOptions::executor; nullptr = the default pool
-  mutable std::mutex async_mu_;
-  mutable std::shared_ptr<AsyncHub> async_hub_;
 
   // Cached storage.
   std::unique_ptr<PageSlot[]> slots_;
   PageAllocator* allocator_ = nullptr;
   bool all_permanent_ = false;  // the cache can hold the whole file
   size_t budget_ = 0;
-  mutable std::mutex mu_;                // guards the fields below and every miss
-  mutable size_t used_ = 0;              // bytes of evictable resident pages
-  mutable std::vector<uint64_t> clock_;  // evictable resident pages
-  mutable size_t hand_ = 0;
+  // The eviction state and the async hub, under their locks (src/read/locked_state.h).
+  std::unique_ptr<LockedState> locked_;
 };
 
 }  // namespace drydb::detail
