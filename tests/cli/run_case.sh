@@ -18,6 +18,9 @@
 #                        at POINT, waiting for it as `eventually` does
 #   finish_paused SIGNAL sends SIGNAL to the command start_paused started and waits for it,
 #                        keeping its stdout, stderr and status as `run` does
+#   expect_sigterm_stops_build TARGET ERRFILE  sends SIGTERM to the build $pid (started in the
+#                        background, its stderr to ERRFILE) and checks that it stops cleanly:
+#                        exit 2, "drydb: interrupted; TARGET not written", no TARGET
 #   skip WHY             ends the case as skipped (exit 77, which ctest reports as skipped; a case
 #                        whose checks failed before it fails instead): for a
 #                        helper program or data file the machine lacks
@@ -127,6 +130,15 @@ finish_paused() {
   status=$?
   cp "$PAUSED_OUT" "$OUT"
   cp "$PAUSED_ERR" "$ERR"
+}
+
+expect_sigterm_stops_build() {
+  kill -TERM "$pid"
+  wait "$pid"
+  status=$?
+  expect_status 2
+  expect_true "the interruption is reported" grep -qx "drydb: interrupted; $1 not written" "$2"
+  expect_true "nothing is written" test ! -e "$1"
 }
 
 skip() {
