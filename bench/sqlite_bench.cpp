@@ -201,9 +201,23 @@ class Query {
   Query(const Query&) = delete;
   Query& operator=(const Query&) = delete;
 
-  sqlite3_stmt* start() {
+  // The statement, ready to step, with `params` bound to ?1, ?2, ...; done() ends the use.
+  template <class... Int>
+  sqlite3_stmt* start(Int... params) {
     if (!kFair) stmt_ = prepare(db_, sql_);
+    int at = 0;
+    (sqlite3_bind_int64(stmt_, ++at, params), ...);
     return stmt_;
+  }
+  // Runs the query (start, then done) and returns the sum of fold_column() over its rows.
+  template <class... Int>
+  uint64_t fold_rows(Int... params) {
+    sqlite3_stmt* s = start(params...);
+    uint64_t sum = 0;
+    while (sqlite3_step(s) == SQLITE_ROW)
+      sum += fold_column(s);
+    done();
+    return sum;
   }
   void done() {
     if (kFair) {
@@ -244,26 +258,14 @@ struct Sqlite {
           count_(db_.get(), "SELECT count(*) FROM items WHERE k BETWEEN ?1 AND ?2") {}
 
     uint64_t get(int64_t key) {
-      sqlite3_stmt* s = get_.start();
-      sqlite3_bind_int64(s, 1, key);
+      sqlite3_stmt* s = get_.start(key);
       const uint64_t r = sqlite3_step(s) == SQLITE_ROW ? fold_column(s) : 0;
       get_.done();
       return r;
     }
-    uint64_t range(int64_t first, int64_t last) {
-      sqlite3_stmt* s = range_.start();
-      sqlite3_bind_int64(s, 1, first);
-      sqlite3_bind_int64(s, 2, last);
-      uint64_t sum = 0;
-      while (sqlite3_step(s) == SQLITE_ROW)
-        sum += fold_column(s);
-      range_.done();
-      return sum;
-    }
+    uint64_t range(int64_t first, int64_t last) { return range_.fold_rows(first, last); }
     uint64_t count(int64_t first, int64_t last) {
-      sqlite3_stmt* s = count_.start();
-      sqlite3_bind_int64(s, 1, first);
-      sqlite3_bind_int64(s, 2, last);
+      sqlite3_stmt* s = count_.start(first, last);
       const uint64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
       count_.done();
       return n;
@@ -285,15 +287,7 @@ struct Sqlite {
       get_.done();
       return r;
     }
-    uint64_t scan_all() {
-      Query<kFair> all(db_.get(), "SELECT v FROM items");
-      sqlite3_stmt* s = all.start();
-      uint64_t sum = 0;
-      while (sqlite3_step(s) == SQLITE_ROW)
-        sum += fold_column(s);
-      all.done();
-      return sum;
-    }
+    uint64_t scan_all() { return Query<kFair>(db_.get(), "SELECT v FROM items").fold_rows(); }
 
    private:
     Connection db_;
