@@ -91,10 +91,11 @@ sqlite3* open_fair(const std::filesystem::path& path) {
   return db;
 }
 
-// Writes the rows of `keys` (values from build_values()) or, when `keys` is empty, the string
-// table; returns the file.
-std::filesystem::path write_file(std::span<const int64_t> keys, bool strings,
-                                 const std::string& name) {
+// Writes <scratch>/<name>/items.sqlite, one table items(k, v) keyed by integers (the rowid table)
+// or by text (WITHOUT ROWID), in one transaction: insert_rows(insert, add_row) binds each row to
+// the INSERT's ?1 (key) and ?2 (value), then calls add_row(). Returns the file.
+template <class InsertRows>
+std::filesystem::path write_items(const std::string& name, bool text_keys, InsertRows insert_rows) {
   const auto dir = scratch_dir() / name;
   std::filesystem::create_directory(dir);
   const auto path = dir / "items.sqlite";
@@ -104,34 +105,43 @@ std::filesystem::path write_file(std::span<const int64_t> keys, bool strings,
            "sqlite3_open_v2 create");
   exec(db, "PRAGMA page_size=4096");
   exec(db, "PRAGMA cache_size=-262144");
-  exec(db, strings ? "CREATE TABLE items(k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
-                   : "CREATE TABLE items(k INTEGER PRIMARY KEY, v BLOB NOT NULL)");
+  exec(db, text_keys ? "CREATE TABLE items(k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
+                     : "CREATE TABLE items(k INTEGER PRIMARY KEY, v BLOB NOT NULL)");
   exec(db, "BEGIN");
   sqlite3_stmt* insert = prepare(db, "INSERT INTO items(k, v) VALUES(?1, ?2)");
-  auto step = [&] {
+  insert_rows(insert, [&] {
     check_rc(db, sqlite3_step(insert), "INSERT");
     sqlite3_reset(insert);
-  };
-  if (strings) {
-    for (int64_t i = 0; i < kStringRows; ++i) {
-      const std::string key = string_key_of(i), value = string_value_of(i);
-      sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
-      sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-      step();
-    }
-  } else {
-    const auto& values = build_values();
-    for (int64_t k : keys) {
-      const std::string& v = values[k];
-      sqlite3_bind_int64(insert, 1, k);
-      sqlite3_bind_blob(insert, 2, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-      step();
-    }
-  }
+  });
   sqlite3_finalize(insert);
   exec(db, "COMMIT");
   check_rc(db, sqlite3_close(db), "sqlite3_close");
   return path;
+}
+
+// Writes the rows of `keys` (values from build_values()) or, when `keys` is empty, the string
+// table; returns the file.
+std::filesystem::path write_file(std::span<const int64_t> keys, bool strings,
+                                 const std::string& name) {
+  return write_items(name, strings, [&](sqlite3_stmt* insert, auto add_row) {
+    if (strings) {
+      for (int64_t i = 0; i < kStringRows; ++i) {
+        const std::string key = string_key_of(i), value = string_value_of(i);
+        sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()),
+                          SQLITE_TRANSIENT);
+        add_row();
+      }
+    } else {
+      const auto& values = build_values();
+      for (int64_t k : keys) {
+        const std::string& v = values[k];
+        sqlite3_bind_int64(insert, 1, k);
+        sqlite3_bind_blob(insert, 2, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+        add_row();
+      }
+    }
+  });
 }
 
 const std::filesystem::path& int_file(int64_t rows) {
@@ -158,35 +168,21 @@ const std::filesystem::path& shape_file(const Shape& shape) {
   static std::map<std::string, std::filesystem::path> files;
   auto& path = files[shape.name];
   if (!path.empty()) return path;
-  const auto dir = scratch_dir() / ("sqlite-shape-" + shape.name);
-  std::filesystem::create_directory(dir);
-  path = dir / "items.sqlite";
-  sqlite3* db = nullptr;
-  check_rc(db,
-           sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr),
-           "sqlite3_open_v2 create");
-  exec(db, "PRAGMA page_size=4096");
-  exec(db, "PRAGMA cache_size=-262144");
-  exec(db, shape.int_keys
-               ? "CREATE TABLE items(k INTEGER PRIMARY KEY, v BLOB NOT NULL)"
-               : "CREATE TABLE items(k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID");
-  exec(db, "BEGIN");
-  sqlite3_stmt* insert = prepare(db, "INSERT INTO items(k, v) VALUES(?1, ?2)");
-  for (int64_t r = 0; r < shape.rows(); ++r) {
-    const std::string value = value_of(r);
-    if (shape.int_keys) {
-      sqlite3_bind_int64(insert, 1, shape.ints[r]);
-    } else {
-      const std::string& key = shape.keys[r];
-      sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
-    }
-    sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-    check_rc(db, sqlite3_step(insert), "INSERT");
-    sqlite3_reset(insert);
-  }
-  sqlite3_finalize(insert);
-  exec(db, "COMMIT");
-  check_rc(db, sqlite3_close(db), "sqlite3_close");
+  path = write_items(
+      "sqlite-shape-" + shape.name, !shape.int_keys, [&](sqlite3_stmt* insert, auto add_row) {
+        for (int64_t r = 0; r < shape.rows(); ++r) {
+          const std::string value = value_of(r);
+          if (shape.int_keys) {
+            sqlite3_bind_int64(insert, 1, shape.ints[r]);
+          } else {
+            const std::string& key = shape.keys[r];
+            sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+          }
+          sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()),
+                            SQLITE_TRANSIENT);
+          add_row();
+        }
+      });
   return path;
 }
 
