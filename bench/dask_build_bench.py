@@ -16,17 +16,17 @@ record to a reader). Rounds alternate the two builds; the medians are reported. 
 Markdown section to --out, and prints it.
 """
 
-import argparse
 import collections
 import json
 import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+
+import pybench
 
 
 def write_input(folder, rows, files):
@@ -41,14 +41,6 @@ def write_input(folder, rows, files):
             parts[n % files].write(line)
     for p in parts:
         p.close()
-
-
-def time_drydb_build(cli, folder):
-    out = os.path.join(folder, "one.drydb")
-    start = time.perf_counter()
-    subprocess.run([cli, "build", out, "-i", os.path.join(folder, "all.jsonl"), "--key", "id",
-                    "--key-encoding", "int64", "-q"], check=True)
-    return time.perf_counter() - start
 
 
 def time_dask_build(client, folder, shards, build_dataset, get_task_stream, key_split):
@@ -69,18 +61,13 @@ def time_dask_build(client, folder, shards, build_dataset, get_task_stream, key_
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--package", required=True, help="the folder holding the built drydb package")
-    ap.add_argument("--cli", required=True, help="the drydb tool")
-    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap = pybench.arguments(__doc__, rounds=3)
     ap.add_argument("--shards", type=int, default=8)
-    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--split-pieces", type=int,
                     help="drydb.dask.SPLIT_PIECES for the run (0: every build through Dask's "
                          "shuffle); default the module's")
-    ap.add_argument("--out")
     args = ap.parse_args()
-    sys.path.insert(0, os.path.abspath(args.package))
+    pybench.use_package(args.package)
     os.environ["PYTHONPATH"] = os.pathsep.join([os.path.abspath(args.package)] + sys.path[1:])
 
     import distributed
@@ -100,7 +87,8 @@ def main():
         client = distributed.Client(cluster)
         one, dask_times, kinds, stages = [], [], [], []
         for _ in range(args.rounds):
-            one.append(time_drydb_build(args.cli, folder))
+            one.append(pybench.time_cli_build(args.cli, os.path.join(folder, "one.drydb"),
+                                              os.path.join(folder, "all.jsonl")))
             seconds, by_kind, by_stage = time_dask_build(client, folder, args.shards, build_dataset,
                                                          get_task_stream, key_split)
             dask_times.append(seconds)
@@ -143,11 +131,7 @@ def main():
               "| stage | seconds |", "|---|--:|"]
     for stage, s in median_stages.items():
         lines.append("| %s | %.2f |" % (stage, s))
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+    pybench.report(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -12,25 +12,18 @@ folder; the frame and the JSON Lines file are read once before each round so tha
 are resident. Medians are reported.
 """
 
-import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 
+import pybench
+
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--package", required=True, help="the folder holding the built drydb package")
-    ap.add_argument("--cli", required=True, help="the drydb tool")
-    ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--out")
-    args = ap.parse_args()
-    sys.path.insert(0, os.path.abspath(args.package))
+    args = pybench.arguments(__doc__, rounds=5).parse_args()
+    pybench.use_package(args.package)
     import numpy
     import pandas
 
@@ -69,10 +62,7 @@ def main():
             drydb.build_from_frame(frame, os.path.join(folder, "frame.drydb"), key="id")
             frame_s.append(time.perf_counter() - start)
 
-            start = time.perf_counter()
-            subprocess.run([args.cli, "build", os.path.join(folder, "cli.drydb"), "-i", jsonl,
-                            "--key", "id", "--key-encoding", "int64", "-q"], check=True)
-            cli_s.append(time.perf_counter() - start)
+            cli_s.append(pybench.time_cli_build(args.cli, os.path.join(folder, "cli.drydb"), jsonl))
         sizes = {name: os.path.getsize(os.path.join(folder, name))
                  for name in ("frame.drydb", "cli.drydb")}
 
@@ -88,11 +78,7 @@ def main():
         "against MessagePack maps)." % (c / f, format(sizes["frame.drydb"], ","),
                                         format(sizes["cli.drydb"], ",")),
     ]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as out:
-            out.write(text)
+    pybench.report(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -317,11 +317,7 @@ struct Lmdb {
 }  // namespace
 
 void register_lmdb() {
-  register_int_reads<Lmdb>("lmdb");
-  register_string_reads<Lmdb>("lmdb");
-  register_open<Lmdb>("lmdb");
-  register_build<Lmdb>("lmdb");
-  register_shapes<Lmdb>("lmdb");
+  register_all<Lmdb>("lmdb");
   benchmark::AddCustomContext("lmdb", MDB_VERSION_STRING);
 }
 

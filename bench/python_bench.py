@@ -12,7 +12,6 @@ case: keys already encoded to bytes, read-only transactions and cursors opened o
 Writes a Markdown section (for docs/benchmarks.md) to --out, and prints it.
 """
 
-import argparse
 import os
 import random
 import shutil
@@ -21,6 +20,8 @@ import statistics
 import sys
 import tempfile
 import time
+
+import pybench
 
 VALUE_BYTES = 32
 SAMPLE = 100_000  # keys per timed get loop
@@ -220,14 +221,8 @@ class Stores:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--package", default="", help="folder holding the built drydb package")
-    ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--out", default="")
-    args = ap.parse_args()
-    if args.package:
-        sys.path.insert(0, args.package)
+    args = pybench.arguments(__doc__, rounds=5, cli=False, package_required=False).parse_args()
+    pybench.use_package(args.package)
     import drydb
 
     rng = random.Random(12345)
@@ -318,11 +313,7 @@ def main():
                 ms(builds[(shape, "drydb")]), ms(appended[shape]),
                 ms(builds[(shape, "(iterating the rows alone)")]),
                 ms(builds[(shape, "drydb")] - appended[shape]), ms(builds[(shape, "python-lmdb")])), ""]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+    pybench.report(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -326,11 +326,7 @@ struct RocksDb {
 }  // namespace
 
 void register_rocksdb() {
-  register_int_reads<RocksDb>("rocksdb");
-  register_string_reads<RocksDb>("rocksdb");
-  register_open<RocksDb>("rocksdb");
-  register_build<RocksDb>("rocksdb");
-  register_shapes<RocksDb>("rocksdb");
+  register_all<RocksDb>("rocksdb");
   benchmark::AddCustomContext(
       "rocksdb", std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
                      std::to_string(ROCKSDB_PATCH) + " (Debian build, assertions enabled)");

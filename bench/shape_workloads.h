@@ -78,20 +78,32 @@ inline uint64_t get_checksum(const Shape& s, int64_t iterations) {
   return want;
 }
 
-template <class S>
-void bm_shape_get(benchmark::State& state, ShapeSize size) {
-  const Shape& s = shape(size.kind, size.rows);
-  typename S::ShapeReader& r = shape_reader<S>(s);
-  if (!touch_shape(state, r, s)) return;
-  const size_t n = s.get_ranks.size();
-  size_t pos = 0;
+// Walks a list of queries round and round, carried from op to op: next() is the position of the
+// next query.
+class Cycle {
+ public:
+  explicit Cycle(size_t n) : n_(n) {}
+  size_t next() {
+    const size_t at = pos_;
+    pos_ = pos_ + 1 == n_ ? 0 : pos_ + 1;
+    return at;
+  }
+
+ private:
+  size_t n_;
+  size_t pos_ = 0;
+};
+
+// The workloads, each given the shape and its store's reader, every row already read through it.
+
+template <class Reader>
+void bm_shape_get(benchmark::State& state, const Shape& s, Reader& r) {
+  Cycle at(s.get_ranks.size());
   uint64_t total = 0;
   for (auto _ : state) {
     uint64_t sum = 0;
-    for (int i = 0; i < kGetsPerOp; ++i) {
-      sum += r.get(s.get_keys[pos]);
-      pos = pos + 1 == n ? 0 : pos + 1;
-    }
+    for (int i = 0; i < kGetsPerOp; ++i)
+      sum += r.get(s.get_keys[at.next()]);
     total += sum;
   }
   if (!check(state, total, get_checksum(s, state.iterations()))) return;
@@ -99,23 +111,17 @@ void bm_shape_get(benchmark::State& state, ShapeSize size) {
   state.counters["file_bytes"] = benchmark::Counter(static_cast<double>(r.file_bytes()));
 }
 
-template <class S>
-void bm_shape_get_many(benchmark::State& state, ShapeSize size) {
-  const Shape& s = shape(size.kind, size.rows);
-  typename S::ShapeReader& r = shape_reader<S>(s);
-  if (!touch_shape(state, r, s)) return;
-  const size_t n = s.get_ranks.size();
-  size_t pos = 0;
+template <class Reader>
+void bm_shape_get_many(benchmark::State& state, const Shape& s, Reader& r) {
+  Cycle at(s.get_ranks.size());
   uint64_t total = 0;
   ShapeKey batch[kShapeBatch];
   for (auto _ : state) {
     uint64_t sum = 0;
     for (int done = 0; done < kGetsPerOp;) {
       const size_t m = std::min<size_t>(kShapeBatch, static_cast<size_t>(kGetsPerOp - done));
-      for (size_t j = 0; j < m; ++j) {
-        batch[j] = s.get_keys[pos];
-        pos = pos + 1 == n ? 0 : pos + 1;
-      }
+      for (size_t j = 0; j < m; ++j)
+        batch[j] = s.get_keys[at.next()];
       sum += r.get_many(batch, m);
       done += static_cast<int>(m);
     }
@@ -125,81 +131,72 @@ void bm_shape_get_many(benchmark::State& state, ShapeSize size) {
   report_queries(state, kGetsPerOp);
 }
 
-template <class S>
-void bm_shape_miss(benchmark::State& state, ShapeSize size) {
-  const Shape& s = shape(size.kind, size.rows);
-  typename S::ShapeReader& r = shape_reader<S>(s);
-  if (!touch_shape(state, r, s)) return;
-  const size_t n = s.miss_keys.size();
-  size_t pos = 0;
-  for (auto _ : state) {
-    uint64_t sum = 0;
-    for (int i = 0; i < kGetsPerOp; ++i) {
-      sum += r.get(s.miss_keys[pos]);
-      pos = pos + 1 == n ? 0 : pos + 1;
-    }
-    if (!check(state, sum, 0)) break;
-  }
-  report_queries(state, kGetsPerOp);
+template <class Reader>
+void bm_shape_miss(benchmark::State& state, const Shape& s, Reader& r) {
+  Cycle at(s.miss_keys.size());
+  run_ops(state, kGetsPerOp, 0, [&](int) { return r.get(s.miss_keys[at.next()]); });
 }
 
-template <class S>
-void bm_shape_scan(benchmark::State& state, ShapeSize size) {
-  const Shape& s = shape(size.kind, size.rows);
-  typename S::ShapeReader& r = shape_reader<S>(s);
-  if (!touch_shape(state, r, s)) return;
-  const size_t n = s.scan_ranks.size();
-  size_t pos = 0;
+template <class Reader>
+void bm_shape_scan(benchmark::State& state, const Shape& s, Reader& r) {
+  Cycle at(s.scan_ranks.size());
   for (auto _ : state) {
     uint64_t sum = 0, want = 0;
     for (int i = 0; i < kRangesPerOp; ++i) {
-      sum += r.scan(s.key(s.scan_ranks[pos]), kShapeScanRows);
-      want += s.scan_sums[pos];
-      pos = pos + 1 == n ? 0 : pos + 1;
+      const size_t p = at.next();
+      sum += r.scan(s.key(s.scan_ranks[p]), kShapeScanRows);
+      want += s.scan_sums[p];
     }
     if (!check(state, sum, want)) break;
   }
   report_queries(state, kRangesPerOp);
 }
 
-template <class S>
-void bm_shape_count(benchmark::State& state, ShapeSize size) {
-  const Shape& s = shape(size.kind, size.rows);
-  typename S::ShapeReader& r = shape_reader<S>(s);
-  if (!touch_shape(state, r, s)) return;
-  const size_t n = s.count_ranks.size();
+template <class Reader>
+void bm_shape_count(benchmark::State& state, const Shape& s, Reader& r) {
+  Cycle at(s.count_ranks.size());
   const auto span = static_cast<uint32_t>(std::min<int64_t>(kShapeCountRows, s.rows()));
-  size_t pos = 0;
-  for (auto _ : state) {
-    uint64_t sum = 0;
-    for (int i = 0; i < kCountsPerOp; ++i) {
-      const uint32_t lo = s.count_ranks[pos];
-      sum += r.count(s.key(lo), s.key(lo + span - 1));
-      pos = pos + 1 == n ? 0 : pos + 1;
-    }
-    if (!check(state, sum, uint64_t{kCountsPerOp} * span)) break;
-  }
-  report_queries(state, kCountsPerOp);
+  run_ops(state, kCountsPerOp, uint64_t{kCountsPerOp} * span, [&](int) {
+    const uint32_t lo = s.count_ranks[at.next()];
+    return r.count(s.key(lo), s.key(lo + span - 1));
+  });
 }
 
 template <class S>
 // point_only: only the point lookups (Get, Miss, GetMany), for a variant of a store whose scans
 // and counts are the store's own.
 void register_shapes(const std::string& store, bool batched = false, bool point_only = false) {
+  using Reader = typename S::ShapeReader;
   for (const ShapeSize size : suite_shapes()) {
     const std::string suffix = "_" + shape_name(size) + "/" + store;
-    auto reg = [&](const char* workload, void (*fn)(benchmark::State&, ShapeSize)) {
-      benchmark::RegisterBenchmark((workload + suffix).c_str(), fn, size)->UseRealTime();
+    auto reg = [&](const char* workload, void (*fn)(benchmark::State&, const Shape&, Reader&)) {
+      auto run = [fn, size](benchmark::State& state) {
+        const Shape& s = shape(size.kind, size.rows);
+        Reader& r = shape_reader<S>(s);
+        if (touch_shape(state, r, s)) fn(state, s, r);
+      };
+      benchmark::RegisterBenchmark((workload + suffix).c_str(), run)->UseRealTime();
     };
-    reg("Get", bm_shape_get<S>);
-    reg("Miss", bm_shape_miss<S>);
+    reg("Get", bm_shape_get<Reader>);
+    reg("Miss", bm_shape_miss<Reader>);
     if (!point_only) {
-      reg("Scan", bm_shape_scan<S>);
-      reg("Count", bm_shape_count<S>);
+      reg("Scan", bm_shape_scan<Reader>);
+      reg("Count", bm_shape_count<Reader>);
     }
-    if constexpr (requires(typename S::ShapeReader & r, const ShapeKey* k) { r.get_many(k, 1); })
-      if (batched) reg("GetMany", bm_shape_get_many<S>);
+    if constexpr (requires(Reader & r, const ShapeKey* k) { r.get_many(k, 1); })
+      if (batched) reg("GetMany", bm_shape_get_many<Reader>);
   }
+}
+
+// Every workload of workloads.h and of this file, for a store that has them all (a peer
+// database, which has no batched lookup).
+template <class S>
+void register_all(const std::string& store) {
+  register_int_reads<S>(store);
+  register_string_reads<S>(store);
+  register_open<S>(store);
+  register_build<S>(store);
+  register_shapes<S>(store);
 }
 
 }  // namespace drydb_bench

@@ -91,10 +91,11 @@ sqlite3* open_fair(const std::filesystem::path& path) {
   return db;
 }
 
-// Writes the rows of `keys` (values from build_values()) or, when `keys` is empty, the string
-// table; returns the file.
-std::filesystem::path write_file(std::span<const int64_t> keys, bool strings,
-                                 const std::string& name) {
+// Writes <scratch>/<name>/items.sqlite, one table items(k, v) keyed by integers (the rowid table)
+// or by text (WITHOUT ROWID), in one transaction: insert_rows(insert, add_row) binds each row to
+// the INSERT's ?1 (key) and ?2 (value), then calls add_row(). Returns the file.
+template <class InsertRows>
+std::filesystem::path write_items(const std::string& name, bool text_keys, InsertRows insert_rows) {
   const auto dir = scratch_dir() / name;
   std::filesystem::create_directory(dir);
   const auto path = dir / "items.sqlite";
@@ -104,34 +105,43 @@ std::filesystem::path write_file(std::span<const int64_t> keys, bool strings,
            "sqlite3_open_v2 create");
   exec(db, "PRAGMA page_size=4096");
   exec(db, "PRAGMA cache_size=-262144");
-  exec(db, strings ? "CREATE TABLE items(k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
-                   : "CREATE TABLE items(k INTEGER PRIMARY KEY, v BLOB NOT NULL)");
+  exec(db, text_keys ? "CREATE TABLE items(k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
+                     : "CREATE TABLE items(k INTEGER PRIMARY KEY, v BLOB NOT NULL)");
   exec(db, "BEGIN");
   sqlite3_stmt* insert = prepare(db, "INSERT INTO items(k, v) VALUES(?1, ?2)");
-  auto step = [&] {
+  insert_rows(insert, [&] {
     check_rc(db, sqlite3_step(insert), "INSERT");
     sqlite3_reset(insert);
-  };
-  if (strings) {
-    for (int64_t i = 0; i < kStringRows; ++i) {
-      const std::string key = string_key_of(i), value = string_value_of(i);
-      sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
-      sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-      step();
-    }
-  } else {
-    const auto& values = build_values();
-    for (int64_t k : keys) {
-      const std::string& v = values[k];
-      sqlite3_bind_int64(insert, 1, k);
-      sqlite3_bind_blob(insert, 2, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-      step();
-    }
-  }
+  });
   sqlite3_finalize(insert);
   exec(db, "COMMIT");
   check_rc(db, sqlite3_close(db), "sqlite3_close");
   return path;
+}
+
+// Writes the rows of `keys` (values from build_values()) or, when `keys` is empty, the string
+// table; returns the file.
+std::filesystem::path write_file(std::span<const int64_t> keys, bool strings,
+                                 const std::string& name) {
+  return write_items(name, strings, [&](sqlite3_stmt* insert, auto add_row) {
+    if (strings) {
+      for (int64_t i = 0; i < kStringRows; ++i) {
+        const std::string key = string_key_of(i), value = string_value_of(i);
+        sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()),
+                          SQLITE_TRANSIENT);
+        add_row();
+      }
+    } else {
+      const auto& values = build_values();
+      for (int64_t k : keys) {
+        const std::string& v = values[k];
+        sqlite3_bind_int64(insert, 1, k);
+        sqlite3_bind_blob(insert, 2, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+        add_row();
+      }
+    }
+  });
 }
 
 const std::filesystem::path& int_file(int64_t rows) {
@@ -158,35 +168,21 @@ const std::filesystem::path& shape_file(const Shape& shape) {
   static std::map<std::string, std::filesystem::path> files;
   auto& path = files[shape.name];
   if (!path.empty()) return path;
-  const auto dir = scratch_dir() / ("sqlite-shape-" + shape.name);
-  std::filesystem::create_directory(dir);
-  path = dir / "items.sqlite";
-  sqlite3* db = nullptr;
-  check_rc(db,
-           sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr),
-           "sqlite3_open_v2 create");
-  exec(db, "PRAGMA page_size=4096");
-  exec(db, "PRAGMA cache_size=-262144");
-  exec(db, shape.int_keys
-               ? "CREATE TABLE items(k INTEGER PRIMARY KEY, v BLOB NOT NULL)"
-               : "CREATE TABLE items(k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID");
-  exec(db, "BEGIN");
-  sqlite3_stmt* insert = prepare(db, "INSERT INTO items(k, v) VALUES(?1, ?2)");
-  for (int64_t r = 0; r < shape.rows(); ++r) {
-    const std::string value = value_of(r);
-    if (shape.int_keys) {
-      sqlite3_bind_int64(insert, 1, shape.ints[r]);
-    } else {
-      const std::string& key = shape.keys[r];
-      sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
-    }
-    sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-    check_rc(db, sqlite3_step(insert), "INSERT");
-    sqlite3_reset(insert);
-  }
-  sqlite3_finalize(insert);
-  exec(db, "COMMIT");
-  check_rc(db, sqlite3_close(db), "sqlite3_close");
+  path = write_items(
+      "sqlite-shape-" + shape.name, !shape.int_keys, [&](sqlite3_stmt* insert, auto add_row) {
+        for (int64_t r = 0; r < shape.rows(); ++r) {
+          const std::string value = value_of(r);
+          if (shape.int_keys) {
+            sqlite3_bind_int64(insert, 1, shape.ints[r]);
+          } else {
+            const std::string& key = shape.keys[r];
+            sqlite3_bind_text(insert, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+          }
+          sqlite3_bind_blob(insert, 2, value.data(), static_cast<int>(value.size()),
+                            SQLITE_TRANSIENT);
+          add_row();
+        }
+      });
   return path;
 }
 
@@ -201,9 +197,23 @@ class Query {
   Query(const Query&) = delete;
   Query& operator=(const Query&) = delete;
 
-  sqlite3_stmt* start() {
+  // The statement, ready to step, with `params` bound to ?1, ?2, ...; done() ends the use.
+  template <class... Int>
+  sqlite3_stmt* start(Int... params) {
     if (!kFair) stmt_ = prepare(db_, sql_);
+    int at = 0;
+    (sqlite3_bind_int64(stmt_, ++at, params), ...);
     return stmt_;
+  }
+  // Runs the query (start, then done) and returns the sum of fold_column() over its rows.
+  template <class... Int>
+  uint64_t fold_rows(Int... params) {
+    sqlite3_stmt* s = start(params...);
+    uint64_t sum = 0;
+    while (sqlite3_step(s) == SQLITE_ROW)
+      sum += fold_column(s);
+    done();
+    return sum;
   }
   void done() {
     if (kFair) {
@@ -244,26 +254,14 @@ struct Sqlite {
           count_(db_.get(), "SELECT count(*) FROM items WHERE k BETWEEN ?1 AND ?2") {}
 
     uint64_t get(int64_t key) {
-      sqlite3_stmt* s = get_.start();
-      sqlite3_bind_int64(s, 1, key);
+      sqlite3_stmt* s = get_.start(key);
       const uint64_t r = sqlite3_step(s) == SQLITE_ROW ? fold_column(s) : 0;
       get_.done();
       return r;
     }
-    uint64_t range(int64_t first, int64_t last) {
-      sqlite3_stmt* s = range_.start();
-      sqlite3_bind_int64(s, 1, first);
-      sqlite3_bind_int64(s, 2, last);
-      uint64_t sum = 0;
-      while (sqlite3_step(s) == SQLITE_ROW)
-        sum += fold_column(s);
-      range_.done();
-      return sum;
-    }
+    uint64_t range(int64_t first, int64_t last) { return range_.fold_rows(first, last); }
     uint64_t count(int64_t first, int64_t last) {
-      sqlite3_stmt* s = count_.start();
-      sqlite3_bind_int64(s, 1, first);
-      sqlite3_bind_int64(s, 2, last);
+      sqlite3_stmt* s = count_.start(first, last);
       const uint64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
       count_.done();
       return n;
@@ -285,15 +283,7 @@ struct Sqlite {
       get_.done();
       return r;
     }
-    uint64_t scan_all() {
-      Query<kFair> all(db_.get(), "SELECT v FROM items");
-      sqlite3_stmt* s = all.start();
-      uint64_t sum = 0;
-      while (sqlite3_step(s) == SQLITE_ROW)
-        sum += fold_column(s);
-      all.done();
-      return sum;
-    }
+    uint64_t scan_all() { return Query<kFair>(db_.get(), "SELECT v FROM items").fold_rows(); }
 
    private:
     Connection db_;

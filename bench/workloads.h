@@ -77,19 +77,27 @@ bool touch(benchmark::State& state, Reader& r, int64_t rows) {
   return check(state, r.range(0, rows - 1), scan_checksum(rows));
 }
 
+// The timed loop of a workload whose ops are alike: each op sums query(i) over its queries
+// i = 0 .. per_op - 1, and that sum must be `want` (the first op that misses it fails the
+// benchmark).
+template <class Query>
+void run_ops(benchmark::State& state, int per_op, uint64_t want, Query query) {
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    for (int i = 0; i < per_op; ++i)
+      sum += query(i);
+    if (!check(state, sum, want)) break;
+  }
+  report_queries(state, per_op);
+}
+
 // FindByKey: 1 op = 1,000 gets of key 123.
 template <class S>
 void bm_find_by_key(benchmark::State& state) {
   typename S::Reader r(kRows);
   if (!touch(state, r, kRows)) return;
-  const uint64_t want = kGetsPerOp * expected_fold(kFindKey, kValueSize);
-  for (auto _ : state) {
-    uint64_t sum = 0;
-    for (int i = 0; i < kGetsPerOp; ++i)
-      sum += r.get(opaque(kFindKey));
-    if (!check(state, sum, want)) break;
-  }
-  report_queries(state, kGetsPerOp);
+  run_ops(state, kGetsPerOp, kGetsPerOp * expected_fold(kFindKey, kValueSize),
+          [&](int) { return r.get(opaque(kFindKey)); });
 }
 
 // RandomKeys (kCarry false): 1 op = the LCG re-seeded, then 1,000 gets of its keys.
@@ -141,13 +149,7 @@ void bm_parallel_spread(benchmark::State& state) {
   uint64_t want = 0;
   for (int64_t i = 0; i < kGetsPerOp; ++i)
     want += expected_fold((base + 7 * i) % kRows, kValueSize);
-  for (auto _ : state) {
-    uint64_t sum = 0;
-    for (int64_t i = 0; i < kGetsPerOp; ++i)
-      sum += r.get((base + 7 * i) % kRows);
-    if (!check(state, sum, want)) break;
-  }
-  report_queries(state, kGetsPerOp);
+  run_ops(state, kGetsPerOp, want, [&](int i) { return r.get((base + 7 * i) % kRows); });
 }
 
 // Range: 1 op = 100 scans of the 100 rows [first, last], folding every value.
@@ -155,14 +157,8 @@ template <class S, int64_t kTableRows, int64_t kFirst, int64_t kLast>
 void bm_range(benchmark::State& state) {
   typename S::Reader r(kTableRows);
   if (!touch(state, r, kTableRows)) return;
-  const uint64_t want = kRangesPerOp * range_checksum(kFirst, kLast);
-  for (auto _ : state) {
-    uint64_t sum = 0;
-    for (int i = 0; i < kRangesPerOp; ++i)
-      sum += r.range(kFirst, kLast);
-    if (!check(state, sum, want)) break;
-  }
-  report_queries(state, kRangesPerOp);
+  run_ops(state, kRangesPerOp, kRangesPerOp * range_checksum(kFirst, kLast),
+          [&](int) { return r.range(kFirst, kLast); });
 }
 
 // Count: 1 op = 100 counts of the 8,000 rows [1000, 8999].
@@ -170,14 +166,8 @@ template <class S>
 void bm_count(benchmark::State& state) {
   typename S::Reader r(kRows);
   if (!touch(state, r, kRows)) return;
-  const uint64_t want = uint64_t{kCountsPerOp} * (kCountLast - kCountFirst + 1);
-  for (auto _ : state) {
-    uint64_t sum = 0;
-    for (int i = 0; i < kCountsPerOp; ++i)
-      sum += r.count(kCountFirst, kCountLast);
-    if (!check(state, sum, want)) break;
-  }
-  report_queries(state, kCountsPerOp);
+  run_ops(state, kCountsPerOp, uint64_t{kCountsPerOp} * (kCountLast - kCountFirst + 1),
+          [&](int) { return r.count(kCountFirst, kCountLast); });
 }
 
 // StringKeys: 1 op = 1,000 gets of the LCG's keys over 100,000 16-byte text keys (the same
@@ -186,15 +176,8 @@ template <class S>
 void bm_string_keys(benchmark::State& state) {
   typename S::StringReader r;
   if (!check(state, r.scan_all(), scan_checksum(kStringRows, kStringValueSize))) return;
-  const auto& keys = string_query_keys();
-  const uint64_t want = string_query_checksum();
-  for (auto _ : state) {
-    uint64_t sum = 0;
-    for (const auto& key : keys)
-      sum += r.get(key);
-    if (!check(state, sum, want)) break;
-  }
-  report_queries(state, kGetsPerOp);
+  const auto& keys = string_query_keys();  // kGetsPerOp of them
+  run_ops(state, kGetsPerOp, string_query_checksum(), [&](int i) { return r.get(keys[i]); });
 }
 
 // OpenAndFirstRead: 1 op = open the 10,000-row file, get key 123, close. The file's pages are

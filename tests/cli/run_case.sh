@@ -18,6 +18,12 @@
 #                        at POINT, waiting for it as `eventually` does
 #   finish_paused SIGNAL sends SIGNAL to the command start_paused started and waits for it,
 #                        keeping its stdout, stderr and status as `run` does
+#   expect_sigterm_stops_build TARGET ERRFILE  sends SIGTERM to the build $pid (started in the
+#                        background, its stderr to ERRFILE) and checks that it stops cleanly:
+#                        exit 2, "drydb: interrupted; TARGET not written", no TARGET
+#   full_disk_inputs     the inputs of full_disk.sh and full_disk_tmpfs.sh: big.jsonl (6,000 rows
+#                        of 400-byte values, 2.5 MB) built into big.drydb, small.jsonl (one row)
+#                        into prev.drydb
 #   skip WHY             ends the case as skipped (exit 77, which ctest reports as skipped; a case
 #                        whose checks failed before it fails instead): for a
 #                        helper program or data file the machine lacks
@@ -127,6 +133,24 @@ finish_paused() {
   status=$?
   cp "$PAUSED_OUT" "$OUT"
   cp "$PAUSED_ERR" "$ERR"
+}
+
+expect_sigterm_stops_build() {
+  kill -TERM "$pid"
+  wait "$pid"
+  status=$?
+  expect_status 2
+  expect_true "the interruption is reported" grep -qx "drydb: interrupted; $1 not written" "$2"
+  expect_true "nothing is written" test ! -e "$1"
+}
+
+full_disk_inputs() {
+  awk 'BEGIN { for (i = 0; i < 6000; i++) printf "{\"id\":%d,\"v\":\"%0400d\"}\n", i, i }' >big.jsonl
+  echo '{"id":1,"v":"old"}' >small.jsonl
+  run drydb build prev.drydb -i small.jsonl -k id -q
+  expect_status 0
+  run drydb build big.drydb -i big.jsonl -k id -q
+  expect_status 0
 }
 
 skip() {

@@ -61,4 +61,16 @@ int write_golden_files(int argc, char** argv, const std::vector<FileSpec>& files
   return 0;
 }
 
+// The add_features of the versions since 2.1: a table's miss filter, when its spec has one.
+inline void add_miss_filter(drydb::TableBuilder& table, const TableSpec& t) {
+  if (t.miss_filter_bits != 0) table.add_miss_filter(t.miss_filter_bits);
+}
+
+// The add_features of the versions since 2.3: a table's column list, then its miss filter, as
+// far as its spec has them.
+inline void add_columns_and_miss_filter(drydb::TableBuilder& table, const TableSpec& t) {
+  if (!t.columns.empty()) table.set_columns(t.columns, t.key_column);
+  add_miss_filter(table, t);
+}
+
 }  // namespace drydb_golden

@@ -264,8 +264,10 @@ void page_index_seeds(const fs::path& dir) {
 // A build request (see build_target.h for the layout).
 struct Request {
   std::string s;
-  Request& u8(unsigned v) {
-    s += static_cast<char>(v);
+  // Appends each of `v` as one byte.
+  template <class... V>
+  Request& u8(V... v) {
+    ((s += static_cast<char>(v)), ...);
     return *this;
   }
   Request& bytes(const std::string& b) {
@@ -276,30 +278,25 @@ struct Request {
 
 void build_seeds(const fs::path& dir) {
   // page 512, budget 1 KiB (spills), in place + 2-page cache; one int64 table of 200^2/8 rows.
-  write(dir, "int64_deep", Request().u8(0).u8(2).u8(0).u8(0).u8(1).u8(0).u8(200).u8(0).s);
+  write(dir, "int64_deep", Request().u8(0, 2, 0, 0, 1, 0, 200, 0).s);
   // page 512, budget 256; bytes keys, 120^2/8 generated rows and explicit rows with an
   // overflow value and a value at the inline limit; then probes.
   Request r;
-  r.u8(0).u8(1).u8(1).u8(0).u8(0).u8(0).u8(120).u8(4);
+  r.u8(0, 1, 1, 0, 0, 0, 120, 4);
   r.u8(3).bytes("abc").u8(5).bytes("hello");
   r.u8(9).bytes("abcdefghi").u8(201);
   r.u8(10).bytes("abcdefghij").u8(200);
-  r.u8(0).u8(0);
+  r.u8(0, 0);
   r.u8(3).bytes("abd").u8(1).bytes("s/");
   write(dir, "bytes_spill_overflow", r.s);
   // miss filters: int64 keys at 10 bits per key, bytes keys at 32, through a 16-page cache
-  write(dir, "miss_filters",
-        Request().u8(0).u8(7).u8(1).u8(1).u8(15).u8(0).u8(100).u8(0).u8(21).u8(0).u8(80).u8(0).s);
+  write(dir, "miss_filters", Request().u8(0, 7, 1, 1, 15, 0, 100, 0, 21, 0, 80, 0).s);
   // every encoding, four tables each, page sizes 1 KiB .. 64 KiB
   for (unsigned e = 0; e < drydb_fuzz::kEncodings; ++e) {
     Request q;
-    q.u8(1 + e).u8(6).u8(2).u8(3);
+    q.u8(1 + e, 6, 2, 3);
     for (unsigned t = 0; t < 4; ++t)
-      q.u8(e + t)
-          .u8(0)
-          .u8(20 + 10 * t)
-          .u8(2)
-          .u8(8)
+      q.u8(e + t, 0, 20 + 10 * t, 2, 8)
           .bytes("12345678")
           .u8(3)
           .bytes("xyz")
@@ -310,70 +307,19 @@ void build_seeds(const fs::path& dir) {
   }
   // errors: a duplicate key, a key over the limit, a wrong key kind, a duplicate table name
   write(dir, "error_duplicate_key",
-        Request()
-            .u8(0)
-            .u8(7)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(2)
-            .u8(1)
-            .bytes("a")
-            .u8(0)
-            .u8(1)
-            .bytes("a")
-            .u8(0)
-            .s);
-  write(dir, "error_key_too_long",
-        Request().u8(0).u8(7).u8(0).u8(0).u8(0).u8(0).u8(0).u8(1).u8(254).u8(0).s);
+        Request().u8(0, 7, 0, 0, 0, 0, 0, 2, 1).bytes("a").u8(0, 1).bytes("a").u8(0).s);
+  write(dir, "error_key_too_long", Request().u8(0, 7, 0, 0, 0, 0, 0, 1, 254, 0).s);
   write(dir, "error_wrong_kind",
-        Request()
-            .u8(0)
-            .u8(7)
-            .u8(0)
-            .u8(0)
-            .u8(1)
-            .u8(0)
-            .u8(3)
-            .u8(1)
-            .bytes(std::string(8, 'k'))
-            .u8(250)
-            .s);
-  write(dir, "error_duplicate_name",
-        Request().u8(0).u8(7).u8(0).u8(1).u8(0).u8(0).u8(4).u8(0).u8(1).u8(255).u8(4).u8(0).s);
+        Request().u8(0, 7, 0, 0, 1, 0, 3, 1).bytes(std::string(8, 'k')).u8(250).s);
+  write(dir, "error_duplicate_name", Request().u8(0, 7, 0, 1, 0, 0, 4, 0, 1, 255, 4, 0).s);
   // a key at the limit and the largest page size
-  write(dir, "max_key_64k",
-        Request()
-            .u8(7)
-            .u8(7)
-            .u8(2)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(30)
-            .u8(2)
-            .u8(253)
-            .u8(210)
-            .u8(252)
-            .u8(3)
-            .bytes("abc")
-            .s);
+  write(dir, "max_key_64k", Request().u8(7, 7, 2, 0, 0, 0, 30, 2, 253, 210, 252, 3).bytes("abc").s);
   // Secondary indexes (5 bytes each, after the table's rows) and page filters (the third byte).
   // page 512, budget 64 KiB, a 2-page cache and lz4 pages; bytes keys with a sparse non-unique
   // index on a slice of the value and a unique index on the whole key (custom variable keys).
   write(dir, "index_slice_lz4",
         Request()
-            .u8(0)
-            .u8(5)
-            .u8(1 + 4 * 1)
-            .u8(0)
-            .u8(0)
-            .u8(2)
-            .u8(100)
-            .u8(2)
-            .u8(3)
+            .u8(0, 5, 1 + 4 * 1, 0, 0, 2, 100, 2, 3)
             .bytes("abc")
             .u8(5)
             .bytes(std::string("a\0\0bc", 5))
@@ -381,17 +327,7 @@ void build_seeds(const fs::path& dir) {
             .bytes("abcd")
             .u8(3)
             .bytes(std::string("a\0\0", 3))
-            .u8(0)
-            .u8(0)
-            .u8(2)
-            .u8(1 + 8 * 2)
-            .u8(3)
-            .u8(1)
-            .u8(6)
-            .u8(1)
-            .u8(0)
-            .u8(0)
-            .u8(3)
+            .u8(0, 0, 2, 1 + 8 * 2, 3, 1, 6, 1, 0, 0, 3)
             .bytes(std::string("\0\0b", 3))
             .u8(1)
             .bytes("a")
@@ -401,120 +337,41 @@ void build_seeds(const fs::path& dir) {
   // with a non-unique f3 index on the value's first bytes, padded.
   write(dir, "index_int64_zstd",
         Request()
-            .u8(1)
-            .u8(6)
-            .u8(48)
-            .u8(1)
-            .u8(1)
-            .u8(2)
-            .u8(150)
-            .u8(0)
-            .u8(1)
-            .u8(1)
-            .u8(1)
-            .u8(0)
-            .u8(2)
-            .u8(0)
-            .u8(1)
-            .u8(4)
-            .u8(20)
-            .u8(0)
-            .u8(4)
-            .u8(1)
-            .u8(60)
-            .u8(0)
-            .u8(0)
-            .u8(4)
-            .u8(2 | 8)
-            .u8(8 * 3)
-            .u8(0)
-            .u8(8)
+            .u8(1, 6, 48, 1, 1, 2, 150, 0, 1, 1, 1, 0, 2, 0, 1, 4, 20, 0, 4, 1, 60, 0, 0, 4, 2 | 8,
+                8 * 3, 0, 8)
             .bytes(std::string(8, '\x80'))
             .s);
   // page 512, budget 16 KiB (spills), the whole file cached, zstd with a dictionary: custom
   // variable keys, a non-unique index on a hash modulo 7 (0x00 bytes in the keys).
-  write(
-      dir, "index_hash_zstd_dictionary",
-      Request().u8(0).u8(4).u8(15).u8(0).u8(6).u8(1).u8(120).u8(0).u8(0).u8(0).u8(4).u8(6).u8(0).s);
+  write(dir, "index_hash_zstd_dictionary",
+        Request().u8(0, 4, 15, 0, 6, 1, 120, 0, 0, 0, 4, 6, 0).s);
   // page 4,096, budget 256 (spills), a 16-page cache, lz4 then zstd: uuid keys with overflow
   // values, a unique uuid index on the key and an empty ulid index.
   write(dir, "index_uuid_lz4_zstd",
         Request()
-            .u8(3)
-            .u8(1)
-            .u8(2 + 4 * 4)
-            .u8(0)
-            .u8(2)
-            .u8(2)
-            .u8(40)
-            .u8(2)
+            .u8(3, 1, 2 + 4 * 4, 0, 2, 2, 40, 2)
             .bytes(std::string(16, '\x07'))
             .u8(201)
             .bytes(std::string(16, '\x70'))
-            .u8(203)
-            .u8(1)
-            .u8(2)
-            .u8(1)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(3)
-            .u8(2 | 8)
-            .u8(8 * 16)
-            .u8(255)
+            .u8(203, 1, 2, 1, 0, 0, 0, 3, 2 | 8, 8 * 16, 255)
             .s);
   // index errors: a repeated key in a unique index, a wrong width (whole values as f3 keys), a
   // key of the wrong kind, a repeated index name, an index key over the limit (a whole value of
   // inline_value_limit - 2 bytes at page size 512)
-  write(dir, "error_index_duplicate_key",
-        Request().u8(0).u8(7).u8(0).u8(0).u8(0).u8(1).u8(20).u8(0).u8(1).u8(0).u8(4).u8(1).u8(0).s);
-  write(dir, "error_index_wrong_width",
-        Request().u8(0).u8(7).u8(0).u8(0).u8(0).u8(1).u8(20).u8(0).u8(0).u8(4).u8(0).u8(0).u8(0).s);
-  write(dir, "error_index_wrong_kind",
-        Request().u8(0).u8(7).u8(0).u8(0).u8(1).u8(1).u8(40).u8(0).u8(2).u8(0).u8(4).u8(9).u8(0).s);
+  write(dir, "error_index_duplicate_key", Request().u8(0, 7, 0, 0, 0, 1, 20, 0, 1, 0, 4, 1, 0).s);
+  write(dir, "error_index_wrong_width", Request().u8(0, 7, 0, 0, 0, 1, 20, 0, 0, 4, 0, 0, 0).s);
+  write(dir, "error_index_wrong_kind", Request().u8(0, 7, 0, 0, 1, 1, 40, 0, 2, 0, 4, 9, 0).s);
   write(dir, "error_index_duplicate_name",
-        Request()
-            .u8(0)
-            .u8(7)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(2)
-            .u8(8)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0xFF)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .s);
+        Request().u8(0, 7, 0, 0, 0, 2, 8, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, 0, 0).s);
   write(dir, "error_index_key_too_long",
         Request()
-            .u8(0)
-            .u8(7)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(1)
-            .u8(0)
-            .u8(2)
-            .u8(1)
+            .u8(0, 7, 0, 0, 0, 1, 0, 2, 1)
             .bytes("a")
             .u8(1)
             .bytes("v")
             .u8(1)
             .bytes("b")
-            .u8(200)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
-            .u8(0)
+            .u8(200, 0, 0, 0, 0, 0)
             .s);
 }
 

@@ -61,45 +61,50 @@ expect_true "the same rows after a dictionary round trip" \
 
 # Every key encoding, binary keys and values, index keys of each kind: a hand-written dump (of
 # version 1, which has no end record) is built and dumped back as version 2, with its end, and
-# otherwise unchanged (the dump form is canonical).
-cat > all.dump <<'EOF'
+# otherwise unchanged (the dump form is canonical). The index entries and the u table's rows are
+# written in their canonical form and order, so they come back to the letter (kept.part).
+cat > kept.part <<'EOF'
+{"table":"b","index":"bin","key":"text","index_key":{"base64":"AP8="}}
+{"table":"b","index":"bin","key":"été","index_key":"plain"}
+{"table":"b","index":"n","key":"","index_key":-1}
+{"table":"b","index":"n","key":{"base64":"/wABAg=="},"index_key":-1}
+{"table":"b","index":"n","key":"text","index_key":9007199254740993}
+{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445566","value":"u1"}
+{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","value":"u2"}
+{"table":"u","index":"by_ulid","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","index_key":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}
+EOF
+{
+  cat <<'EOF'
 {"drydb_dump":1,"page_size":1024,"filters":[],"tables":[{"name":"b","key_encoding":"bytes","indexes":[{"name":"bin","unique":true,"key_encoding":"bytes"},{"name":"n","unique":false,"key_encoding":"int64"}]},{"name":"u","key_encoding":"uuid_v7","indexes":[{"name":"by_ulid","unique":false,"key_encoding":"ulid"}]},{"name":"l","key_encoding":"ulid","indexes":[]},{"name":"empty","key_encoding":"int64","indexes":[]}]}
 {"table":"b","key":"","value":""}
 {"table":"b","key":"text","value":"line one\nline two\u0000"}
 {"table":"b","key":{"base64":"/wABAg=="},"value":{"base64":"gMHC/w=="}}
 {"table":"b","key":"\u00e9t\u00e9","value":{"msgpack":{"f":1.5,"i":-7,"a":[null,true,"x"],"m":{}}}}
-{"table":"b","index":"bin","key":"text","index_key":{"base64":"AP8="}}
-{"table":"b","index":"bin","key":"été","index_key":"plain"}
-{"table":"b","index":"n","key":"","index_key":-1}
-{"table":"b","index":"n","key":{"base64":"/wABAg=="},"index_key":-1}
-{"table":"b","index":"n","key":"text","index_key":9007199254740993}
-{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445566","value":"u1"}
-{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","value":"u2"}
-{"table":"u","index":"by_ulid","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","index_key":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}
+EOF
+  cat kept.part
+  cat <<'EOF'
 {"table":"l","key":"01ARZ3NDEKTSV4RRFFQ69G5FAV","value":{"base64":"AA=="}}
 EOF
+} > all.dump
 run drydb build all.drydb -i all.dump -q
 expect_status 0
 run drydb dump all.drydb
-# Index entries come back in index order, the rows as they were; "\u0000" is the canonical form
-# of a value written {"base64":"AA=="}.
-expect_stdout <<'EOF'
+# The b table's rows come back in key order, "\u00e9t\u00e9" as "été"; "\u0000" is the canonical
+# form of a value written {"base64":"AA=="}.
+expect_stdout < <(
+  cat <<'EOF'
 {"drydb_dump":2,"page_size":1024,"filters":[],"tables":[{"name":"b","key_encoding":"bytes","indexes":[{"name":"bin","unique":true,"key_encoding":"bytes"},{"name":"n","unique":false,"key_encoding":"int64"}]},{"name":"u","key_encoding":"uuid_v7","indexes":[{"name":"by_ulid","unique":false,"key_encoding":"ulid"}]},{"name":"l","key_encoding":"ulid","indexes":[]},{"name":"empty","key_encoding":"int64","indexes":[]}]}
 {"table":"b","key":"","value":""}
 {"table":"b","key":"text","value":"line one\nline two\u0000"}
 {"table":"b","key":"été","value":{"msgpack":{"f":1.5,"i":-7,"a":[null,true,"x"],"m":{}}}}
 {"table":"b","key":{"base64":"/wABAg=="},"value":{"base64":"gMHC/w=="}}
-{"table":"b","index":"bin","key":"text","index_key":{"base64":"AP8="}}
-{"table":"b","index":"bin","key":"été","index_key":"plain"}
-{"table":"b","index":"n","key":"","index_key":-1}
-{"table":"b","index":"n","key":{"base64":"/wABAg=="},"index_key":-1}
-{"table":"b","index":"n","key":"text","index_key":9007199254740993}
-{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445566","value":"u1"}
-{"table":"u","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","value":"u2"}
-{"table":"u","index":"by_ulid","key":"0190a7e4-5b6c-7d8e-9f00-112233445567","index_key":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}
+EOF
+  cat kept.part
+  cat <<'EOF'
 {"table":"l","key":"01ARZ3NDEKTSV4RRFFQ69G5FAV","value":"\u0000"}
 {"drydb_dump_end":{"rows":{"b":4,"u":2,"l":1,"empty":0},"index_entries":{"b":{"bin":2,"n":3},"u":{"by_ulid":1},"l":{},"empty":{}}}}
 EOF
+)
 run drydb get all.drydb --hex ff000102
 expect_stdout <<'EOF'
 80c1c2ff

@@ -3,12 +3,7 @@
 # stdout that fails is cut without its end record, so a build refuses it. The disk fills through
 # the file size limit (ulimit -f, SIGXFSZ ignored: writes past it fail with EFBIG), which needs
 # no root and no mount; full_disk_tmpfs.sh does the same on a small tmpfs.
-awk 'BEGIN { for (i = 0; i < 6000; i++) printf "{\"id\":%d,\"v\":\"%0400d\"}\n", i, i }' >big.jsonl
-echo '{"id":1,"v":"old"}' >small.jsonl
-run drydb build prev.drydb -i small.jsonl -k id -q
-expect_status 0
-run drydb build big.drydb -i big.jsonl -k id -q
-expect_status 0
+full_disk_inputs
 limit_kb=256
 expect_true "the database is larger than the limit" \
   test "$(stat -c %s big.drydb)" -gt $((limit_kb * 1024))

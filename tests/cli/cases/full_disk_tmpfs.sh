@@ -5,12 +5,7 @@
 # commands run inside the namespace, whose mount goes with it, and leave what they saw in files
 # here for the checks.
 command -v unshare >/dev/null || skip "unshare(1) is missing"
-awk 'BEGIN { for (i = 0; i < 6000; i++) printf "{\"id\":%d,\"v\":\"%0400d\"}\n", i, i }' >big.jsonl
-echo '{"id":1,"v":"old"}' >small.jsonl
-run drydb build prev.drydb -i small.jsonl -k id -q
-expect_status 0
-run drydb build big.drydb -i big.jsonl -k id -q
-expect_status 0
+full_disk_inputs
 # Twelve tables with long names: the dump's end record is longer than stdio's 4 KiB buffer, so
 # the write that fails last is that line's and leaves nothing to flush when the dump finishes.
 tables=()
@@ -21,36 +16,35 @@ expect_status 0
 mkdir small
 
 cat >inside.sh <<'SH'
+drydb=$1
+# DB NAME: DB dumped with -o over small/NAME.jsonl, which holds "previous", then to stdout; each
+# dump's exit status and stderr kept in NAME.* and NAME-stdout.*, what the first left at its
+# target in NAME.target and the tmpfs's listing after it in NAME.ls.
+dumps() {
+  echo previous >small/$2.jsonl
+  "$drydb" dump $1 -o small/$2.jsonl 2>$2.err
+  echo $? >$2.status
+  cat small/$2.jsonl >$2.target
+  ls -A small >$2.ls
+  rm small/$2.jsonl
+  "$drydb" dump $1 >small/cut.dump 2>$2-stdout.err
+  echo $? >$2-stdout.status
+  rm small/cut.dump
+}
 mount -t tmpfs -o size=512k tmpfs small || exit 77
 cp prev.drydb small/out.drydb
-"$1" build small/out.drydb -i big.jsonl -k id -q 2>build.err
+"$drydb" build small/out.drydb -i big.jsonl -k id -q 2>build.err
 echo $? >build.status
 cmp -s prev.drydb small/out.drydb && echo untouched >build.target
 ls -A small >build.ls
-echo previous >small/prev.jsonl
-"$1" dump big.drydb -o small/prev.jsonl 2>dump.err
-echo $? >dump.status
-cat small/prev.jsonl >dump.target
-ls -A small >dump.ls
-rm small/prev.jsonl
-"$1" dump big.drydb >small/cut.dump 2>stdout.err
-echo $? >stdout.status
-rm small/cut.dump
-echo previous >small/wide.jsonl
-"$1" dump wide.drydb -o small/wide.jsonl 2>wide.err
-echo $? >wide.status
-cat small/wide.jsonl >wide.target
-ls -A small >wide.ls
-rm small/wide.jsonl
-"$1" dump wide.drydb >small/cut.dump 2>wide-stdout.err
-echo $? >wide-stdout.status
-rm small/cut.dump
+dumps big.drydb prev
+dumps wide.drydb wide
 # (In a user namespace only the mount point's flag can change: a bind remount.)
 mount -o remount,ro small 2>/dev/null || mount -o remount,bind,ro small || exit 0  # no ro.ls
-"$1" build small/out.drydb -i big.jsonl -k id -q 2>ro-build.err
+"$drydb" build small/out.drydb -i big.jsonl -k id -q 2>ro-build.err
 echo $? >ro-build.status
 cmp -s prev.drydb small/out.drydb && echo untouched >ro-build.target
-"$1" dump big.drydb -o small/out.jsonl 2>ro-dump.err
+"$drydb" dump big.drydb -o small/out.jsonl 2>ro-dump.err
 echo $? >ro-dump.status
 ls -A small >ro.ls
 exit 0
@@ -72,31 +66,22 @@ run cat build.err
 expect_stdout_has "drydb: small/out.drydb not written: cannot write 'small/.out.drydb.tmp-"
 expect_stdout_has "': No space left on device"
 
-run cat dump.status dump.target dump.ls dump.err
-expect_stdout <<'OUT'
+# NAME: both of inside.sh's `dumps` under NAME failed for want of space, and the one with -o
+# left its target as it was, with no temp file beside it.
+expect_dumps_failed() {
+  run cat "$1.status" "$1.target" "$1.ls" "$1.err" "$1-stdout.status" "$1-stdout.err"
+  expect_stdout <<OUT
 2
 previous
 out.drydb
-prev.jsonl
-drydb: cannot write 'small/prev.jsonl': No space left on device
-OUT
-
-run cat stdout.status stdout.err
-expect_stdout <<'OUT'
+$1.jsonl
+drydb: cannot write 'small/$1.jsonl': No space left on device
 2
 drydb: cannot write the output: No space left on device
 OUT
-
-run cat wide.status wide.target wide.ls wide.err wide-stdout.status wide-stdout.err
-expect_stdout <<'OUT'
-2
-previous
-out.drydb
-wide.jsonl
-drydb: cannot write 'small/wide.jsonl': No space left on device
-2
-drydb: cannot write the output: No space left on device
-OUT
+}
+expect_dumps_failed prev
+expect_dumps_failed wide
 
 # Read-only: nothing can be created beside the target.
 expect_true "the tmpfs could be remounted read-only" test -e ro.ls

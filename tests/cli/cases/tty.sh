@@ -81,16 +81,19 @@ wait_for() {  # TEXT: reads the session's output until TEXT has appeared (since 
   [[ $seen == *"$1"* ]] || { last="wait for '$1'"; failed "the session did not show it: $seen"; }
 }
 prompt="items.drydb(items)> "
+goes_on_after_ctrl_c() {  # the session prompts again, answers a count, quits; sets status
+  wait_for "$prompt"
+  printf 'count\n' >&3
+  wait_for "(integer) 7"
+  printf 'quit\n' >&3
+  wait_for "Bye!"
+  end_session
+}
 wait_for "$prompt"
 printf 'get app' >&3
 wait_for "get app"
 printf '\003' >&3
-wait_for "$prompt"
-printf 'count\n' >&3
-wait_for "(integer) 7"
-printf 'quit\n' >&3
-wait_for "Bye!"
-end_session
+goes_on_after_ctrl_c
 last="a session given Ctrl-C at its prompt"
 expect_status 0
 # `get app` would print (nil) (or an error): neither appears.
@@ -109,12 +112,7 @@ printf 'scan\n' >&3
 wait_for "drydb: test pause at session:row"
 printf '\003' >&3
 wait_for "Error: interrupted"
-wait_for "$prompt"
-printf 'count\n' >&3
-wait_for "(integer) 7"
-printf 'quit\n' >&3
-wait_for "Bye!"
-end_session
+goes_on_after_ctrl_c
 last="a session given Ctrl-C while a command runs"
 expect_status 0
 expect_true "the scan printed its first row" grep -q '1) ' <<<"$screen"

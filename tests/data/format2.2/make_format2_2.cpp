@@ -9,9 +9,5 @@
 
 int main(int argc, char** argv) {
   using namespace drydb_golden;
-  return write_golden_files(argc, argv, drydb_format2_2::files(), 2,
-                            [](drydb::TableBuilder& table, const TableSpec& t) {
-                              if (t.miss_filter_bits != 0)
-                                table.add_miss_filter(t.miss_filter_bits);
-                            });
+  return write_golden_files(argc, argv, drydb_format2_2::files(), 2, add_miss_filter);
 }

@@ -7,10 +7,5 @@
 
 int main(int argc, char** argv) {
   using namespace drydb_golden;
-  return write_golden_files(argc, argv, drydb_format2_3::files(), 3,
-                            [](drydb::TableBuilder& table, const TableSpec& t) {
-                              if (!t.columns.empty()) table.set_columns(t.columns, t.key_column);
-                              if (t.miss_filter_bits != 0)
-                                table.add_miss_filter(t.miss_filter_bits);
-                            });
+  return write_golden_files(argc, argv, drydb_format2_3::files(), 3, add_columns_and_miss_filter);
 }
