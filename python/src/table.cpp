@@ -217,12 +217,14 @@ void bind_table(py::module_& m) {
       METH_FASTCALL | METH_KEYWORDS,
       "get(key, default=None, *, copy=True)\n\nThe value of key, or default. copy=False gives a "
       "memoryview of the value in place."};
+  // __getitem__ and __contains__ take the key by position only, as their __text_signature__ (the
+  // doc up to "--") says; __doc__ is the rest.
   static PyMethodDef getitem_def{
       "__getitem__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_getitem)),
-      METH_FASTCALL, "The value of key; KeyError when absent."};
+      METH_FASTCALL, "__getitem__($self, key, /)\n--\n\nThe value of key; KeyError when absent."};
   static PyMethodDef contains_def{
       "__contains__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_contains)),
-      METH_FASTCALL, "Whether the table has key."};
+      METH_FASTCALL, "__contains__($self, key, /)\n--\n\nWhether the table has key."};
   set_fast_method(table, &get_def);
   set_fast_method(table, &getitem_def);
   set_fast_method(table, &contains_def);
