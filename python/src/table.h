@@ -3,6 +3,7 @@
 // dataset.cpp bind each with bind_table_queries and add what only theirs has.
 #pragma once
 
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
