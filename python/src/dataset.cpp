@@ -20,6 +20,7 @@
 #include "index.h"
 #include "keys.h"
 #include "rows.h"
+#include "table.h"
 
 namespace drydb::python {
 
@@ -34,9 +35,6 @@ struct DatasetHandle : Handle {
   std::shared_ptr<void> owner;
 };
 using DatasetRef = std::shared_ptr<DatasetHandle>;
-
-using PyShardedRange = PyRange<ShardedRange>;
-using PyDatasetIndex = PyIndexOf<ShardedIndex, ShardedIndexRange>;
 
 // ---- manifests as dicts -------------------------------------------------------------------------
 
@@ -133,96 +131,16 @@ Manifest manifest_of(const py::dict& d) {
 
 // ---- a dataset's tables -------------------------------------------------------------------------
 
-class PyDatasetTable {
+using PyDatasetIndex = PyIndexOf<ShardedIndex, ShardedIndexRange>;
+
+class PyDatasetTable : public PyTableOf<ShardedTable, ShardedRange, ShardedCursor, PyDatasetIndex> {
  public:
-  PyDatasetTable(DatasetRef h, ShardedTable t, DecoderRef decoder)
-      : h_(std::move(h)), t_(t), decoder_(std::move(decoder)) {}
+  using PyTableOf::PyTableOf;
 
-  py::object get(py::handle key, py::object dflt) const {
-    std::optional<py::object> v = lookup(key);
-    return v ? std::move(*v) : dflt;
-  }
-  py::object getitem(py::handle key) const {
-    std::optional<py::object> v = lookup(key);
-    if (!v) {
-      PyErr_SetObject(PyExc_KeyError, key.ptr());  // as a dict does: the key itself
-      throw py::error_already_set();
-    }
-    return std::move(*v);
-  }
-  bool contains(py::handle key) const {
-    h_->check_open();
-    const PyKey k(key, t_.encoding());
-    return static_cast<bool>(unwrap(t_.get(k.key())));
-  }
-  uint64_t size() const {
-    h_->check_open();
-    return t_.count();
-  }
   uint32_t shard_of(py::handle key) const {
-    const PyKey k(key, t_.encoding());
-    return t_.shard_of(k.key());
+    const PyKey k(key, q_.encoding());
+    return q_.shard_of(k.key());
   }
-  PyShardedRange range(py::object start, py::object end, bool start_exclusive, bool end_exclusive,
-                       bool reverse) const {
-    h_->check_open();
-    const RangeOptions o = range_options(start_exclusive, end_exclusive, reverse);
-    return PyShardedRange(
-        h_,
-        [t = t_, start, end, o] {
-          const PyBound s(start, t.encoding()), e(end, t.encoding());
-          return unwrap(t.get_range(s.bound(), e.bound(), o));
-        },
-        reverse, t_.encoding(), decoder_);
-  }
-  uint64_t count_range(py::handle start, py::handle end, bool start_exclusive,
-                       bool end_exclusive) const {
-    h_->check_open();
-    return count_between(t_, start, end, start_exclusive, end_exclusive);
-  }
-  PyShardedRange prefix(py::object p, bool reverse) const {
-    h_->check_open();
-    return PyShardedRange(
-        h_,
-        [t = t_, p, reverse] {
-          std::string copy;
-          const auto bytes = prefix_bytes(p, &copy);
-          return unwrap(t.prefix(bytes, reverse ? SortOrder::descending : SortOrder::ascending));
-        },
-        reverse, t_.encoding(), decoder_);
-  }
-  py::str name() const { return text(t_.name()); }
-  py::str key_encoding() const { return text(t_.encoding().id()); }
-  PyDatasetIndex index(const std::string& name) const {
-    h_->check_open();
-    return PyDatasetIndex(h_, unwrap(t_.index(name)), t_.encoding(), decoder_);
-  }
-  // A cursor across the shards (range-partitioned tables; InvalidArgumentError for a hashed one).
-  PyCursorOf<ShardedCursor> cursor() const {
-    h_->check_open();
-    return PyCursorOf<ShardedCursor>(h_, unwrap(t_.cursor()), t_.encoding(), decoder_);
-  }
-  std::vector<PyDatasetIndex> indexes() const {
-    h_->check_open();
-    std::vector<PyDatasetIndex> out;
-    for (const ShardedIndex& ix : t_.indexes())
-      out.emplace_back(h_, ix, t_.encoding(), decoder_);
-    return out;
-  }
-
- private:
-  // The value of `key`, or nothing when absent.
-  std::optional<py::object> lookup(py::handle key) const {
-    h_->check_open();
-    const PyKey k(key, t_.encoding());
-    Value v = unwrap(t_.get(k.key()));
-    if (!v) return std::nullopt;
-    return (*decoder_)(k.key().bytes(), v.bytes());
-  }
-
-  DatasetRef h_;
-  ShardedTable t_;
-  DecoderRef decoder_;
 };
 
 class PyDataset {
@@ -359,7 +277,7 @@ PyLiveDataset follow_dataset(const fs::path& path, const std::string& storage, s
 }  // namespace
 
 void bind_dataset(py::module_& m) {
-  bind_cursor<PyCursorOf<ShardedCursor>>(
+  bind_cursor<PyDatasetTable::PyCursorT>(
       m, "DatasetCursor",
       "A position among a range-partitioned dataset table's rows, across its shards (empty ones "
       "included): rank() counts the rows of every shard before. Each move returns whether it is "
@@ -371,28 +289,19 @@ void bind_dataset(py::module_& m) {
                              "value), in index-key order (rows of one index key in primary-key "
                              "order), the shards' entries merged.");
 
-  py::class_<PyDatasetTable>(m, "DatasetTable",
-                             "A table of a sharded dataset: queries routed to its shards or "
-                             "merged across them (drydb.open_dataset).")
-      .def("get", &PyDatasetTable::get, py::arg("key"), py::arg("default") = py::none())
+  bind_table_queries<PyDatasetTable>(m, "DatasetTable",
+                                     "A table of a sharded dataset: queries routed to its shards "
+                                     "or merged across them (drydb.open_dataset). Only a "
+                                     "range-partitioned one has a cursor().")
+      .def(
+          "get",
+          [](const PyDatasetTable& t, py::handle key, py::object dflt) {
+            return t.get(key, std::move(dflt));
+          },
+          py::arg("key"), py::arg("default") = py::none())
       .def("__getitem__", &PyDatasetTable::getitem, py::arg("key"))
       .def("__contains__", &PyDatasetTable::contains, py::arg("key"))
-      .def("__len__", &PyDatasetTable::size)
-      .def("shard_of", &PyDatasetTable::shard_of, py::arg("key"), "The shard that holds key.")
-      .def("range", &PyDatasetTable::range, py::arg("start") = py::none(),
-           py::arg("end") = py::none(), py::kw_only(), py::arg("start_exclusive") = false,
-           py::arg("end_exclusive") = false, py::arg("reverse") = false)
-      .def("count_range", &PyDatasetTable::count_range, py::arg("start") = py::none(),
-           py::arg("end") = py::none(), py::kw_only(), py::arg("start_exclusive") = false,
-           py::arg("end_exclusive") = false)
-      .def("prefix", &PyDatasetTable::prefix, py::arg("prefix"), py::arg("reverse") = false)
-      .def("index", &PyDatasetTable::index, py::arg("name"),
-           "The secondary index `name`, across the shards.")
-      .def("indexes", &PyDatasetTable::indexes)
-      .def("cursor", &PyDatasetTable::cursor,
-           "A cursor across the shards, in key order (range-partitioned tables).")
-      .def_property_readonly("name", &PyDatasetTable::name)
-      .def_property_readonly("key_encoding", &PyDatasetTable::key_encoding);
+      .def("shard_of", &PyDatasetTable::shard_of, py::arg("key"), "The shard that holds key.");
 
   py::class_<PyDataset>(m, "Dataset", "One generation of a sharded dataset (drydb.open_dataset).")
       .def("table", &PyDataset::table, py::arg("name"), py::kw_only(),

@@ -1,10 +1,10 @@
-// drydb.Table, drydb.Index, drydb.Range, drydb.Cursor and drydb.Value: a table's and an index's
-// queries for Python.
+// drydb.Table, drydb.Index, drydb.Range, drydb.Cursor and drydb.Value: one file's table and what
+// its queries give, bound for Python (the queries a dataset's table shares: table.h).
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <deque>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,17 +15,11 @@
 #include "index.h"
 #include "keys.h"
 #include "rows.h"
+#include "table.h"
 
 namespace drydb::python {
 
 namespace {
-
-// A value handed out without a copy (copy=False): the bytes stay in their page, which this
-// object keeps resident, as it keeps the database open. Exposed as a read-only buffer.
-struct PyValue {
-  DbRef db;
-  Value value;
-};
 
 // Keys of one batch: the Keys and the copies some of them point into.
 class KeyBatch {
@@ -53,44 +47,17 @@ class KeyBatch {
   std::deque<std::string> copies_;  // stable addresses
 };
 
-using PyTableRange = PyRange<Range>;
-
-using PyCursor = PyCursorOf<Cursor>;
-
 using PyIndex = PyIndexOf<SecondaryIndex, IndexRange>;
 
-class PyTable {
+class PyTable : public PyTableOf<ReadOnlyTable, Range, Cursor, PyIndex> {
  public:
   PyTable(DbRef db, const ReadOnlyTable& t, const std::optional<std::string>& decode)
-      : db_(std::move(db)), t_(t), decoder_(std::make_shared<ValueDecoder>(t, decode)) {}
-
-  py::object get(py::handle key, py::object dflt, bool copy) const {
-    db_->check_open();
-    const PyKey k(key, t_.encoding());
-    Value v = unwrap(t_.get(k.key()));
-    if (!v) return dflt;
-    return value_object(k.key().bytes(), std::move(v), copy);
-  }
-  py::object getitem(py::handle key) const {
-    db_->check_open();
-    const PyKey k(key, t_.encoding());
-    Value v = unwrap(t_.get(k.key()));
-    if (!v) {
-      PyErr_SetObject(PyExc_KeyError, key.ptr());  // as a dict does: the key itself
-      throw py::error_already_set();
-    }
-    return value_object(k.key().bytes(), std::move(v), true);
-  }
-  bool contains(py::handle key) const {
-    db_->check_open();
-    const PyKey k(key, t_.encoding());
-    return static_cast<bool>(unwrap(t_.get(k.key())));
-  }
+      : PyTableOf(std::move(db), t, std::make_shared<ValueDecoder>(t, decode)) {}
 
   // A list of the keys' values (None for an absent key), looked up in batches with the GIL
   // released.
   py::list get_many(py::handle keys, bool copy) const {
-    db_->check_open();
+    h_->check_open();
     constexpr size_t kBatch = 4096;
     // The keys as a tuple of our own (a tuple given is taken as it is: it cannot change): it
     // holds them while their Keys point into them, also while another thread, or Python code a
@@ -102,7 +69,7 @@ class PyTable {
     py::list out(n);
     KeyBatch batch;
     std::vector<Value> values;
-    const KeyEncoding enc = t_.encoding();
+    const KeyEncoding enc = q_.encoding();
     for (size_t at = 0; at < n; at += kBatch) {
       const size_t m = std::min(kBatch, n - at);
       batch.clear();
@@ -113,7 +80,7 @@ class PyTable {
       status st;
       {
         py::gil_scoped_release unlocked;
-        st = t_.get_many(batch.keys(), values);
+        st = q_.get_many(batch.keys(), values);
       }
       check(st);
       for (size_t i = 0; i < m; ++i) {
@@ -125,76 +92,13 @@ class PyTable {
     return out;
   }
 
-  PyTableRange range(py::object start, py::object end, bool start_exclusive, bool end_exclusive,
-                     bool reverse) const {
-    db_->check_open();
-    const RangeOptions o = range_options(start_exclusive, end_exclusive, reverse);
-    return wrap(
-        [t = t_, start, end, o] {
-          const PyBound s(start, t.encoding()), e(end, t.encoding());
-          return unwrap(t.get_range(s.bound(), e.bound(), o));
-        },
-        reverse);
-  }
-  uint64_t count_range(py::handle start, py::handle end, bool start_exclusive,
-                       bool end_exclusive) const {
-    db_->check_open();
-    return count_between(t_, start, end, start_exclusive, end_exclusive);
-  }
-  PyTableRange prefix(py::object p, bool reverse) const {
-    db_->check_open();
-    return wrap(
-        [t = t_, p, reverse] {
-          std::string copy;
-          const auto bytes = prefix_bytes(p, &copy);
-          return unwrap(t.prefix(bytes, reverse ? SortOrder::descending : SortOrder::ascending));
-        },
-        reverse);
-  }
-  PyCursor cursor() const {
-    db_->check_open();
-    return PyCursor(db_, t_.cursor(), t_.encoding(), decoder_);
-  }
-  PyIndex index(const std::string& name) const {
-    db_->check_open();
-    return PyIndex(db_, unwrap(t_.index(name)), t_.encoding(), decoder_);
-  }
-  std::vector<PyIndex> indexes() const {
-    db_->check_open();
-    std::vector<PyIndex> out;
-    for (const SecondaryIndex& ix : t_.indexes())
-      out.emplace_back(db_, ix, t_.encoding(), decoder_);
-    return out;
-  }
-
-  uint64_t size() const {
-    db_->check_open();
-    return t_.count();
-  }
-  py::str name() const { return text(t_.name()); }
-  py::str key_encoding() const { return text(t_.encoding().id()); }
   py::list columns() const {
-    db_->check_open();
+    h_->check_open();
     py::list out;
-    for (const std::string& c : t_.columns())
+    for (const std::string& c : q_.columns())
       out.append(text(c));
     return out;
   }
-
- private:
-  py::object value_object(std::span<const std::byte> key, Value v, bool copy) const {
-    if (decoder_->decodes()) return (*decoder_)(key, v.bytes());
-    if (copy) return to_bytes(v.bytes());
-    py::object holder = py::cast(PyValue{db_, std::move(v)});
-    return py::memoryview(holder);
-  }
-  PyTableRange wrap(PyTableRange::Query q, bool reverse) const {
-    return PyTableRange(db_, std::move(q), reverse, t_.encoding(), decoder_);
-  }
-
-  DbRef db_;
-  ReadOnlyTable t_;
-  DecoderRef decoder_;
 };
 
 // Table.get, t[key] and `key in t` called the C API's way (vectorcall): pybind11's dispatcher
@@ -288,35 +192,22 @@ void bind_table(py::module_& m) {
   bind_range<Range>(m, "Range", "_RangeChunks");
   bind_range<IndexRange>(m, "IndexRange", "_IndexRangeChunks");
 
-  bind_cursor<PyCursor>(m, "Cursor",
-                        "A position among a table's rows. Each move returns whether it is on a "
-                        "row.");
+  bind_cursor<PyTable::PyCursorT>(
+      m, "Cursor",
+      "A position among a table's rows. Each move returns whether it is on a "
+      "row.");
 
   bind_index<PyIndex>(m, "Index",
                       "A secondary index: rows as (primary_key, value), in index-key order "
                       "(rows of one index key in primary-key order).");
 
-  py::class_<PyTable> table(m, "Table", "A table of an open database (Database.table).");
+  py::class_<PyTable> table =
+      bind_table_queries<PyTable>(m, "Table", "A table of an open database (Database.table).");
+  // get, __getitem__ and __contains__: set_fast_method below.
   table
-      // get, __getitem__ and __contains__: set_fast_method below.
-      .def("__len__", &PyTable::size)
       .def("get_many", &PyTable::get_many, py::arg("keys"), py::kw_only(), py::arg("copy") = true,
            "The values of many keys at once (None for an absent key), looked up in batches "
            "without the GIL.")
-      .def("range", &PyTable::range, py::arg("start") = py::none(), py::arg("end") = py::none(),
-           py::kw_only(), py::arg("start_exclusive") = false, py::arg("end_exclusive") = false,
-           py::arg("reverse") = false,
-           "The rows from start to end (None: open), inclusive unless told otherwise.")
-      .def("count_range", &PyTable::count_range, py::arg("start") = py::none(),
-           py::arg("end") = py::none(), py::kw_only(), py::arg("start_exclusive") = false,
-           py::arg("end_exclusive") = false, "How many rows range() would give, in O(log n).")
-      .def("prefix", &PyTable::prefix, py::arg("prefix"), py::arg("reverse") = false,
-           "The rows whose encoded key starts with prefix (bytes or str).")
-      .def("cursor", &PyTable::cursor)
-      .def("index", &PyTable::index, py::arg("name"))
-      .def("indexes", &PyTable::indexes)
-      .def_property_readonly("name", &PyTable::name)
-      .def_property_readonly("key_encoding", &PyTable::key_encoding)
       .def_property_readonly("columns", &PyTable::columns)
       .def("__repr__",
            [](const PyTable& t) { return py::str("<drydb.Table {}>").format(t.name()); });
@@ -326,12 +217,14 @@ void bind_table(py::module_& m) {
       METH_FASTCALL | METH_KEYWORDS,
       "get(key, default=None, *, copy=True)\n\nThe value of key, or default. copy=False gives a "
       "memoryview of the value in place."};
+  // __getitem__ and __contains__ take the key by position only, as their __text_signature__ (the
+  // doc up to "--") says; __doc__ is the rest.
   static PyMethodDef getitem_def{
       "__getitem__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_getitem)),
-      METH_FASTCALL, "The value of key; KeyError when absent."};
+      METH_FASTCALL, "__getitem__($self, key, /)\n--\n\nThe value of key; KeyError when absent."};
   static PyMethodDef contains_def{
       "__contains__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_contains)),
-      METH_FASTCALL, "Whether the table has key."};
+      METH_FASTCALL, "__contains__($self, key, /)\n--\n\nWhether the table has key."};
   set_fast_method(table, &get_def);
   set_fast_method(table, &getitem_def);
   set_fast_method(table, &contains_def);
