@@ -131,35 +131,13 @@ class ManualExecutor final : public Executor {
 
 // ---- storages ----------------------------------------------------------------------------------
 
-enum class Store { mmap, pread_tiny, memory };
-
-const char* store_name(Store s) {
-  switch (s) {
-    case Store::mmap:
-      return "mmap";
-    case Store::pread_tiny:
-      return "pread_tiny_cache";
-    case Store::memory:
-      return "memory";
-  }
-  return "?";
-}
-
-result<ReadOnlyDatabase> open_db(Store s, Executor* executor,
+// The fixture's file through backend `b` (mmap, pread_small or memory here), its queries on
+// `executor`; the small cache is kTinyCache.
+result<ReadOnlyDatabase> open_db(Backend b, Executor* executor,
                                  drydb::PageAllocator* alloc = nullptr) {
   const Fixture& f = fixture();
-  switch (s) {
-    case Store::mmap:
-      return ReadOnlyDatabase::open(f.path, {.storage = StorageKind::mmap, .executor = executor});
-    case Store::pread_tiny:
-      return ReadOnlyDatabase::open(f.path, {.storage = StorageKind::pread,
-                                             .page_cache_bytes = kTinyCache,
-                                             .allocator = alloc,
-                                             .executor = executor});
-    case Store::memory:
-      break;
-  }
-  return ReadOnlyDatabase::open_memory(f.file, {.executor = executor});
+  return open_backend(b, {f.path, f.file},
+                      {.small_cache = kTinyCache, .allocator = alloc, .executor = executor});
 }
 
 // A MemoryStorage (page cache, counted reads) whose reads are also counted in `*outside`, which
@@ -370,7 +348,7 @@ const char* exec_name(Exec e) {
   return "?";
 }
 
-class AsyncMatchesSync : public ::testing::TestWithParam<std::tuple<Store, Exec>> {
+class AsyncMatchesSync : public ::testing::TestWithParam<std::tuple<Backend, Exec>> {
  protected:
   void SetUp() override {
     auto [store, exec] = GetParam();
@@ -724,11 +702,11 @@ TEST_P(AsyncMatchesSync, HeldResultsStayValid) {
 
 INSTANTIATE_TEST_SUITE_P(
     StoresAndExecutors, AsyncMatchesSync,
-    ::testing::Combine(::testing::Values(Store::mmap, Store::pread_tiny, Store::memory),
+    ::testing::Combine(::testing::Values(Backend::mmap, Backend::pread_small, Backend::memory),
                        ::testing::Values(Exec::default_pool, Exec::inline_executor,
                                          Exec::counting_pool)),
     [](const auto& info) {
-      return std::string(store_name(std::get<0>(info.param))) + "_" +
+      return std::string(backend_name(std::get<0>(info.param))) + "_" +
              exec_name(std::get<1>(info.param));
     });
 
@@ -771,7 +749,7 @@ TEST(AsyncWarm, LaterQueriesOfTheRangeHitTheCache) {
 
 TEST(AsyncFuture, InlineExecutorCompletesBeforeTheCallReturns) {
   InlineExecutor exec;
-  auto db = open_db(Store::memory, &exec);
+  auto db = open_db(Backend::memory, &exec);
   ASSERT_TRUE(db);
   auto items = *db->table("items");
   auto f = items.get_async("user/000003");
@@ -788,7 +766,7 @@ TEST(AsyncFuture, InlineExecutorCompletesBeforeTheCallReturns) {
 
 TEST(AsyncFuture, PendingUntilTheExecutorRunsIt) {
   ManualExecutor exec;
-  auto db = open_db(Store::pread_tiny, &exec);
+  auto db = open_db(Backend::pread_small, &exec);
   ASSERT_TRUE(db);
   auto nums = *db->table("nums");
   auto f = nums.count_range_async(int64_t{-3000}, int64_t{0});
@@ -813,7 +791,7 @@ TEST(AsyncFuture, PendingUntilTheExecutorRunsIt) {
 
 TEST(AsyncFuture, KeysAreCopiedAtTheCall) {
   ManualExecutor exec;
-  auto db = open_db(Store::memory, &exec);
+  auto db = open_db(Backend::memory, &exec);
   ASSERT_TRUE(db);
   auto items = *db->table("items");
   std::string key = "user/000006", start = "user/000000", end = "user/000009";
@@ -836,7 +814,7 @@ TEST(AsyncFuture, KeysAreCopiedAtTheCall) {
 
 TEST(AsyncFuture, ThenOnAReadyFutureRunsAtOnceOnTheCaller) {
   InlineExecutor exec;
-  auto db = open_db(Store::mmap, &exec);
+  auto db = open_db(Backend::mmap, &exec);
   ASSERT_TRUE(db);
   auto items = *db->table("items");
   auto f = items.get_async("user/000009");
@@ -853,7 +831,7 @@ TEST(AsyncFuture, ThenOnAReadyFutureRunsAtOnceOnTheCaller) {
 
 TEST(AsyncFuture, ThenOnAPendingFutureRunsWhereTheQueryCompletes) {
   ManualExecutor exec;
-  auto db = open_db(Store::pread_tiny, &exec);
+  auto db = open_db(Backend::pread_small, &exec);
   ASSERT_TRUE(db);
   auto items = *db->table("items");
   std::thread::id ran_on;
@@ -877,7 +855,7 @@ TEST(AsyncFuture, ThenOnAPendingFutureRunsWhereTheQueryCompletes) {
 
 // Callbacks on the default pool, counted down to a latch (no timed wait).
 TEST(AsyncFuture, ThenOnTheDefaultPool) {
-  auto db = open_db(Store::pread_tiny, nullptr);
+  auto db = open_db(Backend::pread_small, nullptr);
   ASSERT_TRUE(db);
   const TableModel& t = fixture().model.tables[1];
   auto nums = *db->table("nums");
@@ -902,7 +880,7 @@ TEST(AsyncFuture, ThenOnTheDefaultPool) {
 
 TEST(AsyncFuture, DroppedTasksCompleteWithAnError) {
   ManualExecutor exec;
-  auto db = open_db(Store::memory, &exec);
+  auto db = open_db(Backend::memory, &exec);
   ASSERT_TRUE(db);
   auto items = *db->table("items");
   auto fv = items.get_async("user/000003");
@@ -1022,7 +1000,7 @@ constexpr int kRounds = DRYDB_TEST_SANITIZED ? 150 : 1500;
 TEST(AsyncConcurrency, ThreadsMixAsyncAndSyncPreadTinyCache) {
   CountingAllocator alloc;
   {
-    auto db = open_db(Store::pread_tiny, nullptr, &alloc);
+    auto db = open_db(Backend::pread_small, nullptr, &alloc);
     ASSERT_TRUE(db);
     mixed_load(*db, 4, kRounds, 1);
   }
@@ -1031,14 +1009,14 @@ TEST(AsyncConcurrency, ThreadsMixAsyncAndSyncPreadTinyCache) {
 }
 
 TEST(AsyncConcurrency, ThreadsMixAsyncAndSyncMmap) {
-  auto db = open_db(Store::mmap, nullptr);
+  auto db = open_db(Backend::mmap, nullptr);
   ASSERT_TRUE(db);
   mixed_load(*db, 3, kRounds, 2);
 }
 
 TEST(AsyncConcurrency, ThreadsMixAsyncAndSyncOnACallerPool) {
   ThreadPool pool(3);
-  auto db = open_db(Store::pread_tiny, &pool);
+  auto db = open_db(Backend::pread_small, &pool);
   ASSERT_TRUE(db);
   mixed_load(*db, 3, kRounds, 3);
 }
@@ -1262,8 +1240,8 @@ INSTANTIATE_TEST_SUITE_P(FailingStorageAndMemory, AsyncFaults,
 
 // Finished but unread: views are released (errc::invalid_state), counts and statuses stay.
 TEST(AsyncDestruction, DatabaseDestroyedBeforeFinishedFuturesAreRead) {
-  for (Store store : {Store::mmap, Store::pread_tiny, Store::memory}) {
-    SCOPED_TRACE(store_name(store));
+  for (Backend store : {Backend::mmap, Backend::pread_small, Backend::memory}) {
+    SCOPED_TRACE(backend_name(store));
     CountingAllocator alloc;
     InlineExecutor exec;
     Future<Value> found, missing;
@@ -1439,9 +1417,9 @@ TEST(AsyncDestruction, DatabaseDestroyedUnderLoad) {
   const int rounds = DRYDB_TEST_SANITIZED ? 15 : 60;
   uint64_t right = 0, cancelled = 0;
   for (int round = 0; round < rounds; ++round) {
-    const Store store = round % 3 == 0   ? Store::mmap
-                        : round % 3 == 1 ? Store::pread_tiny
-                                         : Store::memory;
+    const Backend store = round % 3 == 0   ? Backend::mmap
+                          : round % 3 == 1 ? Backend::pread_small
+                                           : Backend::memory;
     CountingAllocator alloc;
     std::vector<std::pair<Future<Value>, size_t>> values;
     std::vector<std::pair<Future<uint64_t>, size_t>> counts;
@@ -1501,8 +1479,8 @@ TEST(AsyncDestruction, DatabaseDestroyedUnderLoad) {
 
 TEST(AsyncDestruction, AssigningOverADatabaseSettlesItsQueries) {
   ManualExecutor exec;
-  auto first = open_db(Store::pread_tiny, &exec);
-  auto second = open_db(Store::memory, &exec);
+  auto first = open_db(Backend::pread_small, &exec);
+  auto second = open_db(Backend::memory, &exec);
   ASSERT_TRUE(first && second);
   auto queued = first->table("items")->get_async("user/000003");
   exec.run_all();

@@ -1415,30 +1415,6 @@ TEST(CursorOverflowTest, OverflowValuesThroughCursor) {
 // ---------------------------------------------------------------------------
 // 4. Storage back ends: the same checks through every way of reading a file.
 
-// memory: open_memory over the caller's bytes; loaded: the file read whole at open
-// (StorageKind::memory).
-enum class Backend { mmap, pread_small, pread_large, memory, loaded, custom_small, custom_large };
-
-const char* backend_name(Backend b) {
-  switch (b) {
-    case Backend::mmap:
-      return "mmap";
-    case Backend::pread_small:
-      return "pread_small_cache";
-    case Backend::pread_large:
-      return "pread_large_cache";
-    case Backend::memory:
-      return "memory";
-    case Backend::loaded:
-      return "loaded";
-    case Backend::custom_small:
-      return "custom_small_cache";
-    case Backend::custom_large:
-      return "custom_large_cache";
-  }
-  return "?";
-}
-
 class BackendTest : public ::testing::TestWithParam<Backend> {
  protected:
   static constexpr uint32_t kPageSize = 512;
@@ -1457,34 +1433,13 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
     ASSERT_TRUE(write_file(path_, bytes_));
   }
 
+  // The file through this test's backend; a custom one's storage in storage_ and its page memory
+  // from alloc_.
   drydb::result<ReadOnlyDatabase> open() {
-    switch (GetParam()) {
-      case Backend::mmap:
-        return ReadOnlyDatabase::open(path_, {.storage = drydb::StorageKind::mmap});
-      case Backend::pread_small:
-        return ReadOnlyDatabase::open(
-            path_, {.storage = drydb::StorageKind::pread, .page_cache_bytes = 8 * kPageSize});
-      case Backend::pread_large:
-        return ReadOnlyDatabase::open(
-            path_, {.storage = drydb::StorageKind::pread, .page_cache_bytes = bytes_.size() * 2});
-      case Backend::memory:
-        return ReadOnlyDatabase::open_memory(bytes_);
-      case Backend::loaded:
-        return ReadOnlyDatabase::open(path_, {.storage = drydb::StorageKind::memory});
-      case Backend::custom_small:
-        return open_custom(8 * kPageSize);
-      case Backend::custom_large:
-        return open_custom(bytes_.size() + 1);
-    }
-    return drydb::unexpected(errc::invalid_argument, "no such backend");
-  }
-
-  // Through a MemoryStorage (kept in storage_ while the database lives) and alloc_.
-  drydb::result<ReadOnlyDatabase> open_custom(size_t cache_bytes) {
-    auto storage = std::make_unique<MemoryStorage>(bytes_);
-    storage_ = storage.get();
-    return ReadOnlyDatabase::open_storage(std::move(storage),
-                                          {.page_cache_bytes = cache_bytes, .allocator = &alloc_});
+    return open_backend(GetParam(), {path_, bytes_},
+                        {.small_cache = 8 * kPageSize,
+                         .allocator = custom() ? &alloc_ : nullptr,
+                         .storage = &storage_});
   }
 
   bool custom() const {
@@ -1496,7 +1451,7 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
   TableModel text_, ints_, uuids_;
   std::vector<std::byte> bytes_;
   CountingAllocator alloc_;
-  const MemoryStorage* storage_ = nullptr;  // of the custom backends' open database
+  MemoryStorage* storage_ = nullptr;  // of the custom backends' open database
 };
 
 TEST_P(BackendTest, AnswersMatchTheModel) {

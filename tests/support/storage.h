@@ -1,7 +1,7 @@
 // The one in-memory storage of the tests and fuzz targets, and a checking page allocator (free of
 // GoogleTest): a Storage over memory that goes through the page cache and can fail reads (and
-// open_cached, which opens bytes through it), and a PageAllocator that checks and counts what
-// passes through it and can fail allocations.
+// open_cached, which opens bytes through it), the Backends a test opens a file through, and a
+// PageAllocator that checks and counts what passes through it and can fail allocations.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -68,6 +69,83 @@ inline drydb::result<drydb::ReadOnlyDatabase> open_cached(
   return drydb::ReadOnlyDatabase::open_storage(
       std::make_unique<MemoryStorage>(bytes),
       {.page_cache_bytes = cache_bytes, .allocator = allocator});
+}
+
+// ---- the ways a test opens a file -------------------------------------------------------------
+
+// Every way the reader reads a file: mapped; with pread through a page cache that is small (every
+// query evicts) or large (the whole file stays); the caller's bytes in place (open_memory); the
+// file read whole at open (StorageKind::memory); a MemoryStorage (custom storage) through a small
+// or large cache.
+enum class Backend { mmap, pread_small, pread_large, memory, loaded, custom_small, custom_large };
+
+inline const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::mmap:
+      return "mmap";
+    case Backend::pread_small:
+      return "pread_small_cache";
+    case Backend::pread_large:
+      return "pread_large_cache";
+    case Backend::memory:
+      return "memory";
+    case Backend::loaded:
+      return "loaded";
+    case Backend::custom_small:
+      return "custom_small_cache";
+    case Backend::custom_large:
+      return "custom_large_cache";
+  }
+  return "?";
+}
+
+// A file as the backends open it: by its path, or its bytes (memory and custom; kept alive by the
+// caller while the database lives).
+struct BackendFile {
+  std::filesystem::path path;
+  Bytes bytes;
+};
+
+struct BackendOptions {
+  size_t small_cache = 8 * 512;  // the small caches' bytes; a large cache holds twice the file
+  drydb::PageAllocator* allocator = nullptr;  // the caches' page memory (nullptr: operator new)
+  drydb::Executor* executor = nullptr;        // the async queries' (nullptr: the default pool)
+  MemoryStorage** storage = nullptr;          // custom: set to the database's MemoryStorage
+};
+
+inline drydb::result<drydb::ReadOnlyDatabase> open_backend(Backend b, const BackendFile& file,
+                                                           const BackendOptions& o = {}) {
+  using drydb::ReadOnlyDatabase;
+  using drydb::StorageKind;
+  const size_t large_cache = 2 * file.bytes.size();
+  switch (b) {
+    case Backend::mmap:
+      return ReadOnlyDatabase::open(file.path,
+                                    {.storage = StorageKind::mmap, .executor = o.executor});
+    case Backend::pread_small:
+    case Backend::pread_large:
+      return ReadOnlyDatabase::open(
+          file.path, {.storage = StorageKind::pread,
+                      .page_cache_bytes = b == Backend::pread_small ? o.small_cache : large_cache,
+                      .allocator = o.allocator,
+                      .executor = o.executor});
+    case Backend::memory:
+      return ReadOnlyDatabase::open_memory(file.bytes, {.executor = o.executor});
+    case Backend::loaded:
+      return ReadOnlyDatabase::open(file.path,
+                                    {.storage = StorageKind::memory, .executor = o.executor});
+    case Backend::custom_small:
+    case Backend::custom_large: {
+      auto storage = std::make_unique<MemoryStorage>(file.bytes);
+      if (o.storage != nullptr) *o.storage = storage.get();
+      return ReadOnlyDatabase::open_storage(
+          std::move(storage),
+          {.page_cache_bytes = b == Backend::custom_small ? o.small_cache : large_cache,
+           .allocator = o.allocator,
+           .executor = o.executor});
+    }
+  }
+  return drydb::Error(drydb::errc::invalid_argument, "no such backend");
 }
 
 // A PageAllocator that checks and counts what passes through it: every deallocate must match a
