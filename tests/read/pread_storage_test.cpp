@@ -45,10 +45,15 @@ drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
                                         {.page_cache_bytes = kCachePages * 512});
 }
 
-TEST(PreadStorage, RetriesInterruptedReads) {
+// Each test's file: make_model() written to a fresh folder.
+class PreadStorage : public ::testing::Test {
+ protected:
   TempDir dir;
   const DbModel m = make_model();
-  const auto path = write_model_file(dir, m);
+  const std::filesystem::path path = write_model_file(dir, m);
+};
+
+TEST_F(PreadStorage, RetriesInterruptedReads) {
   // Every other call is interrupted before it reads anything, so every read of the storage
   // meets EINTR once and then reads.
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
@@ -68,10 +73,7 @@ TEST(PreadStorage, RetriesInterruptedReads) {
   EXPECT_EQ(calls->load(), 2 * interrupted->load()) << "each interrupted read was retried once";
 }
 
-TEST(PreadStorage, ContinuesShortReads) {
-  TempDir dir;
-  const DbModel m = make_model();
-  const auto path = write_model_file(dir, m);
+TEST_F(PreadStorage, ContinuesShortReads) {
   // Each call reads 1 to 97 bytes, so a page takes several calls, each starting where the
   // previous one stopped.
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
@@ -108,10 +110,7 @@ struct FailingRange {
   }
 };
 
-TEST(PreadStorage, FailedReadIsIoErrorAndNotRemembered) {
-  TempDir dir;
-  const DbModel m = make_model();
-  const auto path = write_model_file(dir, m);
+TEST_F(PreadStorage, FailedReadIsIoErrorAndNotRemembered) {
   const auto bytes = read_file(path);
   const FileMap map = map_file(bytes);
   FailingRange fault;
@@ -152,19 +151,14 @@ TEST(PreadStorage, FailedReadIsIoErrorAndNotRemembered) {
   EXPECT_TRUE(db->verify());
 }
 
-TEST(PreadStorage, OpenFailsWithIoErrorWhenTheHeaderCannotBeRead) {
-  TempDir dir;
-  const auto path = write_model_file(dir, make_model());
+TEST_F(PreadStorage, OpenFailsWithIoErrorWhenTheHeaderCannotBeRead) {
   FailingRange fault;
   fault.to = 1;
   fault.armed = true;
   EXPECT_EQ(open_through(path, fault.function()).code(), errc::io_error);
 }
 
-TEST(PreadStorage, EndOfFileDuringAReadIsTruncated) {
-  TempDir dir;
-  const DbModel m = make_model();
-  const auto path = write_model_file(dir, m);
+TEST_F(PreadStorage, EndOfFileDuringAReadIsTruncated) {
   // The file "ends" at `end`: reads there return 0, a read across it returns the bytes before
   // it (a short count) and then 0, as a file cut under the reader would.
   auto end = std::make_shared<std::atomic<uint64_t>>(~uint64_t{0});
@@ -187,9 +181,7 @@ TEST(PreadStorage, EndOfFileDuringAReadIsTruncated) {
   EXPECT_EQ(db->verify().code(), errc::truncated);
 }
 
-TEST(PreadStorage, ACountLargerThanTheReadIsAnError) {
-  TempDir dir;
-  const auto path = write_model_file(dir, make_model());
+TEST_F(PreadStorage, ACountLargerThanTheReadIsAnError) {
   auto db = open_through(path, [](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
     const int64_t n = real_pread(fd, dst, offset);
     return n > 0 ? n + 1 : n;
@@ -203,10 +195,7 @@ TEST(PreadStorage, ACountLargerThanTheReadIsAnError) {
 // file over it, a tool writing into it) while a pread database reads it: pages still in the
 // cache keep their old bytes and answer; every page read after the rewrite fails its checksum
 // and is reported as corruption; no answer is wrong.
-TEST(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
-  TempDir dir;
-  const DbModel m = make_model();
-  const auto path = write_model_file(dir, m);
+TEST_F(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
   const auto original = read_file(path);
   const FileMap map = map_file(original);
   auto db = ReadOnlyDatabase::open(
@@ -256,10 +245,9 @@ TEST(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
 // (the same tables, keys and value lengths, other values or other keys): every page of it is a
 // valid page with a valid checksum in that file, but the file identity (format 2.4) seeds the
 // checksums, so pages read after the copy fail theirs here: errors, never an answer from the
-// other file, never a key that exists reported missing.
-void expect_other_file_refused(const DbModel& first, const DbModel& second) {
-  TempDir dir;
-  const auto path = write_model_file(dir, first);
+// other file, never a key that exists reported missing. `path` holds `first`'s file.
+void expect_other_file_refused(const std::filesystem::path& path, const DbModel& first,
+                               const DbModel& second) {
   auto other = build_database(second);
   ASSERT_TRUE(other) << other.error().to_string();
   ASSERT_EQ(other->size(), std::filesystem::file_size(path)) << "the files must be of one length";
@@ -290,19 +278,17 @@ void expect_other_file_refused(const DbModel& first, const DbModel& second) {
   expect_all_right(*again, second);
 }
 
-TEST(PreadStorage, AnotherFileWithOtherValuesCopiedInPlaceIsRefused) {
-  const DbModel m = make_model();
+TEST_F(PreadStorage, AnotherFileWithOtherValuesCopiedInPlaceIsRefused) {
   DbModel other = m;
   for (TableModel& t : other.tables)
     for (auto& [key, value] : t.rows)
       for (char& ch : value)
         ch = static_cast<char>(ch ^ 0x01);  // same lengths, other bytes
   other.finish();
-  expect_other_file_refused(m, other);
+  expect_other_file_refused(path, m, other);
 }
 
-TEST(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
-  const DbModel m = make_model();
+TEST_F(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
   DbModel other = m;
   for (TableModel& t : other.tables) {
     Rows moved;
@@ -317,7 +303,7 @@ TEST(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
     t.rows = std::move(moved);
   }
   other.finish();
-  expect_other_file_refused(m, other);
+  expect_other_file_refused(path, m, other);
 }
 
 }  // namespace
