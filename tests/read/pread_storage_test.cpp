@@ -45,6 +45,21 @@ drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
                                         {.page_cache_bytes = kCachePages * 512});
 }
 
+// Writes `bytes` over the start of the file at `path` in place (no truncation, no new inode), as a
+// `cp` over a file or a tool writing into it would, under any reader that has it open.
+::testing::AssertionResult write_in_place(const std::filesystem::path& path, Bytes bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ::testing::AssertionFailure() << "open " << path << ": " << std::strerror(errno);
+  const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), 0);
+  const int saved = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(bytes.size()))
+    return ::testing::AssertionFailure()
+           << "pwrite of " << bytes.size() << " bytes wrote " << n << ": " << std::strerror(saved);
+  return ::testing::AssertionSuccess();
+}
+
 // Each test's file: make_model() written to a fresh folder.
 class PreadStorage : public ::testing::Test {
  protected:
@@ -216,11 +231,7 @@ TEST_F(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
   std::vector<std::byte> rewritten = original;
   for (uint64_t i = map.page_size; i < map.catalog_offset; ++i)
     rewritten[i] ^= std::byte{0xA5};
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::pwrite(fd, rewritten.data(), rewritten.size(), 0),
-            static_cast<ssize_t>(rewritten.size()));
-  ::close(fd);
+  ASSERT_TRUE(write_in_place(path, rewritten));
   ASSERT_EQ(std::filesystem::file_size(path), original.size());
 
   // The cursor goes on over rows of its cached leaf, right ones, and stops with corruption at
@@ -255,10 +266,7 @@ void expect_other_file_refused(const std::filesystem::path& path, const DbModel&
       path, {.storage = StorageKind::pread, .page_cache_bytes = kCachePages * 512});
   ASSERT_TRUE(db);
   expect_all_right(*db, first);  // some pages now in the cache
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::pwrite(fd, other->data(), other->size(), 0), static_cast<ssize_t>(other->size()));
-  ::close(fd);
+  ASSERT_TRUE(write_in_place(path, *other));
   Outcome out;
   check_database(*db, first, out, 5);
   EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
@@ -271,10 +279,7 @@ void expect_other_file_refused(const std::filesystem::path& path, const DbModel&
   ASSERT_TRUE(again);
   expect_all_right(*again, second);
   const auto same = read_file(path);
-  const int fd2 = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  ASSERT_GE(fd2, 0);
-  ASSERT_EQ(::pwrite(fd2, same.data(), same.size(), 0), static_cast<ssize_t>(same.size()));
-  ::close(fd2);
+  ASSERT_TRUE(write_in_place(path, same));
   expect_all_right(*again, second);
 }
 
