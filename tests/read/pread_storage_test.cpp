@@ -60,6 +60,18 @@ drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
   return ::testing::AssertionSuccess();
 }
 
+// Every query of `m` over `db` (check_database): none gives a wrong answer, some fail, all with
+// `code` and the first with `text` in its message.
+void expect_errors_never_wrong(const ReadOnlyDatabase& db, const DbModel& m, errc code,
+                               std::string_view text) {
+  Outcome out;
+  check_database(db, m, out, 5);
+  EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
+  EXPECT_GT(out.errors, 0u);
+  EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(code)}) << out.first_error;
+  EXPECT_NE(out.first_error.find(text), std::string::npos) << out.first_error;
+}
+
 // Each test's file: make_model() written to a fresh folder.
 class PreadStorage : public ::testing::Test {
  protected:
@@ -186,13 +198,7 @@ TEST_F(PreadStorage, EndOfFileDuringAReadIsTruncated) {
   ASSERT_TRUE(db) << db.error().to_string();
   // Halfway into page 20, so reads of page 20 see a short count then the end.
   end->store(20 * 512 + 256);
-  Outcome out;
-  check_database(*db, m, out, 5);
-  EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
-  EXPECT_GT(out.errors, 0u);
-  EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::truncated)}) << out.first_error;
-  EXPECT_NE(out.first_error.find("shorter than when it was opened"), std::string::npos)
-      << out.first_error;
+  expect_errors_never_wrong(*db, m, errc::truncated, "shorter than when it was opened");
   EXPECT_EQ(db->verify().code(), errc::truncated);
 }
 
@@ -243,12 +249,7 @@ TEST_F(PreadStorage, RewrittenInPlaceIsCorruptionNeverAWrongAnswer) {
   EXPECT_NE(it, want.sorted.end()) << "the walk met a page read after the rewrite";
   EXPECT_EQ(c.status().code(), errc::corruption) << c.status().error().to_string();
 
-  Outcome out;
-  check_database(*db, m, out, 5);
-  EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
-  EXPECT_GT(out.errors, 0u);
-  EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::corruption)}) << out.first_error;
-  EXPECT_NE(out.first_error.find("checksum"), std::string::npos) << out.first_error;
+  expect_errors_never_wrong(*db, m, errc::corruption, "checksum");
   EXPECT_EQ(db->verify().code(), errc::corruption);
 }
 
@@ -267,12 +268,7 @@ void expect_other_file_refused(const std::filesystem::path& path, const DbModel&
   ASSERT_TRUE(db);
   expect_all_right(*db, first);  // some pages now in the cache
   ASSERT_TRUE(write_in_place(path, *other));
-  Outcome out;
-  check_database(*db, first, out, 5);
-  EXPECT_TRUE(out.wrong.empty()) << out.wrong[0];
-  EXPECT_GT(out.errors, 0u);
-  EXPECT_EQ(out.codes, std::set<int>{static_cast<int>(errc::corruption)}) << out.first_error;
-  EXPECT_NE(out.first_error.find("checksum"), std::string::npos) << out.first_error;
+  expect_errors_never_wrong(*db, first, errc::corruption, "checksum");
   // The same file's own bytes written over it change nothing.
   auto again = ReadOnlyDatabase::open(
       path, {.storage = StorageKind::pread, .page_cache_bytes = kCachePages * 512});
