@@ -840,19 +840,29 @@ std::string mount_small_tmpfs(const std::filesystem::path& at, const char* size)
   return "";
 }
 
+// build_and_describe over the previous database in a child (whose mount namespace keeps the
+// mount to itself), on a 512 KiB tmpfs mounted at `small` (a folder it makes) once the previous
+// file is there and `adjust()` has changed the mount (it returns why it could not, or ""). The
+// child's report, or "skip: why" where the test may not mount.
+template <class Adjust>
+std::string build_on_small_tmpfs(const std::filesystem::path& small, Adjust adjust) {
+  std::filesystem::create_directory(small);
+  const auto target = small / "db.drydb";
+  const auto previous = previous_database();
+  return in_child([&] {
+    if (std::string why = mount_small_tmpfs(small, "512k"); !why.empty()) return "skip: " + why;
+    if (!write_file(target, previous)) return std::string("cannot write the previous file");
+    if (std::string why = adjust(); !why.empty()) return "skip: " + why;
+    return build_and_describe(target, previous);
+  });
+}
+
 // A small tmpfs that fills during the build: ENOSPC. Reported as skipped where the test may not
 // mount one.
 TEST(BuilderTest, FullFileSystemFailsTheBuildAndKeepsTheTarget) {
   TempDir dir;
   const auto small = dir / "small";
-  std::filesystem::create_directory(small);
-  const auto target = small / "db.drydb";
-  const auto previous = previous_database();
-  const std::string report = in_child([&] {
-    if (std::string why = mount_small_tmpfs(small, "512k"); !why.empty()) return "skip: " + why;
-    if (!write_file(target, previous)) return std::string("cannot write the previous file");
-    return build_and_describe(target, previous);
-  });
+  const std::string report = build_on_small_tmpfs(small, [] { return std::string(); });
   if (report.starts_with("skip: ")) GTEST_SKIP() << report.substr(6);
   EXPECT_TRUE(contains(report, "(drydb:7)")) << report;  // io_error
   EXPECT_TRUE(contains(report, std::strerror(ENOSPC))) << report;
@@ -865,15 +875,10 @@ TEST(BuilderTest, FullFileSystemFailsTheBuildAndKeepsTheTarget) {
 TEST(BuilderTest, ReadOnlyFileSystemFailsTheBuildAndKeepsTheTarget) {
   TempDir dir;
   const auto small = dir / "small";
-  std::filesystem::create_directory(small);
-  const auto target = small / "db.drydb";
-  const auto previous = previous_database();
-  const std::string report = in_child([&] {
-    if (std::string why = mount_small_tmpfs(small, "512k"); !why.empty()) return "skip: " + why;
-    if (!write_file(target, previous)) return std::string("cannot write the previous file");
+  const std::string report = build_on_small_tmpfs(small, [&] {
     if (::mount(nullptr, small.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) != 0)
-      return std::string("skip: cannot remount read-only: ") + std::strerror(errno);
-    return build_and_describe(target, previous);
+      return std::string("cannot remount read-only: ") + std::strerror(errno);
+    return std::string();
   });
   if (report.starts_with("skip: ")) GTEST_SKIP() << report.substr(6);
   EXPECT_TRUE(contains(report, "cannot create a temp file in '" + small.string() + "'")) << report;
