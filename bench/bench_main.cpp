@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
 #ifdef DRYDB_BENCH_HAVE_DATASET
   drydb_bench::register_sharded();
 #endif
+#ifdef DRYDB_BENCH_HAVE_ABSL
+  drydb_bench::register_absl();
+#endif
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -297,5 +297,6 @@ void register_sqlite();
 void register_rocksdb();
 void register_lmdb();
 void register_sharded();  // drydb::ShardedDatabase, when drydb::dataset is built
+void register_absl();     // absl::btree_map and absl::flat_hash_map, when abseil is found
 
 }  // namespace drydb_bench
