@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
 #ifdef DRYDB_BENCH_HAVE_ABSL
   drydb_bench::register_absl();
 #endif
+#ifdef DRYDB_BENCH_HAVE_MARISA
+  drydb_bench::register_marisa();
+#endif
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

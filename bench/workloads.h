@@ -296,7 +296,8 @@ void register_baselines();
 void register_sqlite();
 void register_rocksdb();
 void register_lmdb();
-void register_sharded();  // drydb::ShardedDatabase, when drydb::dataset is built
-void register_absl();     // absl::btree_map and absl::flat_hash_map, when abseil is found
+void register_sharded();   // drydb::ShardedDatabase, when drydb::dataset is built
+void register_absl();      // absl::btree_map and absl::flat_hash_map, when abseil is found
+void register_marisa();    // marisa-trie, when found
 
 }  // namespace drydb_bench
