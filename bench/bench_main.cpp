@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
 #ifdef DRYDB_BENCH_HAVE_MARISA
   drydb_bench::register_marisa();
 #endif
+#ifdef DRYDB_BENCH_HAVE_HAT_TRIE
+  drydb_bench::register_hat_trie();
+#endif
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

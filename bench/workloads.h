@@ -299,5 +299,6 @@ void register_lmdb();
 void register_sharded();   // drydb::ShardedDatabase, when drydb::dataset is built
 void register_absl();      // absl::btree_map and absl::flat_hash_map, when abseil is found
 void register_marisa();    // marisa-trie, when found
+void register_hat_trie();  // the HAT-trie, when found
 
 }  // namespace drydb_bench
