@@ -4,7 +4,8 @@
 //            text shapes), values in a parallel std::vector<std::string> (13-byte values sit
 //            inside the strings, SSO). A range or scan walks from lower_bound; a count is two
 //            binary searches.
-//   std_map: std::map. A count walks the rows (std::distance), as a user of std::map would.
+//   std_map: std::map (map_store.h). A count walks the rows (std::distance), as a user of
+//            std::map would.
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -14,22 +15,13 @@
 #include <string_view>
 #include <vector>
 
+#include "map_store.h"
 #include "shape_readers.h"
 #include "shape_workloads.h"
 #include "workloads.h"
 
 namespace drydb_bench {
 namespace {
-
-template <class Data>
-const Data& int_data(int64_t rows) {
-  if (rows == kRows) {
-    static const Data small(kRows);
-    return small;
-  }
-  static const Data big(kRows1M);
-  return big;
-}
 
 struct Vector {
   struct IntData {
@@ -45,7 +37,7 @@ struct Vector {
 
   class Reader {
    public:
-    explicit Reader(int64_t rows) : d_(int_data<IntData>(rows)) {}
+    explicit Reader(int64_t rows) : d_(reference_rows<IntData>(rows)) {}
     uint64_t get(int64_t key) const {
       auto it = std::lower_bound(d_.keys.begin(), d_.keys.end(), key);
       if (it == d_.keys.end() || *it != key) return 0;
@@ -114,64 +106,8 @@ struct Vector {
   };
 };
 
-struct Map {
-  struct IntData {
-    std::map<int64_t, std::string> rows;
-    explicit IntData(int64_t n) {
-      for (int64_t k = 0; k < n; ++k)
-        rows.emplace_hint(rows.end(), k, value_of(k));
-    }
-  };
-
-  class Reader {
-   public:
-    explicit Reader(int64_t rows) : m_(int_data<IntData>(rows).rows) {}
-    uint64_t get(int64_t key) const {
-      auto it = m_.find(key);
-      return it == m_.end() ? 0 : fold(it->second.data(), it->second.size());
-    }
-    uint64_t range(int64_t first, int64_t last) const {
-      uint64_t sum = 0;
-      for (auto it = m_.lower_bound(first); it != m_.end() && it->first <= last; ++it)
-        sum += fold(it->second.data(), it->second.size());
-      return sum;
-    }
-    uint64_t count(int64_t first, int64_t last) const {
-      return static_cast<uint64_t>(std::distance(m_.lower_bound(first), m_.upper_bound(last)));
-    }
-
-   private:
-    const std::map<int64_t, std::string>& m_;
-  };
-
-  class StringReader {
-   public:
-    using Rows = std::map<std::string, std::string, std::less<>>;
-    StringReader() : m_(rows()) {}
-    uint64_t get(std::string_view key) const {
-      auto it = m_.find(key);
-      return it == m_.end() ? 0 : fold(it->second.data(), it->second.size());
-    }
-    uint64_t scan_all() const {
-      uint64_t sum = 0;
-      for (const auto& [k, v] : m_)
-        sum += fold(v.data(), v.size());
-      return sum;
-    }
-
-   private:
-    static const Rows& rows() {
-      static const Rows m = [] {
-        Rows r;
-        for (int64_t i = 0; i < kStringRows; ++i)
-          r.emplace_hint(r.end(), string_key_of(i), string_value_of(i));
-        return r;
-      }();
-      return m;
-    }
-    const Rows& m_;
-  };
-};
+using StdMap =
+    MapStore<std::map<int64_t, std::string>, std::map<std::string, std::string, std::less<>>>;
 
 }  // namespace
 
@@ -179,8 +115,8 @@ void register_baselines() {
   register_int_reads<Vector>("vector");
   register_string_reads<Vector>("vector");
   register_shapes<Vector>("vector");
-  register_int_reads<Map>("std_map");
-  register_string_reads<Map>("std_map");
+  register_int_reads<StdMap>("std_map");
+  register_string_reads<StdMap>("std_map");
 }
 
 }  // namespace drydb_bench

@@ -27,6 +27,15 @@ int main(int argc, char** argv) {
 #ifdef DRYDB_BENCH_HAVE_DATASET
   drydb_bench::register_sharded();
 #endif
+#ifdef DRYDB_BENCH_HAVE_ABSL
+  drydb_bench::register_absl();
+#endif
+#ifdef DRYDB_BENCH_HAVE_MARISA
+  drydb_bench::register_marisa();
+#endif
+#ifdef DRYDB_BENCH_HAVE_HAT_TRIE
+  drydb_bench::register_hat_trie();
+#endif
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

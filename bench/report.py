@@ -21,8 +21,8 @@ import statistics
 import subprocess
 
 # Display order and colours of the stores.
-STORES = ["drydb", "vector", "std_map", "sqlite_fair", "sqlite_default", "sqlite", "lmdb", "rocksdb",
-          "os_floor"]
+STORES = ["drydb", "vector", "std_map", "btree_map", "flat_hash_map", "marisa", "hat_trie",
+          "sqlite_fair", "sqlite_default", "sqlite", "lmdb", "rocksdb", "os_floor"]
 STORE_LABELS = {
     "drydb": "drydb",
     "drydb_mf": "drydb, miss filter",
@@ -30,6 +30,10 @@ STORE_LABELS = {
     "drydb_sharded": "drydb, 8 shards",
     "vector": "vector (lower_bound)",
     "std_map": "std::map",
+    "btree_map": "absl::btree_map",
+    "flat_hash_map": "absl::flat_hash_map",
+    "marisa": "marisa-trie",
+    "hat_trie": "HAT-trie",
     "sqlite_fair": "SQLite fair",
     "sqlite_default": "SQLite default",
     "sqlite": "SQLite",
@@ -37,7 +41,9 @@ STORE_LABELS = {
     "rocksdb": "RocksDB*",
     "os_floor": "OS floor (open, mmap, 4 pages, munmap)",
 }
-COLOURS = {"drydb": "#d95f02", "vector": "#7570b3", "std_map": "#7570b3"}
+# The in-memory baselines (no storage engine) share one colour.
+IN_MEMORY = ["vector", "std_map", "btree_map", "flat_hash_map", "marisa", "hat_trie"]
+COLOURS = {"drydb": "#d95f02", **{s: "#7570b3" for s in IN_MEMORY}}
 PEER_COLOUR = "#1b9e77"
 
 # Workloads in report order: (name, title, what one query is).
@@ -277,12 +283,15 @@ SHAPES = [("dense_1M", "dense ids 0..N-1"), ("random_1M", "uniform random int64"
           ("names", "Unicode character names"), ("dense_16M", "dense ids, 16M"),
           ("random_16M", "uniform random int64, 16M"), ("clustered_16M", "clustered timestamps, 16M")]
 SHAPE_WORKLOADS = ["Get", "GetMany", "Miss", "Scan", "Count"]
-SHAPE_STORES = ["drydb", "drydb_mf", "drydb_mem", "drydb_sharded", "vector", "lmdb", "rocksdb",
-                "sqlite_fair"]
+SHAPE_STORES = ["drydb", "drydb_mf", "drydb_mem", "drydb_sharded", "vector", "btree_map",
+                "flat_hash_map", "marisa", "hat_trie", "lmdb", "rocksdb", "sqlite_fair"]
 # drydb_mf: the same tables with a miss filter of 10 bits per key, point lookups only.
 # drydb_mem: drydb's files opened with StorageKind::memory (read whole into huge-page memory).
 # drydb_sharded: the same rows as a dataset of 8 range shards (ShardedDatabase), no GetMany.
-SHAPE_POINT_ONLY = {"drydb_mf"}
+# flat_hash_map, marisa, hat_trie: point lookups only (a hash has no order; marisa lists keys in
+# its own order; the HAT-trie has no ordered search); marisa and hat_trie: text shapes only.
+SHAPE_POINT_ONLY = {"drydb_mf", "flat_hash_map", "marisa", "hat_trie"}
+TEXT_SHAPES = ("url_1M", "names")
 
 
 def is_shape_workload(name):
@@ -309,7 +318,9 @@ def shape_section(runs, errors):
           "(bench/shapes.h). Get: every key once, in",
           "random order; Miss: absent keys between present ones (dense: outside the range); Scan: 100",
           "rows from a present key; Count: a range of 8,000 rows. ns per query, medians; SQLite in its",
-          "fair setup.", ""]
+          "fair setup. In-memory baselines (bench/map_store.h, id_store.h): absl::btree_map walks its",
+          "rows for a count; absl::flat_hash_map, marisa-trie and the HAT-trie answer gets and misses",
+          "only, the last two on the text shapes only.", ""]
     for w in SHAPE_WORKLOADS:
         stores = [s for s in SHAPE_STORES if w in ("Get", "GetMany", "Miss") or s not in SHAPE_POINT_ONLY]
         md += [f"### {w}", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in stores) + " |",
@@ -317,7 +328,8 @@ def shape_section(runs, errors):
         for shape, title in present:
             md.append(f"| {title} | " + " | ".join(fmt_ns(ns(w, shape, st)) for st in stores) + " |")
         md.append("")
-    sized = [s for s in SHAPE_STORES if s not in ("vector", "drydb_mem")]  # drydb_mem: drydb's files
+    # Stores with files of their own (drydb_mem reads drydb's).
+    sized = [s for s in SHAPE_STORES if s not in IN_MEMORY and s != "drydb_mem"]
     md += ["### File size", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in sized) + " |",
            "|---|" + "--:|" * len(sized)]
     for shape, title in present:
@@ -327,7 +339,7 @@ def shape_section(runs, errors):
     md.append("")
 
     # The targets of the key-shape issue, per shape: (label, numerator, denominator, bound,
-    # at_most). A ratio is numerator / denominator of the medians.
+    # at_most[, the shapes it applies to]). A ratio is numerator / denominator of the medians.
     checks = [
         ("get ≥ 1.5× faster than lower_bound", ("Get", "vector"), ("Get", "drydb"), 1.5, False),
         ("get ≥ 3× faster than LMDB", ("Get", "lmdb"), ("Get", "drydb"), 3, False),
@@ -342,13 +354,20 @@ def shape_section(runs, errors):
         ("in memory: scan ≥ 3× faster than LMDB", ("Scan", "lmdb"), ("Scan", "drydb_mem"), 3, False),
         ("8 shards: get ≤ 1.2× one file's", ("Get", "drydb_sharded"), ("Get", "drydb"), 1.2, True),
         ("8 shards: count ≤ 3× one file's", ("Count", "drydb_sharded"), ("Count", "drydb"), 3, True),
+        ("text: get ≥ 2× faster than absl::btree_map", ("Get", "btree_map"), ("Get", "drydb"), 2, False,
+         TEXT_SHAPES),
+        ("text: get ≤ 2.5× absl::flat_hash_map's time", ("Get", "drydb"), ("Get", "flat_hash_map"), 2.5,
+         True, TEXT_SHAPES),
     ]
     md += ["### Targets per shape", "",
            "Ratios of medians from this run; \"faster\" rows read peer ÷ drydb, the others drydb ÷ base.", "",
            "| target | " + " | ".join(t for _, t in present) + " |", "|---|" + "--:|" * len(present)]
-    for label, (wn, sn), (wd, sd), bound, at_most in checks:
+    for label, (wn, sn), (wd, sd), bound, at_most, *applies in checks:
         cells = []
         for shape, _ in present:
+            if applies and shape not in applies[0]:
+                cells.append("–")
+                continue
             a, b = ns(wn, shape, sn), ns(wd, shape, sd)
             if not a or not b:
                 cells.append("–")
@@ -360,7 +379,7 @@ def shape_section(runs, errors):
     cells = []
     for shape, _ in present:
         d, r = size(shape, "drydb"), size(shape, "rocksdb")
-        text = shape in ("url_1M", "names")
+        text = shape in TEXT_SHAPES
         if not text or not d or not r:
             cells.append("–")
         else:
@@ -469,6 +488,8 @@ def main():
         "of 100-1,000 queries)",
         f"- Peers: SQLite {context.get('sqlite', '–')}, {context.get('lmdb', 'LMDB –')}, "
         f"RocksDB {context.get('rocksdb', '–')}",
+        f"- In-memory baselines: abseil {package_version('libabsl-dev')}, marisa-trie "
+        f"{package_version('libmarisa-dev')}, HAT-trie {package_version('libhat-trie-dev')} (Debian's)",
         f"- Command: `{args.command}`" + (f", at commit {args.commit}" if args.commit else ""),
         f"- {reps} repetitions per benchmark, randomly interleaved; tables give the median and the best "
         "(lowest) repetition of ns per query (wall time; with threads, wall time over every thread's "

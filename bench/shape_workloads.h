@@ -13,6 +13,11 @@
 //     uint64_t file_bytes() const;                // the store's files on disk (0: in memory)
 //   };
 //
+// A store without order (a hash) has no scan() or count() but scan_all(): the sum of
+// shape_fold() over every row, in any order; only its point lookups are registered. A store of
+// text keys only declares `static constexpr bool kTextOnly = true;` in its ShapeReader: only the
+// text shapes are registered for it.
+//
 // Workloads, each op a fixed number of queries, answers folded into a checksum that must match:
 //   Get    1,000 gets of present keys, walking a random permutation of the rows (no repeats
 //          until every key was asked), carried from op to op; counter file_bytes. Gets and
@@ -55,6 +60,17 @@ typename S::ShapeReader& shape_reader(const Shape& s) {
   return *r;
 }
 
+template <class Reader>
+concept ShapeScans = requires(Reader& r, const ShapeKey& k) {
+  r.scan(k, int64_t{1});
+};
+template <class Reader>
+concept ShapeCounts = requires(Reader& r, const ShapeKey& k) {
+  r.count(k, k);
+};
+template <class Reader>
+concept TextOnlyShapes = Reader::kTextOnly;
+
 // Reads every row of s through r, checked, unless r did so less than kTouchFresh ago.
 template <class Reader>
 bool touch_shape(benchmark::State& state, Reader& r, const Shape& s) {
@@ -62,7 +78,12 @@ bool touch_shape(benchmark::State& state, Reader& r, const Shape& s) {
   static std::map<const Reader*, Clock::time_point> last_touch;
   const auto it = last_touch.find(&r);
   if (it != last_touch.end() && Clock::now() - it->second < kTouchFresh) return true;
-  if (!check(state, r.scan(s.key(0), s.rows()), s.all_rows_sum)) return false;
+  uint64_t all = 0;
+  if constexpr (ShapeScans<Reader>)
+    all = r.scan(s.key(0), s.rows());
+  else
+    all = r.scan_all();
+  if (!check(state, all, s.all_rows_sum)) return false;
   last_touch[&r] = Clock::now();
   return true;
 }
@@ -164,10 +185,12 @@ void bm_shape_count(benchmark::State& state, const Shape& s, Reader& r) {
 
 template <class S>
 // point_only: only the point lookups (Get, Miss, GetMany), for a variant of a store whose scans
-// and counts are the store's own.
+// and counts are the store's own. Scan and Count only where the reader has them.
 void register_shapes(const std::string& store, bool batched = false, bool point_only = false) {
   using Reader = typename S::ShapeReader;
   for (const ShapeSize size : suite_shapes()) {
+    if constexpr (TextOnlyShapes<Reader>)
+      if (int_shape(size.kind)) continue;
     const std::string suffix = "_" + shape_name(size) + "/" + store;
     auto reg = [&](const char* workload, void (*fn)(benchmark::State&, const Shape&, Reader&)) {
       auto run = [fn, size](benchmark::State& state) {
@@ -179,10 +202,10 @@ void register_shapes(const std::string& store, bool batched = false, bool point_
     };
     reg("Get", bm_shape_get<Reader>);
     reg("Miss", bm_shape_miss<Reader>);
-    if (!point_only) {
-      reg("Scan", bm_shape_scan<Reader>);
-      reg("Count", bm_shape_count<Reader>);
-    }
+    if constexpr (ShapeScans<Reader>)
+      if (!point_only) reg("Scan", bm_shape_scan<Reader>);
+    if constexpr (ShapeCounts<Reader>)
+      if (!point_only) reg("Count", bm_shape_count<Reader>);
     if constexpr (requires(Reader & r, const ShapeKey* k) { r.get_many(k, 1); })
       if (batched) reg("GetMany", bm_shape_get_many<Reader>);
   }

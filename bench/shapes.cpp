@@ -107,8 +107,7 @@ std::vector<std::string> make_texts(ShapeKind kind, int64_t rows, SplitMix& rng)
 std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
   auto s = std::make_unique<Shape>();
   s->kind = kind;
-  s->int_keys =
-      kind == ShapeKind::dense || kind == ShapeKind::random || kind == ShapeKind::clustered;
+  s->int_keys = int_shape(kind);
   s->name = shape_name({kind, rows});
   SplitMix rng{0x5EED0000u + static_cast<uint64_t>(kind)};
   if (s->int_keys) {

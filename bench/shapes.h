@@ -29,6 +29,11 @@ namespace drydb_bench {
 
 enum class ShapeKind { dense, random, clustered, url, names };
 
+// Whether a shape's keys are int64 (dense, random, clustered) rather than text.
+inline bool int_shape(ShapeKind kind) {
+  return kind == ShapeKind::dense || kind == ShapeKind::random || kind == ShapeKind::clustered;
+}
+
 inline constexpr int kShapeScanRows = 100;
 // Keys per get_many call of the GetMany workload.
 inline constexpr size_t kShapeBatch = 64;

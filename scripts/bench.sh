@@ -65,7 +65,8 @@ if ! command -v python3 >/dev/null; then
 fi
 
 if [ -z "$report_only" ]; then
-  # The peers (SQLite, RocksDB, LMDB) and Google Benchmark are in test.sh's package list.
+  # The peers (SQLite, RocksDB, LMDB; abseil, marisa-trie and the HAT-trie for the in-memory
+  # baselines) and Google Benchmark are in test.sh's package list.
   scripts/test.sh --install-deps
 
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDRYDB_BUILD_BENCH=ON \
