@@ -138,6 +138,7 @@ class PyDatasetTable : public PyTableOf<ShardedTable, ShardedRange, ShardedCurso
   using PyTableOf::PyTableOf;
 
   uint32_t shard_of(py::handle key) const {
+    h_->check_open();
     const PyKey k(key, q_.encoding());
     return q_.shard_of(k.key());
   }
@@ -161,7 +162,10 @@ class PyDataset {
       out.push_back(table(std::string(t.name()), std::nullopt));
     return out;
   }
-  py::dict manifest() const { return manifest_dict(h_->ds->manifest()); }
+  py::dict manifest() const {
+    h_->check_open();
+    return manifest_dict(h_->ds->manifest());
+  }
   uint64_t generation() const { return h_->ds->generation(); }
   size_t shard_count() const { return h_->ds->shard_count(); }
   void close() { h_->closed.store(true, std::memory_order_relaxed); }

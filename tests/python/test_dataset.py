@@ -92,6 +92,33 @@ def test_dataset_answers_as_one_table(tmp_path, rng):
             for lo, hi in [(-2**63, -3000), (-3000, 0), (0, 1), (1, 9000), (9000, 2**63)]]
 
 
+def test_closed_dataset_refuses_queries(tmp_path):
+    """After close(), every query of a dataset, its tables, indexes and cursors raises
+    InvalidStateError; rows handed out before stay valid."""
+    rows = [(i, b"v%d" % i) for i in range(300)]
+    splits = [drydb._drydb.encode_key(k, "int64") for k in (100, 200)]
+    build_generation(str(tmp_path), rows, splits, "int64",
+                     indexes=[("by_value", True, "bytes", lambda k, v: v)])
+    ds = drydb.open_dataset(tmp_path)
+    t = ds.table("t")
+    ix = t.index("by_value")
+    cursor = t.cursor()
+    assert cursor.first()
+    it = iter(t.range(10, 20))
+    first = next(it)
+    ds.close()
+    assert ds.closed
+    for call in [lambda: ds.table("t"), lambda: ds.tables(), lambda: ds.manifest(),
+                 lambda: t.get(1), lambda: t[1], lambda: 1 in t, lambda: len(t),
+                 lambda: t.shard_of(1), lambda: t.range(), lambda: t.count_range(),
+                 lambda: t.prefix(b""), lambda: t.cursor(), lambda: t.index("by_value"),
+                 lambda: t.indexes(), lambda: ix.get(b"v1"), lambda: ix.range(),
+                 lambda: cursor.next(), lambda: cursor.key]:
+        with pytest.raises(drydb.InvalidStateError):
+            call()
+    assert first == (10, b"v10")
+
+
 def test_dataset_indexes_merge_the_shards(tmp_path, rng):
     """A non-unique index whose keys recur in every shard and a unique one answer as one index
     over all the rows: entries in (index key, primary key) order, both directions."""
