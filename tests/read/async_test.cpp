@@ -14,6 +14,7 @@
 //          every 50th a 300-byte overflow value; index "negated" (unique, int64: -key)
 #include <gtest/gtest.h>
 
+#include <array>
 #include <barrier>
 #include <condition_variable>
 #include <cstdio>
@@ -25,6 +26,7 @@
 
 #include "drydb/async.h"
 #include "support/fault_util.h"
+#include "support/names.h"
 #include "support/wait.h"
 
 namespace drydb_test {
@@ -336,16 +338,11 @@ std::vector<RangeCase> range_cases(const TableModel& t) {
 
 enum class Exec { default_pool, inline_executor, counting_pool };
 
+constexpr std::array<const char*, 3> kExecNames = {"default_pool", "inline", "counting_pool"};
+static_assert(names_every_value(kExecNames, Exec::counting_pool));
+
 const char* exec_name(Exec e) {
-  switch (e) {
-    case Exec::default_pool:
-      return "default_pool";
-    case Exec::inline_executor:
-      return "inline";
-    case Exec::counting_pool:
-      return "counting_pool";
-  }
-  return "?";
+  return name_in(kExecNames, e);
 }
 
 class AsyncMatchesSync : public ::testing::TestWithParam<std::tuple<Backend, Exec>> {

@@ -28,6 +28,7 @@
 #include "drydb/detail/coding.h"
 #include "drydb/detail/format.h"
 #include "drydb/drydb.h"
+#include "names.h"
 #include "suite.h"
 
 #if defined(__has_feature)
@@ -160,22 +161,12 @@ enum class ByteUse : uint8_t {
   catalog,           // the catalog: under the catalog checksum in the header
 };
 
+inline constexpr std::array<const char*, 6> kByteUseNames = {
+    "header", "header padding", "tree page", "overflow run", "overflow padding", "catalog"};
+static_assert(names_every_value(kByteUseNames, ByteUse::catalog));
+
 inline const char* use_name(ByteUse u) {
-  switch (u) {
-    case ByteUse::header:
-      return "header";
-    case ByteUse::header_padding:
-      return "header padding";
-    case ByteUse::tree_page:
-      return "tree page";
-    case ByteUse::overflow:
-      return "overflow run";
-    case ByteUse::overflow_padding:
-      return "overflow padding";
-    case ByteUse::catalog:
-      return "catalog";
-  }
-  return "?";
+  return name_in(kByteUseNames, u);
 }
 
 struct FileMap {

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "drydb/drydb.h"
+#include "names.h"
 
 namespace drydb_test {
 
@@ -79,24 +80,13 @@ inline drydb::result<drydb::ReadOnlyDatabase> open_cached(
 // or large cache.
 enum class Backend { mmap, pread_small, pread_large, memory, loaded, custom_small, custom_large };
 
+inline constexpr std::array<const char*, 7> kBackendNames = {
+    "mmap",   "pread_small_cache",  "pread_large_cache", "memory",
+    "loaded", "custom_small_cache", "custom_large_cache"};
+static_assert(names_every_value(kBackendNames, Backend::custom_large));
+
 inline const char* backend_name(Backend b) {
-  switch (b) {
-    case Backend::mmap:
-      return "mmap";
-    case Backend::pread_small:
-      return "pread_small_cache";
-    case Backend::pread_large:
-      return "pread_large_cache";
-    case Backend::memory:
-      return "memory";
-    case Backend::loaded:
-      return "loaded";
-    case Backend::custom_small:
-      return "custom_small_cache";
-    case Backend::custom_large:
-      return "custom_large_cache";
-  }
-  return "?";
+  return name_in(kBackendNames, b);
 }
 
 // A file as the backends open it: by its path, or its bytes (memory and custom; kept alive by the

@@ -22,6 +22,7 @@
 #include "drydb/detail/format.h"
 #include "drydb/detail/node.h"
 #include "drydb/drydb.h"
+#include "names.h"
 #include "suite.h"
 
 namespace drydb_test {
@@ -31,24 +32,12 @@ namespace drydb_test {
 // The encodings the suites exercise: the four built-ins and three custom ones.
 enum class Enc { bytes, int64, uuid, ulid, fixed4, fixed12, var };
 
+inline constexpr std::array<const char*, 7> kEncNames = {
+    "bytes", "int64", "uuid_v7", "ulid", "custom_fixed4", "custom_fixed12", "custom_var"};
+static_assert(names_every_value(kEncNames, Enc::var));
+
 inline const char* enc_name(Enc e) {
-  switch (e) {
-    case Enc::bytes:
-      return "bytes";
-    case Enc::int64:
-      return "int64";
-    case Enc::uuid:
-      return "uuid_v7";
-    case Enc::ulid:
-      return "ulid";
-    case Enc::fixed4:
-      return "custom_fixed4";
-    case Enc::fixed12:
-      return "custom_fixed12";
-    case Enc::var:
-      return "custom_var";
-  }
-  return "?";
+  return name_in(kEncNames, e);
 }
 
 // Lower-case hex of the key bytes: the display form of the custom encodings,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -37,16 +38,12 @@ Opened open_side(const std::string& path) {
   return o;
 }
 
-const char* change_name(DiffChange c) {
-  switch (c) {
-    case DiffChange::added:
-      return "added";
-    case DiffChange::removed:
-      return "removed";
-    case DiffChange::changed:
-      break;
-  }
-  return "changed";
+// The "change" field of a JSON line: DiffChange's values in declaration order.
+constexpr std::array<std::string_view, 3> kChangeNames = {"added", "removed", "changed"};
+static_assert(static_cast<size_t>(DiffChange::changed) + 1 == kChangeNames.size());
+
+std::string_view change_name(DiffChange c) {
+  return kChangeNames.at(static_cast<size_t>(c));
 }
 
 std::string json_string(std::string_view s) {
