@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "drydb/detail/coding.h"
 #include "drydb/escape.h"
 #include "drydb/result.h"
 
@@ -66,22 +67,14 @@ struct Ulid {
   // the randomness.
   static Ulid from_parts(std::uint64_t unix_ms, std::span<const std::byte, 10> random) noexcept {
     Ulid u;
-    for (int i = 0; i < 6; ++i) {
-      u.bytes[static_cast<std::size_t>(i)] =
-          static_cast<std::byte>((unix_ms >> (40 - 8 * i)) & 0xff);
-    }
+    detail::store_be48(u.bytes.data(), unix_ms);
     for (std::size_t i = 0; i < 10; ++i)
       u.bytes[i + 6] = random[i];
     return u;
   }
 
   // The Unix time in milliseconds: the big-endian 48-bit number in bytes 0-5.
-  std::uint64_t timestamp_ms() const noexcept {
-    std::uint64_t ms = 0;
-    for (std::size_t i = 0; i < 6; ++i)
-      ms = (ms << 8) | std::to_integer<std::uint64_t>(bytes[i]);
-    return ms;
-  }
+  std::uint64_t timestamp_ms() const noexcept { return detail::load_be48(bytes.data()); }
 
   // The ULID whose 16 bytes are `b`.
   static Ulid from_bytes(std::span<const std::byte, 16> b) noexcept {

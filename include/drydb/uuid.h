@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "drydb/detail/coding.h"
 #include "drydb/escape.h"
 #include "drydb/result.h"
 
@@ -60,10 +61,7 @@ struct Uuid {
   // Deterministic: the caller supplies the randomness.
   static Uuid v7_from_parts(std::uint64_t unix_ms, std::span<const std::byte, 10> random) noexcept {
     Uuid u;
-    for (int i = 0; i < 6; ++i) {
-      u.bytes[static_cast<std::size_t>(i)] =
-          static_cast<std::byte>((unix_ms >> (40 - 8 * i)) & 0xff);
-    }
+    detail::store_be48(u.bytes.data(), unix_ms);
     u.bytes[6] = std::byte{0x70} | (random[0] & std::byte{0x0f});
     u.bytes[7] = random[1];
     u.bytes[8] = std::byte{0x80} | (random[2] & std::byte{0x3f});
@@ -74,12 +72,7 @@ struct Uuid {
 
   // The big-endian 48-bit number in bytes 0-5: the Unix time in milliseconds of
   // a version-7 UUID. Meaningless (but still returned) for other versions.
-  std::uint64_t v7_timestamp_ms() const noexcept {
-    std::uint64_t ms = 0;
-    for (std::size_t i = 0; i < 6; ++i)
-      ms = (ms << 8) | std::to_integer<std::uint64_t>(bytes[i]);
-    return ms;
-  }
+  std::uint64_t v7_timestamp_ms() const noexcept { return detail::load_be48(bytes.data()); }
 
   bool operator==(const Uuid&) const = default;
   std::strong_ordering operator<=>(const Uuid&) const = default;

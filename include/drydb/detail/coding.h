@@ -85,6 +85,21 @@ inline void store_be64(std::byte* p, uint64_t v) noexcept {
   std::memcpy(p, &v, 8);
 }
 
+// The low 48 bits of `v`, big-endian, in p[0..5]: the millisecond timestamp that starts a ULID
+// and a version-7 UUID.
+inline void store_be48(std::byte* p, uint64_t v) noexcept {
+  for (int i = 0; i < 6; ++i)
+    p[i] = static_cast<std::byte>((v >> (40 - 8 * i)) & 0xff);
+}
+
+// Big-endian p[0..5] -> integer: the inverse of store_be48.
+inline uint64_t load_be48(const std::byte* p) noexcept {
+  uint64_t v = 0;
+  for (int i = 0; i < 6; ++i)
+    v = (v << 8) | std::to_integer<uint64_t>(p[i]);
+  return v;
+}
+
 // The first 8 bytes of `key` as a big-endian integer, zero-padded when shorter.
 // prefix(a) < prefix(b) implies a < b in memcmp-then-length order; equal
 // prefixes need a full comparison unless both keys are exactly 8 bytes.
