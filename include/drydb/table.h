@@ -195,6 +195,10 @@ class ReadOnlyTable {
   bool position_range(Range* range, const KeyBound& start, const KeyBound& end,
                       const RangeOptions& options, detail::ErrorOut* err) const;
 
+  // The rank a range's bound falls at: `unbounded` when it has no key; else the key's rank,
+  // one more when the key is present and `past_equal` (an exclusive start, an inclusive end).
+  bool bound_rank(const KeyBound& bound, uint64_t unbounded, bool past_equal, uint64_t* rank,
+                  detail::ErrorOut* err, const Cursor* near) const;
   // The rank of the first row at or after the start bound.
   bool start_rank(const KeyBound& start, const RangeOptions& o, uint64_t* rank,
                   detail::ErrorOut* err, const Cursor* near = nullptr) const;

@@ -207,14 +207,20 @@ inline bool ReadOnlyTable::position_range(Range* range, const KeyBound& start, c
   return true;
 }
 
+inline bool ReadOnlyTable::bound_rank(const KeyBound& bound, uint64_t unbounded, bool past_equal,
+                                      uint64_t* rank, detail::ErrorOut* err,
+                                      const Cursor* near) const {
+  *rank = unbounded;
+  if (!bound.bounded()) return true;
+  bool found;
+  if (!rank_near(bound.key().bytes(), near, rank, &found, err)) return false;
+  if (found && past_equal) ++*rank;
+  return true;
+}
+
 inline bool ReadOnlyTable::start_rank(const KeyBound& start, const RangeOptions& o, uint64_t* rank,
                                       detail::ErrorOut* err, const Cursor* near) const {
-  *rank = 0;
-  if (!start.bounded()) return true;
-  bool found;
-  if (!rank_near(start.key().bytes(), near, rank, &found, err)) return false;
-  if (found && o.start_exclusive) ++*rank;
-  return true;
+  return bound_rank(start, 0, o.start_exclusive, rank, err, near);
 }
 
 inline bool ReadOnlyTable::bound_ranks(const KeyBound& start, const KeyBound& end,
@@ -233,12 +239,7 @@ inline bool ReadOnlyTable::bound_ranks(const KeyBound& start, const KeyBound& en
 
 inline bool ReadOnlyTable::end_rank(const KeyBound& end, const RangeOptions& o, uint64_t* rank,
                                     detail::ErrorOut* err, const Cursor* near) const {
-  *rank = tree_->desc->rows;
-  if (!end.bounded()) return true;
-  bool found;
-  if (!rank_near(end.key().bytes(), near, rank, &found, err)) return false;
-  if (found && !o.end_exclusive) ++*rank;
-  return true;
+  return bound_rank(end, tree_->desc->rows, !o.end_exclusive, rank, err, near);
 }
 
 inline bool ReadOnlyTable::rank_near(detail::ByteView key, const Cursor* near, uint64_t* rank,
