@@ -1083,37 +1083,29 @@ int query_prefix(const char* fn, const H* h, const void* prefix, size_t size, in
   });
 }
 
-// A value holder made on `owner`, a database or a dataset, counted among its live holders.
-template <class Owner>
-int new_value_holder(const char* fn, Owner* owner, drydb_value** out) {
-  return guarded(fn, [&]() -> int {
-    DRYDB_CHECK_OUT(out);
-    *out = nullptr;
-    DRYDB_CHECK(owner);
-    drydb_value* v = Shells<drydb_value>::get().take();
-    set_owner(v, owner);
-    v->value = drydb::Value();
-    v->row = drydb::Row();
-    v->tag = kValueTag;
-    owner->live.fetch_add(1, std::memory_order_relaxed);
-    *out = v;
-    return DRYDB_OK;
-  });
+// Empties a recycled holder's shell before it is handed out: no value, no walk.
+void clear_holder(drydb_value* v) {
+  v->value = drydb::Value();
+  v->row = drydb::Row();
+}
+void clear_holder(drydb_range* r) {
+  clear_range(r);
 }
 
-// A range holder made on `owner`, likewise.
-template <class Owner>
-int new_range_holder(const char* fn, Owner* owner, drydb_range** out) {
+// A value or range holder made on `owner`, a database or a dataset, counted among its live
+// holders.
+template <class Holder, class Owner>
+int new_holder(const char* fn, Owner* owner, Holder** out) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK_OUT(out);
     *out = nullptr;
     DRYDB_CHECK(owner);
-    drydb_range* r = Shells<drydb_range>::get().take();
-    set_owner(r, owner);
-    clear_range(r);
-    r->tag = kRangeTag;
+    Holder* h = Shells<Holder>::get().take();
+    set_owner(h, owner);
+    clear_holder(h);
+    h->tag = TagOf<Holder>::tag;
     owner->live.fetch_add(1, std::memory_order_relaxed);
-    *out = r;
+    *out = h;
     return DRYDB_OK;
   });
 }
@@ -1283,7 +1275,7 @@ int drydb_table_count_range(const drydb_table* table, const drydb_bound* start,
 // ---- get --------------------------------------------------------------------------------------
 
 int drydb_value_create(drydb_db* db, drydb_value** out) {
-  return new_value_holder("drydb_value_create", db, out);
+  return new_holder("drydb_value_create", db, out);
 }
 
 int drydb_value_release(drydb_value* value) {
@@ -1460,7 +1452,7 @@ int drydb_cursor_prev_kv(drydb_cursor* cursor, const void** key, size_t* key_siz
 // ---- ranges -----------------------------------------------------------------------------------
 
 int drydb_range_create(drydb_db* db, drydb_range** out) {
-  return new_range_holder("drydb_range_create", db, out);
+  return new_holder("drydb_range_create", db, out);
 }
 
 int drydb_range_release(drydb_range* range) {
@@ -2230,7 +2222,7 @@ int drydb_sharded_table_count_range(const drydb_sharded_table* table, const dryd
 }
 
 int drydb_dataset_value_create(drydb_dataset* dataset, drydb_value** out) {
-  return new_value_holder("drydb_dataset_value_create", dataset, out);
+  return new_holder("drydb_dataset_value_create", dataset, out);
 }
 
 int drydb_sharded_table_get(const drydb_sharded_table* table, const drydb_key* key,
@@ -2244,7 +2236,7 @@ int drydb_sharded_table_get_copy(const drydb_sharded_table* table, const drydb_k
 }
 
 int drydb_dataset_range_create(drydb_dataset* dataset, drydb_range** out) {
-  return new_range_holder("drydb_dataset_range_create", dataset, out);
+  return new_holder("drydb_dataset_range_create", dataset, out);
 }
 
 int drydb_sharded_table_range(const drydb_sharded_table* table, const drydb_bound* start,
