@@ -33,12 +33,8 @@ using AbslHash = MapStore<absl::flat_hash_map<int64_t, std::string>,
 }  // namespace
 
 void register_absl() {
-  register_int_reads<AbslBtree>("btree_map");
-  register_string_reads<AbslBtree>("btree_map");
-  register_shapes<AbslBtree>("btree_map");
-  register_int_reads<AbslHash>("flat_hash_map");
-  register_string_reads<AbslHash>("flat_hash_map");
-  register_shapes<AbslHash>("flat_hash_map");
+  register_reads<AbslBtree>("btree_map");
+  register_reads<AbslHash>("flat_hash_map");
 }
 
 }  // namespace drydb_bench

@@ -112,9 +112,7 @@ using StdMap =
 }  // namespace
 
 void register_baselines() {
-  register_int_reads<Vector>("vector");
-  register_string_reads<Vector>("vector");
-  register_shapes<Vector>("vector");
+  register_reads<Vector>("vector");
   register_int_reads<StdMap>("std_map");
   register_string_reads<StdMap>("std_map");
 }

@@ -56,9 +56,7 @@ class HatTrieIndex {
 }  // namespace
 
 void register_hat_trie() {
-  using HatTrie = IdStore<HatTrieIndex>;
-  register_string_reads<HatTrie>("hat_trie");
-  register_shapes<HatTrie>("hat_trie");
+  register_id_store<HatTrieIndex>("hat_trie");
 }
 
 }  // namespace drydb_bench

@@ -88,4 +88,11 @@ struct IdStore {
   };
 };
 
+// Every workload an IdStore answers: the text-key reads and the text shapes.
+template <class Index>
+void register_id_store(const std::string& store) {
+  register_string_reads<IdStore<Index>>(store);
+  register_shapes<IdStore<Index>>(store);
+}
+
 }  // namespace drydb_bench

@@ -56,9 +56,7 @@ class MarisaIndex {
 }  // namespace
 
 void register_marisa() {
-  using Marisa = IdStore<MarisaIndex>;
-  register_string_reads<Marisa>("marisa");
-  register_shapes<Marisa>("marisa");
+  register_id_store<MarisaIndex>("marisa");
 }
 
 }  // namespace drydb_bench

@@ -222,4 +222,13 @@ void register_all(const std::string& store) {
   register_shapes<S>(store);
 }
 
+// Every read workload (integer keys, text keys, the key shapes), for an in-memory store: it has
+// no file to open or build.
+template <class S>
+void register_reads(const std::string& store) {
+  register_int_reads<S>(store);
+  register_string_reads<S>(store);
+  register_shapes<S>(store);
+}
+
 }  // namespace drydb_bench

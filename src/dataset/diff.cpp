@@ -186,24 +186,30 @@ class Differ {
 
   status tell_row(const DiffRow& row) { return visitor_ ? visitor_->row(row) : status{}; }
 
+  // Calls one() for each item left in `s` (one reads the current item), until it fails.
+  template <class Stream, class One>
+  static status each_left(Stream& s, One one) {
+    for (; !s.done(); s.next())
+      if (auto st = one(); !st) return st;
+    return s.status();
+  }
+
+  // The current row of one side's stream, as removed (old) or added (new): counted, and told
+  // to the visitor (its value read only when there is one).
+  template <class Stream>
+  status one_sided_row(Stream& s, const ReadOnlyTable* ot, const ReadOnlyTable* nt, bool old_side,
+                       TableDiff& td) {
+    ++(old_side ? td.removed : td.added);
+    if (!visitor_) return {};
+    if (old_side) return tell_row({ot, nt, DiffChange::removed, s.key(), s.value(), {}});
+    return tell_row({ot, nt, DiffChange::added, s.key(), {}, s.value()});
+  }
+
   // Every row of one side, as removed (old) or added (new).
   template <class Stream>
   status all_rows(Stream& s, const ReadOnlyTable* ot, const ReadOnlyTable* nt, bool old_side,
                   TableDiff& td) {
-    for (; !s.done(); s.next()) {
-      if (old_side) {
-        ++td.removed;
-        if (visitor_)
-          if (auto st = tell_row({ot, nt, DiffChange::removed, s.key(), s.value(), {}}); !st)
-            return st;
-      } else {
-        ++td.added;
-        if (visitor_)
-          if (auto st = tell_row({ot, nt, DiffChange::added, s.key(), {}, s.value()}); !st)
-            return st;
-      }
-    }
-    return s.status();
+    return each_left(s, [&] { return one_sided_row(s, ot, nt, old_side, td); });
   }
 
   status rows(const SideTable& o, const SideTable& n, const ReadOnlyTable* ot,
@@ -238,16 +244,10 @@ class Differ {
         a.next();
         b.next();
       } else if (c < 0) {
-        ++td.removed;
-        if (visitor_)
-          if (auto st = tell_row({ot, nt, DiffChange::removed, a.key(), a.value(), {}}); !st)
-            return st;
+        if (auto st = one_sided_row(a, ot, nt, true, td); !st) return st;
         a.next();
       } else {
-        ++td.added;
-        if (visitor_)
-          if (auto st = tell_row({ot, nt, DiffChange::added, b.key(), {}, b.value()}); !st)
-            return st;
+        if (auto st = one_sided_row(b, ot, nt, false, td); !st) return st;
         b.next();
       }
     }
@@ -261,16 +261,20 @@ class Differ {
     return visitor_ ? visitor_->index_entry(e) : status{};
   }
 
+  // The current entry of one side's stream, as `change` (removed or added): counted, and told
+  // to the visitor.
+  template <class Stream>
+  status one_sided_entry(Stream& s, const ReadOnlyTable* t, const SecondaryIndex* ix,
+                         DiffChange change, IndexDiff& id) {
+    ++(change == DiffChange::removed ? id.removed : id.added);
+    if (!visitor_) return {};
+    return tell_entry(DiffIndexEntry{t, ix, change, s.key(), s.index_key()});
+  }
+
   template <class Stream>
   status all_entries(Stream& s, const ReadOnlyTable* t, const SecondaryIndex* ix, DiffChange change,
                      IndexDiff& id) {
-    for (; !s.done(); s.next()) {
-      ++(change == DiffChange::removed ? id.removed : id.added);
-      if (visitor_)
-        if (auto st = tell_entry(DiffIndexEntry{t, ix, change, s.key(), s.index_key()}); !st)
-          return st;
-    }
-    return s.status();
+    return each_left(s, [&] { return one_sided_entry(s, t, ix, change, id); });
   }
 
   // Both indexes in (index key, primary key) order, side by side.
@@ -284,20 +288,10 @@ class Differ {
         a.next();
         b.next();
       } else if (c < 0) {
-        ++id.removed;
-        if (visitor_)
-          if (auto st =
-                  tell_entry(DiffIndexEntry{ot, oi, DiffChange::removed, a.key(), a.index_key()});
-              !st)
-            return st;
+        if (auto st = one_sided_entry(a, ot, oi, DiffChange::removed, id); !st) return st;
         a.next();
       } else {
-        ++id.added;
-        if (visitor_)
-          if (auto st =
-                  tell_entry(DiffIndexEntry{nt, ni, DiffChange::added, b.key(), b.index_key()});
-              !st)
-            return st;
+        if (auto st = one_sided_entry(b, nt, ni, DiffChange::added, id); !st) return st;
         b.next();
       }
     }

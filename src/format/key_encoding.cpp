@@ -65,32 +65,31 @@ result<std::string> parse_int64(std::string_view text) {
   return out;
 }
 
+// A UUID or ULID key is the id's 16 bytes; `what` names the kind in a bad key's text.
+template <class Id>
+std::string format_id(std::span<const std::byte> key, std::string_view what) {
+  if (key.size() != 16) return "<bad " + std::string(what) + " key: " + escape_bytes(key) + ">";
+  return Id::from_bytes(key.first<16>()).to_string();
+}
+
+template <class Id>
+result<std::string> parse_id(std::string_view text) {
+  auto id = Id::parse(text);
+  if (!id) return std::move(id).error();
+  return std::string(reinterpret_cast<const char*>(id->bytes.data()), 16);
+}
+
 std::string format_uuid(std::span<const std::byte> key) {
-  if (key.size() != 16) return "<bad uuid key: " + escape_bytes(key) + ">";
-  return Uuid::from_bytes(key.first<16>()).to_string();
+  return format_id<Uuid>(key, "uuid");
 }
-
-result<std::string> parse_uuid(std::string_view text) {
-  auto u = Uuid::parse(text);
-  if (!u) return std::move(u).error();
-  return std::string(reinterpret_cast<const char*>(u->bytes.data()), 16);
-}
-
 std::string format_ulid(std::span<const std::byte> key) {
-  if (key.size() != 16) return "<bad ulid key: " + escape_bytes(key) + ">";
-  return Ulid::from_bytes(key.first<16>()).to_string();
-}
-
-result<std::string> parse_ulid(std::string_view text) {
-  auto u = Ulid::parse(text);
-  if (!u) return std::move(u).error();
-  return std::string(reinterpret_cast<const char*>(u->bytes.data()), 16);
+  return format_id<Ulid>(key, "ulid");
 }
 
 const detail::EncodingDef kBytes{"bytes", 0, KeyKind::bytes, escape_bytes, unescape};
 const detail::EncodingDef kInt64{"int64", 8, KeyKind::int64, format_int64, parse_int64};
-const detail::EncodingDef kUuidV7{"uuid_v7", 16, KeyKind::uuid, format_uuid, parse_uuid};
-const detail::EncodingDef kUlid{"ulid", 16, KeyKind::ulid, format_ulid, parse_ulid};
+const detail::EncodingDef kUuidV7{"uuid_v7", 16, KeyKind::uuid, format_uuid, parse_id<Uuid>};
+const detail::EncodingDef kUlid{"ulid", 16, KeyKind::ulid, format_ulid, parse_id<Ulid>};
 
 struct Registry {
   std::mutex mu;

@@ -15,37 +15,29 @@ namespace drydb {
 
 using detail::ColumnBatchTable;
 
+namespace {
+
+// Each ColumnType's name and width (0: variable), in the enum's order.
+struct ColumnTypeInfo {
+  std::string_view name;
+  size_t width;
+};
+constexpr ColumnTypeInfo kColumnTypes[] = {
+    {"boolean", 1}, {"int8", 1},   {"int16", 2},  {"int32", 4},    {"int64", 8},
+    {"uint8", 1},   {"uint16", 2}, {"uint32", 4}, {"uint64", 8},   {"float32", 4},
+    {"float64", 8}, {"text", 0},   {"bytes", 0},  {"timestamp", 8}};
+static_assert(std::size(kColumnTypes) == static_cast<size_t>(ColumnType::timestamp) + 1);
+
+}  // namespace
+
 std::string_view column_type_name(ColumnType type) noexcept {
-  static constexpr std::string_view kNames[] = {
-      "boolean", "int8",   "int16",   "int32",   "int64", "uint8", "uint16",
-      "uint32",  "uint64", "float32", "float64", "text",  "bytes", "timestamp"};
   const auto i = static_cast<size_t>(type);
-  return i < std::size(kNames) ? kNames[i] : std::string_view("unknown");
+  return i < std::size(kColumnTypes) ? kColumnTypes[i].name : std::string_view("unknown");
 }
 
 size_t column_type_width(ColumnType type) noexcept {
-  switch (type) {
-    case ColumnType::boolean:
-    case ColumnType::int8:
-    case ColumnType::uint8:
-      return 1;
-    case ColumnType::int16:
-    case ColumnType::uint16:
-      return 2;
-    case ColumnType::int32:
-    case ColumnType::uint32:
-    case ColumnType::float32:
-      return 4;
-    case ColumnType::int64:
-    case ColumnType::uint64:
-    case ColumnType::float64:
-    case ColumnType::timestamp:
-      return 8;
-    case ColumnType::text:
-    case ColumnType::bytes:
-      return 0;
-  }
-  return 0;
+  const auto i = static_cast<size_t>(type);
+  return i < std::size(kColumnTypes) ? kColumnTypes[i].width : 0;
 }
 
 namespace {

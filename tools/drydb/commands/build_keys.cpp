@@ -24,22 +24,20 @@ bool scalar_text(const Scalar& s, std::string* buf, std::string_view* out) {
       *out = s.s;
       return true;
     case Scalar::integer:
-      if (s.s.empty())
-        *buf = std::to_string(s.i), *out = *buf;
-      else
-        *out = s.s;
-      return true;
     case Scalar::unsigned_integer:
-      if (s.s.empty())
-        *buf = std::to_string(s.u), *out = *buf;
-      else
-        *out = s.s;
-      return true;
     case Scalar::floating:
-      if (s.s.empty())
-        *buf = fmt::format("{}", s.d), *out = *buf;
-      else
+      // A number's text as the input wrote it, when it kept that; else written here.
+      if (!s.s.empty()) {
         *out = s.s;
+        return true;
+      }
+      if (s.kind == Scalar::integer)
+        *buf = std::to_string(s.i);
+      else if (s.kind == Scalar::unsigned_integer)
+        *buf = std::to_string(s.u);
+      else
+        *buf = fmt::format("{}", s.d);
+      *out = *buf;
       return true;
     case Scalar::boolean:
       *out = s.b ? "true" : "false";

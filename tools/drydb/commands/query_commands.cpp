@@ -80,10 +80,6 @@ CLI::App* add_query(CLI::App& parent, QueryFlags& q, Surface surface, const std:
 }
 
 // The queries of a table and of an index, on `parent`: the app itself, or the session's `index`.
-struct Queries {
-  CLI::App *get, *scan, *range, *prefix, *count;
-};
-
 // `index` is whether `parent` is the session's `index NAME`.
 Queries add_queries(CLI::App& parent, QueryFlags& q, Surface surface, bool index) {
   const bool shell = surface == Surface::shell;
@@ -126,13 +122,7 @@ Queries add_queries(CLI::App& parent, QueryFlags& q, Surface surface, bool index
 
 QueryCommands add_query_commands(CLI::App& app, QueryFlags& q, Surface surface) {
   const bool shell = surface == Surface::shell;
-  const Queries queries = add_queries(app, q, surface, false);
-  QueryCommands c;
-  c.get = queries.get;
-  c.scan = queries.scan;
-  c.range = queries.range;
-  c.prefix = queries.prefix;
-  c.count = queries.count;
+  QueryCommands c{add_queries(app, q, surface, false)};
   if (shell) {
     c.keys = add_query(app, q, surface, "keys", "Keys only, in key order");
     c.values = add_query(app, q, surface, "values", "Values only, in key order");

@@ -9,11 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cli11_fwd.h"
 #include "commands/session.h"
-
-namespace CLI {
-class App;
-}  // namespace CLI
 
 namespace drydb::cli {
 
@@ -35,10 +32,15 @@ struct QueryFlags {
   std::vector<std::string> args;
 };
 
+// The queries of a table and of an index, declared alike on the app itself and on the session's
+// `index NAME`.
+struct Queries {
+  CLI::App *get = nullptr, *scan = nullptr, *range = nullptr, *prefix = nullptr, *count = nullptr;
+};
+
 // The commands add_query_commands declared; a command the surface lacks is null.
-struct QueryCommands {
-  CLI::App *get = nullptr, *scan = nullptr, *range = nullptr, *prefix = nullptr, *count = nullptr,
-           *tables = nullptr, *info = nullptr, *stats = nullptr;
+struct QueryCommands : Queries {
+  CLI::App *tables = nullptr, *info = nullptr, *stats = nullptr;
   // The session's own.
   CLI::App *keys = nullptr, *values = nullptr, *use = nullptr, *indexes = nullptr, *index = nullptr,
            *help = nullptr, *quit = nullptr;

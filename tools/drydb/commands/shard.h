@@ -7,9 +7,7 @@
 #include <memory>
 #include <string>
 
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "cli11_fwd.h"
 
 namespace drydb::cli {
 

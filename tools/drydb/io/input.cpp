@@ -173,6 +173,9 @@ CsvReader::Parse CsvReader::parse(std::string_view d, size_t* used,
   size_t i = 0;
   for (;;) {
     // One field starts at i.
+    // The error for a character after the field that neither starts the next field nor ends the
+    // record.
+    const char* stray;
     if (i < d.size() && d[i] == '"') {
       const size_t open = i;
       size_t j = i + 1;
@@ -209,36 +212,24 @@ CsvReader::Parse CsvReader::parse(std::string_view d, size_t* used,
         fields->push_back(std::string_view(unquoted_).substr(start));
       }
       i = j + 1;
-      if (i >= d.size()) break;  // eof: the record ends with the file
-      if (d[i] == delimiter_) {
-        ++i;
-        continue;
-      }
-      if (d[i] == '\n') {
-        ++i, ++*newlines;
-        break;
-      }
-      if (d[i] == '\r') {
-        if (i + 1 >= d.size() && !eof) return Parse::need_more;
-        if (i + 1 < d.size() && d[i + 1] == '\n') {
-          i += 2, ++*newlines;
-          break;
-        }
-      }
-      return bad(i, fmt::format("field {}: text after the closing quote", fields->size()));
+      stray = "text after the closing quote";
+    } else {
+      size_t j = i;
+      while (j < d.size() && d[j] != delimiter_ && d[j] != '\n' && d[j] != '\r' && d[j] != '"')
+        ++j;
+      if (j < d.size() && d[j] == '"')
+        return bad(j, fmt::format("field {}: a quote inside an unquoted field (quote the whole "
+                                  "field and double its quotes)",
+                                  fields->size() + 1));
+      if (j >= d.size() && !eof) return Parse::need_more;
+      fields->push_back(d.substr(i, j - i));
+      i = j;
+      // It stopped at a delimiter, a line feed or a carriage return: only the last can be stray.
+      stray = "a carriage return not followed by a line feed";
     }
-    // An unquoted field.
-    size_t j = i;
-    while (j < d.size() && d[j] != delimiter_ && d[j] != '\n' && d[j] != '\r' && d[j] != '"')
-      ++j;
-    if (j < d.size() && d[j] == '"')
-      return bad(j, fmt::format("field {}: a quote inside an unquoted field (quote the whole "
-                                "field and double its quotes)",
-                                fields->size() + 1));
-    if (j >= d.size() && !eof) return Parse::need_more;
-    fields->push_back(d.substr(i, j - i));
-    i = j;
-    if (i >= d.size()) break;
+    // The field ended at i: a delimiter starts the next one; LF, CRLF or the end of the file
+    // ends the record.
+    if (i >= d.size()) break;  // eof: the record ends with the file
     if (d[i] == delimiter_) {
       ++i;
       continue;
@@ -247,14 +238,14 @@ CsvReader::Parse CsvReader::parse(std::string_view d, size_t* used,
       ++i, ++*newlines;
       break;
     }
-    // '\r'
-    if (i + 1 >= d.size() && !eof) return Parse::need_more;
-    if (i + 1 < d.size() && d[i + 1] == '\n') {
-      i += 2, ++*newlines;
-      break;
+    if (d[i] == '\r') {
+      if (i + 1 >= d.size() && !eof) return Parse::need_more;
+      if (i + 1 < d.size() && d[i + 1] == '\n') {
+        i += 2, ++*newlines;
+        break;
+      }
     }
-    return bad(
-        i, fmt::format("field {}: a carriage return not followed by a line feed", fields->size()));
+    return bad(i, fmt::format("field {}: {}", fields->size(), stray));
   }
   *used = i;
   return Parse::ok;

@@ -11,10 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace CLI {
-class App;
-class Option;
-}  // namespace CLI
+#include "cli11_fwd.h"
 
 namespace drydb::cli {
 
