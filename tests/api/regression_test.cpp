@@ -69,28 +69,33 @@ uint8_t type_of_page(std::span<const std::byte> f, uint32_t page_size, uint64_t 
   return static_cast<uint8_t>(f[page * page_size + fmt::page::kTypeOff]);
 }
 
-// ---- §4.5: the worked tree -------------------------------------------------------------------
-
-// The §4.5 tree: keys key01,02,03,05,07 | key08,09,10,11 in two leaves (the original used
-// 128-byte pages; at our minimum of 512 the 70-byte values give the same shape: 34 + 87n
-// bytes hold at most 5 entries per leaf).
-struct ExampleTree {
+// A database of the one table `t` in 512-byte pages, built in memory, and its model.
+struct OneTableFile {
   DbModel model;
   std::vector<std::byte> file;
-  ExampleTree() {
+  explicit OneTableFile(TableModel t) {
     model.page_size = 512;
-    TableModel t = make_table("t", drydb::KeyEncoding::bytes());
-    for (const char* k :
-         {"key01", "key02", "key03", "key05", "key07", "key08", "key09", "key10", "key11"})
-      t.rows.emplace(k, std::string(70, k[4]));
-    model.tables = {t};
+    model.tables = {std::move(t)};
     model.finish();
     file = build_memory(model);
   }
 };
 
+// ---- §4.5: the worked tree -------------------------------------------------------------------
+
+// The §4.5 tree: keys key01,02,03,05,07 | key08,09,10,11 in two leaves (the original used
+// 128-byte pages; at our minimum of 512 the 70-byte values give the same shape: 34 + 87n
+// bytes hold at most 5 entries per leaf).
+TableModel example_tree() {
+  TableModel t = make_table("t", drydb::KeyEncoding::bytes());
+  for (const char* k :
+       {"key01", "key02", "key03", "key05", "key07", "key08", "key09", "key10", "key11"})
+    t.rows.emplace(k, std::string(70, k[4]));
+  return t;
+}
+
 TEST(Regression, Section4_5_ExampleTreeShape) {
-  ExampleTree ex;
+  const OneTableFile ex(example_tree());
   auto db = ReadOnlyDatabase::open_memory(ex.file);
   ASSERT_TRUE(db);
   auto info = db->table("t")->info();
@@ -105,7 +110,7 @@ TEST(Regression, Section4_5_ExampleTreeShape) {
 }
 
 TEST(Regression, Section4_5_ExampleTreeQueries) {
-  ExampleTree ex;
+  const OneTableFile ex(example_tree());
   for_each_storage(ex.file, [&](const ReadOnlyDatabase& db) {
     auto t = *db.table("t");
     // Q1: start in the gap after the first leaf's last key: the original returned 0 rows.
@@ -382,12 +387,7 @@ TEST(Regression, W5_EmptyTableQueries) {
       EXPECT_FALSE(c.prev());
       EXPECT_FALSE(c.valid());
       EXPECT_TRUE(c.status());
-      int rows = 0;
-      for (auto e : t.cursor()) {
-        (void)e;
-        ++rows;
-      }
-      EXPECT_EQ(rows, 0);
+      EXPECT_EQ(count_rows(t.cursor()), 0u);
       // A start after the end is still an error on an empty table.
       if (!ints) {
         EXPECT_EQ(t.get_range("b", "a").code(), drydb::errc::invalid_argument);
@@ -561,25 +561,19 @@ TEST(Regression, W7_WrongKeyKindIsAnError) {
 
 // ---- W14 -------------------------------------------------------------------------------------
 
-struct BigTable {
-  DbModel model;
-  std::vector<std::byte> file;
-  BigTable() {
-    model.page_size = 512;
-    TableModel t = make_table("big", drydb::KeyEncoding::int64());
-    for (int64_t i = 0; i < 20000; ++i)
-      t.rows.emplace(int64_key(i * 2 - 20000), make_value(static_cast<uint64_t>(i), 8));
-    model.tables = {t};
-    model.finish();
-    file = build_memory(model);
-  }
-};
+// 20000 rows of even int64 keys from -20000.
+TableModel big_table() {
+  TableModel t = make_table("big", drydb::KeyEncoding::int64());
+  for (int64_t i = 0; i < 20000; ++i)
+    t.rows.emplace(int64_key(i * 2 - 20000), make_value(static_cast<uint64_t>(i), 8));
+  return t;
+}
 
 // W14: the original counted by walking every row (O(rows)) and leaked a page reference per
 // cache miss. Counts come from subtree counts: exact on every range, and a count touches only
 // the two leaves at its ends, whatever the range's size.
 TEST(Regression, W14_CountRangeIsExactOnManyRanges) {
-  BigTable big;
+  const OneTableFile big(big_table());
   const TableModel& t = big.model.tables[0];
   for_each_storage(big.file, [&](const ReadOnlyDatabase& db) {
     auto table = *db.table("big");
@@ -605,7 +599,7 @@ TEST(Regression, W14_CountRangeIsExactOnManyRanges) {
 }
 
 TEST(Regression, W14_CountReadsOnlyTheEndLeaves) {
-  BigTable big;
+  const OneTableFile big(big_table());
   CountingAllocator alloc;
   auto storage = std::make_unique<MemoryStorage>(big.file);
   MemoryStorage* raw = storage.get();
@@ -616,12 +610,7 @@ TEST(Regression, W14_CountReadsOnlyTheEndLeaves) {
     auto table = *db->table("big");
     const auto info = table.info();
     // Load the internal pages (pinned for the database's life) with one walk.
-    int rows = 0;
-    for (auto e : table.cursor()) {
-      (void)e;
-      ++rows;
-    }
-    ASSERT_EQ(rows, 20000);
+    ASSERT_EQ(count_rows(table.cursor()), 20000u);
     const uint64_t walk_reads = raw->reads.load();
     EXPECT_GE(walk_reads, info.leaf_pages);
     // Now every count reads at most the two leaves holding its ends.

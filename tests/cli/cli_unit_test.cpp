@@ -683,21 +683,33 @@ TEST(Records, JsonStoredFieldValues) {
   EXPECT_EQ(text_of(r.field(Column{"negzero"})), "-0");
 }
 
+// The header of the CSV record tests, and fields of records under it: a padded code, text with a
+// space, an empty column and a number as written; all fields empty; a lone space and -0.
+const std::vector<std::string> kCsvHeader = {"code", "name", "empty", "num"};
+const std::vector<std::vector<std::string_view>> kCsvSampleFields = {
+    {"0041", "LATIN A", "", "1.50"}, {"", "", "", ""}, {"x", " ", "", "-0"}};
+
+// A record under kCsvHeader of each of `rows`, every field read as text.
+std::vector<CsvRecord> csv_records(const std::vector<std::vector<std::string_view>>& rows) {
+  std::vector<CsvRecord> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    out[i].header = &kCsvHeader;
+    out[i].fields = out[i].text_fields = rows[i];
+  }
+  return out;
+}
+
 TEST(Records, CsvStoredFieldIsWhatMsgpackFieldReadsBack) {
-  const std::vector<std::string> header = {"code", "name", "empty", "num"};
+  const std::vector<std::string>& header = kCsvHeader;
   std::vector<Column> columns;
   for (size_t i = 0; i < header.size(); ++i)
     columns.push_back(Column{header[i], i});
   std::set<Scalar::Kind> kinds;
   int compared = 0;
-  for (const std::vector<std::string_view>& fields :
-       std::vector<std::vector<std::string_view>>{{"0041", "LATIN A", "", "1.50"},
-                                                  {"", "", "", ""},
-                                                  {"x", " ", "", "-0"},
-                                                  {"<*>", "a,b \"q\"", "", "1e400"}}) {
-    CsvRecord r;
-    r.header = &header;
-    r.fields = r.text_fields = fields;
+  auto rows = kCsvSampleFields;
+  rows.push_back({"<*>", "a,b \"q\"", "", "1e400"});  // a number beyond a double's range
+  for (const CsvRecord& r : csv_records(rows)) {
+    const std::vector<std::string_view>& fields = r.fields;
     compared += compare_stored_fields(r, columns, std::string(fields[0]), &kinds);
     for (size_t i = 0; i < header.size(); ++i) {
       EXPECT_EQ(r.stored_field(columns[i], false).kind, Scalar::string);
@@ -715,18 +727,13 @@ TEST(Records, CsvStoredFieldIsWhatMsgpackFieldReadsBack) {
 // column reads the key), row_to_map gives the map to_msgpack writes (minus what omit_empty
 // leaves out), and map_to_row turns that map back into the same row.
 TEST(Records, CsvRowsReadBackAsTheirFieldsAndMaps) {
-  const std::vector<std::string> header = {"code", "name", "empty", "num"};
+  const std::vector<std::string>& header = kCsvHeader;
   const RowColumns bytes_key{header, 0, KeyEncoding::bytes()};
   int compared = 0;
-  for (const std::vector<std::string_view>& fields :
-       std::vector<std::vector<std::string_view>>{{"0041", "LATIN A", "", "1.50"},
-                                                  {"", "", "", ""},
-                                                  {"x", " ", "", "-0"},
-                                                  {"<*>", "a,b \"q\"", "", ""}}) {
-    CsvRecord r;
-    r.header = &header;
-    r.fields = r.text_fields = fields;
-    const std::string key(fields[0]);
+  auto rows = kCsvSampleFields;
+  rows.push_back({"<*>", "a,b \"q\"", "", ""});
+  for (const CsvRecord& r : csv_records(rows)) {
+    const std::string key(r.fields[0]);
     for (bool omit_empty : {false, true}) {
       const std::string what = key + (omit_empty ? " (omit empty)" : "");
       std::string row, map, again, err, want_map;

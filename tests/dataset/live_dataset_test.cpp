@@ -64,10 +64,22 @@ std::string read_all(const drydb::ShardedDatabase& db) {
   return want;
 }
 
+// Builds generation 1 of `shards` shards in `dir`, then follows the dataset.
+drydb::result<drydb::LiveDataset> follow_first_generation(const TempDir& dir, uint32_t shards) {
+  build(dir.path(), 1, shards);
+  return drydb::LiveDataset::open(dir.path());
+}
+
+// After a refresh that failed: `live` still serves generation 1, to a new reader too.
+void expect_still_serving_first(drydb::LiveDataset& live) {
+  EXPECT_EQ(live.generation(), 1u);
+  auto reader = live.reader();
+  EXPECT_EQ(read_all(*reader.pin()), "g1");
+}
+
 TEST(LiveDataset, PinnedGenerationOutlivesItsSwap) {
   TempDir dir;
-  build(dir.path(), 1, 3);
-  auto live = drydb::LiveDataset::open(dir.path());
+  auto live = follow_first_generation(dir, 3);
   ASSERT_TRUE(live) << live.error().message;
   auto reader = live->reader();
   auto unchanged = live->refresh();
@@ -109,8 +121,7 @@ static_assert(Pinnable<drydb::LiveDataset::Reader&> && !Pinnable<drydb::LiveData
 
 TEST(LiveDataset, PinOutlivingItsReaderStaysProtected) {
   TempDir dir;
-  build(dir.path(), 1, 2);
-  auto live = drydb::LiveDataset::open(dir.path());
+  auto live = follow_first_generation(dir, 2);
   ASSERT_TRUE(live) << live.error().message;
   std::optional<drydb::LiveDataset::Reader> first = live->reader();
   auto pinned = first->pin();
@@ -138,25 +149,21 @@ TEST(LiveDataset, FollowsOnlyADatasetFolder) {
 
 TEST(LiveDataset, GenerationThatDoesNotOpenIsNotServed) {
   TempDir dir;
-  build(dir.path(), 1, 2);
-  auto live = drydb::LiveDataset::open(dir.path());
+  auto live = follow_first_generation(dir, 2);
   ASSERT_TRUE(live) << live.error().message;
   build(dir.path(), 2, 2);
   fs::remove(dir.path() / "gen-2" / "shard-1.drydb");
   auto r = live->refresh();
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("shard 1"), std::string::npos) << r.error().message;
-  EXPECT_EQ(live->generation(), 1u);
-  auto reader = live->reader();
-  EXPECT_EQ(read_all(*reader.pin()), "g1");
+  expect_still_serving_first(*live);
 }
 
 // CURRENT names gen-2, whose manifest says generation 9 (written after its publish): refresh
 // refuses it (errc::corruption naming the manifest and both numbers) and keeps serving gen-1.
 TEST(LiveDataset, GenerationWhoseManifestIsOfAnotherNumberIsNotServed) {
   TempDir dir;
-  build(dir.path(), 1, 2);
-  auto live = drydb::LiveDataset::open(dir.path());
+  auto live = follow_first_generation(dir, 2);
   ASSERT_TRUE(live) << live.error().message;
   build(dir.path(), 2, 2);
   drydb::Manifest m = *drydb::read_manifest(dir.path() / "gen-2");
@@ -169,15 +176,12 @@ TEST(LiveDataset, GenerationWhoseManifestIsOfAnotherNumberIsNotServed) {
                                    "is in gen-2, the folder of generation 2"),
             std::string::npos)
       << r.error().message;
-  EXPECT_EQ(live->generation(), 1u);
-  auto reader = live->reader();
-  EXPECT_EQ(read_all(*reader.pin()), "g1");
+  expect_still_serving_first(*live);
 }
 
 TEST(LiveDataset, ReadersNeverFailWhileGenerationsSwap) {
   TempDir dir;
-  build(dir.path(), 1, 1);
-  auto live = drydb::LiveDataset::open(dir.path());
+  auto live = follow_first_generation(dir, 1);
   ASSERT_TRUE(live) << live.error().message;
   std::atomic<bool> stop{false};
   std::mutex m;

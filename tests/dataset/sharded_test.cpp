@@ -100,6 +100,13 @@ std::vector<std::pair<std::string, std::string>> rows_of(drydb::ShardedRange& r)
   return out;
 }
 
+// Builds generation 1 of the five-shard sample into `dir`; returns its tables.
+std::vector<ShardedTable> build_five_shard_sample(const TempDir& dir) {
+  auto tables = sample_tables(5);
+  build_generation(dir.path(), 1, tables, 5);
+  return tables;
+}
+
 using Rows = std::vector<std::pair<std::string, std::string>>;
 
 Rows model_range(const ShardedTable& t, const std::string* start, const std::string* end,
@@ -116,8 +123,7 @@ Rows model_range(const ShardedTable& t, const std::string* start, const std::str
 
 TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
   TempDir dir;
-  const auto tables = sample_tables(5);
-  build_generation(dir.path(), 1, tables, 5);
+  const auto tables = build_five_shard_sample(dir);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
   EXPECT_EQ(ds->generation(), 1u);
@@ -210,8 +216,7 @@ TEST(ShardedDatabase, AnswersAsOneTableOfAllTheRows) {
 // all of them.
 TEST(ShardedDatabase, OpensItsShardsWithEveryStorageKind) {
   TempDir dir;
-  const auto tables = sample_tables(5);
-  build_generation(dir.path(), 1, tables, 5);
+  const auto tables = build_five_shard_sample(dir);
   for (auto kind :
        {drydb::StorageKind::mmap, drydb::StorageKind::pread, drydb::StorageKind::memory}) {
     SCOPED_TRACE(static_cast<int>(kind));
@@ -232,11 +237,7 @@ TEST(ShardedDatabase, OpensItsShardsWithEveryStorageKind) {
       }
       auto all = t->get_range(drydb::unbounded, drydb::unbounded);
       ASSERT_TRUE(all);
-      uint64_t rows = 0;
-      for (auto e : *all) {
-        (void)e;
-        ++rows;
-      }
+      const uint64_t rows = count_rows(*all);
       EXPECT_TRUE(all->status());
       EXPECT_EQ(rows, spec.rows.size()) << spec.name;
     }
@@ -262,8 +263,7 @@ void damage_each_leaf(const fs::path& file, Damaged damaged) {
 
 TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
   TempDir dir;
-  const auto tables = sample_tables(5);
-  build_generation(dir.path(), 1, tables, 5);
+  const auto tables = build_five_shard_sample(dir);
   const fs::path file = dir / "gen-1" / "shard-3.drydb";
   // Ranges over every row of each table in both orders, with no start bound and from the
   // table's first key (its shard's part then descended): the tables whose ranges ended on an
@@ -320,8 +320,7 @@ TEST(ShardedDatabase, ABadPageOfALaterShardEndsTheIterationWithItsError) {
 // verify() does not.
 TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
   TempDir dir;
-  const auto tables = sample_tables(5);
-  build_generation(dir.path(), 1, tables, 5);
+  const auto tables = build_five_shard_sample(dir);
   const fs::path file = dir / "gen-1" / "shard-3.drydb";
   const std::string named = file.string() + ": ";
   std::set<std::string> failed;  // the kinds of call that met the damage
@@ -419,8 +418,7 @@ TEST(ShardedDatabase, ErrorsOfADamagedShardNameItsFile) {
 // both ways from every kind of position, each against the sorted rows of all shards.
 TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
   TempDir dir;
-  const auto tables = sample_tables(5);
-  build_generation(dir.path(), 1, tables, 5);
+  const auto tables = build_five_shard_sample(dir);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
   Rng rng(13);
@@ -528,8 +526,7 @@ TEST(ShardedDatabase, CursorsCrossShardsAsOneTable) {
 // hash-partitioned tables.
 TEST(ShardedDatabase, IndexesAnswerAsOneIndexOfAllTheRows) {
   TempDir dir;
-  const auto tables = sample_tables(5);
-  build_generation(dir.path(), 1, tables, 5);
+  const auto tables = build_five_shard_sample(dir);
   auto ds = drydb::ShardedDatabase::open(dir.path());
   ASSERT_TRUE(ds) << ds.error().message;
   using Entries = std::vector<std::tuple<std::string, std::string, std::string>>;

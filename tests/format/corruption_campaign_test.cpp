@@ -207,18 +207,7 @@ void full_check(const ReadOnlyDatabase& db, const DbModel& m, Outcome& out, uint
         check_get(*table, t, bounds[i].key, out);
         if (i % 4 == subset % 4) check_seek(*table, t, bounds[i].key, out);
       }
-    uint64_t combo = 0;
-    for (size_t i = 0; i < bounds.size(); ++i)
-      for (size_t j = 0; j < bounds.size(); ++j)
-        for (int flags = 0; flags < 4; ++flags, ++combo) {
-          drydb::RangeOptions o{.start_exclusive = (flags & 1) != 0,
-                                .end_exclusive = (flags & 2) != 0};
-          if (combo % 32 == subset % 32) check_count(*table, t, bounds[i], bounds[j], o, out);
-          if (combo % 64 == subset % 64) {
-            if ((combo / 64 + subset / 64) % 2) o.order = drydb::SortOrder::descending;
-            check_range(*table, t, bounds[i], bounds[j], o, out);
-          }
-        }
+    check_bound_pairs(*table, t, bounds, out, subset);
     if (t.enc.kind() == drydb::KeyKind::bytes) {
       const std::string& mid = t.sorted[(subset * 31) % t.size()].first;
       check_prefix(*table, t, mid.substr(0, subset % (mid.size() + 1)),

@@ -17,20 +17,22 @@
 namespace drydb {
 namespace {
 
-std::array<std::byte, 16> bytes16(std::initializer_list<unsigned> v) {
-  std::array<std::byte, 16> out{};
+// N bytes: the values of `v`, then zeros.
+template <std::size_t N>
+std::array<std::byte, N> byte_array(std::initializer_list<unsigned> v) {
+  std::array<std::byte, N> out{};
   std::size_t i = 0;
   for (unsigned x : v)
     out.at(i++) = static_cast<std::byte>(x);
   return out;
 }
 
+std::array<std::byte, 16> bytes16(std::initializer_list<unsigned> v) {
+  return byte_array<16>(v);
+}
+
 std::array<std::byte, 10> bytes10(std::initializer_list<unsigned> v) {
-  std::array<std::byte, 10> out{};
-  std::size_t i = 0;
-  for (unsigned x : v)
-    out.at(i++) = static_cast<std::byte>(x);
-  return out;
+  return byte_array<10>(v);
 }
 
 // A deterministic stream of pseudo-random bytes: the low byte of each draw of the tests' one
@@ -46,6 +48,34 @@ struct ByteStream {
     return out;
   }
 };
+
+// Ids (Uuid, Ulid) compare their bytes unsigned: one with 0x80 at byte `at` sorts after one with
+// 0x7f there.
+template <class Id>
+void expect_unsigned_byte_order(std::size_t at) {
+  Id a;
+  Id b;
+  a.bytes[at] = std::byte{0x7f};
+  b.bytes[at] = std::byte{0x80};
+  EXPECT_LT(a, b);
+  EXPECT_NE(a, b);
+  EXPECT_TRUE((a <=> b) == std::strong_ordering::less);
+  EXPECT_TRUE((a <=> a) == std::strong_ordering::equal);
+}
+
+// Ids made by `make(stamp, random)` from consecutive `stamps` sort by timestamp whatever their
+// random bits (all ones before all zeros), and so do their text forms.
+template <class Make>
+void expect_timestamp_order(std::initializer_list<std::uint64_t> stamps, Make make) {
+  const auto ones = bytes10({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+  const std::array<std::byte, 10> zeros{};
+  for (auto it = stamps.begin(); it + 1 != stamps.end(); ++it) {
+    const auto early = make(it[0], ones);
+    const auto late = make(it[1], zeros);
+    EXPECT_LT(early, late) << it[0];
+    EXPECT_LT(early.to_string(), late.to_string()) << it[0];
+  }
+}
 
 // Asserts that `r` failed with errc::invalid_argument and that its message
 // quotes `text` (checked verbatim when `text` needs no escaping).
@@ -282,14 +312,7 @@ TEST(UuidTest, V7TimestampRoundTripsAndIsMaskedTo48Bits) {
 }
 
 TEST(UuidTest, OrderIsUnsignedByteOrderAndFollowsV7Timestamp) {
-  // Bytes compare unsigned: 0x80 sorts after 0x7f.
-  Uuid a;
-  Uuid b;
-  a.bytes[0] = std::byte{0x7f};
-  b.bytes[0] = std::byte{0x80};
-  EXPECT_LT(a, b);
-  EXPECT_NE(a, b);
-  EXPECT_TRUE((a <=> b) == std::strong_ordering::less);
+  expect_unsigned_byte_order<Uuid>(0);
   // The first differing byte decides.
   Uuid c;
   Uuid d;
@@ -300,17 +323,8 @@ TEST(UuidTest, OrderIsUnsignedByteOrderAndFollowsV7Timestamp) {
   EXPECT_EQ(Uuid{}, Uuid{});
   EXPECT_TRUE((Uuid{} <=> Uuid{}) == std::strong_ordering::equal);
 
-  // V7 UUIDs sort by timestamp whatever their random bits; so do their strings.
-  const auto ones = bytes10({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
-  const std::array<std::byte, 10> zeros{};
-  const std::uint64_t stamps[] = {
-      0, 1, 0xff, 0x100, 0xffff, 0x10000, 1645557742000ULL, 0xFFFFFFFFFFFFULL};
-  for (std::size_t i = 0; i + 1 < std::size(stamps); ++i) {
-    const Uuid early = Uuid::v7_from_parts(stamps[i], ones);
-    const Uuid late = Uuid::v7_from_parts(stamps[i + 1], zeros);
-    EXPECT_LT(early, late) << stamps[i];
-    EXPECT_LT(early.to_string(), late.to_string());
-  }
+  expect_timestamp_order({0, 1, 0xff, 0x100, 0xffff, 0x10000, 1645557742000ULL, 0xFFFFFFFFFFFFULL},
+                         &Uuid::v7_from_parts);
   ByteStream rng{drydb_test::Rng(7)};
   std::vector<Uuid> ids;
   for (std::uint64_t ms = 1000; ms < 1100; ++ms) {
@@ -527,26 +541,11 @@ TEST(UlidTest, RejectsOverflowingFirstCharacter) {
 }
 
 TEST(UlidTest, OrderIsByteOrderAndFollowsTimestamp) {
-  Ulid a;
-  Ulid b;
-  a.bytes[5] = std::byte{0x7f};
-  b.bytes[5] = std::byte{0x80};
-  EXPECT_LT(a, b);
-  EXPECT_TRUE((a <=> b) == std::strong_ordering::less);
-  EXPECT_TRUE((a <=> a) == std::strong_ordering::equal);
-  EXPECT_NE(a, b);
+  expect_unsigned_byte_order<Ulid>(5);
 
-  const auto ones = bytes10({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
-  const std::array<std::byte, 10> zeros{};
-  const std::uint64_t stamps[] = {
-      0, 1, 0xff, 0x100, 0xffff, 0x10000, 1469918176385ULL, 1469922850259ULL, 0xFFFFFFFFFFFFULL};
-  for (std::size_t i = 0; i + 1 < std::size(stamps); ++i) {
-    const Ulid early = Ulid::from_parts(stamps[i], ones);
-    const Ulid late = Ulid::from_parts(stamps[i + 1], zeros);
-    EXPECT_LT(early, late) << stamps[i];
-    // The text forms sort the same way.
-    EXPECT_LT(early.to_string(), late.to_string()) << stamps[i];
-  }
+  expect_timestamp_order(
+      {0, 1, 0xff, 0x100, 0xffff, 0x10000, 1469918176385ULL, 1469922850259ULL, 0xFFFFFFFFFFFFULL},
+      &Ulid::from_parts);
   auto js = Ulid::parse(kJsUlid);
   auto spec = Ulid::parse(kSpecUlid);
   ASSERT_TRUE(js && spec);

@@ -31,17 +31,11 @@ using drydb::StorageKind;
 constexpr int kIterations = DRYDB_TEST_SANITIZED ? 3000 : 20000;
 constexpr size_t kCacheBytes = 16 * 1024;
 
-DbModel make_model() {
-  DbModel m = users_and_numbers(3000, -7000);
-  m.finish();
-  return m;
-}
-
 using Fixture = ModelFile;
 
 // Built once: tests share the file.
 const Fixture& fixture() {
-  static const Fixture& f = model_file_for_process(make_model());
+  static const Fixture& f = model_file_for_process(users_and_numbers(3000, -7000));
   return f;
 }
 

@@ -135,23 +135,11 @@ TEST_P(GetMany, MatchesGetOnEveryStorage) {
   const auto file = build(m, c.page_size);
   ASSERT_FALSE(file.empty());
   const auto q = queries(m, 7);
-  {
-    SCOPED_TRACE("memory");
-    auto db = drydb::ReadOnlyDatabase::open_memory(file);
-    ASSERT_TRUE(db);
-    check_all(*db->table("t"), m, q);
-  }
-  TempDir dir;
-  const auto path = dir / "t.drydb";
-  ASSERT_TRUE(write_file(path, file)) << path;
-  for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
-    SCOPED_TRACE(storage == drydb::StorageKind::mmap ? "mmap" : "pread, tiny cache");
-    // Four pages: every batch misses and evicts (the slow path, key by key).
-    auto db = drydb::ReadOnlyDatabase::open(
-        path, {.storage = storage, .page_cache_bytes = size_t{4} * c.page_size});
-    ASSERT_TRUE(db) << db.error().to_string();
-    check_all(*db->table("t"), m, q);
-  }
+  // A cache of four pages: through pread every batch misses and evicts (the slow path, key by
+  // key).
+  check_in_memory_and_files(file, size_t{4} * c.page_size, [&](const drydb::ReadOnlyDatabase& db) {
+    check_all(*db.table("t"), m, q);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -163,23 +163,11 @@ TEST_P(LargeTree, AnswersAsTheModelOnEveryStorage) {
   // The tree is over the threshold (the catalog and header are a few hundred bytes of the
   // file): its descents prefetch.
   ASSERT_GT(file.size(), drydb::detail::kPrefetchTreeBytes * 5 / 4);
-  {
-    SCOPED_TRACE("memory");
-    auto db = drydb::ReadOnlyDatabase::open_memory(file);
-    ASSERT_TRUE(db) << db.error().to_string();
-    ASSERT_EQ(db->table("t")->info().depth, c.depth);
-    check_table(*db->table("t"), m);
-  }
-  TempDir dir;
-  const auto path = dir / "t.drydb";
-  ASSERT_TRUE(write_file(path, file)) << path;
-  for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
-    SCOPED_TRACE(storage == drydb::StorageKind::mmap ? "mmap" : "pread, a cache of 1/8 the file");
-    auto db = drydb::ReadOnlyDatabase::open(
-        path, {.storage = storage, .page_cache_bytes = file.size() / 8});
-    ASSERT_TRUE(db) << db.error().to_string();
-    check_table(*db->table("t"), m);
-  }
+  // Through pread, a cache of 1/8 the file.
+  check_in_memory_and_files(file, file.size() / 8, [&](const drydb::ReadOnlyDatabase& db) {
+    ASSERT_EQ(db.table("t")->info().depth, c.depth);
+    check_table(*db.table("t"), m);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -89,7 +89,6 @@ DbModel make_model() {
                    return "n" + std::to_string(int64_of(k));
                  }));
   m.tables = {items, nums};
-  m.finish();
   return m;
 }
 

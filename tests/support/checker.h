@@ -429,6 +429,37 @@ inline void check_seek_rank(const drydb::ReadOnlyTable& table, const TableModel&
   ++out.correct;
 }
 
+// Up to `steps` moves one way of cursor `c` from position `at` of `size` (a table's rows or an
+// index's entries), checking after each its validity and, through on_at(position), what it is on.
+// False at the first wrong answer or error, which is recorded in `out` (the `thing` it was on,
+// "row" or "entry", named in the message).
+template <class Cursor, class OnAt, class What>
+bool check_steps(Cursor& c, size_t at, size_t size, int steps, bool forward, OnAt on_at,
+                 const char* thing, const What& what, Outcome& out) {
+  for (int s = 0; s < steps; ++s) {
+    const bool moved = forward ? c.next() : c.prev();
+    if (!c.status()) {
+      out.error(what(), c.status().error());
+      return false;
+    }
+    const bool expect = forward ? at + 1 < size : at > 0;
+    if (moved != expect) {
+      out.mismatch(what() + ": walk validity");
+      return false;
+    }
+    if (!moved) break;
+    at = forward ? at + 1 : at - 1;
+    if (!on_at(at)) {
+      if (!c.status())
+        out.error(what(), c.status().error());
+      else
+        out.mismatch(what() + ": walk reached a wrong " + thing + " at " + std::to_string(at));
+      return false;
+    }
+  }
+  return true;
+}
+
 // A cursor positioned by seek(k) when there is a k, else by seek_rank(rank); then `steps` moves
 // one way, checking each row's key, value and rank and the cursor's validity.
 inline void check_cursor(const drydb::ReadOnlyTable& table, const TableModel& t,
@@ -452,18 +483,10 @@ inline void check_cursor(const drydb::ReadOnlyTable& table, const TableModel& t,
     if (!c.status()) return out.error(what(), c.status().error());
     return out.mismatch(what() + ": wrong first row");
   }
-  for (int s = 0; s < steps; ++s) {
-    const bool moved = forward ? c.next() : c.prev();
-    if (!c.status()) return out.error(what(), c.status().error());
-    const bool expect = forward ? at + 1 < t.size() : at > 0;
-    if (moved != expect) return out.mismatch(what() + ": walk validity");
-    if (!moved) break;
-    at = forward ? at + 1 : at - 1;
-    if (!on_row(c, t, at)) {
-      if (!c.status()) return out.error(what(), c.status().error());
-      return out.mismatch(what() + ": walk reached a wrong row at " + std::to_string(at));
-    }
-  }
+  if (!check_steps(
+          c, at, t.size(), steps, forward, [&](size_t i) { return on_row(c, t, i); }, "row", what,
+          out))
+    return;
   ++out.correct;
 }
 
@@ -634,18 +657,10 @@ inline void check_index_cursor(const drydb::SecondaryIndex& index, const TableMo
   drydb::Row held = c.row();
   const size_t held_at = at;
   if (!c.status()) return out.error(what(), c.status().error());
-  for (int s = 0; s < steps; ++s) {
-    const bool moved = forward ? c.next() : c.prev();
-    if (!c.status()) return out.error(what(), c.status().error());
-    const bool expect = forward ? at + 1 < ix.size() : at > 0;
-    if (moved != expect) return out.mismatch(what() + ": walk validity");
-    if (!moved) break;
-    at = forward ? at + 1 : at - 1;
-    if (!on_entry(c, t, ix, at)) {
-      if (!c.status()) return out.error(what(), c.status().error());
-      return out.mismatch(what() + ": walk reached a wrong entry at " + std::to_string(at));
-    }
-  }
+  if (!check_steps(
+          c, at, ix.size(), steps, forward, [&](size_t i) { return on_entry(c, t, ix, i); },
+          "entry", what, out))
+    return;
   if (!held.has_value() || !is_entry_row(t, ix, held_at, held.key(), held.value()))
     return out.mismatch(what() + ": a Row taken from the cursor changed as it moved");
   ++out.correct;
@@ -845,6 +860,32 @@ inline std::vector<Bound> probe_bounds(const TableModel& t) {
 
 inline constexpr uint64_t kEveryQuery = ~uint64_t{0};
 
+// count_range and get_range over every ordered pair of `bounds` with every exclusivity. With
+// subset == kEveryQuery all of them run (each range in both orders); otherwise only the slice
+// `subset` picks: one count in 32 and one range in 64, its order alternating with subset / 64.
+inline void check_bound_pairs(const drydb::ReadOnlyTable& table, const TableModel& t,
+                              const std::vector<Bound>& bounds, Outcome& out,
+                              uint64_t subset = kEveryQuery) {
+  const bool all = subset == kEveryQuery;
+  uint64_t combo = 0;
+  for (size_t i = 0; i < bounds.size(); ++i)
+    for (size_t j = 0; j < bounds.size(); ++j)
+      for (int flags = 0; flags < 4; ++flags, ++combo) {
+        drydb::RangeOptions o{.start_exclusive = (flags & 1) != 0,
+                              .end_exclusive = (flags & 2) != 0};
+        if (all || combo % 32 == subset % 32) check_count(table, t, bounds[i], bounds[j], o, out);
+        if (all) {
+          check_range(table, t, bounds[i], bounds[j], o, out);
+          o.order = drydb::SortOrder::descending;
+          check_range(table, t, bounds[i], bounds[j], o, out);
+        } else if (combo % 64 == subset % 64) {
+          o.order = (combo / 64 + subset / 64) % 2 ? drydb::SortOrder::descending
+                                                   : drydb::SortOrder::ascending;
+          check_range(table, t, bounds[i], bounds[j], o, out);
+        }
+      }
+}
+
 // Every query kind over one table: count(), full walks both ways (reading every key and value),
 // a get of every key and of absent keys, seeks with steps both ways, count_range and get_range
 // in both orders over pairs of probe bounds with every exclusivity, and prefixes in both orders.
@@ -868,23 +909,7 @@ inline void check_table(const drydb::ReadOnlyTable& table, const TableModel& t, 
           i % bounds.size() == (subset + 3) % bounds.size())
         check_seek(table, t, bounds[i].key, out);
     }
-  uint64_t combo = 0;
-  for (size_t i = 0; i < bounds.size(); ++i)
-    for (size_t j = 0; j < bounds.size(); ++j)
-      for (int flags = 0; flags < 4; ++flags, ++combo) {
-        drydb::RangeOptions o{.start_exclusive = (flags & 1) != 0,
-                              .end_exclusive = (flags & 2) != 0};
-        if (all || combo % 32 == subset % 32) check_count(table, t, bounds[i], bounds[j], o, out);
-        if (all) {
-          check_range(table, t, bounds[i], bounds[j], o, out);
-          o.order = drydb::SortOrder::descending;
-          check_range(table, t, bounds[i], bounds[j], o, out);
-        } else if (combo % 64 == subset % 64) {
-          o.order = (combo / 64 + subset / 64) % 2 ? drydb::SortOrder::descending
-                                                   : drydb::SortOrder::ascending;
-          check_range(table, t, bounds[i], bounds[j], o, out);
-        }
-      }
+  check_bound_pairs(table, t, bounds, out, subset);
   if (t.kind() == drydb::KeyKind::bytes && !t.sorted.empty()) {
     const std::string& mid = t.sorted[t.size() / 2].first;
     const size_t lens[] = {0, 1, mid.size() / 2, mid.size()};

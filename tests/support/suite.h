@@ -124,6 +124,30 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
   return out;
 }
 
+// Runs `check` on `file` opened in memory, then written to a temp folder and opened by mmap and by
+// pread with a page cache of `cache_bytes`, each under a trace naming the storage.
+template <class Check>
+void check_in_memory_and_files(Bytes file, size_t cache_bytes, Check check) {
+  {
+    SCOPED_TRACE("memory");
+    auto db = drydb::ReadOnlyDatabase::open_memory(file);
+    ASSERT_TRUE(db) << db.error().to_string();
+    check(*db);
+  }
+  TempDir dir;
+  const auto path = dir / "t.drydb";
+  ASSERT_TRUE(write_file(path, file)) << path;
+  for (const auto storage : {drydb::StorageKind::mmap, drydb::StorageKind::pread}) {
+    SCOPED_TRACE(storage == drydb::StorageKind::mmap
+                     ? "mmap"
+                     : "pread, a cache of " + std::to_string(cache_bytes) + " bytes");
+    auto db =
+        drydb::ReadOnlyDatabase::open(path, {.storage = storage, .page_cache_bytes = cache_bytes});
+    ASSERT_TRUE(db) << db.error().to_string();
+    check(*db);
+  }
+}
+
 // build_database of the model (rows appended in key order, or shuffled by `shuffle_seed`);
 // records a test failure and returns no bytes when the build fails.
 inline std::vector<std::byte> build_memory(const DbModel& m, drydb::BuildOptions options = {},
@@ -159,17 +183,33 @@ struct ModelFile {
   std::filesystem::path path;
 };
 
-// The ModelFile of `m` (finished), written as `name`; it lives for the process, so tests may hold
-// views of it from any thread.
+// The ModelFile of `m`, finished here, written as `name`; it lives for the process, so tests may
+// hold views of it from any thread.
 inline const ModelFile& model_file_for_process(DbModel m, std::string_view name = "db.drydb") {
   auto* x = new ModelFile;
   x->model = std::move(m);
+  x->model.finish();
   x->file = build_memory(x->model);
   x->dir = std::make_unique<TempDir>();
   x->path = *x->dir / name;
   if (!write_file(x->path, x->file)) ADD_FAILURE() << "cannot write " << x->path;
   remove_at_exit(x->dir->path());
   return *x;
+}
+
+// ---- walks
+// ----------------------------------------------------------------------------------------
+
+// How many rows a walk of `rows` (a cursor or a range) yields; the walk itself is what some tests
+// check, so the rows are read one by one (std::ranges::distance of a sized range would not).
+template <class Rows>
+uint64_t count_rows(Rows&& rows) {
+  uint64_t n = 0;
+  for (auto&& row : rows) {
+    (void)row;
+    ++n;
+  }
+  return n;
 }
 
 // ---- expectations on the checker ----------------------------------------------------------------

@@ -358,8 +358,6 @@ TEST(BuilderTest, ValueOf4GiBIsValueTooLarge) {
 }
 
 TEST(BuilderTest, WrongKeyKindOnAppend) {
-  const drydb::Uuid uuid = drydb::Uuid::parse("017f22e2-79b0-7cc3-98c4-dc0c0c07398f").value();
-  const drydb::Ulid ulid = drydb::Ulid::parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").value();
   struct Case {
     const char* what;
     KeyEncoding encoding;
@@ -369,11 +367,11 @@ TEST(BuilderTest, WrongKeyKindOnAppend) {
       {"int on bytes", KeyEncoding::bytes(), Key(int64_t{1})},
       {"text on int64", KeyEncoding::int64(), Key("1")},
       {"8 raw bytes on int64", KeyEncoding::int64(), Key("12345678")},
-      {"Ulid on uuid_v7", KeyEncoding::uuid_v7(), Key(ulid)},
+      {"Ulid on uuid_v7", KeyEncoding::uuid_v7(), Key(kSampleUlid)},
       {"text on uuid_v7", KeyEncoding::uuid_v7(), Key("0123456789abcdef")},
-      {"Uuid on ulid", KeyEncoding::ulid(), Key(uuid)},
+      {"Uuid on ulid", KeyEncoding::ulid(), Key(kSampleUuid)},
       {"int on ulid", KeyEncoding::ulid(), Key(5)},
-      {"Uuid on bytes", KeyEncoding::bytes(), Key(uuid)},
+      {"Uuid on bytes", KeyEncoding::bytes(), Key(kSampleUuid)},
       {"int on custom", encoding_of(Enc::var), Key(int64_t{1})},
       {"3 bytes on fixed4", encoding_of(Enc::fixed4), Key("abc")},
       {"5 bytes on fixed4", encoding_of(Enc::fixed4), Key("abcde")},
