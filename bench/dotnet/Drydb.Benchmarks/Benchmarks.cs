@@ -73,16 +73,21 @@ public class FindByKey
   }
 }
 
-/// <summary>Gets of present keys in a random order (the C# DryDB's RandomKeys, and drydb's key
-/// shapes).</summary>
-public class RandomKeys
+/// <summary>A workload run on every key shape: the fixture of the shape.</summary>
+public abstract class EveryShape
 {
   [Params("dense_10k", "dense_1M", "random_1M", "clustered_1M", "url_1M", "names")] public string Shape = "";
-  private Fixture f = null!;
-  private int next;
+  protected Fixture f = null!;
 
   [GlobalSetup]
   public void Setup() => f = Fixture.Get(Shape);
+}
+
+/// <summary>Gets of present keys in a random order (the C# DryDB's RandomKeys, and drydb's key
+/// shapes).</summary>
+public class RandomKeys : EveryShape
+{
+  private int next;
 
   private int Start()
   {
@@ -201,14 +206,8 @@ public class ParallelSpread
 }
 
 /// <summary>100-row ranges from present keys (the C# DryDB's GetRange: 1 op = 100 ranges).</summary>
-public class Range100
+public class Range100 : EveryShape
 {
-  [Params("dense_10k", "dense_1M", "random_1M", "clustered_1M", "url_1M", "names")] public string Shape = "";
-  private Fixture f = null!;
-
-  [GlobalSetup]
-  public void Setup() => f = Fixture.Get(Shape);
-
   [Benchmark(Baseline = true, OperationsPerInvoke = Fixture.Ranges)]
   public long Drydb()
   {
@@ -270,14 +269,8 @@ public class Range100
 }
 
 /// <summary>Counts of 8,000-row ranges (the C# DryDB's CountRange).</summary>
-public class Count8000
+public class Count8000 : EveryShape
 {
-  [Params("dense_10k", "dense_1M", "random_1M", "clustered_1M", "url_1M", "names")] public string Shape = "";
-  private Fixture f = null!;
-
-  [GlobalSetup]
-  public void Setup() => f = Fixture.Get(Shape);
-
   [Benchmark(Baseline = true, OperationsPerInvoke = Fixture.Counts)]
   public long Drydb()
   {

@@ -1,13 +1,5 @@
 // Building a database: tables of rows appended in any order, secondary indexes computed by a
 // .NET function, miss filters and compression; built to a file (atomically) or to memory.
-using System;
-using System.Collections.Generic;
-using System.IO;
-using System.Runtime.InteropServices;
-using System.Text;
-using System.Threading;
-using System.Threading.Tasks;
-using Drydb.Native;
 
 namespace Drydb;
 

@@ -13,11 +13,6 @@
 // barrier before reading every slot's Busy, so a query either sees Disposed or is seen busy.
 // Nested results (a second range while one is live on the thread) take unowned slots from a
 // free list under a lock. Iterators, which are objects with finalizers, hold a counted lease.
-using System;
-using System.Collections.Generic;
-using System.Runtime.CompilerServices;
-using System.Threading;
-using Drydb.Native;
 
 namespace Drydb;
 
@@ -102,21 +97,18 @@ internal sealed unsafe class DatabaseCore
 
   /// <summary>Takes a value holder for one get; the caller releases it with its token.</summary>
   [MethodImpl(MethodImplOptions.AggressiveInlining)]
-  internal NativeSlot TakeValueSlot()
-  {
-    NativeSlot? slot = t_valueSlot;
-    if (slot == null || slot.Core != this || Volatile.Read(ref slot.Busy) != 0) slot = TakeSlow(false);
-    else Enter(slot);
-    return slot;
-  }
+  internal NativeSlot TakeValueSlot() => Take(t_valueSlot, isRange: false);
 
   /// <summary>Takes a range holder for one range; released as a value holder is.</summary>
   [MethodImpl(MethodImplOptions.AggressiveInlining)]
-  internal NativeSlot TakeRangeSlot()
+  internal NativeSlot TakeRangeSlot() => Take(t_rangeSlot, isRange: true);
+
+  // The thread's own slot of the kind when it is this database's and idle, else TakeSlow's.
+  [MethodImpl(MethodImplOptions.AggressiveInlining)]
+  private NativeSlot Take(NativeSlot? slot, bool isRange)
   {
-    NativeSlot? slot = t_rangeSlot;
-    if (slot == null || slot.Core != this || Volatile.Read(ref slot.Busy) != 0) slot = TakeSlow(true);
-    else Enter(slot);
+    if (slot == null || slot.Core != this || Volatile.Read(ref slot.Busy) != 0) return TakeSlow(isRange);
+    Enter(slot);
     return slot;
   }
 

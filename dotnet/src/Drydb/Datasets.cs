@@ -1,9 +1,5 @@
 // Sharded datasets (docs/sharding.md): one generation of a dataset folder read as one database,
 // and a live dataset that follows the folder's CURRENT generation through pins.
-using System;
-using System.Collections.Generic;
-using System.Threading;
-using Drydb.Native;
 
 namespace Drydb;
 
@@ -15,8 +11,7 @@ namespace Drydb;
 public sealed unsafe class ShardedDataset : IDisposable
 {
   internal readonly DatabaseCore Core;
-  private readonly Dictionary<string, ShardedTable> tables = new Dictionary<string, ShardedTable>(StringComparer.Ordinal);
-  private readonly string[] tableNames;
+  private readonly NamedItems<ShardedTable> tables;
 
   internal ShardedDataset(IntPtr handle, Action? onClosed)
   {
@@ -29,17 +24,9 @@ public sealed unsafe class ShardedDataset : IDisposable
       uint shards;
       Errors.Check(NativeMethods.drydb_dataset_shard_count(handle, &shards));
       ShardCount = (int)shards;
-      nuint count;
-      Errors.Check(NativeMethods.drydb_dataset_table_count(handle, &count));
-      tableNames = new string[(int)count];
-      for (nuint i = 0; i < count; i++)
-      {
-        IntPtr table;
-        Errors.Check(NativeMethods.drydb_dataset_table_at(handle, i, &table));
-        var t = new ShardedTable(this, table);
-        tableNames[(int)i] = t.Name;
-        tables[t.Name] = t;
-      }
+      tables = new NamedItems<ShardedTable>(handle, NativeMethods.drydb_dataset_table_count,
+                                            NativeMethods.drydb_dataset_table_at, table => new ShardedTable(this, table),
+                                            table => table.Name, "the dataset has no table");
     }
     catch
     {
@@ -71,15 +58,14 @@ public sealed unsafe class ShardedDataset : IDisposable
   public int ShardCount { get; }
 
   /// <summary>The names of the tables, in manifest order.</summary>
-  public IReadOnlyList<string> TableNames => tableNames;
+  public IReadOnlyList<string> TableNames => tables.Names;
 
   /// <summary>The table named `name`.</summary>
   /// <exception cref="KeyNotFoundException">No table has that name.</exception>
   public ShardedTable GetTable(string name)
   {
     if (Core.IsDisposed) throw new ObjectDisposedException(nameof(ShardedDataset));
-    if (tables.TryGetValue(name ?? throw new ArgumentNullException(nameof(name)), out ShardedTable? table)) return table;
-    throw new KeyNotFoundException($"drydb: the dataset has no table named \"{name}\"");
+    return tables.Get(name);
   }
 
   /// <summary>Reads every page of every shard and checks every invariant.</summary>
@@ -108,15 +94,8 @@ public sealed unsafe class ShardedTable : KeyValueStore
   internal ShardedTable(ShardedDataset dataset, IntPtr handle)
     : base(dataset, dataset.Core, handle, StoreKind.ShardedTable)
   {
-    byte* text;
-    nuint size;
-    Errors.Check(NativeMethods.drydb_sharded_table_name(handle, &text, &size));
-    Name = Keys.Text(text, size);
-    int kind;
-    Errors.Check(NativeMethods.drydb_sharded_table_key_kind(handle, &kind));
-    Errors.Check(NativeMethods.drydb_sharded_table_encoding_id(handle, &text, &size));
-    KeyEncoding = KeyEncoding.FromFile(Keys.Text(text, size), kind);
-    SetSpanKeyKind(KeyEncoding);
+    (Name, KeyEncoding) = Describe(NativeMethods.drydb_sharded_table_name, NativeMethods.drydb_sharded_table_key_kind,
+                                   NativeMethods.drydb_sharded_table_encoding_id);
   }
 
   /// <summary>The table's name.</summary>
@@ -156,46 +135,13 @@ public sealed unsafe class LiveDataset : IDisposable
 
   /// <summary>Serves CURRENT's generation if it is not the one served; true when it swapped.
   /// An error (the new generation does not open) leaves the served one in place.</summary>
-  public bool Refresh()
-  {
-    lock (gate)
-    {
-      ThrowIfDisposed();
-      int swapped;
-      Errors.Check(NativeMethods.drydb_live_dataset_refresh(handle, &swapped));
-      return swapped != 0;
-    }
-  }
+  public bool Refresh() => Call<int>(NativeMethods.drydb_live_dataset_refresh) != 0;
 
   /// <summary>The generation served.</summary>
-  public long Generation
-  {
-    get
-    {
-      lock (gate)
-      {
-        ThrowIfDisposed();
-        ulong generation;
-        Errors.Check(NativeMethods.drydb_live_dataset_generation(handle, &generation));
-        return (long)generation;
-      }
-    }
-  }
+  public long Generation => (long)Call<ulong>(NativeMethods.drydb_live_dataset_generation);
 
   /// <summary>Generations swapped out and not yet released (a pin held them at the last refresh).</summary>
-  public int RetiredGenerations
-  {
-    get
-    {
-      lock (gate)
-      {
-        ThrowIfDisposed();
-        nuint retired;
-        Errors.Check(NativeMethods.drydb_live_dataset_retired(handle, &retired));
-        return (int)retired;
-      }
-    }
-  }
+  public int RetiredGenerations => (int)Call<nuint>(NativeMethods.drydb_live_dataset_retired);
 
   /// <summary>Pins the generation served now: a dataset on it, until disposed.</summary>
   public ShardedDataset Pin()
@@ -208,6 +154,18 @@ public sealed unsafe class LiveDataset : IDisposable
       pins++;
       // On an error the new dataset's core closes the pin, which calls Unpinned.
       return new ShardedDataset(dataset, Unpinned);
+    }
+  }
+
+  /// <summary>`call`'s result on the live dataset, under the lock (refused once disposed).</summary>
+  private TResult Call<TResult>(ResultCall<TResult> call) where TResult : unmanaged
+  {
+    lock (gate)
+    {
+      ThrowIfDisposed();
+      TResult result;
+      Errors.Check(call(handle, &result));
+      return result;
     }
   }
 

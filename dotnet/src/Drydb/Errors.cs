@@ -3,10 +3,6 @@
 // (DrydbArgumentException, or KeyEncodingMismatchException for a key of another type); an
 // unknown table or index a KeyNotFoundException; a call at the wrong time an
 // InvalidOperationException. Each drydb exception carries the C API's status as Code.
-using System;
-using System.Collections.Generic;
-using System.Runtime.InteropServices;
-using Drydb.Native;
 
 namespace Drydb;
 

@@ -1,11 +1,5 @@
 // Batched gets: many keys of one table in one native call (drydb_table_get_many), which sorts
 // them and reads each leaf once.
-using System;
-using System.Collections.Generic;
-using System.Runtime.InteropServices;
-using System.Text;
-using System.Threading;
-using Drydb.Native;
 
 namespace Drydb;
 

@@ -1,5 +1,4 @@
 // Key encodings, enums and small option types of the public API.
-using System;
 
 namespace Drydb;
 

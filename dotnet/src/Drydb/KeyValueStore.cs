@@ -1,11 +1,6 @@
 // The queries a table and a secondary index share (the C# DryDB's IKeyValueStore): get, ranges,
 // counts and prefixes, for byte, text and integer keys. Each overload builds the C API's key or
 // bounds on the stack and makes one native call.
-using System;
-using System.Runtime.CompilerServices;
-using System.Threading;
-using System.Threading.Tasks;
-using Drydb.Native;
 
 namespace Drydb;
 
@@ -45,11 +40,24 @@ public abstract unsafe class KeyValueStore
   public abstract KeyEncoding KeyEncoding { get; }
 
   // The kind of a key given as bytes: a UUID or ULID store's 16 bytes, else bytes (an int64
-  // store then refuses it). Set by the derived constructors once KeyEncoding is known.
+  // store then refuses it). Set by Describe, from the derived constructors.
   internal int SpanKeyKind = KeyKinds.Bytes;
 
-  internal void SetSpanKeyKind(KeyEncoding encoding) =>
+  /// <summary>The store's name and key encoding, read with its kind's C calls (its name, key
+  /// kind and encoding id); sets SpanKeyKind.</summary>
+  internal (string Name, KeyEncoding Encoding) Describe(TextCall name, ResultCall<int> keyKind, TextCall encodingId)
+  {
+    byte* text;
+    nuint size;
+    Errors.Check(name(Handle, &text, &size));
+    string storeName = Keys.Text(text, size);
+    int kind;
+    Errors.Check(keyKind(Handle, &kind));
+    Errors.Check(encodingId(Handle, &text, &size));
+    KeyEncoding encoding = KeyEncoding.FromFile(Keys.Text(text, size), kind);
     SpanKeyKind = encoding.Kind is KeyKinds.Uuid or KeyKinds.Ulid ? encoding.Kind : KeyKinds.Bytes;
+    return (storeName, encoding);
+  }
 
   /// <summary>The number of rows (of an index: its entries; of a sharded table: in every
   /// shard), O(1).</summary>

@@ -1,9 +1,5 @@
 // Keys and bounds handed to the C API without allocating: UTF-8 text in a stack buffer (or a
 // pooled array for long keys), integers in the key struct itself.
-using System;
-using System.Buffers;
-using System.Text;
-using Drydb.Native;
 
 namespace Drydb;
 

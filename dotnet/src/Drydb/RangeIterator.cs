@@ -1,9 +1,4 @@
 // A cursor over a table's rows, both ways.
-using System;
-using System.Runtime.CompilerServices;
-using System.Threading;
-using System.Threading.Tasks;
-using Drydb.Native;
 
 namespace Drydb;
 
@@ -125,29 +120,13 @@ public sealed unsafe class RangeIterator : IDisposable
 
   /// <summary>Moves to the row of `key` exactly (the next MoveNext goes on from it); false, and
   /// the iterator where it was, when there is no such row.</summary>
-  public bool TrySeek(ReadOnlySpan<byte> key)
-  {
-    fixed (byte* p = key)
-    {
-      NativeKey k = NativeKey.Bytes(p, key.Length, table.SpanKeyKind);
-      return SeekExact(&k);
-    }
-  }
+  public bool TrySeek(ReadOnlySpan<byte> key) => SeekTo(key, exact: true);
 
   /// <summary>TrySeek of a text key (UTF-8).</summary>
-  public bool TrySeek(string key)
-  {
-    if (key == null) throw new ArgumentNullException(nameof(key));
-    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
-    return TrySeek(utf8.Bytes);
-  }
+  public bool TrySeek(string key) => SeekTo(key, exact: true);
 
   /// <summary>TrySeek of an int64 key.</summary>
-  public bool TrySeek(long key)
-  {
-    NativeKey k = NativeKey.Integer(key);
-    return SeekExact(&k);
-  }
+  public bool TrySeek(long key) => SeekTo(key, exact: true);
 
   /// <summary>TrySeek, as a completed task.</summary>
   public ValueTask<bool> TrySeekAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
@@ -158,29 +137,13 @@ public sealed unsafe class RangeIterator : IDisposable
 
   /// <summary>Moves to the first row whose key is at or after `key`; false (past the end) when
   /// there is none.</summary>
-  public bool Seek(ReadOnlySpan<byte> key)
-  {
-    fixed (byte* p = key)
-    {
-      NativeKey k = NativeKey.Bytes(p, key.Length, table.SpanKeyKind);
-      return SeekCore(&k);
-    }
-  }
+  public bool Seek(ReadOnlySpan<byte> key) => SeekTo(key, exact: false);
 
   /// <summary>Seek of a text key (UTF-8).</summary>
-  public bool Seek(string key)
-  {
-    if (key == null) throw new ArgumentNullException(nameof(key));
-    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
-    return Seek(utf8.Bytes);
-  }
+  public bool Seek(string key) => SeekTo(key, exact: false);
 
   /// <summary>Seek of an int64 key.</summary>
-  public bool Seek(long key)
-  {
-    NativeKey k = NativeKey.Integer(key);
-    return SeekCore(&k);
-  }
+  public bool Seek(long key) => SeekTo(key, exact: false);
 
   /// <summary>Moves to the row at 0-based position `rank`; false (past the end) when rank is not
   /// below the table's row count.</summary>
@@ -218,6 +181,36 @@ public sealed unsafe class RangeIterator : IDisposable
   /// the C# DryDB).</summary>
   public RangeIterator GetEnumerator() => this;
 
+  // TrySeek (exact) and Seek of each key form.
+  private bool SeekTo(ReadOnlySpan<byte> key, bool exact)
+  {
+    fixed (byte* p = key)
+    {
+      NativeKey k = NativeKey.Bytes(p, key.Length, table.SpanKeyKind);
+      return SeekTo(&k, exact);
+    }
+  }
+
+  private bool SeekTo(string key, bool exact)
+  {
+    if (key == null) throw new ArgumentNullException(nameof(key));
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    return SeekTo(utf8.Bytes, exact);
+  }
+
+  private bool SeekTo(long key, bool exact)
+  {
+    NativeKey k = NativeKey.Integer(key);
+    return SeekTo(&k, exact);
+  }
+
+  private bool SeekTo(NativeKey* k, bool exact)
+  {
+    if (exact) return SeekExact(k);
+    ThrowIfDisposed();
+    return Settle(NativeMethods.drydb_cursor_seek(cursor, k));
+  }
+
   private bool SeekExact(NativeKey* k)
   {
     ThrowIfDisposed();
@@ -232,12 +225,6 @@ public sealed unsafe class RangeIterator : IDisposable
     if (wasOnRow) Settle(NativeMethods.drydb_cursor_seek_rank(cursor, rank));
     else if (position == Position.Ended) Settle(Status.End);
     return false;
-  }
-
-  private bool SeekCore(NativeKey* k)
-  {
-    ThrowIfDisposed();
-    return Settle(NativeMethods.drydb_cursor_seek(cursor, k));
   }
 
   /// <summary>After a positioning call: reads the row it landed on.</summary>

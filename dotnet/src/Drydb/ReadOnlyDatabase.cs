@@ -1,11 +1,4 @@
 // A read-only drydb database, opened from a file or from memory.
-using System;
-using System.Collections.Generic;
-using System.IO;
-using System.Runtime.InteropServices;
-using System.Threading;
-using System.Threading.Tasks;
-using Drydb.Native;
 
 namespace Drydb;
 
@@ -16,23 +9,13 @@ namespace Drydb;
 public sealed unsafe class ReadOnlyDatabase : IDisposable
 {
   internal readonly DatabaseCore Core;
-  private readonly Dictionary<string, ReadOnlyTable> tables = new Dictionary<string, ReadOnlyTable>(StringComparer.Ordinal);
-  private readonly string[] tableNames;
+  private readonly NamedItems<ReadOnlyTable> tables;
 
   private ReadOnlyDatabase(DatabaseCore core)
   {
     Core = core;
-    nuint count;
-    Errors.Check(NativeMethods.drydb_db_table_count(core.Handle, &count));
-    tableNames = new string[(int)count];
-    for (nuint i = 0; i < count; i++)
-    {
-      IntPtr table;
-      Errors.Check(NativeMethods.drydb_db_table_at(core.Handle, i, &table));
-      var t = new ReadOnlyTable(this, table);
-      tableNames[(int)i] = t.Name;
-      tables[t.Name] = t;
-    }
+    tables = new NamedItems<ReadOnlyTable>(core.Handle, NativeMethods.drydb_db_table_count, NativeMethods.drydb_db_table_at,
+                                           table => new ReadOnlyTable(this, table), table => table.Name, "no table");
   }
 
   /// <summary>Finalizer: closes the file of a database nobody disposed (when nothing views it).</summary>
@@ -109,23 +92,21 @@ public sealed unsafe class ReadOnlyDatabase : IDisposable
   }
 
   /// <summary>The names of the tables, in file order.</summary>
-  public IReadOnlyList<string> TableNames => tableNames;
+  public IReadOnlyList<string> TableNames => tables.Names;
 
   /// <summary>The table named `name`.</summary>
   /// <exception cref="KeyNotFoundException">No table has that name.</exception>
   public ReadOnlyTable GetTable(string name)
   {
     ThrowIfDisposed();
-    if (name == null) throw new ArgumentNullException(nameof(name));
-    if (tables.TryGetValue(name, out ReadOnlyTable? table)) return table;
-    throw new KeyNotFoundException($"drydb: no table named \"{name}\"");
+    return tables.Get(name);
   }
 
   /// <summary>The table named `name`, or false.</summary>
   public bool TryGetTable(string name, out ReadOnlyTable table)
   {
     ThrowIfDisposed();
-    return tables.TryGetValue(name ?? throw new ArgumentNullException(nameof(name)), out table!);
+    return tables.TryGet(name, out table!);
   }
 
   /// <summary>Reads every page and checks every invariant of every tree.</summary>

@@ -1,7 +1,4 @@
 // A table of a read-only database, and its secondary indexes.
-using System;
-using System.Collections.Generic;
-using Drydb.Native;
 
 namespace Drydb;
 
@@ -10,34 +7,18 @@ namespace Drydb;
 /// threads; valid while its database is undisposed.</summary>
 public sealed unsafe partial class ReadOnlyTable : KeyValueStore
 {
-  private readonly Dictionary<string, SecondaryIndex> indexes = new Dictionary<string, SecondaryIndex>(StringComparer.Ordinal);
-  private readonly string[] indexNames;
+  private readonly NamedItems<SecondaryIndex> indexes;
 
   internal ReadOnlyTable(ReadOnlyDatabase database, IntPtr handle) : base(database, database.Core, handle, StoreKind.Table)
   {
-    byte* name;
-    nuint size;
-    Errors.Check(NativeMethods.drydb_table_name(handle, &name, &size));
-    Name = Keys.Text(name, size);
-    int kind;
-    Errors.Check(NativeMethods.drydb_table_key_kind(handle, &kind));
-    Errors.Check(NativeMethods.drydb_table_encoding_id(handle, &name, &size));
-    KeyEncoding = KeyEncoding.FromFile(Keys.Text(name, size), kind);
-    SetSpanKeyKind(KeyEncoding);
+    (Name, KeyEncoding) = Describe(NativeMethods.drydb_table_name, NativeMethods.drydb_table_key_kind,
+                                   NativeMethods.drydb_table_encoding_id);
     uint bits;
     Errors.Check(NativeMethods.drydb_table_miss_filter_bits(handle, &bits));
     MissFilterBitsPerKey = (int)bits;
-    nuint count;
-    Errors.Check(NativeMethods.drydb_table_index_count(handle, &count));
-    indexNames = new string[(int)count];
-    for (nuint i = 0; i < count; i++)
-    {
-      IntPtr index;
-      Errors.Check(NativeMethods.drydb_table_index_at(handle, i, &index));
-      var secondary = new SecondaryIndex(database, this, index);
-      indexNames[(int)i] = secondary.Name;
-      indexes[secondary.Name] = secondary;
-    }
+    indexes = new NamedItems<SecondaryIndex>(handle, NativeMethods.drydb_table_index_count, NativeMethods.drydb_table_index_at,
+                                             index => new SecondaryIndex(database, this, index), index => index.Name,
+                                             $"table \"{Name}\" has no index");
   }
 
   /// <summary>The table's name.</summary>
@@ -51,16 +32,14 @@ public sealed unsafe partial class ReadOnlyTable : KeyValueStore
 
 
   /// <summary>The names of the table's secondary indexes, in declaration order.</summary>
-  public IReadOnlyList<string> IndexNames => indexNames;
+  public IReadOnlyList<string> IndexNames => indexes.Names;
 
   /// <summary>The secondary index named `name`.</summary>
   /// <exception cref="KeyNotFoundException">The table has no index of that name.</exception>
   public SecondaryIndex Index(string name)
   {
     ThrowIfDisposed();
-    if (name == null) throw new ArgumentNullException(nameof(name));
-    if (indexes.TryGetValue(name, out SecondaryIndex? index)) return index;
-    throw new KeyNotFoundException($"drydb: table \"{Name}\" has no index named \"{name}\"");
+    return indexes.Get(name);
   }
 
   /// <summary>A cursor over the rows in key order, unpositioned: its first MoveNext goes to the
@@ -80,17 +59,11 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
     : base(database, database.Core, handle, StoreKind.Index)
   {
     Table = table;
-    byte* text;
-    nuint size;
-    Errors.Check(NativeMethods.drydb_index_name(handle, &text, &size));
-    Name = Keys.Text(text, size);
-    int unique, kind;
+    (Name, KeyEncoding) = Describe(NativeMethods.drydb_index_name, NativeMethods.drydb_index_key_kind,
+                                   NativeMethods.drydb_index_encoding_id);
+    int unique;
     Errors.Check(NativeMethods.drydb_index_unique(handle, &unique));
     IsUnique = unique != 0;
-    Errors.Check(NativeMethods.drydb_index_key_kind(handle, &kind));
-    Errors.Check(NativeMethods.drydb_index_encoding_id(handle, &text, &size));
-    KeyEncoding = KeyEncoding.FromFile(Keys.Text(text, size), kind);
-    SetSpanKeyKind(KeyEncoding);
   }
 
   /// <summary>The table indexed.</summary>

@@ -1,8 +1,4 @@
 // What gets and ranges return: structs over native memory, allocating nothing.
-using System;
-using System.Collections.Generic;
-using System.Runtime.CompilerServices;
-using Drydb.Native;
 
 namespace Drydb;
 

@@ -1,8 +1,4 @@
 // The Stream forms of open and build (async methods cannot live in the unsafe classes).
-using System;
-using System.IO;
-using System.Threading;
-using System.Threading.Tasks;
 
 namespace Drydb;
 

@@ -1,6 +1,4 @@
 // No managed allocation per get, range step, count or iterator step.
-using System;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -10,8 +8,7 @@ public class AllocationTests
   public void QueriesAllocateNothing()
   {
     using var dir = new TempDir();
-    string path = dir.File("alloc.drydb");
-    using (var builder = new DatabaseBuilder())
+    string path = dir.Build("alloc.drydb", builder =>
     {
       var ints = builder.CreateTable("ints", KeyEncoding.Int64);
       var text = builder.CreateTable("text", KeyEncoding.Ascii);
@@ -21,8 +18,7 @@ public class AllocationTests
         text.Append($"key/{i:D6}", new byte[13]);
       }
       text.AddSecondaryIndex<long>("by_len", false, KeyEncoding.Int64, (key, value) => key.Length);
-      builder.BuildToFile(path);
-    }
+    });
     using var database = ReadOnlyDatabase.Open(path);
     var t = database.GetTable("ints");
     var s = database.GetTable("text");

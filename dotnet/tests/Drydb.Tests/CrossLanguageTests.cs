@@ -1,11 +1,5 @@
 // Files are shared across languages: what the C++ library, the drydb tool and the Python package
 // build, .NET reads, and what .NET builds, the tool reads, with identical rows.
-using System;
-using System.Collections.Generic;
-using System.IO;
-using System.Linq;
-using System.Text;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -123,10 +117,9 @@ b.build(sys.argv[1])
   public void FileOfDotnetReadByTheTool()
   {
     using var dir = new TempDir();
-    string path = dir.File("net.drydb");
     var random = new Random(5);
     var expected = new SortedDictionary<long, byte[]>();
-    using (var builder = new DatabaseBuilder { PageSize = 2048, Compression = Compression.Zstd, ZstdLevel = 5 })
+    string path = dir.Build("net.drydb", new DatabaseBuilder { PageSize = 2048, Compression = Compression.Zstd, ZstdLevel = 5 }, builder =>
     {
       var table = builder.CreateTable("scores", KeyEncoding.Int64);
       for (int i = 0; i < 2000; i++)
@@ -142,8 +135,7 @@ b.build(sys.argv[1])
       var names = builder.CreateTable("names", KeyEncoding.Utf8);
       names.Append("é", "accent"u8);
       names.Append("z", "plain"u8);
-      builder.BuildToFile(path);
-    }
+    });
     Run(Repo.Tool, new[] { "verify", path });
     AssertSameAsTool(path);
     // The dump holds every row as .NET wrote it.

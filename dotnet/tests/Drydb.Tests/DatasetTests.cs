@@ -1,11 +1,5 @@
 // Sharded datasets from .NET: a file cut into shards by the drydb tool answers as the file does,
 // and a live dataset follows CURRENT while pins keep their generation.
-using System;
-using System.Collections.Generic;
-using System.IO;
-using System.Linq;
-using System.Text;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -17,17 +11,14 @@ public class DatasetTests
     Assert.True(run.ExitCode == 0, $"drydb {string.Join(' ', arguments)}: {run.Stderr}");
   }
 
-  private static string BuildFile(TempDir dir, string name, string tag, int rows = 3000)
-  {
-    string path = dir.File(name);
-    using var builder = new DatabaseBuilder { PageSize = 1024 };
-    var t = builder.CreateTable("t", KeyEncoding.Int64);
-    for (long i = -rows / 2; i < rows / 2; i++) t.Append(i * 7, Encoding.UTF8.GetBytes($"{tag} {i * 7}"));
-    var names = builder.CreateTable("names");
-    for (int i = 0; i < 500; i++) names.Append($"name/{i % 13}/{i}", Encoding.UTF8.GetBytes($"{tag} n{i}"));
-    builder.BuildToFile(path);
-    return path;
-  }
+  private static string BuildFile(TempDir dir, string name, string tag, int rows = 3000) =>
+    dir.Build(name, new DatabaseBuilder { PageSize = 1024 }, builder =>
+    {
+      var t = builder.CreateTable("t", KeyEncoding.Int64);
+      for (long i = -rows / 2; i < rows / 2; i++) t.Append(i * 7, Encoding.UTF8.GetBytes($"{tag} {i * 7}"));
+      var names = builder.CreateTable("names");
+      for (int i = 0; i < 500; i++) names.Append($"name/{i % 13}/{i}", Encoding.UTF8.GetBytes($"{tag} n{i}"));
+    });
 
   [Fact]
   public void ADatasetAnswersAsItsFile()

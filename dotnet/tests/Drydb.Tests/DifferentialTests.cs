@@ -1,11 +1,6 @@
 // Every query against a sorted model, over random tables of each key encoding: tiny and
 // ordinary pages, empty and one-row tables, values that overflow their page, unique and
 // non-unique indexes, both orders and every bound kind.
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using System.Text;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -33,8 +28,7 @@ public class DifferentialTests
     var model = new Model(rows.Values);
 
     using var dir = new TempDir();
-    string path = dir.File("t.drydb");
-    using (var builder = new DatabaseBuilder { PageSize = pageSize })
+    string path = dir.Build("t.drydb", new DatabaseBuilder { PageSize = pageSize }, builder =>
     {
       var table = builder.CreateTable("t", integerKeys ? KeyEncoding.Int64LittleEndian : KeyEncoding.Ascii);
       foreach (ModelRow row in rows.Values.OrderBy(_ => random.Next()))
@@ -46,8 +40,7 @@ public class DifferentialTests
       table.AddSecondaryIndex("by_first", false, KeyEncoding.Ascii, (key, value) => value.Slice(0, 1).ToArray());
       table.AddSecondaryIndex("by_key", true, KeyEncoding.Int64LittleEndian,
                               (key, value) => UniqueIndexKey(key.Span, integerKeys));
-      builder.BuildToFile(path);
-    }
+    });
 
     using var database = ReadOnlyDatabase.Open(path);
     var t = database.GetTable("t");

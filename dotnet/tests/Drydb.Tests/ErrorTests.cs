@@ -1,9 +1,5 @@
 // Misuse is an ArgumentException, a file problem a DrydbException with its code, an unknown
 // name a KeyNotFoundException.
-using System;
-using System.Collections.Generic;
-using System.IO;
-using Xunit;
 
 namespace Drydb.Tests;
 

@@ -1,8 +1,4 @@
 // GetMany answers as one get per key, in the keys' order, repeats and absent keys included.
-using System;
-using System.Linq;
-using System.Text;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -12,8 +8,7 @@ public class GetManyTests
   public void GetManyMatchesGets()
   {
     using var dir = new TempDir();
-    string path = dir.File("many.drydb");
-    using (var builder = new DatabaseBuilder { PageSize = 512 })
+    string path = dir.Build("many.drydb", new DatabaseBuilder { PageSize = 512 }, builder =>
     {
       var ints = builder.CreateTable("ints", KeyEncoding.Int64);
       var text = builder.CreateTable("text");
@@ -22,8 +17,7 @@ public class GetManyTests
         ints.Append(i, Encoding.UTF8.GetBytes($"i{i}"));
         text.Append($"k{i}", Encoding.UTF8.GetBytes($"t{i}"));
       }
-      builder.BuildToFile(path);
-    }
+    });
     var database = ReadOnlyDatabase.Open(path);
     var random = new Random(9);
     long[] keys = Enumerable.Range(0, 700).Select(_ => (long)random.Next(-10, 5100)).Append(4).Append(4).ToArray();

@@ -1,8 +1,5 @@
 // UUID and ULID tables (16-byte keys, as spans or Guids) answer every query against a model,
 // and int64 indexes take a factory's 8 little-endian bytes (the C# DryDB's Int64LittleEndian).
-using System;
-using System.Linq;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -24,8 +21,7 @@ public class KeyKindTests
     }).ToList();
     var model = new Model(rows);
     using var dir = new TempDir();
-    string path = dir.File("k.drydb");
-    using (var builder = new DatabaseBuilder { PageSize = 512 })
+    string path = dir.Build("k.drydb", new DatabaseBuilder { PageSize = 512 }, builder =>
     {
       var table = builder.CreateTable("t", ulid ? KeyEncoding.Ulid : KeyEncoding.Uuidv7);
       foreach (ModelRow row in rows)
@@ -33,8 +29,7 @@ public class KeyKindTests
         if (ulid) table.Append(row.Stored, row.Value);
         else table.Append((Guid)row.Key, row.Value);  // a Guid goes in as its RFC 9562 bytes
       }
-      builder.BuildToFile(path);
-    }
+    });
     using var database = ReadOnlyDatabase.Open(path);
     var t = database.GetTable("t");
     Assert.Same(ulid ? KeyEncoding.Ulid : KeyEncoding.Uuidv7, t.KeyEncoding);
@@ -72,15 +67,13 @@ public class KeyKindTests
   public void Int64IndexesTakeLittleEndianBytes()
   {
     using var dir = new TempDir();
-    string path = dir.File("i.drydb");
-    using (var builder = new DatabaseBuilder())
+    string path = dir.Build("i.drydb", builder =>
     {
       var table = builder.CreateTable("t");
       for (int i = 0; i < 100; i++) table.Append($"k{i:D3}", BitConverter.GetBytes((long)(i % 7 - 3)));
       // The value is the index key's 8 little-endian bytes.
       table.AddSecondaryIndex("by_value", false, KeyEncoding.Int64LittleEndian, (key, value) => value);
-      builder.BuildToFile(path);
-    }
+    });
     using var database = ReadOnlyDatabase.Open(path);
     var index = database.GetTable("t").Index("by_value");
     Assert.Equal(Enumerable.Range(0, 100).Count(i => i % 7 - 3 == -2), index.CountRange(-2L, -2L));

@@ -1,26 +1,18 @@
 // Disposal never frees memory a live span views: a database disposed while results, ranges or
 // iterators live closes when the last one is disposed; disposed objects throw; forgotten ones
 // are released by finalizers.
-using System;
-using System.IO;
-using System.Linq;
 using System.Runtime.CompilerServices;
-using System.Threading.Tasks;
-using Xunit;
 
 namespace Drydb.Tests;
 
 public class LifetimeTests
 {
-  internal static string Build(TempDir dir, int rows = 1000)
-  {
-    string path = dir.File("life.drydb");
-    using var builder = new DatabaseBuilder { PageSize = 512 };
-    var table = builder.CreateTable("t", KeyEncoding.Int64);
-    for (long i = 0; i < rows; i++) table.Append(i, BitConverter.GetBytes(i * 3));
-    builder.BuildToFile(path);
-    return path;
-  }
+  internal static string Build(TempDir dir, int rows = 1000) =>
+    dir.Build("life.drydb", new DatabaseBuilder { PageSize = 512 }, builder =>
+    {
+      var table = builder.CreateTable("t", KeyEncoding.Int64);
+      for (long i = 0; i < rows; i++) table.Append(i, BitConverter.GetBytes(i * 3));
+    });
 
   [Fact]
   public void DisposeWaitsForLiveResultsRangesAndIterators()

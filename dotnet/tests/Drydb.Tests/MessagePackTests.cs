@@ -1,10 +1,7 @@
 // MessagePack typed tables: the C# DryDB README's example, an index on a typed member, and the
 // values as the drydb tool reads them.
-using System;
-using System.Linq;
 using Drydb.MessagePack;
 using MessagePack;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -24,16 +21,14 @@ public class MessagePackTests
   public void TypedTablesRoundTrip()
   {
     using var dir = new TempDir();
-    string path = dir.File("people.drydb");
-    using (var builder = new DatabaseBuilder())
+    string path = dir.Build("people.drydb", builder =>
     {
       var tableBuilder = builder.CreateTable("items", KeyEncoding.Ascii).AsMessagePackSerializable<Person>();
       tableBuilder.Append("key01", new Person { Name = "Bob", Age = 22 });
       tableBuilder.Append("key02", new Person { Name = "Tom", Age = 34 });
       tableBuilder.Append("key03", new Person { Name = "Ann", Age = 22 });
       tableBuilder.AddSecondaryIndex("age", false, KeyEncoding.Int64LittleEndian, (key, person) => (long)person.Age);
-      builder.BuildToFile(path);
-    }
+    });
     using var database = ReadOnlyDatabase.Open(path);
     var table = database.GetTable("items").AsMessagePackSerializable<Person>();
     Person? bob = table.Get("key01");

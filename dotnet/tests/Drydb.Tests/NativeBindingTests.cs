@@ -1,12 +1,8 @@
 // The binding matches the C API: each imported function is an export of libdrydb_c.so, and the
 // structs have the C layout's sizes (x86-64 and arm64).
-using System;
-using System.IO;
-using System.Linq;
 using System.Reflection;
 using System.Runtime.InteropServices;
 using Drydb.Native;
-using Xunit;
 
 namespace Drydb.Tests;
 

@@ -1,22 +1,22 @@
 // The C# DryDB README's examples, written against Drydb: what a DryDB user's code does after
 // changing its package and using line.
-using System;
-using System.Linq;
-using System.Text;
-using System.Threading.Tasks;
-using Xunit;
 
 namespace Drydb.Tests;
 
 public class ReadmeExamplesTests
 {
-  [Fact]
-  public Task CreateOpenGetRangeCount() => Bounded.Async(CreateOpenGetRangeCountExample);
-
-  private static async Task CreateOpenGetRangeCountExample()
+  // An example's `path` (where the README writes "bin.drydb") is a file in a folder of its own.
+  private static Task InTempDir(Func<string, Task> example) => Bounded.Async(async () =>
   {
     using var dir = new TempDir();
-    string path = dir.File("bin.drydb");
+    await example(dir.File("bin.drydb"));
+  });
+
+  [Fact]
+  public Task CreateOpenGetRangeCount() => InTempDir(CreateOpenGetRangeCountExample);
+
+  private static async Task CreateOpenGetRangeCountExample(string path)
+  {
     var builder = new DatabaseBuilder
     {
       // The smallest unit of data loaded into memory
@@ -68,12 +68,10 @@ public class ReadmeExamplesTests
   }
 
   [Fact]
-  public Task SecondaryIndex() => Bounded.Async(SecondaryIndexExample);
+  public Task SecondaryIndex() => InTempDir(SecondaryIndexExample);
 
-  private static async Task SecondaryIndexExample()
+  private static async Task SecondaryIndexExample(string path)
   {
-    using var dir = new TempDir();
-    string path = dir.File("bin.drydb");
     using (var builder = new DatabaseBuilder())
     {
       var table1 = builder.CreateTable("items", KeyEncoding.Ascii);
@@ -101,12 +99,10 @@ public class ReadmeExamplesTests
   }
 
   [Fact]
-  public Task RangeIterator() => Bounded.Async(RangeIteratorExample);
+  public Task RangeIterator() => InTempDir(RangeIteratorExample);
 
-  private static async Task RangeIteratorExample()
+  private static async Task RangeIteratorExample(string path)
   {
-    using var dir = new TempDir();
-    string path = dir.File("bin.drydb");
     using (var builder = new DatabaseBuilder())
     {
       var items = builder.CreateTable("items");

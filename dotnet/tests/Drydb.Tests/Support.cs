@@ -1,12 +1,7 @@
-// Helpers shared by the tests: temporary folders, the repository's paths, bounded waits and
-// child processes, and a sorted model of a table to check drydb's answers against.
-using System;
-using System.Collections.Generic;
+// Helpers shared by the tests: temporary folders (and a database built in one), the
+// repository's paths, bounded waits and child processes, and a sorted model of a table to check
+// drydb's answers against.
 using System.Diagnostics;
-using System.IO;
-using System.Linq;
-using System.Threading.Tasks;
-using Xunit;
 
 namespace Drydb.Tests;
 
@@ -16,6 +11,22 @@ internal sealed class TempDir : IDisposable
   public string Path { get; } = Directory.CreateTempSubdirectory("drydb-net-").FullName;
 
   public string File(string name) => System.IO.Path.Combine(Path, name);
+
+  /// <summary>Builds the database file `name` in the folder, `fill` adding its tables and rows;
+  /// the file's path.</summary>
+  public string Build(string name, Action<DatabaseBuilder> fill) => Build(name, new DatabaseBuilder(), fill);
+
+  /// <summary>Build with `builder` (its options set), disposed once built.</summary>
+  public string Build(string name, DatabaseBuilder builder, Action<DatabaseBuilder> fill)
+  {
+    string path = File(name);
+    using (builder)
+    {
+      fill(builder);
+      builder.BuildToFile(path);
+    }
+    return path;
+  }
 
   public void Dispose()
   {

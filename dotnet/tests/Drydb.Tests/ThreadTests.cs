@@ -1,9 +1,5 @@
 // Many threads read one database at once, each with its own results, ranges and iterators.
-using System;
-using System.Linq;
 using System.Threading;
-using System.Threading.Tasks;
-using Xunit;
 
 namespace Drydb.Tests;
 

@@ -1,7 +1,6 @@
 // The structs of include/drydb/c.h, field for field (x86-64 and arm64 layouts: a 4-byte kind,
-// then pointer-aligned fields), and its status and kind numbers.
-using System;
-using System.Runtime.InteropServices;
+// then pointer-aligned fields), its status and kind numbers, and the shapes of the C calls code
+// takes as arguments (one query made through the calls of a table, an index or a dataset).
 
 namespace Drydb.Native;
 
@@ -83,3 +82,13 @@ internal static class Status
   internal const int End = -1;
   internal const int BufferTooSmall = 100;
 }
+
+/// <summary>A C API call that writes its one result through its last argument (a count, a key
+/// kind, a generation); this and the two below are the calls code takes as arguments.</summary>
+internal unsafe delegate int ResultCall<TResult>(IntPtr handle, TResult* result) where TResult : unmanaged;
+
+/// <summary>A C API call that gives the item at a position (drydb_db_table_at and the like).</summary>
+internal unsafe delegate int ItemAtCall(IntPtr handle, nuint index, IntPtr* item);
+
+/// <summary>A C API call that gives a text (a name, an encoding id) as borrowed bytes and a size.</summary>
+internal unsafe delegate int TextCall(IntPtr handle, byte** text, nuint* size);
