@@ -8,6 +8,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,8 +69,7 @@ struct Ulid {
   static Ulid from_parts(std::uint64_t unix_ms, std::span<const std::byte, 10> random) noexcept {
     Ulid u;
     detail::store_be48(u.bytes.data(), unix_ms);
-    for (std::size_t i = 0; i < 10; ++i)
-      u.bytes[i + 6] = random[i];
+    std::memcpy(u.bytes.data() + 6, random.data(), 10);
     return u;
   }
 
@@ -79,8 +79,7 @@ struct Ulid {
   // The ULID whose 16 bytes are `b`.
   static Ulid from_bytes(std::span<const std::byte, 16> b) noexcept {
     Ulid u;
-    for (std::size_t i = 0; i < 16; ++i)
-      u.bytes[i] = b[i];
+    std::memcpy(u.bytes.data(), b.data(), 16);
     return u;
   }
 

@@ -7,6 +7,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,8 +44,7 @@ struct Uuid {
   // The UUID whose bytes, in RFC 9562 order, are `b`.
   static Uuid from_bytes(std::span<const std::byte, 16> b) noexcept {
     Uuid u;
-    for (std::size_t i = 0; i < 16; ++i)
-      u.bytes[i] = b[i];
+    std::memcpy(u.bytes.data(), b.data(), 16);
     return u;
   }
 
