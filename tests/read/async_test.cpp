@@ -1072,6 +1072,31 @@ class AsyncChecks {
   uint64_t pending_ = 0, callback_errors_ = 0;
 };
 
+// The checks AsyncChecks::deliver runs on a query's answer, named `what` in failures: a count
+// equal to the model's, table rows lo..hi or index entries lo..hi in `descending` order.
+auto counted(std::string what, uint64_t want) {
+  return [what, want](result<uint64_t>& n, Outcome& out) {
+    if (!n) return out.error(what, n.error());
+    if (*n != want) return out.mismatch(what);
+    ++out.correct;
+  };
+}
+auto table_rows(std::string what, const TableModel& t, size_t lo, size_t hi, bool descending) {
+  return [what, &t, lo, hi, descending](result<Range>& range, Outcome& out) {
+    if (!range) return out.error(what, range.error());
+    check_range_rows(
+        *range, t, lo, hi, descending, [&what] { return what; }, out);
+  };
+}
+auto index_rows(std::string what, const TableModel& t, const IndexModel& ix, size_t lo, size_t hi,
+                bool descending) {
+  return [what, &t, &ix, lo, hi, descending](result<drydb::IndexRange>& range, Outcome& out) {
+    if (!range) return out.error(what, range.error());
+    check_index_rows(
+        *range, t, ix, lo, hi, descending, [&what] { return what; }, out);
+  };
+}
+
 // `rounds` rounds of every async query kind of the tables and their indexes (a get, a range, a
 // count and a warm of the table, a prefix of items, an index get, range and count), each read
 // through get() or a callback at random, checked against the model into `out`. Returns the
@@ -1102,19 +1127,11 @@ uint64_t async_queries(const ReadOnlyDatabase& db, int rounds, uint64_t seed, Ou
                        return out.mismatch("get_async " + show_key(t, t.sorted[i].first));
                      ++out.correct;
                    });
+    const bool descending = o.order == SortOrder::descending;
     checks.deliver(table.get_range_async(key_bound(t, s), key_bound(t, e), o), r.chance(2),
-                   [&t, lo, hi, o](result<Range>& range, Outcome& out) {
-                     if (!range) return out.error("get_range_async", range.error());
-                     check_range_rows(
-                         *range, t, lo, hi, o.order == SortOrder::descending,
-                         [] { return std::string("get_range_async"); }, out);
-                   });
+                   table_rows("get_range_async", t, lo, hi, descending));
     checks.deliver(table.count_range_async(key_bound(t, s), key_bound(t, e), o), r.chance(2),
-                   [lo, hi](result<uint64_t>& n, Outcome& out) {
-                     if (!n) return out.error("count_range_async", n.error());
-                     if (*n != hi - lo) return out.mismatch("count_range_async");
-                     ++out.correct;
-                   });
+                   counted("count_range_async", hi - lo));
     checks.deliver(table.warm_async(key_bound(t, s), key_bound(t, e)), r.chance(2),
                    [](result<void>& st, Outcome& out) {
                      if (!st) return out.error("warm_async", st.error());
@@ -1127,12 +1144,7 @@ uint64_t async_queries(const ReadOnlyDatabase& db, int rounds, uint64_t seed, Ou
       while (phi < t.size() && t.sorted[phi].first.starts_with(p))
         ++phi;
       checks.deliver(table.prefix_async(p, o.order), r.chance(2),
-                     [&t, plo, phi, o](result<Range>& range, Outcome& out) {
-                       if (!range) return out.error("prefix_async", range.error());
-                       check_range_rows(
-                           *range, t, plo, phi, o.order == SortOrder::descending,
-                           [] { return std::string("prefix_async"); }, out);
-                     });
+                     table_rows("prefix_async", t, plo, phi, descending));
     }
     const size_t at = r.below(ix.size()), to = std::min(ix.size() - 1, at + r.below(40));
     const std::string& ik = ix.entries[at].first;
@@ -1148,18 +1160,9 @@ uint64_t async_queries(const ReadOnlyDatabase& db, int rounds, uint64_t seed, Ou
     size_t ilo, ihi;
     model_range(ix, is, ie, o, &ilo, &ihi);
     checks.deliver(index.get_range_async(key_bound(ix, is), key_bound(ix, ie), o), r.chance(2),
-                   [&t, &ix, ilo, ihi, o](result<drydb::IndexRange>& range, Outcome& out) {
-                     if (!range) return out.error("index get_range_async", range.error());
-                     check_index_rows(
-                         *range, t, ix, ilo, ihi, o.order == SortOrder::descending,
-                         [] { return std::string("index get_range_async"); }, out);
-                   });
+                   index_rows("index get_range_async", t, ix, ilo, ihi, descending));
     checks.deliver(index.count_range_async(key_bound(ix, is), key_bound(ix, ie), o), r.chance(2),
-                   [ilo, ihi](result<uint64_t>& n, Outcome& out) {
-                     if (!n) return out.error("index count_range_async", n.error());
-                     if (*n != ihi - ilo) return out.mismatch("index count_range_async");
-                     ++out.correct;
-                   });
+                   counted("index count_range_async", ihi - ilo));
   }
   EXPECT_TRUE(checks.all_called_back()) << "a completion callback never ran";
   return checks.callback_errors();
