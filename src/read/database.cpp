@@ -187,6 +187,11 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     for (TreeRef& tree : *trees) {
       tree.prefetch_leaves =
           (tree.desc->leaf_pages + tree.desc->internal_pages) * page_size > kPrefetchTreeBytes;
+      if (tree.desc->depth >= 2 && tree.layout.prefix_is_key())
+        tree.root_hint->index_countdown.store(
+            std::max<uint64_t>(1, std::min<uint64_t>(tree.desc->internal_pages, uint64_t{1} << 32) *
+                                      kIndexDescentsPerPage),
+            std::memory_order_relaxed);
       tree.checksum_seed = identity;
     }
   }
@@ -507,9 +512,18 @@ TableInfo ReadOnlyTable::info() const noexcept {
   const detail::TreeDesc& d = *tree_->desc;
   const detail::MissFilterDesc none;
   const detail::MissFilterDesc& f = tree_->miss_filter ? *tree_->miss_filter : none;
-  return TableInfo{name_,          tree_->encoding,  d.rows,           d.depth,
-                   d.leaf_pages,   d.internal_pages, d.overflow_pages, d.max_key_length,
-                   f.bits_per_key, f.pages};
+  const detail::DescentIndex* index = tree_->root_hint->index.load(std::memory_order_acquire);
+  return TableInfo{name_,
+                   tree_->encoding,
+                   d.rows,
+                   d.depth,
+                   d.leaf_pages,
+                   d.internal_pages,
+                   d.overflow_pages,
+                   d.max_key_length,
+                   f.bits_per_key,
+                   f.pages,
+                   index ? index->bytes() : 0};
 }
 
 Error detail::range_count_mismatch() {

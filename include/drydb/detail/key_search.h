@@ -102,12 +102,9 @@ struct PrefixKeySearch {
   }
 
   // Prefetches what the search of child c of internal page `parent` will
-  // read first: its header line and, for a leaf, the prefix-array line where
-  // interpolation between the separators around c puts x (the child's entry
-  // count is its row count there) with a line on either side (a guess on
-  // merely random keys is a few slots off), the array's last line, and, when
-  // the leaf's records are `record_size` bytes each (a guess: 0 for none),
-  // the lines around that slot's record, whose value a get reads next.
+  // read first: its header line and, for a leaf, the lines prefetch_leaf
+  // picks from the separators around c (the child's entry count is its row
+  // count there).
   DRYDB_ALWAYS_INLINE void prefetch_child(const DatabaseState& db, const std::byte* parent,
                                           uint32_t c, uint64_t child, bool child_is_leaf,
                                           uint32_t record_size) const noexcept {
@@ -117,13 +114,25 @@ struct PrefixKeySearch {
     const uint32_t n = load_u16(parent + page::kCountOff);
     if (c == 0 || c + 1 >= n) return;  // a bound of the child's keys is not in this page
     const std::byte* seps = parent + internal::prefixes_off(n);
-    const uint64_t lo = load_be64(seps + 8 * size_t{c - 1}), hi = load_be64(seps + 8 * size_t{c});
     const std::byte* counts = parent + internal::counts_off(n);
-    // The counts of a verified page increase; bounded by what a leaf can hold, the guess and
-    // every offset below stay small whatever they say.
-    const uint64_t rows =
-        std::min<uint64_t>(load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1}),
-                           db.page_size() / 8);
+    prefetch_leaf(db, p, load_be64(seps + 8 * size_t{c - 1}), load_be64(seps + 8 * size_t{c}),
+                  load_u64(counts + 8 * size_t{c}) - load_u64(counts + 8 * size_t{c - 1}),
+                  record_size);
+  }
+
+  // Prefetches the lines of leaf `p` (its header line aside) that a search
+  // for x reads first, the leaf's keys being in [lo, hi) and its rows about
+  // `rows`: the prefix-array line where interpolation puts x, with a line on
+  // either side (a guess on merely random keys is a few slots off), the
+  // array's last line, and, when the leaf's records are `record_size` bytes
+  // each (a guess: 0 for none), the lines around that slot's record, whose
+  // value a get reads next. The bounds and rows come from what points to the
+  // leaf and are trusted only this far: bounded by what a leaf can hold, the
+  // guess and every offset stay small whatever they say.
+  DRYDB_ALWAYS_INLINE void prefetch_leaf(const DatabaseState& db, const std::byte* p, uint64_t lo,
+                                         uint64_t hi, uint64_t rows,
+                                         uint32_t record_size) const noexcept {
+    rows = std::min<uint64_t>(rows, db.page_size() / 8);
     if (hi <= lo || rows == 0) return;
     const uint32_t slots = static_cast<uint32_t>(rows);
     const uint32_t guess =

@@ -52,6 +52,55 @@ enum class Probe : uint8_t {
            // the value is an overflow run: repeat the lookup through fetch()
 };
 
+// The page of `leaf`, which the tree's descent index found for the search's
+// key, with the lines a descent would prefetch from the leaf's parent
+// (TreeRef::prefetch_leaves; `record_size` as prefetch_child takes it).
+template <class Search>
+DRYDB_ALWAYS_INLINE uint64_t prefetched_leaf(const DatabaseState& db, const TreeRef& tree,
+                                             const DescentIndex& index, const Search& search,
+                                             const DescentIndex::Leaf& leaf,
+                                             uint32_t record_size) noexcept {
+  if (tree.prefetch_leaves) {
+    const std::byte* p = db.prefetch_address(leaf.page);
+    db.prefetch_line(p, 0);
+    const DescentIndex::Node& parent = *leaf.parent;
+    if (p != nullptr && leaf.child > 0 && leaf.child < parent.separator_count)
+      search.prefetch_leaf(db, p, load_be64(parent.separators + 8 * size_t{leaf.child - 1}),
+                           load_be64(parent.separators + 8 * size_t{leaf.child}),
+                           index.rows_per_leaf(), record_size);
+  }
+  return leaf.page;
+}
+
+// Counts `n` descents of a prefix-key tree made without its descent index;
+// the one that brings RootHint::index_countdown to zero builds the index.
+DRYDB_ALWAYS_INLINE void count_descents_without_index(const DatabaseState& db, const TreeRef& tree,
+                                                      uint64_t n) noexcept {
+  std::atomic<uint64_t>& countdown = tree.root_hint->index_countdown;
+  const uint64_t left = countdown.load(std::memory_order_relaxed);
+  if (left > n)
+    countdown.store(left - n, std::memory_order_relaxed);
+  else if (left != 0) [[unlikely]]
+    build_descent_index(db, tree);
+}
+
+// descend() over resident pages to the leaf of the search's key, neither
+// rank nor path kept: through the tree's descent index once it is built (a
+// prefix-key tree), counting the descents until it is.
+template <class Search>
+DRYDB_ALWAYS_INLINE const std::byte* descend_resident(const DatabaseState& db, const TreeRef& tree,
+                                                      const Search& search,
+                                                      PageSlot** pin) noexcept {
+  if constexpr (Search::kUsesRootHint) {
+    if (const DescentIndex* index = tree.root_hint->index.load(std::memory_order_acquire))
+      return db.try_fetch(prefetched_leaf(db, tree, *index, search, index->find(search.x),
+                                          leaf_record_size_hint<Search>(tree)),
+                          PageType::leaf, 0, pin);
+    count_descents_without_index(db, tree, 1);
+  }
+  return descend(ResidentPages{db}, tree, search, nullptr, nullptr, pin);
+}
+
 // get()'s hot path: the key's value over resident pages, read through the
 // shared leaf accessors with the search's key layout (constants for
 // prefix-key trees, so nothing is decoded that the layout rules out).
@@ -59,7 +108,7 @@ enum class Probe : uint8_t {
 template <class Search>
 DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, const Search& search,
                                 ByteView* value, PageSlot** pin) noexcept {
-  const std::byte* p = descend(ResidentPages{db}, tree, search, nullptr, nullptr, pin);
+  const std::byte* p = descend_resident(db, tree, search, pin);
   if (p == nullptr) return Probe::slow;
   bool found;
   const uint32_t i = search.slot(p, &found);
@@ -81,8 +130,9 @@ DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, co
   return Probe::found;
 }
 
-// probe() of n <= kProbeBatch keys at once (the root hint is used once
-// filled; probe() and the checked path fill it): the descents advance level by
+// probe() of n <= kProbeBatch keys at once (the descent index or the root
+// hint is used once made; probe() and the checked path fill the hint, and
+// these descents count toward the index): the descents advance level by
 // level across the batch, and each key's next page (its header; in a tree
 // whose descents prefetch, TreeRef::prefetch_leaves, the lines a leaf's
 // search reads first, then its value) is prefetched before the other keys are
@@ -105,6 +155,18 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
   }
   if constexpr (Search::kUsesRootHint) {
     const RootHint& h = *tree.root_hint;
+    if (const DescentIndex* index = h.index.load(std::memory_order_acquire)) {
+      uint64_t xs[kProbeBatch];
+      DescentIndex::Leaf leaves[kProbeBatch];
+      for (uint32_t j = 0; j < n; ++j)
+        xs[j] = searches[j].x;
+      index->find_batch<kProbeBatch>(xs, n, leaves);
+      for (uint32_t j = 0; j < n; ++j)
+        page[j] = prefetched_leaf(db, tree, *index, searches[j], leaves[j], record_size);
+      level = 0;
+    } else if (level > 0) {
+      count_descents_without_index(db, tree, n);
+    }
     if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kReady) {
       for (uint32_t j = 0; j < n; ++j) {
         const uint32_t c = searches[j].child(h);

@@ -1,16 +1,18 @@
 // A tree of the file resolved for reading (TreeRef), what descents keep of
-// its root (RootHint), and the internal page a page was reached from
-// (ParentRef): the read path's view of a tree, and all that page checks
+// it (RootHint: its root, and its descent index once built), and the internal page a page was
+// reached from (ParentRef): the read path's view of a tree, and all that page checks
 // (src/format/page_check.h) need of it, without the database's state.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "drydb/detail/catalog.h"
+#include "drydb/detail/descent_index.h"
 #include "drydb/detail/node.h"
 #include "drydb/key_encoding.h"
 #include "drydb/result.h"
@@ -45,6 +47,19 @@ struct alignas(64) RootHint {
   // Any tree's, whatever `state`; written only when it changes, so a steady
   // stream of reads leaves the line shared.
   std::atomic<uint32_t> leaf_record_size{0};
+  // The tree's DescentIndex (descent_index.h), once built: nullptr before,
+  // and for good where it cannot be (a tree of one level, or whose pages
+  // fail their checks or are not permanent, or memory refused). The one
+  // descent that claims the build (index_state kEmpty -> kFilling) fills
+  // index_storage and publishes it here with a release store.
+  std::atomic<const DescentIndex*> index{nullptr};
+  std::atomic<int> index_state{kEmpty};
+  std::unique_ptr<DescentIndex> index_storage;
+  // Descents of a prefix-key tree left before its index is built (0:
+  // never), set at open and counted down by plain loads and stores, not
+  // read-modify-writes: a count lost between threads only delays the build.
+  // On a line of its own, so that the counting leaves the lines above shared.
+  alignas(64) std::atomic<uint64_t> index_countdown{0};
 };
 
 // The size of a tree from which on its descents prefetch leaf lines
