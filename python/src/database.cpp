@@ -63,6 +63,7 @@ class PyDatabase {
       td["overflow_pages"] = ti.overflow_pages;
       td["max_key_length"] = ti.max_key_length;
       td["miss_filter_bits_per_key"] = ti.miss_filter_bits_per_key;
+      td["descent_index_bytes"] = ti.descent_index_bytes;
       py::list columns;
       for (const std::string& c : t.columns())
         columns.append(text(c));

@@ -43,6 +43,22 @@ def test_build_and_read_back(tmp_path):
     assert db.closed
 
 
+def test_info_counts_the_descent_index_once_gets_made_it(tmp_path):
+    b = drydb.Builder(page_size=512)
+    b.create_table("ids", "int64").append_many((i * 3, b"v%d" % i) for i in range(20000))
+    path = tmp_path / "ids.drydb"
+    b.build(path)
+    with drydb.open(path) as db:
+        ids = db.table("ids")
+        (before,) = db.info()["tables"]
+        assert before["depth"] >= 2 and before["descent_index_bytes"] == 0
+        for i in range(20000):
+            assert ids.get(i * 3) == b"v%d" % i
+        (after,) = db.info()["tables"]
+        assert after["descent_index_bytes"] >= 8 * after["leaf_pages"] + 16 * after["internal_pages"]
+        assert ids.get(3) == b"v1" and ids.get(4) is None
+
+
 @pytest.mark.parametrize("options", [
     {"compression": "zstd"}, {"compression": "zstd", "zstd_level": 19, "zstd_dictionary": 4096},
     {"compression": "lz4"}, {"page_size": 512}, {"page_size": 65536}])
