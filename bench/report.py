@@ -149,13 +149,14 @@ def ordered_stores(stores):
 # --- SVG --------------------------------------------------------------------------------------
 
 
-def svg_chart(title, subtitle, rows):
-    """rows: [(store, median_ns, best_ns)] -> a horizontal bar chart on a log axis."""
-    left, right, top, bar_h, gap = 170, 90, 56, 22, 8
+def svg_chart(title, subtitle, groups):
+    """groups: [(heading or None, [(store, median_ns, best_ns)])] -> a horizontal bar chart on a
+    log axis, each group's bars under its heading."""
+    left, right, top, bar_h, gap, head_h = 170, 90, 56, 22, 8, 24
     width = 760
     plot_w = width - left - right
-    height = top + len(rows) * (bar_h + gap) + 40
-    values = [v for _, m, b in rows for v in (m, b) if v]
+    height = top + sum((head_h if h else 0) + len(rows) * (bar_h + gap) for h, rows in groups) + 40
+    values = [v for _, rows in groups for _, m, b in rows for v in (m, b) if v]
     lo = 10 ** math.floor(math.log10(min(values)))
     hi = 10 ** math.ceil(math.log10(max(values)))
     if hi <= lo:
@@ -171,7 +172,7 @@ def svg_chart(title, subtitle, rows):
         f'<text x="10" y="20" font-size="15" font-weight="bold">{html.escape(title)}</text>',
         f'<text x="10" y="38" fill="#555555">{html.escape(subtitle)}</text>',
     ]
-    axis_y = top + len(rows) * (bar_h + gap)
+    axis_y = height - 40
     decade = lo
     while decade <= hi * 1.0001:
         gx = x(decade)
@@ -182,17 +183,24 @@ def svg_chart(title, subtitle, rows):
         decade *= 10
     out.append(f'<text x="{left + plot_w / 2:.1f}" y="{axis_y + 30}" text-anchor="middle" '
                f'fill="#555555">ns per query, log scale; bar = median, tick = best</text>')
-    for i, (store, m, b) in enumerate(rows):
-        y = top + i * (bar_h + gap)
-        colour = COLOURS.get(store, PEER_COLOUR)
-        out.append(f'<text x="{left - 8}" y="{y + bar_h * 0.7:.1f}" text-anchor="end">'
-                   f'{html.escape(STORE_LABELS.get(store, store))}</text>')
-        out.append(f'<rect x="{left}" y="{y}" width="{max(x(m) - left, 1):.1f}" height="{bar_h}" '
-                   f'fill="{colour}"/>')
-        if b:
-            out.append(f'<line x1="{x(b):.1f}" y1="{y - 2}" x2="{x(b):.1f}" y2="{y + bar_h + 2}" '
-                       f'stroke="#000000" stroke-width="2"/>')
-        out.append(f'<text x="{x(m) + 6:.1f}" y="{y + bar_h * 0.7:.1f}">{html.escape(fmt_ns(m))}</text>')
+    y = top
+    for heading, rows in groups:
+        if heading:
+            out.append(f'<text x="10" y="{y + head_h * 0.65:.1f}" font-weight="bold">'
+                       f'{html.escape(heading)}</text>')
+            y += head_h
+        for store, m, b in rows:
+            colour = COLOURS.get(store, PEER_COLOUR)
+            out.append(f'<text x="{left - 8}" y="{y + bar_h * 0.7:.1f}" text-anchor="end">'
+                       f'{html.escape(STORE_LABELS.get(store, store))}</text>')
+            out.append(f'<rect x="{left}" y="{y}" width="{max(x(m) - left, 1):.1f}" '
+                       f'height="{bar_h}" fill="{colour}"/>')
+            if b:
+                out.append(f'<line x1="{x(b):.1f}" y1="{y - 2}" x2="{x(b):.1f}" '
+                           f'y2="{y + bar_h + 2}" stroke="#000000" stroke-width="2"/>')
+            out.append(f'<text x="{x(m) + 6:.1f}" y="{y + bar_h * 0.7:.1f}">'
+                       f'{html.escape(fmt_ns(m))}</text>')
+            y += bar_h + gap
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -298,8 +306,9 @@ def is_shape_workload(name):
     return any(name.startswith(w + "_") for w in SHAPE_WORKLOADS)
 
 
-def shape_section(runs, errors):
-    """Per shape: ns per query of every workload and store, the file sizes, and the targets."""
+def shape_section(runs, errors, svg_dir):
+    """Per shape: ns per query of every workload and store, each workload's chart across the
+    shapes (into svg_dir), the file sizes, and the targets."""
 
     def ns(workload, shape, store):
         r = runs.get((f"{workload}_{shape}", None), {}).get(store)
@@ -308,6 +317,10 @@ def shape_section(runs, errors):
     def size(shape, store):
         r = runs.get((f"Get_{shape}", None), {}).get(store)
         return med(r["file_bytes"]) if r and r["file_bytes"] else None
+
+    def best(workload, shape, store):
+        r = runs.get((f"{workload}_{shape}", None), {}).get(store)
+        return min(r["ns"]) if r and r["ns"] else None
 
     present = [(s, t) for s, t in SHAPES if any(ns(w, s, "drydb") for w in SHAPE_WORKLOADS)]
     if not present:
@@ -328,6 +341,15 @@ def shape_section(runs, errors):
         for shape, title in present:
             md.append(f"| {title} | " + " | ".join(fmt_ns(ns(w, shape, st)) for st in stores) + " |")
         md.append("")
+        groups = [(title, [(st, ns(w, shape, st), best(w, shape, st)) for st in stores
+                           if ns(w, shape, st)]) for shape, title in present]
+        groups = [(title, rows) for title, rows in groups if rows]
+        if groups:
+            svg_name = f"shapes_{w}.svg"
+            with open(os.path.join(svg_dir, svg_name), "w") as f:
+                f.write(svg_chart(f"{w}, every key shape", "ns per query, per shape and store",
+                                  groups))
+            md += [f"![{w}, every key shape](bench/{svg_name})", ""]
     # Stores with files of their own (drydb_mem reads drydb's).
     sized = [s for s in SHAPE_STORES if s not in IN_MEMORY and s != "drydb_mem"]
     md += ["### File size", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in sized) + " |",
@@ -551,7 +573,7 @@ def main():
                 md.append(f"| {w} | {d:,.0f} | {v:,.0f} | {d / v:.2f} |")
         md.append("")
 
-    md += shape_section(runs, errors)
+    md += shape_section(runs, errors, svg_dir)
     if md[-1:] == [""] and args.notes and os.path.exists(args.notes) and any(
             is_shape_workload(w) for w, _ in runs):
         with open(args.notes) as f:
@@ -619,7 +641,7 @@ def main():
         if chart_rows:
             svg_name = f"{workload_key_name(name, threads)}.svg"
             with open(os.path.join(svg_dir, svg_name), "w") as f:
-                f.write(svg_chart(title, what, chart_rows))
+                f.write(svg_chart(title, what, [(None, chart_rows)]))
             md += ["", f"![{title}](bench/{svg_name})", ""]
         else:
             md.append("")
