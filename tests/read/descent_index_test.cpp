@@ -202,7 +202,9 @@ TEST(DescentIndexGetMany, BatchesCountTowardItAndGoThroughIt) {
           }
         }
       }
-      if (pass == 0) EXPECT_GT(t.info().descent_index_bytes, 0u);
+      if (pass == 0) {
+        EXPECT_GT(t.info().descent_index_bytes, 0u);
+      }
     }
   });
 }
