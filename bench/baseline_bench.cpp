@@ -117,4 +117,8 @@ void register_baselines() {
   register_string_reads<StdMap>("std_map");
 }
 
+void register_vector_large_shapes() {
+  register_shapes<Vector>("vector", false, false, large_shapes());
+}
+
 }  // namespace drydb_bench

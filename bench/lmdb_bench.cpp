@@ -234,7 +234,7 @@ struct Lmdb {
     if (e == nullptr)
       e = &open_shared(write_env("lmdb-shape-" + shape.name, [&](MDB_txn* txn, MDB_dbi dbi) {
         for (int64_t r = 0; r < shape.rows(); ++r) {
-          const std::string& key = shape.keys[r];
+          const std::string_view key = shape.key_bytes(static_cast<size_t>(r));
           const std::string value = value_of(r);
           MDB_val k = val(key.data(), key.size()), v = val(value.data(), value.size());
           check_rc(mdb_put(txn, dbi, &k, &v, MDB_APPEND), "mdb_put");
@@ -318,6 +318,11 @@ struct Lmdb {
 
 void register_lmdb() {
   register_all<Lmdb>("lmdb");
+  benchmark::AddCustomContext("lmdb", MDB_VERSION_STRING);
+}
+
+void register_lmdb_large_shapes() {
+  register_shapes<Lmdb>("lmdb", false, false, large_shapes());
   benchmark::AddCustomContext("lmdb", MDB_VERSION_STRING);
 }
 

@@ -27,6 +27,7 @@ STORE_LABELS = {
     "drydb": "drydb",
     "drydb_mf": "drydb, miss filter",
     "drydb_mem": "drydb, in memory",
+    "drydb_pread": "drydb, pread",
     "drydb_sharded": "drydb, 8 shards",
     "vector": "vector (lower_bound)",
     "std_map": "std::map",
@@ -86,14 +87,20 @@ def parse_name(run_name):
     return parts[0], parts[1], threads
 
 
-def load(path):
-    with open(path) as f:
-        text = f.read()
-    # A filter that matched no benchmark (--filter Python, say) leaves an empty file.
-    data = json.loads(text) if text.strip() else {"benchmarks": []}
+def load(paths):
+    """The runs of every JSON file in paths (the suite's, then the 100M shapes' runs), and the
+    context of the first that has one."""
+    benchmarks, context = [], {}
+    for path in paths:
+        with open(path) as f:
+            text = f.read()
+        # A filter that matched no benchmark (--filter Python, say) leaves an empty file.
+        data = json.loads(text) if text.strip() else {"benchmarks": []}
+        benchmarks += data["benchmarks"]
+        context = context or data.get("context", {})
     runs = {}  # (workload, threads) -> store -> {"ns": [...], "file_bytes": [...], ...}
     errors = {}
-    for b in data["benchmarks"]:
+    for b in benchmarks:
         if b.get("run_type") != "iteration":
             continue
         # Benchmarks outside the <workload>/<store> suite (FilterColdScan, which the README's
@@ -115,7 +122,7 @@ def load(path):
         for c in ("file_bytes", "rows_per_second"):
             if c in b:
                 r[c].append(b[c])
-    return data.get("context", {}), runs, errors
+    return context, runs, errors
 
 
 def med(values):
@@ -289,12 +296,15 @@ def targets(runs):
 SHAPES = [("dense_1M", "dense ids 0..N-1"), ("random_1M", "uniform random int64"),
           ("clustered_1M", "clustered timestamps"), ("url_1M", "URL-like text (26-byte prefix)"),
           ("names", "Unicode character names"), ("dense_16M", "dense ids, 16M"),
-          ("random_16M", "uniform random int64, 16M"), ("clustered_16M", "clustered timestamps, 16M")]
+          ("random_16M", "uniform random int64, 16M"), ("clustered_16M", "clustered timestamps, 16M"),
+          ("dense_100M", "dense ids, 100M"), ("random_100M", "uniform random int64, 100M"),
+          ("clustered_100M", "clustered timestamps, 100M")]
 SHAPE_WORKLOADS = ["Get", "GetMany", "Miss", "Scan", "Count"]
-SHAPE_STORES = ["drydb", "drydb_mf", "drydb_mem", "drydb_sharded", "vector", "btree_map",
+SHAPE_STORES = ["drydb", "drydb_mf", "drydb_mem", "drydb_pread", "drydb_sharded", "vector", "btree_map",
                 "flat_hash_map", "marisa", "hat_trie", "lmdb", "rocksdb", "sqlite_fair"]
 # drydb_mf: the same tables with a miss filter of 10 bits per key, point lookups only.
 # drydb_mem: drydb's files opened with StorageKind::memory (read whole into huge-page memory).
+# drydb_pread: drydb's files opened with StorageKind::pread (its 64 MiB page cache); 100M only.
 # drydb_sharded: the same rows as a dataset of 8 range shards (ShardedDatabase), no GetMany.
 # flat_hash_map, marisa, hat_trie: point lookups only (a hash has no order; marisa lists keys in
 # its own order; the HAT-trie has no ordered search); marisa and hat_trie: text shapes only.
@@ -327,9 +337,11 @@ def shape_section(runs, errors, svg_dir):
         return []
     md = ["## Key shapes", "",
           "1,000,000 rows per shape (the names: every character name of Debian's unicode-data, about",
-          "35,000; the integer shapes also at 16,000,000), 13-byte values, 4 KiB pages",
-          "(bench/shapes.h). Get: every key once, in",
-          "random order; Miss: absent keys between present ones (dense: outside the range); Scan: 100",
+          "35,000; the integer shapes also at 16,000,000 and 100,000,000), 13-byte values, 4 KiB",
+          "pages (bench/shapes.h). The 100M-row shapes run apart, one per process, in drydb (mapped,",
+          "and through its page cache: pread), the vector and LMDB only. Get: every key once, in",
+          "random order (at 100M, a random 16.8M of the keys);",
+          "Miss: absent keys between present ones (dense: outside the range); Scan: 100",
           "rows from a present key; Count: a range of 8,000 rows. ns per query, medians; SQLite in its",
           "fair setup. In-memory baselines (bench/map_store.h, id_store.h): absl::btree_map walks its",
           "rows for a count; absl::flat_hash_map, marisa-trie and the HAT-trie answer gets and misses",
@@ -350,8 +362,8 @@ def shape_section(runs, errors, svg_dir):
                 f.write(svg_chart(f"{w}, every key shape", "ns per query, per shape and store",
                                   groups))
             md += [f"![{w}, every key shape](bench/{svg_name})", ""]
-    # Stores with files of their own (drydb_mem reads drydb's).
-    sized = [s for s in SHAPE_STORES if s not in IN_MEMORY and s != "drydb_mem"]
+    # Stores with files of their own (drydb_mem and drydb_pread read drydb's).
+    sized = [s for s in SHAPE_STORES if s not in IN_MEMORY and s not in ("drydb_mem", "drydb_pread")]
     md += ["### File size", "", "| shape | " + " | ".join(STORE_LABELS[s] for s in sized) + " |",
            "|---|" + "--:|" * len(sized)]
     for shape, title in present:
@@ -376,8 +388,8 @@ def shape_section(runs, errors, svg_dir):
         ("scan ≤ 1.5× the vector walk", ("Scan", "drydb"), ("Scan", "vector"), 1.5, True),
         ("scan ≥ 3× faster than LMDB", ("Scan", "lmdb"), ("Scan", "drydb"), 3, False),
         ("count ≤ 3× a get", ("Count", "drydb"), ("Get", "drydb"), 3, True),
-        ("get_many ≥ 2× the throughput of single gets (3× at 16M)", ("Get", "drydb"), ("GetMany", "drydb"),
-         lambda shape: 3 if shape.endswith("_16M") else 2, False),
+        ("get_many ≥ 2× the throughput of single gets (3× from 16M)", ("Get", "drydb"), ("GetMany", "drydb"),
+         lambda shape: 3 if shape.endswith(("_16M", "_100M")) else 2, False),
         ("in memory: integers: get ≥ 2× faster than lower_bound", ("Get", "vector"), ("Get", "drydb_mem"), 2,
          False, int_shapes),
         ("in memory: text: get ≥ 1.5× faster than lower_bound", ("Get", "vector"), ("Get", "drydb_mem"), 1.5,
@@ -473,7 +485,7 @@ def caches(context):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("results")
+    ap.add_argument("results", nargs="+", help="drydb_bench's JSON output, one file per run")
     ap.add_argument("--out", required=True, help="folder for benchmarks.md and bench/*.svg")
     ap.add_argument("--command", required=True, help="the command that produced the results")
     ap.add_argument("--compiler", default="")

@@ -232,7 +232,8 @@ struct RocksDb {
       const std::string name = "rocksdb-shape-" + shape.name;
       write_db(name, [&](rocksdb::SstFileWriter& w) {
         for (int64_t r = 0; r < shape.rows(); ++r)
-          check_status(w.Put(shape.keys[r], value_of(r)), "SstFileWriter::Put");
+          check_status(w.Put(rocksdb::Slice(shape.key_bytes(static_cast<size_t>(r))), value_of(r)),
+                       "SstFileWriter::Put");
       });
       db = open_shared(name);
     }

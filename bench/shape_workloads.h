@@ -183,12 +183,14 @@ void bm_shape_count(benchmark::State& state, const Shape& s, Reader& r) {
   });
 }
 
-template <class S>
 // point_only: only the point lookups (Get, Miss, GetMany), for a variant of a store whose scans
-// and counts are the store's own. Scan and Count only where the reader has them.
-void register_shapes(const std::string& store, bool batched = false, bool point_only = false) {
+// and counts are the store's own. Scan and Count only where the reader has them. `sizes`: the
+// suite's shapes, or the 100M-row ones (large_shapes()).
+template <class S>
+void register_shapes(const std::string& store, bool batched = false, bool point_only = false,
+                     const std::vector<ShapeSize>& sizes = suite_shapes()) {
   using Reader = typename S::ShapeReader;
-  for (const ShapeSize size : suite_shapes()) {
+  for (const ShapeSize size : sizes) {
     if constexpr (TextOnlyShapes<Reader>)
       if (int_shape(size.kind)) continue;
     const std::string suffix = "_" + shape_name(size) + "/" + store;

@@ -110,15 +110,18 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
   s->int_keys = int_shape(kind);
   s->name = shape_name({kind, rows});
   SplitMix rng{0x5EED0000u + static_cast<uint64_t>(kind)};
+  size_t rows_made = 0;
   if (s->int_keys) {
     s->ints = make_ints(kind, rows, rng);
-    s->keys.reserve(s->ints.size());
-    for (int64_t k : s->ints)
-      s->keys.push_back(ordered_int64_bytes(k));
+    rows_made = s->ints.size();
+    s->int_key_bytes.resize(rows_made * 8);
+    for (size_t r = 0; r < rows_made; ++r)
+      store_ordered_int64(&s->int_key_bytes[r * 8], s->ints[r]);
   } else {
     s->keys = make_texts(kind, rows, rng);
+    rows_made = s->keys.size();
   }
-  const auto n = static_cast<uint32_t>(s->keys.size());
+  const auto n = static_cast<uint32_t>(rows_made);
   s->folds.resize(n);
   for (uint32_t r = 0; r < n; ++r) {
     const std::string v = value_of(r);
@@ -128,12 +131,23 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
 
   s->get_ranks.resize(n);
   std::iota(s->get_ranks.begin(), s->get_ranks.end(), 0u);
-  std::shuffle(s->get_ranks.begin(), s->get_ranks.end(), std::mt19937_64(rng.next()));
-  s->get_keys.assign(n, [&](size_t q) { return s->key(s->get_ranks[q]); });
+  std::mt19937_64 shuffle_rng(rng.next());
+  if (n <= kMaxGetQueries) {
+    std::shuffle(s->get_ranks.begin(), s->get_ranks.end(), shuffle_rng);
+  } else {  // the first kMaxGetQueries of a shuffle: distinct ranks, each as likely
+    for (size_t i = 0; i < kMaxGetQueries; ++i) {
+      std::uniform_int_distribution<size_t> pick(i, n - 1);
+      std::swap(s->get_ranks[i], s->get_ranks[pick(shuffle_rng)]);
+    }
+    s->get_ranks.resize(kMaxGetQueries);
+    s->get_ranks.shrink_to_fit();
+  }
+  s->get_keys.assign(s->get_ranks.size(), [&](size_t q) { return s->key(s->get_ranks[q]); });
 
   // Misses, each checked absent.
-  auto absent = [&](const std::string& k) {
-    return !std::binary_search(s->keys.begin(), s->keys.end(), k);
+  auto absent = [&](const std::string& k, int64_t x) {
+    return s->int_keys ? !std::binary_search(s->ints.begin(), s->ints.end(), x)
+                       : !std::binary_search(s->keys.begin(), s->keys.end(), k);
   };
   std::vector<int64_t> miss_ints;
   std::vector<std::string> miss_bytes;
@@ -163,7 +177,7 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
         break;
     }
     if (s->int_keys) k = ordered_int64_bytes(x);
-    if (!absent(k)) continue;
+    if (!absent(k, x)) continue;
     miss_bytes.push_back(std::move(k));
     miss_ints.push_back(x);
   }
@@ -188,9 +202,13 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
 
 }  // namespace
 
+void store_ordered_int64(char out[8], int64_t v) {
+  store_be64(out, static_cast<int64_t>(static_cast<uint64_t>(v) ^ (uint64_t{1} << 63)));
+}
+
 std::string ordered_int64_bytes(int64_t v) {
   std::string out(8, '\0');
-  store_be64(out.data(), static_cast<int64_t>(static_cast<uint64_t>(v) ^ (uint64_t{1} << 63)));
+  store_ordered_int64(out.data(), v);
   return out;
 }
 
@@ -207,6 +225,7 @@ std::string shape_name(ShapeSize size) {
   static const char* const names[] = {"dense", "random", "clustered", "url", "names"};
   std::string name = names[static_cast<int>(size.kind)];
   if (size.kind == ShapeKind::names) return name;
+  if (size.rows == kRows100M) return name + "_100M";
   if (size.rows == kRows16M) return name + "_16M";
   if (size.rows == kRows1M) return name + "_1M";
   return name + "_" + std::to_string(size.rows);
@@ -217,6 +236,12 @@ std::vector<ShapeSize> suite_shapes() {
           {ShapeKind::clustered, kRows1M}, {ShapeKind::url, kRows1M},
           {ShapeKind::names, 0},           {ShapeKind::dense, kRows16M},
           {ShapeKind::random, kRows16M},   {ShapeKind::clustered, kRows16M}};
+}
+
+std::vector<ShapeSize> large_shapes() {
+  return {{ShapeKind::dense, kRows100M},
+          {ShapeKind::random, kRows100M},
+          {ShapeKind::clustered, kRows100M}};
 }
 
 }  // namespace drydb_bench

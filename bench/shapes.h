@@ -39,6 +39,10 @@ inline constexpr int kShapeScanRows = 100;
 inline constexpr size_t kShapeBatch = 64;
 inline constexpr int64_t kShapeCountRows = 8'000;
 inline constexpr int64_t kRows16M = 16'000'000;
+inline constexpr int64_t kRows100M = 100'000'000;
+// The most gets a shape asks, each of a different key: at 100M rows, a random 2^24 of the keys
+// (the queries of every key would take 3.2 GB; a benchmark asks far fewer).
+inline constexpr size_t kMaxGetQueries = size_t{1} << 24;
 
 // What a shape workload folds a value to: its length plus its last 8 bytes read as a number
 // (for value_of(r), the last 8 digits of r), so that every row of a shape folds differently and
@@ -104,6 +108,9 @@ struct ShapeSize {
   int64_t rows;  // ignored for names
 };
 std::vector<ShapeSize> suite_shapes();
+// The integer shapes at 100M rows: run apart from the suite, one shape per process (drydb_bench
+// --shapes_100M), as each takes about 5 GB of memory beside its stores' files.
+std::vector<ShapeSize> large_shapes();
 // "random_1M", "clustered_16M", "names": what benchmark and file names carry.
 std::string shape_name(ShapeSize size);
 
@@ -112,18 +119,24 @@ struct Shape {
   std::string name;  // shape_name()
   bool int_keys;
   std::vector<int64_t> ints;          // integer shapes: the keys, ascending
-  std::vector<std::string> keys;      // every shape: the encoded keys, ascending
+  std::string int_key_bytes;          // integer shapes: their encoded keys, 8 bytes each
+  std::vector<std::string> keys;      // text shapes: the keys, ascending (integer shapes: empty)
   std::vector<uint64_t> folds;        // shape_fold of each row's value
   uint64_t all_rows_sum = 0;          // their sum: a full scan's checksum
-  std::vector<uint32_t> get_ranks;    // a permutation of the rows
+  std::vector<uint32_t> get_ranks;    // a permutation of the rows (of kMaxGetQueries of them)
   QueryKeys get_keys;                 // their keys, in that order
   QueryKeys miss_keys;                // absent keys
   std::vector<uint32_t> scan_ranks;   // first row of each scan
   std::vector<uint64_t> scan_sums;    // its checksum
   std::vector<uint32_t> count_ranks;  // first row of each count's range
 
-  int64_t rows() const { return static_cast<int64_t>(keys.size()); }
-  ShapeKey key(uint32_t rank) const { return {int_keys ? ints[rank] : 0, keys[rank]}; }
+  int64_t rows() const { return static_cast<int64_t>(folds.size()); }
+  // Row `rank`'s key, encoded: the bytes every store sorts by.
+  std::string_view key_bytes(size_t rank) const {
+    return int_keys ? std::string_view(int_key_bytes).substr(rank * 8, 8)
+                    : std::string_view(keys[rank]);
+  }
+  ShapeKey key(uint32_t rank) const { return {int_keys ? ints[rank] : 0, key_bytes(rank)}; }
 };
 
 // The shape, made on first use (names need /usr/share/unicode/UnicodeData.txt). `rows` is
@@ -132,5 +145,6 @@ const Shape& shape(ShapeKind kind, int64_t rows);
 
 // 8 big-endian bytes of v with the sign bit flipped: memcmp order is numeric order.
 std::string ordered_int64_bytes(int64_t v);
+void store_ordered_int64(char out[8], int64_t v);  // the same bytes, written to out
 
 }  // namespace drydb_bench

@@ -32,7 +32,8 @@ inline void build_sharded_shape(const Shape& shape, const std::filesystem::path&
   const int64_t n = shape.rows();
   for (uint32_t i = 0; i < shards; ++i) {
     const int64_t first = n * i / shards, end = n * (i + 1) / shards;
-    if (i > 0) t.partitioning.splits.push_back(shape.keys[static_cast<size_t>(first)]);
+    if (i > 0)
+      t.partitioning.splits.push_back(std::string(shape.key_bytes(static_cast<size_t>(first))));
     drydb::DatabaseBuilder builder;
     auto& items = builder.create_table("items", shape_key_encoding(shape));
     for (int64_t r = first; r < end; ++r) {

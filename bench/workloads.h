@@ -300,5 +300,10 @@ void register_sharded();   // drydb::ShardedDatabase, when drydb::dataset is bui
 void register_absl();      // absl::btree_map and absl::flat_hash_map, when abseil is found
 void register_marisa();    // marisa-trie, when found
 void register_hat_trie();  // the HAT-trie, when found
+// The 100M-row integer shapes (drydb_bench --shapes_100M), in the stores that run them: drydb
+// mapped and through its page cache, the vector, LMDB.
+void register_drydb_large_shapes();
+void register_vector_large_shapes();
+void register_lmdb_large_shapes();
 
 }  // namespace drydb_bench

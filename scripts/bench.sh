@@ -7,11 +7,15 @@
 #                                        machine, 25 minutes with --min-time 0.3, then a few
 #                                        for the CSV sizes; the 1M-row key shapes alone:
 #                                        --filter '_(dense|random|clustered|url)_1M/|_names/'
-#                                        ran in 146 s with 3 repetitions of 0.2 s)
+#                                        ran in 146 s with 3 repetitions of 0.2 s); then the
+#                                        100M-row integer shapes, one process each (about 12 GB
+#                                        of memory and 6 GB of files)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
 #                                        <workload>/<store>/...; "Python" runs
 #                                        bench/python_bench.py, "Dask" bench/dask_build_bench.py,
-#                                        "Dotnet" the .NET package's bench/dotnet, about 15 min);
+#                                        "Dotnet" the .NET package's bench/dotnet, about 15 min;
+#                                        a filter naming "100M" runs only the 100M-row shapes it
+#                                        matches, e.g. 'Get_random_100M/(drydb|vector)/');
 #                                        the report then goes to
 #                                        build/bench/report/ unless --out is given
 #   scripts/bench.sh --repetitions 5     repetitions per benchmark (default 5)
@@ -19,6 +23,7 @@
 #   scripts/bench.sh --callgrind         also count instructions per query under callgrind
 #   scripts/bench.sh --out DIR           write DIR/benchmarks.md and DIR/bench/*.svg
 #   scripts/bench.sh --report-only JSON  only rewrite the report from an earlier run's JSON
+#                                        (and the 100M shapes' JSON_SHAPE_100M.json beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,18 +79,41 @@ if [ -z "$report_only" ]; then
     -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_INSTALL=OFF -DDRYDB_BUILD_PYTHON=OFF
   cmake --build "$BUILD" -j"$JOBS" --target drydb_bench drydb_instr_count
 
-  bench=("$BUILD/bench/drydb_bench" --benchmark_enable_random_interleaving=true
+  run_opts=(--benchmark_enable_random_interleaving=true
     "--benchmark_repetitions=$repetitions" "--benchmark_min_time=$min_time"
-    --benchmark_display_aggregates_only=true "--benchmark_out=$results"
-    --benchmark_out_format=json)
+    --benchmark_display_aggregates_only=true --benchmark_out_format=json)
+  bench=("$BUILD/bench/drydb_bench" "${run_opts[@]}" "--benchmark_out=$results")
   [ -z "$filter" ] || bench+=("--benchmark_filter=$filter")
-  echo "bench.sh: ${bench[*]}"
+  rm -f "$BUILD"/results_*_100M.json
   start=$SECONDS
-  "${bench[@]}"
+  ran=()  # the commands run, for the report
+  if [[ "$filter" == *100M* ]]; then
+    : >"$results"  # no suite benchmark: an empty run
+  else
+    echo "bench.sh: ${bench[*]}"
+    "${bench[@]}"
+    ran+=("${bench[*]}")
+  fi
+  # The 100M-row integer shapes: one process per shape, each running the benchmarks of that
+  # shape the filter matches (all of them on the whole suite).
+  if [ -z "$filter" ] || [[ "$filter" == *100M* ]]; then
+    for shape in dense random clustered; do
+      names=$("$BUILD/bench/drydb_bench" --shapes_100M --benchmark_list_tests \
+        "--benchmark_filter=${filter:-.}" | grep "_${shape}_100M/" || true)
+      [ -n "$names" ] || continue
+      large=("$BUILD/bench/drydb_bench" --shapes_100M "${run_opts[@]}"
+        "--benchmark_out=$BUILD/results_${shape}_100M.json"
+        "--benchmark_filter=^($(paste -sd '|' <<<"$names"))\$")
+      echo "bench.sh: ${large[*]}"
+      "${large[@]}"
+      ran+=("${large[*]}")
+    done
+  fi
   echo "bench.sh: the suite ran in $((SECONDS - start)) s"
   echo "$((SECONDS - start))" >"$results.seconds"
   git describe --always --dirty >"$results.commit" 2>/dev/null || rm -f "$results.commit"
-  printf '%s\n' "scripts/bench.sh${args[*]:+ ${args[*]}}, which ran: ${bench[*]}" >"$results.command"
+  (IFS=';' && printf '%s\n' "scripts/bench.sh${args[*]:+ ${args[*]}}, which ran: ${ran[*]}") \
+    >"$results.command"
 
   # The file size of a CSV table against SQLite's, on the whole suite only (it builds the tool).
   rm -f "$csv_size_out"
@@ -167,12 +195,14 @@ if [ -z "$report_only" ]; then
 else
   results=$report_only
 fi
+# The 100M-row shapes' runs beside the suite's JSON.
+mapfile -t large_results < <(ls "${results%.json}"_*_100M.json 2>/dev/null || true)
 
 cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null || true)
 compiler=$("${cxx:-c++}" --version 2>/dev/null | head -n 1 || echo unknown)
 command="scripts/bench.sh${args[*]:+ ${args[*]}}"
 [ ! -f "$results.command" ] || command=$(cat "$results.command")
-report=(python3 bench/report.py "$results" --out "$out" --command "$command" --compiler "$compiler")
+report=(python3 bench/report.py "$results" "${large_results[@]}" --out "$out" --command "$command" --compiler "$compiler")
 [ ! -f "$callgrind_out" ] || report+=(--callgrind "$callgrind_out")
 [ ! -f "$csv_size_out" ] || report+=(--csv-size "$csv_size_out")
 [ ! -f "$python_out" ] || report+=(--python "$python_out")
