@@ -48,8 +48,8 @@ struct TableInfo {
   uint32_t miss_filter_bits_per_key = 0;
   uint64_t miss_filter_pages = 0;
   // Memory held for the table's gets beyond its pages: the descent index of
-  // a table of int64 (or other fixed-width keys up to 8 bytes) with more
-  // than one level, 8 bytes per leaf and 16 per internal page, made once the
+  // a table of int64 (or other fixed-width keys up to 8 bytes) with three
+  // levels or more, 8 bytes per leaf and 16 per internal page, made once the
   // table has served 64 gets per internal page (detail/descent_index.h); 0
   // before, and for other tables.
   uint64_t descent_index_bytes = 0;

@@ -23,7 +23,7 @@ struct PendingPage {
 std::unique_ptr<DescentIndex> read_index(const DatabaseState& db, const TreeRef& tree) noexcept {
   const TreeDesc& d = *tree.desc;
   const uint64_t internal_pages = d.internal_pages, leaf_pages = d.leaf_pages;
-  if (d.depth < 2 || internal_pages == 0 || internal_pages >= UINT32_MAX ||
+  if (d.depth < kIndexMinDepth || internal_pages == 0 || internal_pages >= UINT32_MAX ||
       leaf_pages >= UINT32_MAX || d.rows == 0)
     return nullptr;
   // Nodes in the order the pages are read, breadth first: each level in key order, so that a
