@@ -112,8 +112,9 @@ if [ -z "$report_only" ]; then
   echo "bench.sh: the suite ran in $((SECONDS - start)) s"
   echo "$((SECONDS - start))" >"$results.seconds"
   git describe --always --dirty >"$results.commit" 2>/dev/null || rm -f "$results.commit"
-  (IFS=';' && printf '%s\n' "scripts/bench.sh${args[*]:+ ${args[*]}}, which ran: ${ran[*]}") \
-    >"$results.command"
+  ran_text=""
+  for c in "${ran[@]}"; do ran_text+="${ran_text:+; }$c"; done
+  printf '%s\n' "scripts/bench.sh${args[*]:+ ${args[*]}}, which ran: $ran_text" >"$results.command"
 
   # The file size of a CSV table against SQLite's, on the whole suite only (it builds the tool).
   rm -f "$csv_size_out"
