@@ -187,7 +187,8 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
     for (TreeRef& tree : *trees) {
       tree.prefetch_leaves =
           (tree.desc->leaf_pages + tree.desc->internal_pages) * page_size > kPrefetchTreeBytes;
-      if (tree.desc->depth >= kIndexMinDepth && tree.layout.prefix_is_key())
+      tree.indexable = tree.desc->depth >= kIndexMinDepth && tree.layout.prefix_is_key();
+      if (tree.indexable)
         tree.root_hint->index_countdown.store(
             std::max<uint64_t>(1, std::min<uint64_t>(tree.desc->internal_pages, uint64_t{1} << 32) *
                                       kIndexDescentsPerPage),

@@ -92,11 +92,13 @@ DRYDB_ALWAYS_INLINE const std::byte* descend_resident(const DatabaseState& db, c
                                                       const Search& search,
                                                       PageSlot** pin) noexcept {
   if constexpr (Search::kUsesRootHint) {
-    if (const DescentIndex* index = tree.root_hint->index.load(std::memory_order_acquire))
-      return db.try_fetch(prefetched_leaf(db, tree, *index, search, index->find(search.x),
-                                          leaf_record_size_hint<Search>(tree)),
-                          PageType::leaf, 0, pin);
-    count_descents_without_index(db, tree, 1);
+    if (tree.indexable) {
+      if (const DescentIndex* index = tree.root_hint->index.load(std::memory_order_acquire))
+        return db.try_fetch(prefetched_leaf(db, tree, *index, search, index->find(search.x),
+                                            leaf_record_size_hint<Search>(tree)),
+                            PageType::leaf, 0, pin);
+      count_descents_without_index(db, tree, 1);
+    }
   }
   return descend(ResidentPages{db}, tree, search, nullptr, nullptr, pin);
 }
@@ -155,7 +157,9 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
   }
   if constexpr (Search::kUsesRootHint) {
     const RootHint& h = *tree.root_hint;
-    if (const DescentIndex* index = h.index.load(std::memory_order_acquire)) {
+    const DescentIndex* index =
+        tree.indexable ? h.index.load(std::memory_order_acquire) : nullptr;
+    if (index != nullptr) {
       uint64_t xs[kProbeBatch];
       DescentIndex::Leaf leaves[kProbeBatch];
       for (uint32_t j = 0; j < n; ++j)
@@ -164,7 +168,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
       for (uint32_t j = 0; j < n; ++j)
         page[j] = prefetched_leaf(db, tree, *index, searches[j], leaves[j], record_size);
       level = 0;
-    } else if (level > 0) {
+    } else if (tree.indexable) {
       count_descents_without_index(db, tree, n);
     }
     if (level > 0 && h.state.load(std::memory_order_acquire) == RootHint::kReady) {

@@ -96,6 +96,10 @@ struct TreeRef {
   // core's caches do not keep. In a smaller tree the prefetches would cost instructions and save
   // no cache miss.
   bool prefetch_leaves = false;
+  // Whether the tree may get a descent index (descent_index.h: prefix keys,
+  // kIndexMinDepth levels or more), so that a get in any other tree checks
+  // for none and counts nothing toward one.
+  bool indexable = false;
   // A primary tree's column list (TableBuilder::set_columns), or nullptr.
   const ColumnList* columns = nullptr;
   // The seed of the checksums of the tree's pages and runs: the file's identity (format 2.4),
