@@ -197,37 +197,26 @@ struct Drydb {
   }
 };
 
-// drydb_mem: the "drydb" store's key-shape files opened with StorageKind::memory (read whole at
-// open into memory advised to be backed by huge pages) instead of mapped: what the same read path
-// gains from fewer TLB misses.
-struct DrydbInMemory {
+// The "drydb" store's key-shape files opened again with another storage kind than mmap:
+//   drydb_mem    StorageKind::memory (read whole at open into memory advised to be backed by
+//                huge pages): what the same read path gains from fewer TLB misses;
+//   drydb_pread  StorageKind::pread: leaves read through the kernel's page cache into drydb's
+//                (the default bound, 64 MiB), internal pages kept once read. Only at 100M rows,
+//                where the file is 30 times that bound.
+template <drydb::StorageKind Storage>
+struct DrydbStoredAs {
   static DrydbFile& shape_file(const Shape& shape) {
     static std::map<std::string, DrydbFile*> files;
     DrydbFile*& f = files[shape.name];
     if (f == nullptr)
-      f = &open_file(Drydb<Filter::none>::shape_file(shape).path,
-                     {.storage = drydb::StorageKind::memory});
+      f = &open_file(Drydb<Filter::none>::shape_file(shape).path, {.storage = Storage});
     return *f;
   }
 
   using ShapeReader = FileShapeReader<&shape_file>;
 };
-
-// drydb_pread: the "drydb" store's key-shape files opened with StorageKind::pread: leaves read
-// through the kernel's page cache into drydb's (the default bound, 64 MiB), internal pages kept
-// once read. Only at 100M rows, where the file is 30 times that bound.
-struct DrydbPread {
-  static DrydbFile& shape_file(const Shape& shape) {
-    static std::map<std::string, DrydbFile*> files;
-    DrydbFile*& f = files[shape.name];
-    if (f == nullptr)
-      f = &open_file(Drydb<Filter::none>::shape_file(shape).path,
-                     {.storage = drydb::StorageKind::pread});
-    return *f;
-  }
-
-  using ShapeReader = FileShapeReader<&shape_file>;
-};
+using DrydbInMemory = DrydbStoredAs<drydb::StorageKind::memory>;
+using DrydbPread = DrydbStoredAs<drydb::StorageKind::pread>;
 
 // os_floor: what opening any memory-mapped file and reading a few of its pages costs on this
 // machine, whatever reads them: open, fstat, mmap, one byte from each of the 4 pages drydb's
