@@ -6,7 +6,7 @@
 //
 //   build/bench/bench/drydb_bench --shapes_100M --benchmark_filter='_random_100M/'
 //     only the 100M-row integer shapes, in the stores that run them (workloads.h); one shape
-//     per run, as each takes about 5 GB of memory beside its files
+//     per run, as each took 12 GB of memory (shapes.h)
 //
 // scripts/bench.sh runs the whole suite and writes docs/benchmarks.md from its JSON.
 #include <benchmark/benchmark.h>

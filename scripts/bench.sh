@@ -8,8 +8,8 @@
 #                                        for the CSV sizes; the 1M-row key shapes alone:
 #                                        --filter '_(dense|random|clustered|url)_1M/|_names/'
 #                                        ran in 146 s with 3 repetitions of 0.2 s); then the
-#                                        100M-row integer shapes, one process each (about 12 GB
-#                                        of memory and 6 GB of files)
+#                                        100M-row integer shapes, one process each (12 GB of
+#                                        memory, its 5.4 GB of files mapped included)
 #   scripts/bench.sh --filter Range      only benchmarks whose name matches the regex (names are
 #                                        <workload>/<store>/...; "Python" runs
 #                                        bench/python_bench.py, "Dask" bench/dask_build_bench.py,
@@ -203,7 +203,8 @@ cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/n
 compiler=$("${cxx:-c++}" --version 2>/dev/null | head -n 1 || echo unknown)
 command="scripts/bench.sh${args[*]:+ ${args[*]}}"
 [ ! -f "$results.command" ] || command=$(cat "$results.command")
-report=(python3 bench/report.py "$results" "${large_results[@]}" --out "$out" --command "$command" --compiler "$compiler")
+report=(python3 bench/report.py "$results" "${large_results[@]}" --out "$out" --command "$command"
+  --compiler "$compiler")
 [ ! -f "$callgrind_out" ] || report+=(--callgrind "$callgrind_out")
 [ ! -f "$csv_size_out" ] || report+=(--csv-size "$csv_size_out")
 [ ! -f "$python_out" ] || report+=(--python "$python_out")
