@@ -29,6 +29,7 @@ bool take_large_shapes_flag(int& argc, char** argv) {
       argv[kept++] = argv[i];
   }
   argc = kept;
+  argv[kept] = nullptr;  // as argv ends
   return found;
 }
 

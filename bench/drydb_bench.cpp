@@ -202,7 +202,7 @@ struct Drydb {
 //                huge pages): what the same read path gains from fewer TLB misses;
 //   drydb_pread  StorageKind::pread: leaves read through the kernel's page cache into drydb's
 //                (the default bound, 64 MiB), internal pages kept once read. Only at 100M rows,
-//                where the file is 30 times that bound.
+//                where the file is 32 times that bound.
 template <drydb::StorageKind Storage>
 struct DrydbStoredAs {
   static DrydbFile& shape_file(const Shape& shape) {

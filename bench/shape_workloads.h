@@ -20,7 +20,8 @@
 //
 // Workloads, each op a fixed number of queries, answers folded into a checksum that must match:
 //   Get    1,000 gets of present keys, walking a random permutation of the rows (no repeats
-//          until every key was asked), carried from op to op; counter file_bytes. Gets and
+//          until every key was asked; at 100M rows, of a random 2^24 of them, shapes.h),
+//          carried from op to op; counter file_bytes. Gets and
 //          misses read their keys in query order (shapes.h QueryKeys)
 //   Miss   1,000 gets of absent keys (between present ones; dense ids: outside the range)
 //   Scan   100 scans of 100 rows, each from a present key

@@ -11,7 +11,8 @@
 //
 // Every shape's rows are its keys in order, row r holding value_of(r) (13 bytes), so a query's
 // expected checksum follows from the ranks it reaches. Queries are drawn once, with fixed seeds:
-//   gets     every key once, in a random order (no repeats within a pass);
+//   gets     every key once, in a random order (no repeats within a pass); at most
+//            kMaxGetQueries of them: at 100M rows, a random 2^24 of the keys;
 //   misses   absent keys between present ones (dense: outside the range), each checked absent;
 //   scans    100-row scans from a present key;
 //   counts   ranges of kShapeCountRows rows between two present keys.

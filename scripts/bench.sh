@@ -23,7 +23,8 @@
 #   scripts/bench.sh --callgrind         also count instructions per query under callgrind
 #   scripts/bench.sh --out DIR           write DIR/benchmarks.md and DIR/bench/*.svg
 #   scripts/bench.sh --report-only JSON  only rewrite the report from an earlier run's JSON
-#                                        (and the 100M shapes' JSON_SHAPE_100M.json beside it)
+#                                        (and the 100M shapes' runs beside it: for results.json,
+#                                        results_SHAPE_100M.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -97,9 +98,10 @@ if [ -z "$report_only" ]; then
   # The 100M-row integer shapes: one process per shape, each running the benchmarks of that
   # shape the filter matches (all of them on the whole suite).
   if [ -z "$filter" ] || [[ "$filter" == *100M* ]]; then
+    listed=$("$BUILD/bench/drydb_bench" --shapes_100M --benchmark_list_tests \
+      "--benchmark_filter=${filter:-.}")
     for shape in dense random clustered; do
-      names=$("$BUILD/bench/drydb_bench" --shapes_100M --benchmark_list_tests \
-        "--benchmark_filter=${filter:-.}" | grep "_${shape}_100M/" || true)
+      names=$(grep "_${shape}_100M/" <<<"$listed" || true)
       [ -n "$names" ] || continue
       large=("$BUILD/bench/drydb_bench" --shapes_100M "${run_opts[@]}"
         "--benchmark_out=$BUILD/results_${shape}_100M.json"
@@ -109,7 +111,11 @@ if [ -z "$report_only" ]; then
       ran+=("${large[*]}")
     done
   fi
-  echo "bench.sh: the suite ran in $((SECONDS - start)) s"
+  if [ ${#ran[@]} -eq 0 ] && [[ "$filter" == *100M* ]]; then
+    echo "bench.sh: --filter '$filter' matches no benchmark of the 100M-row shapes" >&2
+    exit 1
+  fi
+  echo "bench.sh: the benchmarks ran in $((SECONDS - start)) s"
   echo "$((SECONDS - start))" >"$results.seconds"
   git describe --always --dirty >"$results.commit" 2>/dev/null || rm -f "$results.commit"
   ran_text=""
@@ -197,7 +203,9 @@ else
   results=$report_only
 fi
 # The 100M-row shapes' runs beside the suite's JSON.
-mapfile -t large_results < <(ls "${results%.json}"_*_100M.json 2>/dev/null || true)
+shopt -s nullglob
+large_results=("${results%.json}"_*_100M.json)
+shopt -u nullglob
 
 cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null || true)
 compiler=$("${cxx:-c++}" --version 2>/dev/null | head -n 1 || echo unknown)

@@ -72,8 +72,9 @@ DRYDB_ALWAYS_INLINE uint64_t prefetched_leaf(const DatabaseState& db, const Tree
   return leaf.page;
 }
 
-// Counts `n` descents of a prefix-key tree made without its descent index;
-// the one that brings RootHint::index_countdown to zero builds the index.
+// Counts `n` descents of an indexable tree (TreeRef::indexable: prefix keys,
+// kIndexMinDepth levels or more) made without its descent index; the one
+// that brings RootHint::index_countdown to zero builds the index.
 DRYDB_ALWAYS_INLINE void count_descents_without_index(const DatabaseState& db, const TreeRef& tree,
                                                       uint64_t n) noexcept {
   std::atomic<uint64_t>& countdown = tree.root_hint->index_countdown;
@@ -85,8 +86,9 @@ DRYDB_ALWAYS_INLINE void count_descents_without_index(const DatabaseState& db, c
 }
 
 // descend() over resident pages to the leaf of the search's key, neither
-// rank nor path kept: through the tree's descent index once it is built (a
-// prefix-key tree), counting the descents until it is.
+// rank nor path kept: through the tree's descent index once it is built (an
+// indexable tree: prefix keys, kIndexMinDepth levels or more), counting the
+// descents until it is.
 template <class Search>
 DRYDB_ALWAYS_INLINE const std::byte* descend_resident(const DatabaseState& db, const TreeRef& tree,
                                                       const Search& search,
@@ -133,13 +135,14 @@ DRYDB_ALWAYS_INLINE Probe probe(const DatabaseState& db, const TreeRef& tree, co
 }
 
 // probe() of n <= kProbeBatch keys at once (the descent index or the root
-// hint is used once made; probe() and the checked path fill the hint, and
-// these descents count toward the index): the descents advance level by
-// level across the batch, and each key's next page (its header; in a tree
-// whose descents prefetch, TreeRef::prefetch_leaves, the lines a leaf's
-// search reads first, then its value) is prefetched before the other keys are
-// searched, so their cache misses overlap instead of following each other.
-// probes[j], values[j] and pins[j] are probe()'s answers for searches[j].
+// hint is used once made; probe() and the checked path fill the hint, and in
+// an indexable tree these descents count toward the index): the descents
+// advance level by level across the batch, and each key's next page (its
+// header; in a tree whose descents prefetch, TreeRef::prefetch_leaves, the
+// lines a leaf's search reads first, then its value) is prefetched before the
+// other keys are searched, so their cache misses overlap instead of
+// following each other. probes[j], values[j] and pins[j] are probe()'s
+// answers for searches[j].
 // Requires: the tree is not empty.
 template <class Search>
 DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tree,

@@ -48,16 +48,17 @@ struct alignas(64) RootHint {
   // stream of reads leaves the line shared.
   std::atomic<uint32_t> leaf_record_size{0};
   // The tree's DescentIndex (descent_index.h), once built: nullptr before,
-  // and for good where it cannot be (a tree of one level, or whose pages
-  // fail their checks or are not permanent, or memory refused). The one
-  // descent that claims the build (index_state kEmpty -> kFilling) fills
-  // index_storage and publishes it here with a release store.
+  // and for good where it cannot be (a tree that is not TreeRef::indexable,
+  // or whose pages fail their checks or are not permanent, or memory
+  // refused). The one descent that claims the build (index_state kEmpty ->
+  // kFilling) fills index_storage and publishes it here with a release store.
   std::atomic<const DescentIndex*> index{nullptr};
   std::atomic<int> index_state{kEmpty};
   std::unique_ptr<DescentIndex> index_storage;
-  // Descents of a prefix-key tree left before its index is built (0:
-  // never), set at open and counted down by plain loads and stores, not
-  // read-modify-writes: a count lost between threads only delays the build.
+  // Descents of an indexable tree (TreeRef::indexable) left before its
+  // index is built (0: never), set at open and counted down by plain loads
+  // and stores, not read-modify-writes: a count lost between threads only
+  // delays the build.
   // On a line of its own, so that the counting leaves the lines above shared.
   alignas(64) std::atomic<uint64_t> index_countdown{0};
 };
