@@ -160,8 +160,7 @@ DRYDB_ALWAYS_INLINE void probe_batch(const DatabaseState& db, const TreeRef& tre
   }
   if constexpr (Search::kUsesRootHint) {
     const RootHint& h = *tree.root_hint;
-    const DescentIndex* index =
-        tree.indexable ? h.index.load(std::memory_order_acquire) : nullptr;
+    const DescentIndex* index = tree.indexable ? h.index.load(std::memory_order_acquire) : nullptr;
     if (index != nullptr) {
       uint64_t xs[kProbeBatch];
       DescentIndex::Leaf leaves[kProbeBatch];
