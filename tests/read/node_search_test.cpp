@@ -88,17 +88,23 @@ TEST(SearchPrimitives, LockstepBoundsMatchEachSearchAlone) {
   Rng rng(6);
   constexpr uint32_t kBatch = 8;
   for (int trial = 0; trial < 3000; ++trial) {
-    // A batch of up to 8 searches over arrays of 0 .. 300 prefixes, of lengths unlike each
-    // other (the searches then take different numbers of steps), with runs of equal prefixes
-    // (the heads of text keys), each probed at, between and beyond its prefixes.
+    // A batch of up to 8 searches over arrays of 0 .. 300 prefixes, with runs of equal
+    // prefixes (the heads of text keys), each probed at, between and beyond its prefixes. In
+    // every other trial the arrays have lengths unlike each other (the searches then take
+    // different numbers of steps); in the others one length (pages filled alike, whose
+    // searches share their window's length), 0 and 1 among them.
     const auto m = static_cast<uint32_t>(rng.between(0, kBatch));
+    const bool same_length = trial % 2 == 1;
+    const uint64_t shared_len = rng.between(0, 3) == 0 ? rng.between(0, 3) : rng.between(0, 300);
     std::vector<uint64_t> values[kBatch];
     std::vector<std::byte> bytes[kBatch];
     const std::byte* arrays[kBatch];
     uint32_t n[kBatch];
     uint64_t x[kBatch];
     for (uint32_t j = 0; j < m; ++j) {
-      const uint64_t len = rng.between(0, 3) == 0 ? rng.between(0, 3) : rng.between(0, 300);
+      const uint64_t len = same_length              ? shared_len
+                           : rng.between(0, 3) == 0 ? rng.between(0, 3)
+                                                    : rng.between(0, 300);
       uint64_t v = rng.between(0, 1000);
       for (uint64_t i = 0; i < len; ++i) {
         values[j].push_back(v);

@@ -63,10 +63,24 @@ DRYDB_ALWAYS_INLINE void prefix_bound_lockstep(const std::byte* const* arrays, c
                                                uint32_t* out) noexcept {
   uint32_t base[kMax], len[kMax];
   uint32_t longest = 0;
+  bool same_length = true;
   for (uint32_t j = 0; j < m; ++j) {
     base[j] = 0;
     len[j] = n[j] == 0 ? 1 : n[j];  // an empty array: steps reading arrays[j], answered below
     longest = len[j] > longest ? len[j] : longest;
+    same_length = same_length && len[j] == len[0];
+  }
+  if (same_length) {
+    // Arrays of one length (pages a builder filled alike): one window
+    // length serves every search, which saves a load and a store per search
+    // and step.
+    for (; longest > 1; longest -= longest / 2) {
+      const uint32_t half = longest / 2;
+      for (uint32_t j = 0; j < m; ++j) {
+        const uint64_t p = load_be64(arrays[j] + 8 * size_t{base[j] + half});
+        base[j] = (kUpper ? p <= x[j] : p < x[j]) ? base[j] + half : base[j];
+      }
+    }
   }
   // Every search takes as many steps as the longest needs: a search whose
   // window is down to one slot halves by 0, reloading the slot it holds
