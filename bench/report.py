@@ -295,7 +295,8 @@ def targets(runs):
 
 SHAPES = [("dense_1M", "dense ids 0..N-1"), ("random_1M", "uniform random int64"),
           ("clustered_1M", "clustered timestamps"), ("url_1M", "URL-like text (26-byte prefix)"),
-          ("names", "Unicode character names"), ("dense_16M", "dense ids, 16M"),
+          ("names", "Unicode character names"), ("words", "English words"),
+          ("dense_16M", "dense ids, 16M"),
           ("random_16M", "uniform random int64, 16M"), ("clustered_16M", "clustered timestamps, 16M"),
           ("dense_100M", "dense ids, 100M"), ("random_100M", "uniform random int64, 100M"),
           ("clustered_100M", "clustered timestamps, 100M")]
@@ -309,7 +310,7 @@ SHAPE_STORES = ["drydb", "drydb_mf", "drydb_mem", "drydb_pread", "drydb_sharded"
 # flat_hash_map, marisa, hat_trie: point lookups only (a hash has no order; marisa lists keys in
 # its own order; the HAT-trie has no ordered search); marisa and hat_trie: text shapes only.
 SHAPE_POINT_ONLY = {"drydb_mf", "flat_hash_map", "marisa", "hat_trie"}
-TEXT_SHAPES = ("url_1M", "names")
+TEXT_SHAPES = ("url_1M", "names", "words")
 
 
 def is_shape_workload(name):
@@ -337,7 +338,8 @@ def shape_section(runs, errors, svg_dir):
         return []
     md = ["## Key shapes", "",
           "1,000,000 rows per shape (the names: every character name of Debian's unicode-data, about",
-          "35,000; the integer shapes also at 16,000,000 and 100,000,000), 13-byte values, 4 KiB",
+          "35,000; the words: every word of Debian's wamerican, about 104,000; the integer shapes",
+          "also at 16,000,000 and 100,000,000), 13-byte values, 4 KiB",
           "pages (bench/shapes.h). The 100M-row shapes run apart, one per process, in drydb (mapped,",
           "and through its page cache: pread), the vector and LMDB only. Get: every key once, in",
           "random order (at 100M, a random 16.8M of the keys);",

@@ -71,8 +71,24 @@ std::vector<int64_t> make_ints(ShapeKind kind, int64_t rows, SplitMix& rng) {
     }
     case ShapeKind::url:
     case ShapeKind::names:
+    case ShapeKind::words:
       break;
   }
+  return v;
+}
+
+// Every line of `path` that `keep` returns a key for, sorted and unique; at least `least` of them.
+template <class Keep>
+std::vector<std::string> keys_of_file(const char* path, const char* package, size_t least,
+                                      Keep keep) {
+  std::ifstream in(path);
+  require(in.good(), std::string("cannot read (Debian: ") + package + ")", path);
+  std::vector<std::string> v;
+  for (std::string line; std::getline(in, line);)
+    if (std::string key = keep(line); !key.empty()) v.push_back(std::move(key));
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  require(v.size() >= least, "too few keys in", path);
   return v;
 }
 
@@ -87,21 +103,18 @@ std::vector<std::string> make_texts(ShapeKind kind, int64_t rows, SplitMix& rng)
     }
     return v;
   }
+  if (kind == ShapeKind::words)  // one word a line
+    return keys_of_file("/usr/share/dict/words", "wamerican", 100'000,
+                        [](const std::string& line) { return line; });
   // names: field 2 of UnicodeData.txt, without the "<control>" and "<CJK Ideograph, First>"
   // placeholders.
-  const char* path = "/usr/share/unicode/UnicodeData.txt";
-  std::ifstream in(path);
-  require(in.good(), "cannot read (Debian: unicode-data)", path);
-  for (std::string line; std::getline(in, line);) {
-    const size_t a = line.find(';');
-    const size_t b = a == std::string::npos ? a : line.find(';', a + 1);
-    if (b == std::string::npos || line[a + 1] == '<') continue;
-    v.push_back(line.substr(a + 1, b - a - 1));
-  }
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  require(v.size() > 30'000, "UnicodeData.txt holds too few names", path);
-  return v;
+  return keys_of_file("/usr/share/unicode/UnicodeData.txt", "unicode-data", 30'000,
+                      [](const std::string& line) {
+                        const size_t a = line.find(';');
+                        const size_t b = a == std::string::npos ? a : line.find(';', a + 1);
+                        if (b == std::string::npos || line[a + 1] == '<') return std::string();
+                        return line.substr(a + 1, b - a - 1);
+                      });
 }
 
 std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
@@ -168,13 +181,16 @@ std::unique_ptr<Shape> make_shape(ShapeKind kind, int64_t rows) {
       case ShapeKind::url:
         k = std::string(kUrlPrefix) + hex16(rng.next());
         break;
-      case ShapeKind::names:  // a present name with a character changed or added
+      case ShapeKind::names:  // a present name or word with a character changed or added
+      case ShapeKind::words: {
         k = s->keys[r];
+        const char letter = kind == ShapeKind::names ? 'A' : 'a';
         if (rng.below(2))
-          k += ' ';
+          k += kind == ShapeKind::names ? ' ' : 's';
         else
-          k[rng.below(k.size())] = static_cast<char>('A' + rng.below(26));
+          k[rng.below(k.size())] = static_cast<char>(letter + rng.below(26));
         break;
+      }
     }
     if (s->int_keys) k = ordered_int64_bytes(x);
     if (!absent(k, x)) continue;
@@ -216,15 +232,15 @@ const Shape& shape(ShapeKind kind, int64_t rows) {
   static std::mutex mu;
   static std::map<std::pair<int, int64_t>, std::unique_ptr<Shape>> made;
   std::lock_guard lock(mu);
-  auto& s = made[{static_cast<int>(kind), kind == ShapeKind::names ? 0 : rows}];
+  auto& s = made[{static_cast<int>(kind), file_shape(kind) ? 0 : rows}];
   if (!s) s = make_shape(kind, rows);
   return *s;
 }
 
 std::string shape_name(ShapeSize size) {
-  static const char* const names[] = {"dense", "random", "clustered", "url", "names"};
+  static const char* const names[] = {"dense", "random", "clustered", "url", "names", "words"};
   std::string name = names[static_cast<int>(size.kind)];
-  if (size.kind == ShapeKind::names) return name;
+  if (file_shape(size.kind)) return name;
   if (size.rows == kRows100M) return name + "_100M";
   if (size.rows == kRows16M) return name + "_16M";
   if (size.rows == kRows1M) return name + "_1M";
@@ -234,8 +250,9 @@ std::string shape_name(ShapeSize size) {
 std::vector<ShapeSize> suite_shapes() {
   return {{ShapeKind::dense, kRows1M},     {ShapeKind::random, kRows1M},
           {ShapeKind::clustered, kRows1M}, {ShapeKind::url, kRows1M},
-          {ShapeKind::names, 0},           {ShapeKind::dense, kRows16M},
-          {ShapeKind::random, kRows16M},   {ShapeKind::clustered, kRows16M}};
+          {ShapeKind::names, 0},           {ShapeKind::words, 0},
+          {ShapeKind::dense, kRows16M},    {ShapeKind::random, kRows16M},
+          {ShapeKind::clustered, kRows16M}};
 }
 
 std::vector<ShapeSize> large_shapes() {

@@ -8,6 +8,9 @@
 //   url        text: the 26-byte prefix "https://example.com/items/" and 16 hex digits
 //   names      text: the character names of Debian's unicode-data (about 35,000, many sharing
 //              long leading words: "LATIN SMALL LETTER A WITH ...")
+//   words      text: the English words of Debian's wamerican (/usr/share/dict/words, about
+//              104,000: short keys, a word and its possessive side by side, "abandon",
+//              "abandon's", "abandoned")
 //
 // Every shape's rows are its keys in order, row r holding value_of(r) (13 bytes), so a query's
 // expected checksum follows from the ranks it reaches. Queries are drawn once, with fixed seeds:
@@ -28,11 +31,16 @@
 
 namespace drydb_bench {
 
-enum class ShapeKind { dense, random, clustered, url, names };
+enum class ShapeKind { dense, random, clustered, url, names, words };
 
 // Whether a shape's keys are int64 (dense, random, clustered) rather than text.
 inline bool int_shape(ShapeKind kind) {
   return kind == ShapeKind::dense || kind == ShapeKind::random || kind == ShapeKind::clustered;
+}
+// Whether a shape's keys are every entry of a file on the machine (names, words): its rows are
+// the file's, whatever row count is asked.
+inline bool file_shape(ShapeKind kind) {
+  return kind == ShapeKind::names || kind == ShapeKind::words;
 }
 
 inline constexpr int kShapeScanRows = 100;
@@ -102,11 +110,11 @@ class QueryKeys {
   std::vector<ShapeKey> keys_;
 };
 
-// The shapes and sizes the suite runs: every shape at 1M rows (names: all of them), the integer
-// shapes also at 16M.
+// The shapes and sizes the suite runs: every shape at 1M rows (names and words: all of them), the
+// integer shapes also at 16M.
 struct ShapeSize {
   ShapeKind kind;
-  int64_t rows;  // ignored for names
+  int64_t rows;  // ignored for names and words (file_shape)
 };
 std::vector<ShapeSize> suite_shapes();
 // The integer shapes at 100M rows: run apart from the suite, one shape per process (drydb_bench
@@ -141,8 +149,8 @@ struct Shape {
   ShapeKey key(uint32_t rank) const { return {int_keys ? ints[rank] : 0, key_bytes(rank)}; }
 };
 
-// The shape, made on first use (names need /usr/share/unicode/UnicodeData.txt). `rows` is
-// ignored for names.
+// The shape, made on first use (names need /usr/share/unicode/UnicodeData.txt, words
+// /usr/share/dict/words). `rows` is ignored for names and words.
 const Shape& shape(ShapeKind kind, int64_t rows);
 
 // 8 big-endian bytes of v with the sign bit flipped: memcmp order is numeric order.

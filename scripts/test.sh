@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libzstd-dev liblz4-dev libgtest-dev
   libgmock-dev libbenchmark-dev libsodium-dev libmsgpack-cxx-dev pkg-config libsqlite3-dev
   librocksdb-dev liblmdb-dev libabsl-dev libmarisa-dev libhat-trie-dev python3 libcli11-dev
-  libfmt-dev libedit-dev libsimdjson-dev unicode-data
+  libfmt-dev libedit-dev libsimdjson-dev unicode-data wamerican
   sqlite3 python3-dev pybind11-dev python3-pytest python3-msgpack python3-lmdb python3-plyvel
   python3-dask python3-distributed python3-pandas python3-venv python3-pip python3-setuptools
   python3-wheel)
