@@ -165,7 +165,11 @@ class DatasetLock {
   DatasetLock(DatasetLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
   DatasetLock& operator=(DatasetLock&&) = delete;
   ~DatasetLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing drops the lock
+    if (fd_ < 0) return;
+    // Unlocked explicitly: a child forked meanwhile shares the descriptor until its exec, and
+    // a close alone would leave the lock held for it.
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
   }
 
  private:

@@ -182,6 +182,10 @@ status AtomicFileSink::commit() {
   if (::rename(temp_.c_str(), target_.c_str()) != 0)
     return io_error("cannot rename the temp file to '" + target_.string() + "'", errno);
   committed_ = true;
+  // Unlocked before the close, which alone would not drop the lock while a child forked
+  // meanwhile (by any thread) still shares the descriptor until its exec: a reader that takes a
+  // shared flock, as .NET's File.Open does, would find the new file locked.
+  ::flock(fd_, LOCK_UN);
   reach_build_point(BuildPoint::renamed);
   const int close_rc = ::close(fd_);
   const int close_err = errno;

@@ -37,7 +37,8 @@ class MemorySink final : public Sink {
 //
 // Stale temp files: a build that is killed (SIGKILL, power loss) cannot remove
 // its temp file, `.<name>.tmp-XXXXXX` beside the target. The sink holds an
-// exclusive flock(2) on its temp file from creation until after the rename, and
+// exclusive flock(2) on its temp file from creation until just after the rename
+// (unlocked explicitly, so no forked child keeps it on the finished file), and
 // create() first removes every `.<name>.tmp-*` file of the same target that no
 // process holds locked: the kernel drops a dead process's locks, so a leftover
 // of a killed build is removed by the next build to the same target, while the

@@ -4,13 +4,17 @@
 #include "drydb/dataset.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +22,7 @@
 #include "drydb/build_points.h"
 #include "drydb/key_encoding.h"
 #include "fuzz/manifest_target.h"
+#include "support/forked_holder.h"
 #include "support/suite.h"
 
 namespace {
@@ -25,6 +30,7 @@ namespace {
 using drydb::errc;
 using drydb::Manifest;
 using drydb::Partitioning;
+using drydb_test::ForkedHolder;
 using drydb_test::int64_key;
 using drydb_test::TempDir;
 
@@ -595,6 +601,25 @@ TEST(Generations, DiscardWaitsForAPublishInFlight) {
   EXPECT_EQ(drydb::discard_generation(ds.path(), 1).value(), false);
   EXPECT_EQ(text_of(ds / "CURRENT"), "gen-1\n");
   EXPECT_TRUE(std::filesystem::exists(ds / "gen-1" / "manifest.json"));
+}
+
+// A child forked while a publish holds the dataset's lock (by any thread of the program, a moment
+// before its exec) shares the lock; the publish still drops it, so the next publish, rollback
+// or discard need not wait for that child.
+TEST(Generations, AChildForkedDuringAPublishLeavesTheDatasetUnlocked) {
+  TempDir ds;
+  make_generation(ds, 1);
+  std::optional<ForkedHolder> holder;
+  {
+    DatasetPoints points;
+    g_at_published = [&] { holder.emplace(); };
+    ASSERT_TRUE(drydb::publish_generation(ds.path(), 1));
+  }
+  ASSERT_TRUE(holder && holder->started());
+  const int fd = ::open(ds.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << "the dataset is locked: " << std::strerror(errno);
+  ::close(fd);
 }
 
 TEST(Generations, ClaimMakesAgainADatasetFolderRemovedMeanwhile) {

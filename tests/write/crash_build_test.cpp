@@ -17,11 +17,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "drydb/build_points.h"
 #include "support/fault_util.h"
+#include "support/forked_holder.h"
 
 namespace drydb_test {
 namespace {
@@ -308,6 +311,34 @@ TEST(CrashBuild, StaleTempFilesOfLiveBuildsAreKept) {
   want.push_back("db.drydb");
   std::sort(want.begin(), want.end());
   EXPECT_EQ(dir.entries(), want);
+}
+
+// The child fork_holder_at_synced forks while a build holds its temp file locked.
+std::optional<ForkedHolder> g_holder;
+
+void fork_holder_at_synced(drydb::BuildPoint point) {
+  if (point == drydb::BuildPoint::synced && !g_holder) g_holder.emplace();
+}
+
+// A child forked while a build holds its temp file locked (by any thread of the program, a
+// moment before its exec) shares that lock; the build still leaves the finished file unlocked,
+// so a reader that takes a shared or exclusive flock, as .NET's File.Open and File.Copy do,
+// opens it at once.
+TEST(CrashBuild, AChildForkedMidBuildLeavesTheFileUnlocked) {
+  TempDir dir;
+  const auto target = dir / "db.drydb";
+  drydb::set_build_point_hook(fork_holder_at_synced);
+  DatabaseBuilder b(options(dir.path()));
+  fill(b, 1);
+  const auto built = b.build_to_file(target);
+  drydb::set_build_point_hook(nullptr);
+  ASSERT_TRUE(built) << built.error().message;
+  ASSERT_TRUE(g_holder && g_holder->started());
+  const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << "the built file is locked: " << std::strerror(errno);
+  ::close(fd);
+  g_holder.reset();
 }
 
 // Builds racing to one target: each one's cleanup must leave the others' temp files alone, so
