@@ -3,8 +3,8 @@
 // generations (publish, roll back, keep, discard, numbers never reused, and their races).
 #include "drydb/dataset.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>

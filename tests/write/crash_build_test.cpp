@@ -336,7 +336,8 @@ TEST(CrashBuild, AChildForkedMidBuildLeavesTheFileUnlocked) {
   ASSERT_TRUE(g_holder && g_holder->started());
   const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
-  EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << "the built file is locked: " << std::strerror(errno);
+  EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0)
+      << "the built file is locked: " << std::strerror(errno);
   ::close(fd);
   g_holder.reset();
 }
