@@ -41,9 +41,11 @@
  * follow the same rules (their tables owned by them; values and ranges made on one must be
  * released before drydb_dataset_close), and a live dataset's pins before it closes.
  *
- * Threads. A database, its tables and indexes may be queried from many threads at once. A value,
- * value batch, cursor or range handle belongs to one thread at a time. A builder belongs to one
- * thread.
+ * Threads. A database, its tables and indexes may be queried from many threads at once, and
+ * closed while they are (drydb_db_close waits for the calls in flight). A value, value batch,
+ * cursor or range handle belongs to one thread at a time. A builder belongs to one thread. The
+ * last-error message is per OS thread: a binding whose consecutive calls may run on different
+ * OS threads (Go's cgo) must read it on the thread that made the failing call.
  */
 #ifndef DRYDB_C_H_
 #define DRYDB_C_H_
@@ -190,7 +192,11 @@ DRYDB_C_EXPORT int drydb_db_open_memory(const void* data, size_t size,
 
 /* Closes the database and releases its tables and indexes (their handles become released).
  * Refused with DRYDB_INVALID_STATE, the database left open, while values, value batches, cursors
- * or ranges created on it are live: release them first. */
+ * or ranges created on it are live: release them first. Safe while other threads are inside
+ * calls on the database, its tables or indexes: it waits for the calls in flight that take no
+ * holder (counts, get_copy, verify, accessors, lookups, holder creation) to return, and calls
+ * that start after it began get DRYDB_INVALID_ARGUMENT ("the database has been closed"). A
+ * second close racing the first gets DRYDB_INVALID_ARGUMENT. */
 DRYDB_C_EXPORT int drydb_db_close(drydb_db* db);
 
 /* Reads every page and checks every invariant of every tree; DRYDB_CORRUPTION (or the read's
@@ -500,7 +506,8 @@ DRYDB_C_EXPORT int drydb_dataset_open(const char* path, const drydb_open_options
 /* Closes the dataset: an opened one's shards, or a pinned one's pin (its generation may then be
  * released by the live dataset's next refresh). Its tables' handles become released. Refused
  * with DRYDB_INVALID_STATE, the dataset left open, while value or range holders made on it are
- * live: release them first. */
+ * live: release them first. Safe while other threads are inside calls on the dataset or its
+ * tables, as drydb_db_close is. */
 DRYDB_C_EXPORT int drydb_dataset_close(drydb_dataset* dataset);
 /* The generation's number (its manifest's). */
 DRYDB_C_EXPORT int drydb_dataset_generation(const drydb_dataset* dataset, uint64_t* out);

@@ -25,6 +25,8 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -190,29 +192,32 @@ class Shells {
 // ---- the handles ----------------------------------------------------------------------------
 
 struct drydb_db {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   std::optional<drydb::ReadOnlyDatabase> db;
   std::vector<drydb_table*> tables;
   // Values, value batches, cursors and ranges created on this database and not yet released:
-  // close waits for 0.
+  // close refuses unless 0.
   std::atomic<uint64_t> live{0};
+  // Set by close before it waits for the calls that hold the database (Hold): a call that
+  // finds it set refuses, as for a closed database.
+  std::atomic<bool> closing{false};
 };
 
 struct drydb_table {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   drydb_db* db = nullptr;
   std::optional<drydb::ReadOnlyTable> table;
   std::vector<drydb_index*> indexes;  // declaration order; owned by the database like the table
 };
 
 struct drydb_index {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   drydb_db* db = nullptr;
   std::optional<drydb::SecondaryIndex> index;
 };
 
 struct drydb_value {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   // The holder's owner: a database, or (db NULL) a dataset.
   drydb_db* db = nullptr;
   drydb_dataset* dataset = nullptr;
@@ -221,7 +226,7 @@ struct drydb_value {
 };
 
 struct drydb_value_batch {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   drydb_db* db = nullptr;
   // Sized at creation (capacity slots each), so a get_many allocates nothing: keys holds the
   // keys that passed their checks, at[i] the caller's position of keys[i].
@@ -232,7 +237,7 @@ struct drydb_value_batch {
 };
 
 struct drydb_cursor {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   drydb_db* db = nullptr;
   drydb::Cursor cursor;
   // Whether any call positioned it: a fresh cursor's next/prev start at its first/last row,
@@ -241,7 +246,7 @@ struct drydb_cursor {
 };
 
 struct drydb_range {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   // The holder's owner: a database, or (db NULL) a dataset.
   drydb_db* db = nullptr;
   drydb_dataset* dataset = nullptr;
@@ -271,7 +276,7 @@ struct drydb_range {
 // A generation of a sharded dataset: opened (`opened`), or pinned from a live dataset (`source`,
 // with the reader slot the pin holds). Its tables' handles are made when it is.
 struct drydb_dataset {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
 #if DRYDB_C_DATASETS
   std::optional<drydb::ShardedDatabase> opened;
   drydb_live_dataset* source = nullptr;
@@ -280,12 +285,13 @@ struct drydb_dataset {
   const drydb::ShardedDatabase* db = nullptr;  // opened's, or the pinned generation
 #endif
   std::vector<drydb_sharded_table*> tables;
-  // Values and ranges created on this dataset and not yet released: close waits for 0.
+  // Values and ranges created on this dataset and not yet released: close refuses unless 0.
   std::atomic<uint64_t> live{0};
+  std::atomic<bool> closing{false};  // as drydb_db's
 };
 
 struct drydb_sharded_table {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   drydb_dataset* dataset = nullptr;
 #if DRYDB_C_DATASETS
   std::optional<drydb::ShardedTable> table;
@@ -293,7 +299,7 @@ struct drydb_sharded_table {
 };
 
 struct drydb_live_dataset {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
 #if DRYDB_C_DATASETS
   std::optional<drydb::LiveDataset> live;
   // Readers not pinning now, reused by the next pins: a Reader per pin, as LiveDataset asks (one
@@ -305,14 +311,14 @@ struct drydb_live_dataset {
 };
 
 struct drydb_builder {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   std::optional<drydb::DatabaseBuilder> builder;
   std::vector<drydb_table_builder*> tables;
   bool built = false;
 };
 
 struct drydb_table_builder {
-  uint32_t tag = 0;
+  std::atomic<uint32_t> tag{0};
   drydb_builder* owner = nullptr;
   drydb::TableBuilder* table = nullptr;
 };
@@ -398,7 +404,7 @@ template <class T>
 // checks are two compares, the message is built out of line.
 template <class T>
 inline int checked(const T* h, const char* fn) noexcept {
-  if (h != nullptr && h->tag == TagOf<T>::tag) [[likely]]
+  if (h != nullptr && h->tag.load(std::memory_order_relaxed) == TagOf<T>::tag) [[likely]]
     return DRYDB_OK;
   return not_live(h, fn);
 }
@@ -412,6 +418,157 @@ int null_argument(const char* fn, const char* what) noexcept {
     if (int check_rc_ = checked((h), fn); check_rc_ != 0) return check_rc_; \
   } while (0)
 
+// ---- holding a database for a call -----------------------------------------------------------
+//
+// A call that takes no holder (a count, get_copy, verify, a name or count accessor, a table's or
+// index's lookup, a holder's creation) holds its database or dataset, the handle's owner, for its
+// length, so that close, from any thread, waits for it rather than freeing what it reads. (A call
+// that takes a value, batch, cursor or range holder needs no hold: close refuses while any holder
+// is live.) Each thread publishes the owner it holds in a slot of its own, on a cache line no
+// other thread writes: one store and a full fence a call, no read-modify-write of a shared line.
+// Close marks the owner closing, then waits until no slot holds it. Both sides store, then load
+// the other's word, sequentially consistent: either close sees the slot (and waits for the call),
+// or the call sees the mark (and refuses as for a closed handle). Close therefore blocks while a
+// call on another thread runs (each call is bounded; a verify of a large file is the longest).
+class HoldSlots {
+ public:
+  struct alignas(64) Slot {
+    std::atomic<const void*> owner{nullptr};
+    bool taken = false;  // by a live thread; under mu_
+  };
+
+  static HoldSlots& get() {
+    static HoldSlots* slots = new HoldSlots;  // never deleted: threads may outlive statics
+    return *slots;
+  }
+
+  // A slot for a new thread: a free one, or a new one (addresses stay stable in the deque).
+  Slot* take() {
+    std::lock_guard lock(mu_);
+    for (Slot& s : slots_)
+      if (!s.taken) {
+        s.taken = true;
+        return &s;
+      }
+    Slot& s = slots_.emplace_back();
+    s.taken = true;
+    return &s;
+  }
+
+  void give_back(Slot* s) noexcept {
+    std::lock_guard lock(mu_);
+    s->owner.store(nullptr, std::memory_order_relaxed);
+    s->taken = false;
+  }
+
+  // Returns once no thread holds `owner`, whose closing mark the caller has set.
+  void wait_unheld(const void* owner) {
+    while (held(owner))
+      std::this_thread::yield();
+  }
+
+ private:
+  bool held(const void* owner) {
+    std::lock_guard lock(mu_);
+    for (const Slot& s : slots_)
+      if (s.owner.load(std::memory_order_seq_cst) == owner) return true;
+    return false;
+  }
+
+  std::mutex mu_;
+  std::deque<Slot> slots_;
+};
+
+// This thread's slot, taken at its first hold and given back when it exits.
+class ThreadSlot {
+ public:
+  ThreadSlot() : slot_(HoldSlots::get().take()) {}
+  ~ThreadSlot() { HoldSlots::get().give_back(slot_); }
+  ThreadSlot(const ThreadSlot&) = delete;
+  ThreadSlot& operator=(const ThreadSlot&) = delete;
+  std::atomic<const void*>& owner() noexcept { return slot_->owner; }
+
+ private:
+  HoldSlots::Slot* slot_;
+};
+
+ThreadSlot& this_thread_slot() {
+  static thread_local ThreadSlot slot;
+  return slot;
+}
+
+// The owner a handle's call holds: the database of a database, table or index handle, the
+// dataset of a dataset or sharded table handle; nullptr (nothing to hold) for the others.
+const drydb_db* owner_of(const drydb_db* h) noexcept {
+  return h;
+}
+const drydb_db* owner_of(const drydb_table* h) noexcept {
+  return h->db;
+}
+const drydb_db* owner_of(const drydb_index* h) noexcept {
+  return h->db;
+}
+const drydb_dataset* owner_of(const drydb_dataset* h) noexcept {
+  return h;
+}
+const drydb_dataset* owner_of(const drydb_sharded_table* h) noexcept {
+  return h->dataset;
+}
+template <class H>
+const drydb_db* owner_of(const H*) noexcept {
+  return nullptr;
+}
+
+// Holds an owner for the rest of the call (see above); lets go when it goes out of scope.
+class Hold {
+ public:
+  Hold() = default;
+  Hold(const Hold&) = delete;
+  Hold& operator=(const Hold&) = delete;
+  ~Hold() {
+    if (slot_ != nullptr) slot_->store(nullptr, std::memory_order_release);
+  }
+
+  // DRYDB_OK once `owner` (NULL: nothing to hold) is held; an error if it is closed or closing.
+  template <class Owner>
+  int enter(const Owner* owner, const char* fn) {
+    if (owner == nullptr) return DRYDB_OK;
+    std::atomic<const void*>& slot = this_thread_slot().owner();
+    slot.store(owner, std::memory_order_seq_cst);
+    if (owner->closing.load(std::memory_order_seq_cst)) [[unlikely]] {
+      slot.store(nullptr, std::memory_order_relaxed);
+      return record(DRYDB_INVALID_ARGUMENT, fn,
+                    std::is_same_v<Owner, drydb_db> ? "the database has been closed"
+                                                    : "the dataset has been closed");
+    }
+    slot_ = &slot;
+    return DRYDB_OK;
+  }
+
+ private:
+  std::atomic<const void*>* slot_ = nullptr;
+};
+
+// Marks `owner` closing and waits until no call holds it: DRYDB_OK, or an error if another
+// close of it is under way.
+template <class Owner>
+int start_closing(Owner* owner, const char* fn) {
+  if (owner->closing.exchange(true, std::memory_order_seq_cst))
+    return record(DRYDB_INVALID_ARGUMENT, fn,
+                  std::is_same_v<Owner, drydb_db> ? "the database is being closed by another call"
+                                                  : "the dataset is being closed by another call");
+  HoldSlots::get().wait_unheld(owner);
+  return DRYDB_OK;
+}
+
+// DRYDB_CHECK(h), then holds h's owner for the rest of the enclosing body.
+#define DRYDB_HOLD(h)                                                                \
+  DRYDB_CHECK(h);                                                                    \
+  Hold hold_;                                                                        \
+  do {                                                                               \
+    if (int hold_rc_ = hold_.enter(owner_of(h), fn); hold_rc_ != 0) return hold_rc_; \
+  } while (0)
+
 #define DRYDB_CHECK_OUT(p)                            \
   do {                                                \
     if ((p) == nullptr) return null_argument(fn, #p); \
@@ -421,7 +578,7 @@ int null_argument(const char* fn, const char* what) noexcept {
 template <class H, class T, class Get>
 int read_out(const char* fn, const H* h, T* out, Get get) {
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(h);
+    DRYDB_HOLD(h);
     DRYDB_CHECK_OUT(out);
     *out = get();
     return DRYDB_OK;
@@ -527,6 +684,7 @@ int adopt(drydb::ReadOnlyDatabase db, drydb_db** out) {
   h->db.emplace(std::move(db));
   h->tables.clear();
   h->live.store(0, std::memory_order_relaxed);
+  h->closing.store(false, std::memory_order_relaxed);
   for (const drydb::ReadOnlyTable& t : h->db->tables()) {
     drydb_table* th = Shells<drydb_table>::get().take();
     th->db = h;
@@ -550,13 +708,13 @@ int adopt(drydb::ReadOnlyDatabase db, drydb_db** out) {
 void release_tables(drydb_db* h) noexcept {
   for (drydb_table* t : h->tables) {
     for (drydb_index* i : t->indexes) {
+      // i->db stays: a call that read this handle's tag before the close reads it to find the
+      // database, whose closing mark then refuses it.
       i->index.reset();
-      i->db = nullptr;
       Shells<drydb_index>::get().give_back(i);
     }
     t->indexes.clear();
     t->table.reset();
-    t->db = nullptr;
     Shells<drydb_table>::get().give_back(t);
   }
   h->tables.clear();
@@ -913,7 +1071,7 @@ struct Members<drydb_dataset> {
 template <class Parent, class Member>
 int member_at(const char* fn, const Parent* parent, size_t position, const Member** out) {
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(parent);
+    DRYDB_HOLD(parent);
     DRYDB_CHECK_OUT(out);
     *out = nullptr;
     const auto& members = Members<Parent>::of(parent);
@@ -930,7 +1088,7 @@ template <class Parent, class Member>
 int member_named(const char* fn, const Parent* parent, const char* name, size_t name_size,
                  const Member** out) {
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(parent);
+    DRYDB_HOLD(parent);
     DRYDB_CHECK_OUT(out);
     *out = nullptr;
     if (name == nullptr && name_size != 0) return null_argument(fn, "name");
@@ -950,7 +1108,7 @@ int member_named(const char* fn, const Parent* parent, const char* name, size_t 
 template <class H>
 int query_name(const char* fn, const H* h, const char** name, size_t* size) {
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(h);
+    DRYDB_HOLD(h);
     DRYDB_CHECK_OUT(name);
     DRYDB_CHECK_OUT(size);
     *name = queried(h).name().data();
@@ -962,7 +1120,7 @@ int query_name(const char* fn, const H* h, const char** name, size_t* size) {
 template <class H>
 int query_encoding_id(const char* fn, const H* h, const char** id, size_t* size) {
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(h);
+    DRYDB_HOLD(h);
     DRYDB_CHECK_OUT(id);
     DRYDB_CHECK_OUT(size);
     // Encodings live for the process (key_encoding.h), so the id outlives the database.
@@ -977,7 +1135,7 @@ template <class H>
 int query_count_range(const char* fn, const H* h, const drydb_bound* start, const drydb_bound* end,
                       uint64_t* out) {
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(h);
+    DRYDB_HOLD(h);
     DRYDB_CHECK_OUT(out);
     *out = 0;
     std::optional<drydb::KeyBound> s, e;
@@ -997,6 +1155,7 @@ int query_get(const char* fn, const H* h, const drydb_key* key, drydb_value* val
   return guarded(fn, [&]() -> int {
     if (data != nullptr) *data = nullptr;
     if (size != nullptr) *size = 0;
+    // No hold (Hold): the live holder of this database keeps close from freeing it.
     DRYDB_CHECK(h);
     DRYDB_CHECK(value);
     // The holder lets go of its previous answer first (a page cache may need the slot); an index
@@ -1024,7 +1183,7 @@ template <class H>
 int query_get_copy(const char* fn, const H* h, const drydb_key* key, void* buffer, size_t capacity,
                    size_t* size) {
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(h);
+    DRYDB_HOLD(h);
     DRYDB_CHECK_OUT(size);
     *size = 0;
     if (buffer == nullptr && capacity != 0) return null_argument(fn, "buffer");
@@ -1099,7 +1258,7 @@ int new_holder(const char* fn, Owner* owner, Holder** out) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK_OUT(out);
     *out = nullptr;
-    DRYDB_CHECK(owner);
+    DRYDB_HOLD(owner);
     Holder* h = Shells<Holder>::get().take();
     set_owner(h, owner);
     clear_holder(h);
@@ -1213,12 +1372,20 @@ int drydb_db_close(drydb_db* db) {
   static constexpr const char* fn = "drydb_db_close";
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(db);
+    const auto refuse_live = [&](uint64_t live) {
+      return record(DRYDB_INVALID_STATE, fn,
+                    std::to_string(live) +
+                        " values, value batches, cursors or ranges of this database are still "
+                        "live: release them first");
+    };
     if (const uint64_t live = db->live.load(std::memory_order_acquire); live != 0)
-      return record(
-          DRYDB_INVALID_STATE, fn,
-          std::to_string(live) +
-              " values, value batches, cursors or ranges of this database are still live: "
-              "release them first");
+      return refuse_live(live);
+    if (int rc = start_closing(db, fn); rc != DRYDB_OK) return rc;
+    // A holder made while close waited (its creation held the database) keeps it open.
+    if (const uint64_t live = db->live.load(std::memory_order_acquire); live != 0) {
+      db->closing.store(false, std::memory_order_seq_cst);
+      return refuse_live(live);
+    }
     release_tables(db);
     db->db.reset();
     Shells<drydb_db>::get().give_back(db);
@@ -1229,7 +1396,7 @@ int drydb_db_close(drydb_db* db) {
 int drydb_db_verify(const drydb_db* db) {
   static constexpr const char* fn = "drydb_db_verify";
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(db);
+    DRYDB_HOLD(db);
     if (auto st = db->db->verify(); !st) return record(st.error());
     return DRYDB_OK;
   });
@@ -1319,7 +1486,7 @@ int drydb_cursor_create(const drydb_table* table, drydb_cursor** out) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK_OUT(out);
     *out = nullptr;
-    DRYDB_CHECK(table);
+    DRYDB_HOLD(table);
     drydb_cursor* c = Shells<drydb_cursor>::get().take();
     c->db = table->db;
     c->cursor = table->table->cursor();
@@ -1802,7 +1969,7 @@ int drydb_value_batch_create(drydb_db* db, size_t capacity, drydb_value_batch** 
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK_OUT(out);
     *out = nullptr;
-    DRYDB_CHECK(db);
+    DRYDB_HOLD(db);
     if (capacity == 0) return record(DRYDB_INVALID_ARGUMENT, fn, "a batch of 0 slots");
     if (capacity > (size_t{1} << 32))
       return record(DRYDB_INVALID_ARGUMENT, fn,
@@ -2047,8 +2214,7 @@ drydb::ShardedOptions sharded_options(const drydb_open_options* o) {
 // the handle. Requires: no holder of it live.
 void discard_dataset(drydb_dataset* h) noexcept {
   for (drydb_sharded_table* t : h->tables) {
-    t->table.reset();
-    t->dataset = nullptr;
+    t->table.reset();  // t->dataset stays, as a table's db does (release_tables)
     Shells<drydb_sharded_table>::get().give_back(t);
   }
   h->tables.clear();
@@ -2109,6 +2275,7 @@ drydb_dataset* new_dataset() {
   h->db = nullptr;
   h->source = nullptr;
   h->live.store(0, std::memory_order_relaxed);
+  h->closing.store(false, std::memory_order_relaxed);
   return h;
 }
 
@@ -2136,10 +2303,18 @@ int drydb_dataset_close(drydb_dataset* dataset) {
   static constexpr const char* fn = "drydb_dataset_close";
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(dataset);
-    if (const uint64_t live = dataset->live.load(std::memory_order_acquire); live != 0)
+    const auto refuse_live = [&](uint64_t live) {
       return record(DRYDB_INVALID_STATE, fn,
                     std::to_string(live) +
                         " values or ranges of this dataset are still live: release them first");
+    };
+    if (const uint64_t live = dataset->live.load(std::memory_order_acquire); live != 0)
+      return refuse_live(live);
+    if (int rc = start_closing(dataset, fn); rc != DRYDB_OK) return rc;
+    if (const uint64_t live = dataset->live.load(std::memory_order_acquire); live != 0) {
+      dataset->closing.store(false, std::memory_order_seq_cst);
+      return refuse_live(live);
+    }
     discard_dataset(dataset);
     return DRYDB_OK;
   });
@@ -2158,7 +2333,7 @@ int drydb_dataset_shard_count(const drydb_dataset* dataset, uint32_t* out) {
 int drydb_dataset_verify(const drydb_dataset* dataset) {
   static constexpr const char* fn = "drydb_dataset_verify";
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(dataset);
+    DRYDB_HOLD(dataset);
     if (auto st = dataset->db->verify(); !st) return record(st.error());
     return DRYDB_OK;
   });
@@ -2201,7 +2376,7 @@ int drydb_sharded_table_shard_of(const drydb_sharded_table* table, const drydb_k
                                  uint32_t* out) {
   static constexpr const char* fn = "drydb_sharded_table_shard_of";
   return guarded(fn, [&]() -> int {
-    DRYDB_CHECK(table);
+    DRYDB_HOLD(table);
     DRYDB_CHECK_OUT(out);
     *out = 0;
     std::optional<drydb::Key> k;
