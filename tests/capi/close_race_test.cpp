@@ -1,4 +1,4 @@
-// drydb_db_close from one thread while other threads run the calls that
+// drydb_db_close (and drydb_dataset_close) from one thread while other threads run the calls that
 // take no holder (counts, get_copy, verify, name and count accessors, lookups of tables and
 // indexes, holder creation) on the same database: close waits for the calls in flight, the calls
 // that start after it refuse as on a closed handle, and nothing reads freed memory (the suite
@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "drydb/c.h"
+
+#if DRYDB_TEST_DATASETS
+#include "dataset/generation_builder.h"
+#endif
 
 namespace {
 
@@ -226,5 +230,95 @@ TEST(CloseRefusal, ACloseWithALiveHolderLeavesTheDatabaseOpen) {
   EXPECT_EQ(drydb_db_close(db), DRYDB_INVALID_ARGUMENT);
   std::filesystem::remove(path);
 }
+
+#if DRYDB_TEST_DATASETS
+// The same race on a sharded dataset: drydb_dataset_close while other threads count, copy,
+// route keys, verify and look up its table.
+int dataset_round(const drydb_dataset* ds, const drydb_sharded_table* table, int64_t round,
+                  std::string* unexpected) {
+  const auto fail = [&](const std::string& what, int rc) {
+    *unexpected = what + ": " + drydb_status_name(rc) + " " + drydb_last_error_message();
+    return DRYDB_CORRUPTION;
+  };
+  const auto refused = [](int rc) { return rc == DRYDB_INVALID_ARGUMENT; };
+  int rc;
+  const int64_t k = (round * 7919) % kRows;
+  const drydb_key key = drydb_key_int64(k);
+  char buf[32];
+  size_t size = 0;
+  rc = drydb_sharded_table_get_copy(table, &key, buf, sizeof buf, &size);
+  if (refused(rc)) return rc;
+  if (rc != DRYDB_OK || std::string(buf, size) != value_of(k)) return fail("get_copy", rc);
+  uint64_t count = 0;
+  const drydb_bound lo = {DRYDB_INCLUSIVE, drydb_key_int64(100)};
+  const drydb_bound hi = {DRYDB_EXCLUSIVE, drydb_key_int64(1100)};
+  rc = drydb_sharded_table_count_range(table, &lo, &hi, &count);
+  if (refused(rc)) return rc;
+  if (rc != DRYDB_OK || count != 1000) return fail("count_range", rc);
+  uint32_t shard = 0;
+  rc = drydb_sharded_table_shard_of(table, &key, &shard);
+  if (refused(rc)) return rc;
+  if (rc != DRYDB_OK || shard >= 2) return fail("shard_of", rc);
+  const drydb_sharded_table* found = nullptr;
+  rc = drydb_dataset_table(ds, "items", 5, &found);
+  if (refused(rc)) return rc;
+  if (rc != DRYDB_OK || found != table) return fail("dataset_table", rc);
+  if (round % 8 == 0) {
+    rc = drydb_dataset_verify(ds);
+    if (refused(rc)) return rc;
+    if (rc != DRYDB_OK) return fail("verify", rc);
+  }
+  return DRYDB_OK;
+}
+
+TEST(DatasetCloseRace, CloseWaitsForCallsInFlightAndLaterCallsRefuse) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / "drydb_close_race_dataset";
+  std::filesystem::remove_all(root);
+  drydb_test::ShardedTable t = drydb_test::sharded_table("items", drydb::KeyEncoding::int64());
+  for (int64_t k = 0; k < kRows; ++k)
+    t.rows[drydb_test::int64_key(k)] = value_of(k);
+  t.partitioning.splits.push_back(drydb_test::int64_key(kRows / 2));
+  ASSERT_NO_FATAL_FAILURE(drydb_test::build_generation(root, 1, {t}, 2));
+
+  for (int round = 0; round < kRounds / 2; ++round) {
+    drydb_dataset* ds = nullptr;
+    ASSERT_EQ(drydb_dataset_open(root.string().c_str(), nullptr, &ds), DRYDB_OK)
+        << drydb_last_error_message();
+    const drydb_sharded_table* table = nullptr;
+    ASSERT_EQ(drydb_dataset_table(ds, "items", 5, &table), DRYDB_OK);
+    std::latch querying(kQueriers);
+    std::vector<QuerierOutcome> outcomes(kQueriers);
+    std::vector<std::thread> queriers;
+    for (int q = 0; q < kQueriers; ++q)
+      queriers.emplace_back([&, q] {
+        QuerierOutcome& out = outcomes[q];
+        for (int64_t r = 0;; ++r) {
+          const int rc = dataset_round(ds, table, r + q, &out.unexpected);
+          if (r == 0) querying.count_down();
+          if (rc != DRYDB_OK) {
+            out.refused = rc;
+            return;
+          }
+          out.rounds = r + 1;
+        }
+      });
+    querying.wait();
+    const int close_rc = drydb_dataset_close(ds);  // no holders here: it cannot be refused
+    for (std::thread& th : queriers)
+      th.join();
+    ASSERT_EQ(close_rc, DRYDB_OK) << drydb_last_error_message();
+    for (const QuerierOutcome& out : outcomes) {
+      EXPECT_EQ(out.unexpected, "");
+      EXPECT_GE(out.rounds, 1);
+      EXPECT_EQ(out.refused, DRYDB_INVALID_ARGUMENT);
+    }
+    uint64_t count = 0;
+    EXPECT_EQ(drydb_sharded_table_count(table, &count), DRYDB_INVALID_ARGUMENT);
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::filesystem::remove_all(root);
+}
+#endif
 
 }  // namespace
