@@ -692,7 +692,9 @@ DRYDB_C_EXPORT int drydb_builder_create_with_options(const drydb_builder_options
  * this builder") and frees nothing: release it after the build returns. */
 DRYDB_C_EXPORT int drydb_builder_release(drydb_builder* builder);
 /* Adds a table named by the `name_size` bytes at `name`, keyed by `key_kind` (bytes: memcmp
- * order; int64: signed order; uuid: uuid_v7; ulid). *out is owned by the builder: valid until it
+ * order; int64: signed order; uuid: uuid_v7; ulid). The name is kept whole: a NUL byte in it is
+ * part of it, as in every sized name of this API (drydb_db_table of "a" never finds "a\0b").
+ * Paths, NUL-terminated, end at their first NUL. *out is owned by the builder: valid until it
  * is released. DRYDB_DUPLICATE_NAME, DRYDB_INVALID_ARGUMENT for a bad name or kind. */
 DRYDB_C_EXPORT int drydb_builder_create_table(drydb_builder* builder, const char* name,
                                               size_t name_size, int32_t key_kind,

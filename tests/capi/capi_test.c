@@ -1513,6 +1513,47 @@ static void test_index_builder_errors(void) {
   }
 }
 
+/* ---- names with a NUL ---------------------------------------------------------------------- */
+
+/* Names are sized byte strings: one holding a NUL is kept whole through the build and the
+ * look-ups (a table "a\0b" is not the table "a"), never cut at the NUL. */
+static void test_names_with_a_nul(void) {
+  drydb_builder* b = NULL;
+  drydb_table_builder* t = NULL;
+  drydb_key k = drydb_key_bytes("k", 1);
+  void* data = NULL;
+  size_t size = 0;
+  drydb_db* db = NULL;
+  const drydb_table* table = NULL;
+  const drydb_index* index = NULL;
+  const char* name = NULL;
+  size_t name_size = 0;
+
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "a\0b", 3, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(t, "i\0j", 3, 0, DRYDB_KEY_BYTES, index_by_value,
+                                         index_key_buffer),
+           DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "a", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_OK);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  CHECK_RC(drydb_db_open_memory(data, size, NULL, &db), DRYDB_OK);
+  CHECK_RC(drydb_db_table(db, "a\0b", 3, &table), DRYDB_OK);
+  CHECK_RC(drydb_table_name(table, &name, &name_size), DRYDB_OK);
+  CHECK(name_size == 3 && memcmp(name, "a\0b", 3) == 0);
+  CHECK_RC(drydb_table_index(table, "i", 1, &index), DRYDB_NOT_FOUND);
+  CHECK_RC(drydb_table_index(table, "i\0j", 3, &index), DRYDB_OK);
+  CHECK_RC(drydb_index_name(index, &name, &name_size), DRYDB_OK);
+  CHECK(name_size == 3 && memcmp(name, "i\0j", 3) == 0);
+  CHECK_RC(drydb_db_table(db, "a", 1, &table), DRYDB_OK);
+  CHECK_RC(drydb_table_name(table, &name, &name_size), DRYDB_OK);
+  CHECK(name_size == 1);
+  CHECK_RC(drydb_db_table(db, "a\0", 2, &table), DRYDB_NOT_FOUND);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
+  drydb_free(data);
+}
+
 /* ---- a release while a build runs ---------------------------------------------------------- */
 
 /* An index key function that holds the build at its first row until the test says go: the build
@@ -2883,6 +2924,7 @@ int main(int argc, char** argv) {
   test_get_many_pinned(path);
   test_index_builder_errors();
   test_release_during_build(dir);
+  test_names_with_a_nul();
   test_builder_options(dir);
   test_bad_files(dir, path);
   drydb_free(memory);
