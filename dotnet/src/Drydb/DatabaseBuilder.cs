@@ -61,7 +61,16 @@ public sealed unsafe class DatabaseBuilder : IDisposable
   private long memoryBudget;
 
   /// <summary>Folder for spilled runs (null = the system's temp folder).</summary>
-  public string? TempDirectory { get => tempDirectory; set { ThrowIfStarted(); tempDirectory = value; } }
+  public string? TempDirectory
+  {
+    get => tempDirectory;
+    set
+    {
+      ThrowIfStarted();
+      if (value != null) NativeText.Path(value, nameof(value));  // refused here, not at the first CreateTable
+      tempDirectory = value;
+    }
+  }
   private string? tempDirectory;
 
   /// <summary>Adds a table keyed by `encoding` (default <see cref="KeyEncoding.Ascii"/>).</summary>
@@ -71,7 +80,7 @@ public sealed unsafe class DatabaseBuilder : IDisposable
     if (name == null) throw new ArgumentNullException(nameof(name));
     encoding ??= KeyEncoding.Ascii;
     IntPtr builder = Start();
-    byte[] utf8 = Keys.Name(name);
+    byte[] utf8 = NativeText.Name(name, nameof(name));
     IntPtr table;
     fixed (byte* p = utf8) Errors.Check(NativeMethods.drydb_builder_create_table(builder, p, (nuint)utf8.Length, encoding.Kind, &table));
     var tableBuilder = new TableBuilder(this, table, name, encoding);
@@ -87,7 +96,7 @@ public sealed unsafe class DatabaseBuilder : IDisposable
   public void BuildToFile(string path)
   {
     if (path == null) throw new ArgumentNullException(nameof(path));
-    byte[] utf8 = NulTerminated(path);
+    byte[] utf8 = NativeText.Path(path, nameof(path));
     BuildToFile(BeginBuild(), utf8);
   }
 
@@ -115,7 +124,7 @@ public sealed unsafe class DatabaseBuilder : IDisposable
     try
     {
       if (path == null) throw new ArgumentNullException(nameof(path));
-      byte[] utf8 = NulTerminated(path);
+      byte[] utf8 = NativeText.Path(path, nameof(path));
       IntPtr builder = BeginBuild();
       return new ValueTask(Task.Run(() => BuildToFile(builder, utf8)));
     }
@@ -173,7 +182,7 @@ public sealed unsafe class DatabaseBuilder : IDisposable
     if (disposed) throw new ObjectDisposedException(nameof(DatabaseBuilder));
     if (built) throw new InvalidOperationException("the database was built already");
     if (handle != IntPtr.Zero) return handle;
-    byte[]? temp = tempDirectory == null ? null : NulTerminated(tempDirectory);
+    byte[]? temp = tempDirectory == null ? null : NativeText.Path(tempDirectory, nameof(TempDirectory));
     fixed (byte* t = temp)
     {
       var options = new BuilderOptions
@@ -231,13 +240,6 @@ public sealed unsafe class DatabaseBuilder : IDisposable
   {
     if (handle != IntPtr.Zero || built)
       throw new InvalidOperationException("builder options are set before the first CreateTable");
-  }
-
-  internal static byte[] NulTerminated(string text)
-  {
-    byte[] utf8 = new byte[Encoding.UTF8.GetByteCount(text) + 1];
-    Encoding.UTF8.GetBytes(text, 0, text.Length, utf8, 0);
-    return utf8;
   }
 
   internal void ThrowIfReleased()
@@ -310,7 +312,7 @@ public sealed unsafe class TableBuilder
   public void Append(string key, ReadOnlySpan<byte> value)
   {
     if (key == null) throw new ArgumentNullException(nameof(key));
-    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes], nameof(key));
     Append(utf8.Bytes, value);
   }
 
@@ -365,7 +367,7 @@ public sealed unsafe class TableBuilder
     if (encoding == null) throw new ArgumentNullException(nameof(encoding));
     builder.ThrowIfReleased();
     var callback = new IndexCallback(factory, encoding.Kind, KeyEncoding.Kind == KeyKinds.Int64, $"{Name}.{name}");
-    byte[] utf8 = Keys.Name(name);
+    byte[] utf8 = NativeText.Name(name, nameof(name));
     int status;
     fixed (byte* p = utf8)
     {
@@ -470,7 +472,7 @@ internal sealed unsafe class IndexCallback
         *output = NativeKey.Integer(i);
         return Status.Ok;
       case string s:
-        return Hand(Encoding.UTF8.GetBytes(s), KeyKinds.Bytes, output);
+        return Hand(NativeText.Bytes(s, "index key"), KeyKinds.Bytes, output);
       case Guid g:
       {
         byte[] bytes = new byte[16];
