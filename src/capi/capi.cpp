@@ -690,6 +690,16 @@ int begin_build(drydb_builder* b, const char* fn) {
                                                : "a builder builds once");
 }
 
+// Ends the build begin_build began when it goes out of scope, however the build returns (a
+// std::bad_alloc included): the builder is built, and may be released.
+struct BuildEnd {
+  drydb_builder* b;
+  explicit BuildEnd(drydb_builder* builder) : b(builder) {}
+  BuildEnd(const BuildEnd&) = delete;
+  BuildEnd& operator=(const BuildEnd&) = delete;
+  ~BuildEnd() { b->phase.store(BuilderPhase::built, std::memory_order_release); }
+};
+
 // A range handle between walks: positioned anew, its walk not begun.
 void restart(drydb_range* r) noexcept {
   r->it.reset();
@@ -1692,9 +1702,8 @@ int drydb_builder_build_to_file(drydb_builder* builder, const char* path) {
     DRYDB_CHECK(builder);
     DRYDB_CHECK_OUT(path);
     if (int rc = begin_build(builder, fn); rc != 0) return rc;
-    drydb::status st = builder->builder->build_to_file(path);
-    builder->phase.store(BuilderPhase::built, std::memory_order_release);
-    if (!st) return record(st.error());
+    const BuildEnd end{builder};
+    if (auto st = builder->builder->build_to_file(path); !st) return record(st.error());
     return DRYDB_OK;
   });
 }
@@ -1708,8 +1717,8 @@ int drydb_builder_build_to_memory(drydb_builder* builder, void** data, size_t* s
     *size = 0;
     DRYDB_CHECK(builder);
     if (int rc = begin_build(builder, fn); rc != 0) return rc;
+    const BuildEnd end{builder};
     auto bytes = builder->builder->build_to_memory();
-    builder->phase.store(BuilderPhase::built, std::memory_order_release);
     if (!bytes) return record(bytes.error());
     void* p = std::malloc(bytes->size() == 0 ? 1 : bytes->size());
     if (p == nullptr) return record(DRYDB_OUT_OF_MEMORY, fn, "out of memory");
