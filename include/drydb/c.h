@@ -43,9 +43,11 @@
  *
  * Threads. A database, its tables and indexes may be queried from many threads at once, and
  * closed while they are (drydb_db_close waits for the calls in flight). A value, value batch,
- * cursor or range handle belongs to one thread at a time. A builder belongs to one thread. The
- * last-error message is per OS thread: a binding whose consecutive calls may run on different
- * OS threads (Go's cgo) must read it on the thread that made the failing call.
+ * cursor or range handle belongs to one thread at a time. A builder belongs to one thread, but
+ * for drydb_builder_release, which may be called while a build runs on another thread: it is
+ * refused then (see below), never frees the builder under the build. The last-error message is
+ * per OS thread: a binding whose consecutive calls may run on different OS threads (Go's cgo)
+ * must read it on the thread that made the failing call.
  */
 #ifndef DRYDB_C_H_
 #define DRYDB_C_H_
@@ -643,8 +645,18 @@ DRYDB_C_EXPORT int drydb_live_dataset_pin(drydb_live_dataset* live, drydb_datase
 
 /* ---- building ------------------------------------------------------------------------------ */
 
-/* A database builder (drydb::DatabaseBuilder). Errors are sticky: a failed append or
- * create_table returns its error and every later build returns the first one. */
+/* A database builder (drydb::DatabaseBuilder).
+ *
+ * Errors are sticky. The first error the builder records (a bad or duplicate table or index
+ * name, a key of the wrong type or too long, a bad miss filter size, ...) is returned by the call
+ * that made it; from then on every drydb_builder_create_table, drydb_table_builder_append,
+ * _add_index and _add_miss_filter of that builder returns DRYDB_INVALID_STATE ("the builder
+ * failed earlier: " and the first error's message) and changes nothing, and every build returns
+ * the first error itself. A call refused before it reaches the builder (a NULL or released
+ * handle or pointer, an unknown key kind, a call after the build) records nothing and leaves the
+ * builder as it was. A create that fails (drydb_builder_create, _create_with_options,
+ * _create_table, for any reason) sets its *out to NULL, and a failed
+ * drydb_builder_build_to_memory sets *data to NULL and *size to 0. */
 typedef struct drydb_builder drydb_builder;
 typedef struct drydb_table_builder drydb_table_builder;
 
@@ -682,10 +694,15 @@ typedef struct drydb_builder_options {
  * drydb_builder_release. */
 DRYDB_C_EXPORT int drydb_builder_create_with_options(const drydb_builder_options* options,
                                                      drydb_builder** out);
-/* Releases the builder and its table builders (their handles become released). */
+/* Releases the builder and its table builders (their handles become released). While a build of
+ * it runs on another thread (inside drydb_builder_build_to_file / _to_memory, its index
+ * functions included) the release is refused with DRYDB_INVALID_STATE ("a build is running on
+ * this builder") and frees nothing: release it after the build returns. */
 DRYDB_C_EXPORT int drydb_builder_release(drydb_builder* builder);
 /* Adds a table named by the `name_size` bytes at `name`, keyed by `key_kind` (bytes: memcmp
- * order; int64: signed order; uuid: uuid_v7; ulid). *out is owned by the builder: valid until it
+ * order; int64: signed order; uuid: uuid_v7; ulid). The name is kept whole: a NUL byte in it is
+ * part of it, as in every sized name of this API (drydb_db_table of "a" never finds "a\0b").
+ * Paths, NUL-terminated, end at their first NUL. *out is owned by the builder: valid until it
  * is released. DRYDB_DUPLICATE_NAME, DRYDB_INVALID_ARGUMENT for a bad name or kind. */
 DRYDB_C_EXPORT int drydb_builder_create_table(drydb_builder* builder, const char* name,
                                               size_t name_size, int32_t key_kind,
@@ -728,7 +745,9 @@ DRYDB_C_EXPORT int drydb_table_builder_add_index(drydb_table_builder* table, con
 DRYDB_C_EXPORT int drydb_table_builder_add_miss_filter(drydb_table_builder* table,
                                                        uint32_t bits_per_key);
 /* Writes the database to `path` atomically (temp file, fsync, rename): on an error `path` is
- * untouched. A builder builds once; a second build is DRYDB_INVALID_STATE. */
+ * untouched. A builder builds once; a second build, or one started while a build runs, is
+ * DRYDB_INVALID_STATE, and so are create_table, append, add_index and add_miss_filter during the
+ * build or after it. */
 DRYDB_C_EXPORT int drydb_builder_build_to_file(drydb_builder* builder, const char* path);
 /* Builds into memory: *data (allocated by drydb, freed by the caller with drydb_free) holds
  * *size bytes, which drydb_db_open_memory reads. */

@@ -334,11 +334,16 @@ struct drydb_live_dataset {
   std::atomic<uint64_t> pins{0};  // pinned datasets not yet closed: close waits for 0
 };
 
+// Where a builder is: open (taking tables, rows and indexes), building (a build_to_file or
+// _to_memory runs, perhaps on another thread than a release), built (or released). Atomic:
+// drydb_builder_release reads it while a build on another thread may move it on.
+enum class BuilderPhase : uint8_t { open, building, built };
+
 struct drydb_builder {
   std::atomic<uint32_t> tag{0};
   std::optional<drydb::DatabaseBuilder> builder;
   std::vector<drydb_table_builder*> tables;
-  bool built = false;
+  std::atomic<BuilderPhase> phase{BuilderPhase::open};
 };
 
 struct drydb_table_builder {
@@ -829,11 +834,53 @@ int new_builder(drydb::BuildOptions options, drydb_builder** out) {
   drydb_builder* b = Shells<drydb_builder>::get().take();
   b->builder.emplace(std::move(options));
   b->tables.clear();
-  b->built = false;
+  b->phase.store(BuilderPhase::open, std::memory_order_relaxed);
   b->tag = kBuilderTag;
   *out = b;
   return DRYDB_OK;
 }
+
+// DRYDB_OK while `b` takes tables, rows and indexes; else records why not (a build runs or has
+// run).
+int check_open(const drydb_builder* b, const char* fn) {
+  switch (b->phase.load(std::memory_order_acquire)) {
+    case BuilderPhase::open:
+      return DRYDB_OK;
+    case BuilderPhase::building:
+      return record(DRYDB_INVALID_STATE, fn, "a build is running on this builder");
+    case BuilderPhase::built:
+      break;
+  }
+  return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+}
+
+// DRYDB_OK if `b` has not failed; else DRYDB_INVALID_STATE naming its first error (sticky: every
+// call after a failed one refuses, and changes nothing).
+int check_not_failed(const drydb_builder* b, const char* fn) {
+  if (const drydb::status& st = b->builder->status(); !st)
+    return record(DRYDB_INVALID_STATE, fn, "the builder failed earlier: " + st.error().message);
+  return DRYDB_OK;
+}
+
+// Moves `b` from open to building for one build; else records why not.
+int begin_build(drydb_builder* b, const char* fn) {
+  BuilderPhase seen = BuilderPhase::open;
+  if (b->phase.compare_exchange_strong(seen, BuilderPhase::building, std::memory_order_acq_rel))
+    return DRYDB_OK;
+  return record(DRYDB_INVALID_STATE, fn,
+                seen == BuilderPhase::building ? "a build is running on this builder"
+                                               : "a builder builds once");
+}
+
+// Ends the build begin_build began when it goes out of scope, however the build returns (a
+// std::bad_alloc included): the builder is built, and may be released.
+struct BuildEnd {
+  drydb_builder* b;
+  explicit BuildEnd(drydb_builder* builder) : b(builder) {}
+  BuildEnd(const BuildEnd&) = delete;
+  BuildEnd& operator=(const BuildEnd&) = delete;
+  ~BuildEnd() { b->phase.store(BuilderPhase::built, std::memory_order_release); }
+};
 
 // A range handle between walks: positioned anew, its walk not begun.
 void restart(drydb_range* r) noexcept {
@@ -1775,6 +1822,16 @@ int drydb_builder_release(drydb_builder* builder) {
   static constexpr const char* fn = "drydb_builder_release";
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(builder);
+    // Never under a running build (another thread's): it reads the builder until it returns.
+    // Marking the builder built first also refuses a build that would start meanwhile.
+    BuilderPhase seen = builder->phase.load(std::memory_order_acquire);
+    while (seen != BuilderPhase::building &&
+           !builder->phase.compare_exchange_weak(seen, BuilderPhase::built,
+                                                 std::memory_order_acq_rel)) {
+    }
+    if (seen == BuilderPhase::building)
+      return record(DRYDB_INVALID_STATE, fn,
+                    "a build is running on this builder: release it after the build returns");
     for (drydb_table_builder* t : builder->tables) {
       t->table = nullptr;
       t->owner = nullptr;
@@ -1795,15 +1852,13 @@ int drydb_builder_create_table(drydb_builder* builder, const char* name, size_t 
     *out = nullptr;
     DRYDB_CHECK(builder);
     if (name == nullptr && name_size != 0) return null_argument(fn, "name");
-    if (builder->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+    if (int rc = check_open(builder, fn); rc != 0) return rc;
+    if (int rc = check_not_failed(builder, fn); rc != 0) return rc;
     drydb::KeyEncoding encoding = drydb::KeyEncoding::bytes();
     if (int rc = encoding_of(key_kind, fn, &encoding); rc != 0) return rc;
-    // The builder's errors are sticky: a status failed before this call is not this call's.
-    const bool failed_before = !builder->builder->status();
     drydb::TableBuilder& t =
         builder->builder->create_table(std::string_view(name, name_size), encoding);
-    if (!failed_before && !builder->builder->status())
-      return record(builder->builder->status().error());
+    if (!builder->builder->status()) return record(builder->builder->status().error());
     builder->tables.reserve(builder->tables.size() + 1);  // so push_back below cannot throw
     drydb_table_builder* h = Shells<drydb_table_builder>::get().take();
     h->owner = builder;
@@ -1821,17 +1876,13 @@ int drydb_table_builder_append(drydb_table_builder* table, const drydb_key* key,
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(table);
     if (value == nullptr && value_size != 0) return null_argument(fn, "value");
-    if (table->owner->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+    if (int rc = check_open(table->owner, fn); rc != 0) return rc;
+    if (int rc = check_not_failed(table->owner, fn); rc != 0) return rc;
     std::optional<drydb::Key> k;
     if (int rc = to_key(key, fn, &k); rc != 0) return rc;
-    const bool failed_before = !table->table->status();
     table->table->append(
         *k, std::span<const std::byte>(static_cast<const std::byte*>(value), value_size));
-    if (!table->table->status())
-      return failed_before
-                 ? record(DRYDB_INVALID_STATE, fn,
-                          "the builder failed earlier: " + table->table->status().error().message)
-                 : record(table->table->status().error());
+    if (!table->table->status()) return record(table->table->status().error());
     return DRYDB_OK;
   });
 }
@@ -1841,8 +1892,8 @@ int drydb_builder_build_to_file(drydb_builder* builder, const char* path) {
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(builder);
     DRYDB_CHECK_OUT(path);
-    if (builder->built) return record(DRYDB_INVALID_STATE, fn, "a builder builds once");
-    builder->built = true;
+    if (int rc = begin_build(builder, fn); rc != 0) return rc;
+    const BuildEnd end{builder};
     if (auto st = builder->builder->build_to_file(path); !st) return record(st.error());
     return DRYDB_OK;
   });
@@ -1856,8 +1907,8 @@ int drydb_builder_build_to_memory(drydb_builder* builder, void** data, size_t* s
     *data = nullptr;
     *size = 0;
     DRYDB_CHECK(builder);
-    if (builder->built) return record(DRYDB_INVALID_STATE, fn, "a builder builds once");
-    builder->built = true;
+    if (int rc = begin_build(builder, fn); rc != 0) return rc;
+    const BuildEnd end{builder};
     auto bytes = builder->builder->build_to_memory();
     if (!bytes) return record(bytes.error());
     void* p = std::malloc(bytes->size() == 0 ? 1 : bytes->size());
@@ -2166,10 +2217,10 @@ int drydb_table_builder_add_index(drydb_table_builder* table, const char* name, 
     DRYDB_CHECK(table);
     if (name == nullptr && name_size != 0) return null_argument(fn, "name");
     if (index_key == nullptr) return null_argument(fn, "index_key");
-    if (table->owner->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
+    if (int rc = check_open(table->owner, fn); rc != 0) return rc;
+    if (int rc = check_not_failed(table->owner, fn); rc != 0) return rc;
     drydb::KeyEncoding encoding = drydb::KeyEncoding::bytes();
     if (int rc = encoding_of(key_kind, fn, &encoding); rc != 0) return rc;
-    const bool failed_before = !table->table->status();
     table->table->add_secondary_index(
         std::string_view(name, name_size), unique != 0, encoding,
         [index_key, ctx](std::span<const std::byte> key, std::span<const std::byte> value)
@@ -2190,11 +2241,7 @@ int drydb_table_builder_add_index(drydb_table_builder* table, const char* name, 
             return drydb::Error(static_cast<drydb::errc>(bad), last_error);
           return std::optional<drydb::IndexKey>(std::in_place, *k);
         });
-    if (!table->table->status())
-      return failed_before
-                 ? record(DRYDB_INVALID_STATE, fn,
-                          "the builder failed earlier: " + table->table->status().error().message)
-                 : record(table->table->status().error());
+    if (!table->table->status()) return record(table->table->status().error());
     return DRYDB_OK;
   });
 }
@@ -2203,14 +2250,10 @@ int drydb_table_builder_add_miss_filter(drydb_table_builder* table, uint32_t bit
   static constexpr const char* fn = "drydb_table_builder_add_miss_filter";
   return guarded(fn, [&]() -> int {
     DRYDB_CHECK(table);
-    if (table->owner->built) return record(DRYDB_INVALID_STATE, fn, "the builder has built");
-    const bool failed_before = !table->table->status();
+    if (int rc = check_open(table->owner, fn); rc != 0) return rc;
+    if (int rc = check_not_failed(table->owner, fn); rc != 0) return rc;
     table->table->add_miss_filter(bits_per_key);
-    if (!table->table->status())
-      return failed_before
-                 ? record(DRYDB_INVALID_STATE, fn,
-                          "the builder failed earlier: " + table->table->status().error().message)
-                 : record(table->table->status().error());
+    if (!table->table->status()) return record(table->table->status().error());
     return DRYDB_OK;
   });
 }

@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdir */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,7 +350,34 @@ static void test_builder_errors(const char* dir) {
   CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
   CHECK_RC(drydb_builder_create_table(b, "t", 1, DRYDB_KEY_INT64, &t2), DRYDB_DUPLICATE_NAME);
   CHECK(t2 == NULL);
+  /* One failed call poisons every later one: each returns DRYDB_INVALID_STATE naming the first
+   * error, and a create sets its output to NULL (even for a name that is fine, or one that is
+   * bad in another way). */
+  t2 = t;
+  CHECK_RC(drydb_builder_create_table(b, "", 0, DRYDB_KEY_BYTES, &t2), DRYDB_INVALID_STATE);
+  CHECK_MESSAGE("failed earlier");
+  CHECK_MESSAGE("created twice");
+  CHECK(t2 == NULL);
+  t2 = t;
+  CHECK_RC(drydb_builder_create_table(b, "fresh", 5, DRYDB_KEY_BYTES, &t2), DRYDB_INVALID_STATE);
+  CHECK(t2 == NULL);
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_table_builder_add_miss_filter(t, 10), DRYDB_INVALID_STATE);
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 0, DRYDB_KEY_BYTES, index_by_len, NULL),
+           DRYDB_INVALID_STATE);
   CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_DUPLICATE_NAME);
+  CHECK(data == NULL && size == 0);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+
+  /* The same after a failed append (an empty table name refused first). */
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  t2 = (drydb_table_builder*)(void*)b;
+  CHECK_RC(drydb_builder_create_table(b, "", 0, DRYDB_KEY_BYTES, &t2), DRYDB_INVALID_ARGUMENT);
+  CHECK(t2 == NULL);
+  t2 = (drydb_table_builder*)(void*)b;
+  CHECK_RC(drydb_builder_create_table(b, "", 0, DRYDB_KEY_BYTES, &t2), DRYDB_INVALID_STATE);
+  CHECK(t2 == NULL);
+  CHECK_RC(drydb_builder_build_to_file(b, path_in(dir, "never.drydb")), DRYDB_INVALID_ARGUMENT);
   CHECK_RC(drydb_builder_release(b), DRYDB_OK);
 
   CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
@@ -1483,6 +1511,144 @@ static void test_index_builder_errors(void) {
     CHECK_RC(drydb_table_builder_add_miss_filter(t, 10), DRYDB_INVALID_STATE);
     CHECK_RC(drydb_builder_release(b), DRYDB_OK);
   }
+}
+
+/* ---- names with a NUL ---------------------------------------------------------------------- */
+
+/* Names are sized byte strings: one holding a NUL is kept whole through the build and the
+ * look-ups (a table "a\0b" is not the table "a"), never cut at the NUL. */
+static void test_names_with_a_nul(void) {
+  drydb_builder* b = NULL;
+  drydb_table_builder* t = NULL;
+  drydb_key k = drydb_key_bytes("k", 1);
+  void* data = NULL;
+  size_t size = 0;
+  drydb_db* db = NULL;
+  const drydb_table* table = NULL;
+  const drydb_index* index = NULL;
+  const char* name = NULL;
+  size_t name_size = 0;
+
+  CHECK_RC(drydb_builder_create(512, &b), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "a\0b", 3, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_append(t, &k, "v", 1), DRYDB_OK);
+  CHECK_RC(drydb_table_builder_add_index(t, "i\0j", 3, 0, DRYDB_KEY_BYTES, index_by_value,
+                                         index_key_buffer),
+           DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(b, "a", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  CHECK_RC(drydb_builder_build_to_memory(b, &data, &size), DRYDB_OK);
+  CHECK_RC(drydb_builder_release(b), DRYDB_OK);
+  CHECK_RC(drydb_db_open_memory(data, size, NULL, &db), DRYDB_OK);
+  CHECK_RC(drydb_db_table(db, "a\0b", 3, &table), DRYDB_OK);
+  CHECK_RC(drydb_table_name(table, &name, &name_size), DRYDB_OK);
+  CHECK(name_size == 3 && memcmp(name, "a\0b", 3) == 0);
+  CHECK_RC(drydb_table_index(table, "i", 1, &index), DRYDB_NOT_FOUND);
+  CHECK_RC(drydb_table_index(table, "i\0j", 3, &index), DRYDB_OK);
+  CHECK_RC(drydb_index_name(index, &name, &name_size), DRYDB_OK);
+  CHECK(name_size == 3 && memcmp(name, "i\0j", 3) == 0);
+  CHECK_RC(drydb_db_table(db, "a", 1, &table), DRYDB_OK);
+  CHECK_RC(drydb_table_name(table, &name, &name_size), DRYDB_OK);
+  CHECK(name_size == 1);
+  CHECK_RC(drydb_db_table(db, "a\0", 2, &table), DRYDB_NOT_FOUND);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
+  drydb_free(data);
+}
+
+/* ---- a release while a build runs ---------------------------------------------------------- */
+
+/* An index key function that holds the build at its first row until the test says go: the build
+ * is then known to be running (on another thread) while the test releases the builder. */
+typedef struct build_gate {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int building; /* the index function has been entered */
+  int go;       /* the test has tried its release: the build may finish */
+} build_gate;
+
+static int index_held(void* ctx, const void* key, size_t key_size, const void* value,
+                      size_t value_size, drydb_key* out) {
+  build_gate* gate = ctx;
+  (void)value;
+  (void)value_size;
+  pthread_mutex_lock(&gate->mu);
+  gate->building = 1;
+  pthread_cond_broadcast(&gate->cv);
+  while (!gate->go)
+    pthread_cond_wait(&gate->cv, &gate->mu);
+  pthread_mutex_unlock(&gate->mu);
+  *out = drydb_key_bytes(key, key_size);
+  return DRYDB_OK;
+}
+
+typedef struct held_build {
+  drydb_builder* builder;
+  const char* path;
+  int status;
+} held_build;
+
+static void* run_held_build(void* arg) {
+  held_build* build = arg;
+  build->status = drydb_builder_build_to_file(build->builder, build->path);
+  return NULL;
+}
+
+static void test_release_during_build(const char* dir) {
+  enum { rows = 2000 };
+  build_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+  char path[4096];
+  held_build build = {NULL, path, -100};
+  drydb_table_builder* t = NULL;
+  drydb_db* db = NULL;
+  const drydb_table* table = NULL;
+  const drydb_index* index = NULL;
+  pthread_t thread;
+  uint64_t count = 0;
+  int i;
+
+  snprintf(path, sizeof path, "%s/held.drydb", dir);
+  CHECK_RC(drydb_builder_create(512, &build.builder), DRYDB_OK);
+  CHECK_RC(drydb_builder_create_table(build.builder, "t", 1, DRYDB_KEY_BYTES, &t), DRYDB_OK);
+  for (i = 0; i < rows; ++i) {
+    char key[16];
+    drydb_key k;
+    snprintf(key, sizeof key, "k%06d", i);
+    k = drydb_key_bytes(key, strlen(key));
+    CHECK_RC(drydb_table_builder_append(t, &k, key, strlen(key)), DRYDB_OK);
+  }
+  CHECK_RC(drydb_table_builder_add_index(t, "i", 1, 1, DRYDB_KEY_BYTES, index_held, &gate),
+           DRYDB_OK);
+  if (pthread_create(&thread, NULL, run_held_build, &build) != 0) {
+    CHECK(!"pthread_create");
+    return;
+  }
+  pthread_mutex_lock(&gate.mu);
+  while (!gate.building)
+    pthread_cond_wait(&gate.cv, &gate.mu);
+  pthread_mutex_unlock(&gate.mu);
+
+  /* The build is inside the index function: the builder is refused, and so is another build or
+   * a change; nothing is freed. */
+  CHECK_RC(drydb_builder_release(build.builder), DRYDB_INVALID_STATE);
+  CHECK_MESSAGE("build is running");
+  CHECK_RC(drydb_builder_create_table(build.builder, "u", 1, DRYDB_KEY_BYTES, &t),
+           DRYDB_INVALID_STATE);
+  CHECK(t == NULL);
+
+  pthread_mutex_lock(&gate.mu);
+  gate.go = 1;
+  pthread_cond_broadcast(&gate.cv);
+  pthread_mutex_unlock(&gate.mu);
+  pthread_join(thread, NULL);
+  CHECK_RC(build.status, DRYDB_OK);
+  CHECK_RC(drydb_builder_release(build.builder), DRYDB_OK);
+
+  /* The build finished whole. */
+  CHECK_RC(drydb_db_open(path, NULL, &db), DRYDB_OK);
+  CHECK_RC(drydb_db_table(db, "t", 1, &table), DRYDB_OK);
+  CHECK_RC(drydb_table_count(table, &count), DRYDB_OK);
+  CHECK(count == rows);
+  CHECK_RC(drydb_table_index(table, "i", 1, &index), DRYDB_OK);
+  CHECK_RC(drydb_db_close(db), DRYDB_OK);
 }
 
 /* ---- get_many ------------------------------------------------------------------------------ */
@@ -2757,6 +2923,8 @@ int main(int argc, char** argv) {
   test_open_and_close(path, memory, memory_size);
   test_get_many_pinned(path);
   test_index_builder_errors();
+  test_release_during_build(dir);
+  test_names_with_a_nul();
   test_builder_options(dir);
   test_bad_files(dir, path);
   drydb_free(memory);

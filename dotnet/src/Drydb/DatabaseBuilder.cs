@@ -13,11 +13,18 @@ public delegate ReadOnlyMemory<byte>? SecondaryIndexFactory(ReadOnlyMemory<byte>
 public delegate TIndex SecondaryIndexFactory<TIndex>(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value);
 
 /// <summary>Builds one database: set the options, create tables, append rows, then build once.
-/// Not thread-safe. Dispose it (a forgotten builder is released by its finalizer).</summary>
+/// Not thread-safe, except Dispose: disposed while a build runs (BuildToFileAsync on the thread
+/// pool, say), the builder is released when that build returns, which completes whole. Dispose
+/// it (a forgotten builder is released by its finalizer).</summary>
 public sealed unsafe class DatabaseBuilder : IDisposable
 {
   private IntPtr handle;
   private bool built;
+  // Guards building and disposed: a Dispose during a build (on another thread) leaves the native
+  // builder, and the index callbacks it calls, to EndBuild.
+  private readonly object gate = new object();
+  private bool building;
+  private volatile bool disposed;
   private uint pageSize = 4096;
   private readonly List<TableBuilder> tables = new List<TableBuilder>();
   // Index callbacks' states, kept alive (and pinned by GCHandle) until the builder is released.
@@ -54,7 +61,16 @@ public sealed unsafe class DatabaseBuilder : IDisposable
   private long memoryBudget;
 
   /// <summary>Folder for spilled runs (null = the system's temp folder).</summary>
-  public string? TempDirectory { get => tempDirectory; set { ThrowIfStarted(); tempDirectory = value; } }
+  public string? TempDirectory
+  {
+    get => tempDirectory;
+    set
+    {
+      ThrowIfStarted();
+      if (value != null) NativeText.Path(value, nameof(value));  // refused here, not at the first CreateTable
+      tempDirectory = value;
+    }
+  }
   private string? tempDirectory;
 
   /// <summary>Adds a table keyed by `encoding` (default <see cref="KeyEncoding.Ascii"/>).</summary>
@@ -64,7 +80,7 @@ public sealed unsafe class DatabaseBuilder : IDisposable
     if (name == null) throw new ArgumentNullException(nameof(name));
     encoding ??= KeyEncoding.Ascii;
     IntPtr builder = Start();
-    byte[] utf8 = Keys.Name(name);
+    byte[] utf8 = NativeText.Name(name, nameof(name));
     IntPtr table;
     fixed (byte* p = utf8) Errors.Check(NativeMethods.drydb_builder_create_table(builder, p, (nuint)utf8.Length, encoding.Kind, &table));
     var tableBuilder = new TableBuilder(this, table, name, encoding);
@@ -80,26 +96,60 @@ public sealed unsafe class DatabaseBuilder : IDisposable
   public void BuildToFile(string path)
   {
     if (path == null) throw new ArgumentNullException(nameof(path));
-    IntPtr builder = StartBuild();
-    byte[] utf8 = new byte[Encoding.UTF8.GetByteCount(path) + 1];
-    Encoding.UTF8.GetBytes(path, 0, path.Length, utf8, 0);
-    int status;
-    fixed (byte* p = utf8) status = NativeMethods.drydb_builder_build_to_file(builder, p);
-    FinishBuild(status);
+    byte[] utf8 = NativeText.Path(path, nameof(path));
+    BuildToFile(BeginBuild(), utf8);
   }
 
-  /// <summary>BuildToFile on the thread pool.</summary>
-  public ValueTask BuildToFileAsync(string path, CancellationToken cancellationToken = default) =>
-    new ValueTask(Task.Run(() => BuildToFile(path), cancellationToken));
+  private void BuildToFile(IntPtr builder, byte[] utf8Path)
+  {
+    try
+    {
+      int status;
+      fixed (byte* p = utf8Path) status = NativeMethods.drydb_builder_build_to_file(builder, p);
+      FinishBuild(status);
+    }
+    finally
+    {
+      EndBuild();
+    }
+  }
+
+  /// <summary>BuildToFile on the thread pool. The build is taken on the calling thread (the
+  /// builder may be disposed as soon as this returns: <c>using var b = ...; return
+  /// b.BuildToFileAsync(p);</c> builds the whole file); `cancellationToken` is checked before
+  /// that, and a build under way runs to its end. Errors come through the task.</summary>
+  public ValueTask BuildToFileAsync(string path, CancellationToken cancellationToken = default)
+  {
+    if (cancellationToken.IsCancellationRequested) return new ValueTask(Task.FromCanceled(cancellationToken));
+    try
+    {
+      if (path == null) throw new ArgumentNullException(nameof(path));
+      byte[] utf8 = NativeText.Path(path, nameof(path));
+      IntPtr builder = BeginBuild();
+      return new ValueTask(Task.Run(() => BuildToFile(builder, utf8)));
+    }
+    catch (Exception e)
+    {
+      return new ValueTask(Task.FromException(e));
+    }
+  }
 
   /// <summary>Builds into a new array.</summary>
-  public byte[] BuildToMemory()
+  public byte[] BuildToMemory() => BuildToMemory(BeginBuild());
+
+  private byte[] BuildToMemory(IntPtr builder)
   {
-    IntPtr builder = StartBuild();
     byte* data;
     nuint size;
-    int status = NativeMethods.drydb_builder_build_to_memory(builder, &data, &size);
-    FinishBuild(status);
+    try
+    {
+      int status = NativeMethods.drydb_builder_build_to_memory(builder, &data, &size);
+      FinishBuild(status);
+    }
+    finally
+    {
+      EndBuild();
+    }
     try
     {
       return new ReadOnlySpan<byte>(data, checked((int)size)).ToArray();
@@ -110,15 +160,29 @@ public sealed unsafe class DatabaseBuilder : IDisposable
     }
   }
 
-  /// <summary>Builds and writes the database to `stream`.</summary>
-  public ValueTask BuildToStreamAsync(Stream stream, CancellationToken cancellationToken = default) =>
-    StreamIo.BuildToStreamAsync(this, stream, cancellationToken);
+  /// <summary>Builds and writes the database to `stream`. As BuildToFileAsync, the build is
+  /// taken on the calling thread: the builder may be disposed as soon as this returns.</summary>
+  public ValueTask BuildToStreamAsync(Stream stream, CancellationToken cancellationToken = default)
+  {
+    if (cancellationToken.IsCancellationRequested) return new ValueTask(Task.FromCanceled(cancellationToken));
+    try
+    {
+      if (stream == null) throw new ArgumentNullException(nameof(stream));
+      IntPtr builder = BeginBuild();
+      return StreamIo.WriteAsync(Task.Run(() => BuildToMemory(builder)), stream, cancellationToken);
+    }
+    catch (Exception e)
+    {
+      return new ValueTask(Task.FromException(e));
+    }
+  }
 
   private IntPtr Start()
   {
+    if (disposed) throw new ObjectDisposedException(nameof(DatabaseBuilder));
     if (built) throw new InvalidOperationException("the database was built already");
     if (handle != IntPtr.Zero) return handle;
-    byte[]? temp = tempDirectory == null ? null : NulTerminated(tempDirectory);
+    byte[]? temp = tempDirectory == null ? null : NativeText.Path(tempDirectory, nameof(TempDirectory));
     fixed (byte* t = temp)
     {
       var options = new BuilderOptions
@@ -137,11 +201,28 @@ public sealed unsafe class DatabaseBuilder : IDisposable
     return handle;
   }
 
-  private IntPtr StartBuild()
+  // Takes the builder for its one build: the native builder stays alive until EndBuild, whatever
+  // Dispose does meanwhile (the C API refuses to release a builder under its build).
+  private IntPtr BeginBuild()
   {
-    IntPtr builder = Start();
-    built = true;
-    return builder;
+    lock (gate)
+    {
+      IntPtr builder = Start();
+      built = true;
+      building = true;
+      return builder;
+    }
+  }
+
+  // Ends the build BeginBuild took; releases the builder if it was disposed meanwhile.
+  private void EndBuild()
+  {
+    lock (gate)
+    {
+      building = false;
+      if (!disposed) return;
+    }
+    Release();
   }
 
   private void FinishBuild(int status)
@@ -161,16 +242,9 @@ public sealed unsafe class DatabaseBuilder : IDisposable
       throw new InvalidOperationException("builder options are set before the first CreateTable");
   }
 
-  internal static byte[] NulTerminated(string text)
-  {
-    byte[] utf8 = new byte[Encoding.UTF8.GetByteCount(text) + 1];
-    Encoding.UTF8.GetBytes(text, 0, text.Length, utf8, 0);
-    return utf8;
-  }
-
   internal void ThrowIfReleased()
   {
-    if (handle == IntPtr.Zero) throw new ObjectDisposedException(nameof(DatabaseBuilder));
+    if (disposed || handle == IntPtr.Zero) throw new ObjectDisposedException(nameof(DatabaseBuilder));
   }
 
   private void Release()
@@ -181,12 +255,18 @@ public sealed unsafe class DatabaseBuilder : IDisposable
     Callbacks.Clear();
   }
 
-  /// <summary>Releases the native builder (and the rows it holds).</summary>
+  /// <summary>Releases the native builder (and the rows it holds); during a build (on another
+  /// thread), once that build returns.</summary>
   public void Dispose()
   {
+    lock (gate)
+    {
+      disposed = true;
+      built = true;
+      GC.SuppressFinalize(this);
+      if (building) return;  // EndBuild releases it
+    }
     Release();
-    built = true;
-    GC.SuppressFinalize(this);
   }
 }
 
@@ -232,7 +312,7 @@ public sealed unsafe class TableBuilder
   public void Append(string key, ReadOnlySpan<byte> value)
   {
     if (key == null) throw new ArgumentNullException(nameof(key));
-    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes], nameof(key));
     Append(utf8.Bytes, value);
   }
 
@@ -287,7 +367,7 @@ public sealed unsafe class TableBuilder
     if (encoding == null) throw new ArgumentNullException(nameof(encoding));
     builder.ThrowIfReleased();
     var callback = new IndexCallback(factory, encoding.Kind, KeyEncoding.Kind == KeyKinds.Int64, $"{Name}.{name}");
-    byte[] utf8 = Keys.Name(name);
+    byte[] utf8 = NativeText.Name(name, nameof(name));
     int status;
     fixed (byte* p = utf8)
     {
@@ -392,7 +472,7 @@ internal sealed unsafe class IndexCallback
         *output = NativeKey.Integer(i);
         return Status.Ok;
       case string s:
-        return Hand(Encoding.UTF8.GetBytes(s), KeyKinds.Bytes, output);
+        return Hand(NativeText.Bytes(s, "index key"), KeyKinds.Bytes, output);
       case Guid g:
       {
         byte[] bytes = new byte[16];

@@ -27,6 +27,10 @@ internal sealed class NativeSlot
   // Bumped by each release: a stale copy of a result (a struct copied before Dispose) finds its
   // token changed and does nothing.
   internal int Token;
+  // A range slot's walks: bumped by each walk begun (RangeResult.GetEnumerator, which rewinds
+  // the one native range), so that an enumerator of an earlier walk finds it changed and refuses
+  // to go on over the newer walk's rows.
+  internal int Walk;
   // The slot of one thread (t_valueSlot / t_rangeSlot); only that thread takes an owned slot.
   internal bool Owned;
   internal bool InFreeList;

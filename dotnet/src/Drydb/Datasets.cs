@@ -44,7 +44,7 @@ public sealed unsafe class ShardedDataset : IDisposable
   /// <exception cref="KeyNotFoundException">A dataset folder with no CURRENT.</exception>
   public static ShardedDataset Open(string path, DatabaseLoadOptions? options = null)
   {
-    byte[] utf8 = DatabaseBuilder.NulTerminated(path ?? throw new ArgumentNullException(nameof(path)));
+    byte[] utf8 = NativeText.Path(path, nameof(path));
     OpenOptions native = ReadOnlyDatabase.ToNative(options);
     IntPtr handle;
     fixed (byte* p = utf8) Errors.Check(NativeMethods.drydb_dataset_open(p, &native, &handle));
@@ -126,7 +126,7 @@ public sealed unsafe class LiveDataset : IDisposable
   /// <summary>Opens the dataset folder at `path` and serves its CURRENT generation.</summary>
   public static LiveDataset Open(string path, DatabaseLoadOptions? options = null)
   {
-    byte[] utf8 = DatabaseBuilder.NulTerminated(path ?? throw new ArgumentNullException(nameof(path)));
+    byte[] utf8 = NativeText.Path(path, nameof(path));
     OpenOptions native = ReadOnlyDatabase.ToNative(options);
     IntPtr live;
     fixed (byte* p = utf8) Errors.Check(NativeMethods.drydb_live_dataset_open(p, &native, &live));

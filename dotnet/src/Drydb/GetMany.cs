@@ -54,7 +54,7 @@ public sealed unsafe partial class ReadOnlyTable
   {
     if (keys == null) throw new ArgumentNullException(nameof(keys));
     var utf8 = new byte[keys.Count][];
-    for (int i = 0; i < keys.Count; i++) utf8[i] = Encoding.UTF8.GetBytes(keys[i] ?? throw new ArgumentNullException(nameof(keys)));
+    for (int i = 0; i < keys.Count; i++) utf8[i] = NativeText.Bytes(keys[i] ?? throw new ArgumentNullException(nameof(keys)), nameof(keys));
     return GetMany(utf8);
   }
 }

@@ -96,7 +96,7 @@ public abstract unsafe class KeyValueStore
   public SingleValueResult Get(string key)
   {
     if (key == null) throw new ArgumentNullException(nameof(key));
-    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes], nameof(key));
     return Get(utf8.Bytes);
   }
 
@@ -183,8 +183,8 @@ public abstract unsafe class KeyValueStore
   public RangeResult GetRange(string? startKey, string? endKey, bool startKeyExclusive = false,
                               bool endKeyExclusive = false, SortOrder sortOrder = SortOrder.Ascending)
   {
-    using var start = new Utf8Key(startKey, stackalloc byte[Utf8Key.StackBytes]);
-    using var end = new Utf8Key(endKey, stackalloc byte[Utf8Key.StackBytes]);
+    using var start = new Utf8Key(startKey, stackalloc byte[Utf8Key.StackBytes], nameof(startKey));
+    using var end = new Utf8Key(endKey, stackalloc byte[Utf8Key.StackBytes], nameof(endKey));
     return GetRange(start.Bytes, end.Bytes, startKeyExclusive, endKeyExclusive, sortOrder);
   }
 
@@ -248,7 +248,7 @@ public abstract unsafe class KeyValueStore
   public RangeResult GetRangeWithPrefix(string prefix, SortOrder sortOrder = SortOrder.Ascending)
   {
     if (prefix == null) throw new ArgumentNullException(nameof(prefix));
-    using var utf8 = new Utf8Key(prefix, stackalloc byte[Utf8Key.StackBytes]);
+    using var utf8 = new Utf8Key(prefix, stackalloc byte[Utf8Key.StackBytes], nameof(prefix));
     return GetRangeWithPrefix(utf8.Bytes, sortOrder);
   }
 
@@ -305,8 +305,8 @@ public abstract unsafe class KeyValueStore
   /// <summary>CountRange over text keys; null or "" is no bound.</summary>
   public long CountRange(string? startKey, string? endKey, bool startKeyExclusive = false, bool endKeyExclusive = false)
   {
-    using var start = new Utf8Key(startKey, stackalloc byte[Utf8Key.StackBytes]);
-    using var end = new Utf8Key(endKey, stackalloc byte[Utf8Key.StackBytes]);
+    using var start = new Utf8Key(startKey, stackalloc byte[Utf8Key.StackBytes], nameof(startKey));
+    using var end = new Utf8Key(endKey, stackalloc byte[Utf8Key.StackBytes], nameof(endKey));
     return CountRange(start.Bytes, end.Bytes, startKeyExclusive, endKeyExclusive);
   }
 

@@ -4,14 +4,15 @@
 namespace Drydb;
 
 /// <summary>A string's UTF-8 bytes, in the caller's stack buffer when they fit, else in a pooled
-/// array returned by Dispose.</summary>
+/// array returned by Dispose. A lone surrogate (no UTF-8 encodes it) is an ArgumentException
+/// naming `parameter`, never U+FFFD, which is another key.</summary>
 internal ref struct Utf8Key
 {
   internal const int StackBytes = 256;
   private byte[]? rented;
   internal ReadOnlySpan<byte> Bytes;
 
-  internal Utf8Key(string? text, Span<byte> stack)
+  internal Utf8Key(string? text, Span<byte> stack, string parameter)
   {
     rented = null;
     if (string.IsNullOrEmpty(text))
@@ -20,13 +21,12 @@ internal ref struct Utf8Key
       return;
     }
     Span<byte> target = stack;
-    if (Encoding.UTF8.GetMaxByteCount(text!.Length) > stack.Length)
+    if (NativeText.Utf8.GetMaxByteCount(text!.Length) > stack.Length)
     {
-      rented = ArrayPool<byte>.Shared.Rent(Encoding.UTF8.GetByteCount(text));
+      rented = ArrayPool<byte>.Shared.Rent(NativeText.ByteCount(text, parameter));
       target = rented;
     }
-    int size = Encoding.UTF8.GetBytes(text.AsSpan(), target);
-    Bytes = target.Slice(0, size);
+    Bytes = target.Slice(0, NativeText.Encode(text.AsSpan(), target, parameter));
   }
 
   public void Dispose()
@@ -34,6 +34,77 @@ internal ref struct Utf8Key
     if (rented != null) ArrayPool<byte>.Shared.Return(rented);
     rented = null;
   }
+}
+
+/// <summary>Text on its way to native code: strict UTF-8 (a lone surrogate is refused, not made
+/// U+FFFD), and paths and names refused when they hold a NUL, where C would end them. Every
+/// string the package hands to the C API goes through here.</summary>
+internal static class NativeText
+{
+  /// <summary>UTF-8 that throws on a lone surrogate instead of replacing it.</summary>
+  internal static readonly UTF8Encoding Utf8 = new UTF8Encoding(encoderShouldEmitUTF8Identifier: false,
+                                                                throwOnInvalidBytes: true);
+
+  /// <summary>The UTF-8 size of `text`; a lone surrogate is an ArgumentException naming `parameter`.</summary>
+  internal static int ByteCount(string text, string parameter)
+  {
+    try
+    {
+      return Utf8.GetByteCount(text);
+    }
+    catch (EncoderFallbackException e)
+    {
+      throw LoneSurrogate(parameter, e);
+    }
+  }
+
+  /// <summary>Encodes `text` into `target` (large enough); its size.</summary>
+  internal static int Encode(ReadOnlySpan<char> text, Span<byte> target, string parameter)
+  {
+    try
+    {
+      return Utf8.GetBytes(text, target);
+    }
+    catch (EncoderFallbackException e)
+    {
+      throw LoneSurrogate(parameter, e);
+    }
+  }
+
+  /// <summary>UTF-8 of a key, index key or name (no NUL check: keys may hold any byte).</summary>
+  internal static byte[] Bytes(string text, string parameter)
+  {
+    byte[] utf8 = new byte[ByteCount(text, parameter)];
+    Encode(text.AsSpan(), utf8, parameter);
+    return utf8;
+  }
+
+  /// <summary>UTF-8 of a table or index name, for creating or looking one up.</summary>
+  internal static byte[] Name(string name, string parameter)
+  {
+    ThrowIfNul(name, parameter, "a name");
+    return Bytes(name, parameter);
+  }
+
+  /// <summary>NUL-terminated UTF-8 of a file or folder path, as the C API takes it.</summary>
+  internal static byte[] Path(string path, string parameter)
+  {
+    ThrowIfNul(path, parameter, "a path");
+    byte[] utf8 = new byte[ByteCount(path, parameter) + 1];
+    Encode(path.AsSpan(), utf8, parameter);
+    return utf8;
+  }
+
+  /// <summary>Refuses null, and a NUL anywhere in `text` (`what`: "a path", "a name").</summary>
+  internal static void ThrowIfNul(string? text, string parameter, string what)
+  {
+    if (text == null) throw new ArgumentNullException(parameter);
+    if (text.IndexOf('\0') >= 0)
+      throw new ArgumentException($"drydb: {what} holds a NUL character (native code would end it there)", parameter);
+  }
+
+  private static ArgumentException LoneSurrogate(string parameter, Exception inner) =>
+    new ArgumentException("drydb: the text holds a lone surrogate, which UTF-8 cannot encode", parameter, inner);
 }
 
 /// <summary>Builds the C API's key and bound structs.</summary>
@@ -87,12 +158,6 @@ internal static unsafe class Keys
     return new Guid(copy);
   }
 
-  /// <summary>UTF-8 of a name, for table and index look-ups (not on a query's path).</summary>
-  internal static byte[] Name(string name)
-  {
-    if (name == null) throw new ArgumentNullException(nameof(name));
-    return Encoding.UTF8.GetBytes(name);
-  }
 
   internal static string Text(byte* data, nuint size) =>
     size == 0 ? "" : Encoding.UTF8.GetString(data, checked((int)size));

@@ -39,6 +39,11 @@ internal sealed unsafe class NamedItems<T> where T : class
     throw new KeyNotFoundException($"drydb: {missing} named \"{name}\"");
   }
 
-  internal bool TryGet(string name, [System.Diagnostics.CodeAnalysis.MaybeNullWhen(false)] out T item) =>
-    byName.TryGetValue(name ?? throw new ArgumentNullException(nameof(name)), out item);
+  /// <summary>The item named `name`, or false. A name holding a NUL is an ArgumentException, as
+  /// everywhere the package takes a table's or index's name.</summary>
+  internal bool TryGet(string name, [System.Diagnostics.CodeAnalysis.MaybeNullWhen(false)] out T item)
+  {
+    NativeText.ThrowIfNul(name, nameof(name), "a name");
+    return byName.TryGetValue(name, out item);
+  }
 }

@@ -194,7 +194,7 @@ public sealed unsafe class RangeIterator : IDisposable
   private bool SeekTo(string key, bool exact)
   {
     if (key == null) throw new ArgumentNullException(nameof(key));
-    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes], nameof(key));
     return SeekTo(utf8.Bytes, exact);
   }
 

@@ -28,8 +28,7 @@ public sealed unsafe class ReadOnlyDatabase : IDisposable
   {
     if (path == null) throw new ArgumentNullException(nameof(path));
     OpenOptions native = ToNative(options);
-    byte[] utf8 = new byte[System.Text.Encoding.UTF8.GetByteCount(path) + 1];
-    System.Text.Encoding.UTF8.GetBytes(path, 0, path.Length, utf8, 0);
+    byte[] utf8 = NativeText.Path(path, nameof(path));
     IntPtr handle;
     fixed (byte* p = utf8) Errors.Check(NativeMethods.drydb_db_open(p, &native, &handle));
     return Create(handle, IntPtr.Zero);

@@ -88,7 +88,7 @@ public sealed unsafe class SecondaryIndex : KeyValueStore
   public RangeResult GetAll(string key, SortOrder sortOrder = SortOrder.Ascending)
   {
     if (key == null) throw new ArgumentNullException(nameof(key));
-    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+    using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes], nameof(key));
     return GetAll(utf8.Bytes, sortOrder);
   }
 

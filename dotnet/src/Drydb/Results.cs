@@ -55,7 +55,8 @@ public readonly unsafe struct SingleValueResult : IDisposable
 /// the values walked with <c>foreach</c> as spans viewing the database's pages (zero-copy; each
 /// valid until the next step). Dispose it (a <c>using</c> declaration); while one is live its
 /// database stays open. One walk at a time: a new <c>foreach</c> starts over from the first
-/// row.</summary>
+/// row, and ends a walk under way (a nested <c>foreach</c>, or ToList inside one), whose
+/// enumerator then throws InvalidOperationException at its next step.</summary>
 public readonly unsafe struct RangeResult : IDisposable
 {
   private readonly NativeSlot? slot;
@@ -88,7 +89,7 @@ public readonly unsafe struct RangeResult : IDisposable
     if (slot == null) return default;
     slot.CheckLive(token);
     Errors.Check(NativeMethods.drydb_range_rewind(slot.Handle));
-    return new Enumerator(slot, token, batched);
+    return new Enumerator(slot, token, ++slot.Walk, batched);
   }
 
   /// <summary>Copies of every row's value, in the range's order.</summary>
@@ -112,6 +113,7 @@ public readonly unsafe struct RangeResult : IDisposable
 
     private readonly NativeSlot? slot;
     private readonly int token;
+    private readonly int walk;  // the slot's Walk when this walk began
     private readonly bool batched;
     // The current batch: rows[at] is the current row, of count. A batch that ended in an error
     // gives its rows first; failure is thrown at the step past them.
@@ -121,10 +123,11 @@ public readonly unsafe struct RangeResult : IDisposable
     // The current row of a walk one row per call.
     private NativeRow row;
 
-    internal Enumerator(NativeSlot slot, int token, bool batched)
+    internal Enumerator(NativeSlot slot, int token, int walk, bool batched)
     {
       this.slot = slot;
       this.token = token;
+      this.walk = walk;
       this.batched = batched;
       rows = null;
       at = count = 0;
@@ -137,7 +140,7 @@ public readonly unsafe struct RangeResult : IDisposable
     public bool MoveNext()
     {
       if (slot == null) return false;
-      slot.CheckLive(token);
+      CheckWalk();
       if (++at < count) return true;
       return batched ? NextBatch() : NextRow();
     }
@@ -177,12 +180,25 @@ public readonly unsafe struct RangeResult : IDisposable
 
     private readonly NativeRow Row => batched ? rows[at] : row;
 
+    // Throws if the result was disposed, or another walk of it began (the native range now
+    // serves that one: this walk's rows, and the batch its spans view, are gone).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private readonly void CheckWalk()
+    {
+      slot!.CheckLive(token);
+      if (slot.Walk != walk) ThrowWalkEnded();
+    }
+
+    private static void ThrowWalkEnded() =>
+      throw new InvalidOperationException("drydb: another walk of this RangeResult began (a nested foreach or ToList); " +
+                                          "a RangeResult walks once at a time: take a second query for a second walk");
+
     /// <summary>The current row's value.</summary>
     public ReadOnlySpan<byte> Current
     {
       get
       {
-        slot?.CheckLive(token);
+        if (slot != null) CheckWalk();
         NativeRow r = Row;
         return new ReadOnlySpan<byte>(r.Value, checked((int)r.ValueSize));
       }
@@ -194,7 +210,7 @@ public readonly unsafe struct RangeResult : IDisposable
     {
       get
       {
-        slot?.CheckLive(token);
+        if (slot != null) CheckWalk();
         NativeRow r = Row;
         return new ReadOnlySpan<byte>(r.Key, checked((int)r.KeySize));
       }
@@ -209,7 +225,7 @@ public readonly unsafe struct RangeResult : IDisposable
       get
       {
         if (slot == null) return default;
-        slot.CheckLive(token);
+        CheckWalk();
         byte* k;
         nuint size;
         Errors.Check(NativeMethods.drydb_range_index_key(slot.Handle, &k, &size));

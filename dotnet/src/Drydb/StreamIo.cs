@@ -13,11 +13,10 @@ internal static class StreamIo
     return ReadOnlyDatabase.Open(new ReadOnlySpan<byte>(copy.GetBuffer(), 0, (int)copy.Length), options);
   }
 
-  internal static async ValueTask BuildToStreamAsync(DatabaseBuilder builder, Stream stream,
-                                                     CancellationToken cancellationToken)
+  // Writes the bytes of a build under way (DatabaseBuilder.BuildToStreamAsync) to `stream`.
+  internal static async ValueTask WriteAsync(Task<byte[]> build, Stream stream, CancellationToken cancellationToken)
   {
-    if (stream == null) throw new ArgumentNullException(nameof(stream));
-    byte[] bytes = await Task.Run(builder.BuildToMemory, cancellationToken).ConfigureAwait(false);
+    byte[] bytes = await build.ConfigureAwait(false);
     await stream.WriteAsync(bytes, 0, bytes.Length, cancellationToken).ConfigureAwait(false);
   }
 }

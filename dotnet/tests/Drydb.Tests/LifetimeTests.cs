@@ -2,6 +2,7 @@
 // iterators live closes when the last one is disposed; disposed objects throw; forgotten ones
 // are released by finalizers.
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace Drydb.Tests;
 
@@ -227,5 +228,114 @@ public class LifetimeTests
     Assert.Throws<InvalidOperationException>(() => builder.CreateTable("u"));
     builder.Dispose();
     Assert.Throws<ObjectDisposedException>(() => table.Append("b", "2"u8));
+  }
+
+  // A builder of `rows` rows in table "t" whose index "by_value" holds the build at its first row
+  // (setting `entered`) until `go` is set.
+  private static DatabaseBuilder HeldBuilder(int rows, ManualResetEventSlim entered, ManualResetEventSlim go)
+  {
+    var builder = new DatabaseBuilder();
+    TableBuilder table = builder.CreateTable("t");
+    for (int i = 0; i < rows; i++) table.Append($"k{i:D6}", System.Text.Encoding.UTF8.GetBytes($"v{i}"));
+    table.AddSecondaryIndex<byte[]>("by_value", isUnique: true, KeyEncoding.Ascii, (key, value) =>
+    {
+      if (!entered.IsSet)
+      {
+        entered.Set();
+        Assert.True(go.Wait(Bounded.Limit), "the test did not let the build go on");
+      }
+      return value.ToArray();
+    });
+    return builder;
+  }
+
+  private static void CheckWhole(ReadOnlyDatabase database, int rows)
+  {
+    ReadOnlyTable table = database.GetTable("t");
+    Assert.Equal(rows, table.Count);
+    Assert.Equal(rows, table.Index("by_value").Count);
+    using var last = table.Get($"k{rows - 1:D6}");
+    Assert.Equal($"v{rows - 1}", System.Text.Encoding.UTF8.GetString(last.Span));
+  }
+
+  [Fact]
+  public void DisposeDuringBuildToFileAsyncLetsTheBuildFinish()
+  {
+    using var dir = new TempDir();
+    string path = dir.File("held.drydb");
+    using var entered = new ManualResetEventSlim();
+    using var go = new ManualResetEventSlim();
+    var builder = HeldBuilder(2000, entered, go);
+    Task build = builder.BuildToFileAsync(path).AsTask();
+    Assert.True(entered.Wait(Bounded.Limit), "the build did not reach the index function");
+    builder.Dispose();  // the build runs in native code: the native builder must outlive it
+    builder.Dispose();
+    Assert.Throws<ObjectDisposedException>(() => builder.Tables[0].Append("x", "y"u8));
+    go.Set();
+    Bounded.Wait(build, "the build");
+    using var database = ReadOnlyDatabase.Open(path);
+    CheckWhole(database, 2000);
+  }
+
+  [Fact]
+  public void DisposeDuringBuildToStreamAsyncLetsTheBuildFinish()
+  {
+    using var entered = new ManualResetEventSlim();
+    using var go = new ManualResetEventSlim();
+    var builder = HeldBuilder(2000, entered, go);
+    var stream = new MemoryStream();
+    Task build = builder.BuildToStreamAsync(stream).AsTask();
+    Assert.True(entered.Wait(Bounded.Limit), "the build did not reach the index function");
+    builder.Dispose();
+    go.Set();
+    Bounded.Wait(build, "the build");
+    using var database = ReadOnlyDatabase.Open(stream.ToArray());
+    CheckWhole(database, 2000);
+  }
+
+  // The ordinary shape: the builder disposed as the method returns its build's task, before the
+  // build has begun or while it runs.
+  private static ValueTask BuildAndReturn(string path)
+  {
+    using var builder = new DatabaseBuilder();
+    TableBuilder table = builder.CreateTable("t");
+    for (int i = 0; i < 2000; i++) table.Append($"k{i:D6}", System.Text.Encoding.UTF8.GetBytes($"v{i}"));
+    table.AddSecondaryIndex<byte[]>("by_value", isUnique: true, KeyEncoding.Ascii, (key, value) => value.ToArray());
+    return builder.BuildToFileAsync(path);
+  }
+
+  private static ValueTask BuildToStreamAndReturn(Stream stream)
+  {
+    using var builder = new DatabaseBuilder();
+    TableBuilder table = builder.CreateTable("t");
+    for (int i = 0; i < 2000; i++) table.Append($"k{i:D6}", System.Text.Encoding.UTF8.GetBytes($"v{i}"));
+    table.AddSecondaryIndex<byte[]>("by_value", isUnique: true, KeyEncoding.Ascii, (key, value) => value.ToArray());
+    return builder.BuildToStreamAsync(stream);
+  }
+
+  [Fact]
+  public void ABuildReturnedFromAUsingBlockIsWhole()
+  {
+    using var dir = new TempDir();
+    string path = dir.File("returned.drydb");
+    Bounded.Wait(BuildAndReturn(path).AsTask(), "the build");
+    using (var database = ReadOnlyDatabase.Open(path)) CheckWhole(database, 2000);
+    var stream = new MemoryStream();
+    Bounded.Wait(BuildToStreamAndReturn(stream).AsTask(), "the build to a stream");
+    using (var database = ReadOnlyDatabase.Open(stream.ToArray())) CheckWhole(database, 2000);
+  }
+
+  [Fact]
+  public void ABuildCancelledBeforeItStartsLeavesTheBuilderUsable()
+  {
+    using var dir = new TempDir();
+    using var builder = new DatabaseBuilder();
+    builder.CreateTable("t").Append("a", "1"u8);
+    ValueTask cancelled = builder.BuildToFileAsync(dir.File("never.drydb"), new CancellationToken(canceled: true));
+    Assert.True(cancelled.IsCanceled);
+    Assert.False(File.Exists(dir.File("never.drydb")));
+    builder.BuildToFile(dir.File("a.drydb"));
+    using var database = ReadOnlyDatabase.Open(dir.File("a.drydb"));
+    Assert.Equal(1, database.GetTable("t").Count);
   }
 }
