@@ -8,6 +8,27 @@ set(DRYDB_SANITIZE "" CACHE STRING
     "Sanitizers for drydb and its tests, as given to -fsanitize=: \"address,undefined\" or \"thread\"")
 set_property(CACHE DRYDB_SANITIZE PROPERTY STRINGS "" "address,undefined" "thread")
 option(DRYDB_NO_EXCEPTIONS "Compile drydb and its tests with -fno-exceptions" OFF)
+# For the binaries drydb ships (libdrydb_c, the Python extension): the C++ runtime linked in, so
+# that they need nothing of the system but the C library. Their other dependencies are linked in
+# when the build finds them as static libraries first (scripts/deps.sh, -DCMAKE_PREFIX_PATH).
+option(DRYDB_STATIC_RUNTIME
+       "Link libstdc++ and libgcc into the shared libraries drydb ships (libdrydb_c, the Python extension)"
+       OFF)
+
+# A shipped shared library TARGET: with DRYDB_STATIC_RUNTIME, the C++ runtime linked in; always,
+# the symbols of the static libraries it links kept out of its dynamic symbol table (they are
+# its own copies: exported, they would interpose on, or be interposed by, the process's).
+function(drydb_ship_shared_library target)
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")
+  if(DRYDB_STATIC_RUNTIME)
+    target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
+    # The glibc functions newer than 2.34 that the static runtime calls, on older ones (C: the
+    # project enables the language where this option is on).
+    if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+      target_sources(${target} PRIVATE "${PROJECT_SOURCE_DIR}/src/platform/glibc_floor.c")
+    endif()
+  endif()
+endfunction()
 
 # Apply the options above to TARGET (the library, each test, example, tool). Compile flags are
 # PRIVATE: consumers of the library choose their own warnings and exception mode.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build drydb and run its tests: Release with g++ (unit, consumer, tool and Python tests), the
-# Python package's wheel (scripts/wheel_test.sh), the .NET package's tests over the Release build
+# shipped binaries, self-contained (scripts/shipped.sh), the Python package's wheel
+# (scripts/wheel_test.sh), the .NET package's tests over the Release build
 # (scripts/dotnet.sh: needs the .NET SDK), then
 # the unit tests under ASan+UBSan with clang++ (and, in a build with exceptions, the tool's tests
 # and the MessagePack tables), the Python tests under ASan+UBSan with g++, the
@@ -14,14 +15,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Every Debian package any drydb script needs: the one list to extend (sqlite3, the shell, for
-# scripts/csv_size.sh; venv, pip, setuptools and wheel for the wheel, scripts/wheel_test.sh).
+# scripts/csv_size.sh; venv, pip, setuptools and wheel for the wheel, scripts/wheel_test.sh;
+# dpkg-dev for the dependencies' source packages, scripts/deps.sh).
 PACKAGES=(cmake g++ clang libclang-rt-14-dev libxxhash-dev libzstd-dev liblz4-dev libgtest-dev
   libgmock-dev libbenchmark-dev libsodium-dev libmsgpack-cxx-dev pkg-config libsqlite3-dev
   librocksdb-dev liblmdb-dev libabsl-dev libmarisa-dev libhat-trie-dev python3 libcli11-dev
   libfmt-dev libedit-dev libsimdjson-dev unicode-data wamerican
   sqlite3 python3-dev pybind11-dev python3-pytest python3-msgpack python3-lmdb python3-plyvel
   python3-dask python3-distributed python3-pandas python3-venv python3-pip python3-setuptools
-  python3-wheel)
+  python3-wheel dpkg-dev)
 JOBS=2
 
 install_missing_packages() {
@@ -71,6 +73,15 @@ configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ 
   -DDRYDB_BUILD_BENCH=OFF
 ctest --test-dir build/release --output-on-failure -j"$JOBS"
 done_stages="release"
+
+# The binaries drydb ships, self-contained (scripts/shipped.sh): libdrydb_c and the Python
+# extension linked with zstd, lz4, xxHash and simdjson built from Debian's sources and with the
+# C++ runtime inside; checked to need only the C library (glibc 2.34 symbol versions at most)
+# and to export only their entry points; the C API's and the Python package's tests run with
+# the system's copies of those libraries hidden.
+stage=shipped
+bash scripts/shipped.sh linux-x64
+done_stages+=", shipped (linux-x64)"
 
 # The Python package as a wheel (pyproject.toml; its own CMake build in build/wheel): installed
 # into a fresh virtual environment, run from outside the checkout, and installed on a

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Build the binaries drydb ships for a target, self-contained, and prove they are:
+# libdrydb_c (the C API, which the .NET package carries) and the Python extension, linked with
+# zstd, lz4, xxHash and simdjson built from Debian's sources (scripts/deps.sh) and with the C++
+# runtime inside (-DDRYDB_STATIC_RUNTIME=ON), in build/shipped/TARGET. Then:
+#   1. scripts/check_shipped.py: each needs only the C library (glibc 2.34 symbol versions at
+#      most) and exports only its own entry points;
+#   2. the C API's test and the Python package's tests run with Debian's zstd, lz4, xxHash and
+#      simdjson libraries hidden (a mount namespace binds an empty file over each), so a
+#      dependency that is still linked dynamically fails to load.
+#
+#   scripts/shipped.sh [TARGET]   TARGET: linux-x64 (the default; this machine)
+#
+# The hiding needs a mount namespace: root's, or else an unprivileged user namespace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target=${1:-linux-x64}
+case "$target" in
+  linux-x64) ;;
+  *) echo "shipped.sh: unknown target $target (known: linux-x64)" >&2; exit 2 ;;
+esac
+JOBS=${JOBS:-2}
+build=build/shipped/$target
+
+bash scripts/deps.sh "$target"
+mkdir -p build/shipped
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$PWD/build/deps/$target" \
+  -DDRYDB_STATIC_RUNTIME=ON -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_PYTHON=ON \
+  -DPython_EXECUTABLE=/usr/bin/python3 -DDRYDB_BUILD_EXAMPLES=OFF -DDRYDB_BUILD_BENCH=OFF \
+  -DDRYDB_BUILD_CLI=OFF -DDRYDB_BUILD_FUZZ=OFF -DDRYDB_CONSUMER_TESTS=OFF -DDRYDB_INSTALL=OFF \
+  >"$build.configure.log" || { cat "$build.configure.log" >&2; exit 1; }
+# The configure must have taken the static dependencies (a library found by drydb's find
+# modules, or a CMake package of build/deps): a shared one found instead would link.
+for entry in zstd_LIBRARY:FILEPATH LZ4_LIBRARY:FILEPATH xxHash_DIR:PATH simdjson_DIR:PATH; do
+  found=$(sed -n "s/^${entry}=//p" "$build/CMakeCache.txt")
+  case "$found" in
+    "$PWD/build/deps/$target/lib/"*) ;;
+    *) echo "shipped.sh: ${entry%%:*} is '$found', not in build/deps/$target" >&2
+       exit 1 ;;
+  esac
+done
+cmake --build "$build" -j"$JOBS" --target drydb_c capi_test drydb_python
+
+extension=$(ls "$build"/python/package/drydb/_drydb*.so)
+/usr/bin/python3 scripts/check_shipped.py --exports '^drydb_' "$build/libdrydb_c.so"
+/usr/bin/python3 scripts/check_shipped.py --exports '^PyInit__drydb$' "$extension"
+
+# The system's copies of what is linked in, hidden for the tests below: each file an empty one
+# (the loader then fails on it: "file too short").
+hidden=()
+for soname in libzstd.so.1 liblz4.so.1 libxxhash.so.0 libsimdjson.so.14; do
+  for dir in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu; do
+    [ -e "$dir/$soname" ] && hidden+=("$(readlink -f "$dir/$soname")")
+  done
+done
+empty=$(mktemp)
+trap 'rm -f "$empty"' EXIT
+# A mount namespace of its own: root's, else an unprivileged user namespace's.
+namespace=(unshare --mount)
+[ "$(id -u)" -eq 0 ] || namespace=(unshare --user --map-root-user --mount)
+run_hidden() {
+  "${namespace[@]}" -- bash -c '
+    empty=$1; shift; count=$1; shift
+    for ((i = 0; i < count; i++)); do mount --bind "$empty" "$1"; shift; done
+    exec "$@"' _ "$empty" "${#hidden[@]}" "${hidden[@]}" "$@"
+}
+# A check that the hiding works: loading Debian's libzstd must now fail.
+if run_hidden /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libzstd.so.1")' 2>/dev/null; then
+  echo "shipped.sh: hiding the system's libzstd did not take" >&2
+  exit 1
+fi
+
+mkdir -p "$build/capi"
+run_hidden "$build/tests/capi_test" "$build/capi"
+run_hidden env PYTHONPATH="$build/python/package" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  tests/python
+echo "shipped.sh: $target's libdrydb_c and Python extension are self-contained ($build)"
