@@ -241,3 +241,82 @@ def test_a_table_takes_its_column_list_once():
     dup.set_columns(["v"])
     assert dup.columns == ("v",)
     b.build_bytes()  # the builder was never failed
+
+
+def test_an_int_a_float_column_cannot_hold_is_the_rows_error():
+    # PyLong_AsDouble's OverflowError used to be left set: the rows were appended, then Python
+    # raised SystemError, and a later build stored -1.0 for the int.
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["id", "x"], key_column="id")
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 2", "too large for a float64"],
+            numpy.array([1, 2, 3, 4]),
+            columns={"x": numpy.array([1.5, 2.5, 10**400, 4.5], dtype=object)})
+    # An int too long for str() (sys.get_int_max_str_digits) is named by its size.
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 0", "outside int64", "bits"],
+            numpy.array([1]), columns={"x": numpy.array([10**5000], dtype=object)})
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 1", "too large for a float64", "bits"],
+            numpy.array([1, 2]), columns={"x": numpy.array([0.5, -10**5000], dtype=object)})
+    # No Python error was left pending: the builder goes on, and builds what it then took.
+    assert t.append_columns(numpy.array([1, 2]),
+                            columns={"x": numpy.array([1.5, 2**60], dtype=object)}) == 2
+    assert read_rows(b.build_bytes()) == {1: [None, 1.5], 2: [None, float(2**60)]}
+
+
+def test_a_masked_arrays_masked_values_are_nulls():
+    ma = numpy.ma
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["id", "f", "i", "s", "o", "d"], key_column="id")
+    assert t.append_columns(numpy.array([1, 2, 3]), columns={
+        "f": ma.array([1.5, 2.5, 3.5], mask=[False, True, False]),
+        "i": ma.array([7, 8, 9], mask=[True, False, False]),
+        "s": ma.array([b"x", b"y", b"z"], mask=[False, False, True]),
+        # Masked values that the column could not hold are not read.
+        "o": ma.array([1, "bad", 3], dtype=object, mask=[False, True, False]),
+        "d": ma.array(numpy.array([0, 2**62, 1], dtype="datetime64[D]"),
+                      mask=[False, True, False]),
+    }) == 3
+    day = datetime.timedelta(days=1)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=UTC)
+    assert read_rows(b.build_bytes()) == {
+        1: [None, 1.5, None, b"x", 1, epoch],
+        2: [None, None, 8, b"y"],
+        3: [None, 3.5, 9, None, 3, epoch + day],
+    }
+    # A masked key is a null key: refused.
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    refused(t, drydb.InvalidArgumentError, ["'key'", "row 1", "null"],
+            ma.array([1, 2], mask=[False, True]), columns={"v": [1, 2]})
+
+
+def test_datetime64_days_past_int64_seconds_are_refused():
+    # days * 86400 used to wrap silently to another date.
+    limit = (2**63 - 1) // 86400
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["id", "d"], key_column="id")
+    for days in (limit + 1, -limit - 1, 2**62):
+        refused(t, drydb.InvalidArgumentError, ["'d'", "row 1", "datetime64[D]", str(days)],
+                numpy.array([1, 2]), columns={"d": numpy.array([0, days], dtype="datetime64[D]")})
+    # The bounds themselves are stored exactly.
+    assert t.append_columns(numpy.array([1, 2]),
+                            columns={"d": numpy.array([limit, -limit], dtype="datetime64[D]")}) == 2
+    table = drydb.open_bytes(b.build_bytes()).table("rows")
+    got = [msgpack.unpackb(bytes(table.get(k)), timestamp=0)[1] for k in (1, 2)]
+    assert [(ts.seconds, ts.nanoseconds) for ts in got] == [(limit * 86400, 0),
+                                                            (-limit * 86400, 0)]
+
+
+@pytest.mark.parametrize("chunk_rows", [0, -1, True, 2.5, "10"])
+def test_build_from_frame_refuses_a_chunk_rows_below_one(tmp_path, chunk_rows):
+    # -1 used to build an empty file, 0 to raise range()'s bare ValueError.
+    frame = pandas.DataFrame({"id": [1, 2, 3], "v": [1.0, 2.0, 3.0]})
+    with pytest.raises(drydb.InvalidArgumentError) as raised:
+        drydb.build_from_frame(frame, tmp_path / "f.drydb", key="id", chunk_rows=chunk_rows)
+    assert isinstance(raised.value, ValueError)
+    assert "chunk_rows is %r" % (chunk_rows,) in str(raised.value)
+    assert "an int of 1 or more" in str(raised.value)
+    assert not (tmp_path / "f.drydb").exists()
+    assert drydb.build_from_frame(frame, tmp_path / "f.drydb", key="id", chunk_rows=1) == 3
