@@ -320,3 +320,27 @@ def test_build_from_frame_refuses_a_chunk_rows_below_one(tmp_path, chunk_rows):
     assert "an int of 1 or more" in str(raised.value)
     assert not (tmp_path / "f.drydb").exists()
     assert drydb.build_from_frame(frame, tmp_path / "f.drydb", key="id", chunk_rows=1) == 3
+
+
+def test_a_key_column_reads_back_as_the_type_it_was_given(tmp_path):
+    # A bytes key column used to be stored as nil, then read back as the key's text: b"a" as
+    # 'a', b"\xff\xfe" as the text '\\xff\\xfe'.
+    cases = [
+        (pandas.DataFrame({"k": [b"a", b"\xff\xfe", b""], "v": [1, 2, 3]}),
+         [b"a", b"\xff\xfe", b""]),
+        (pandas.DataFrame({"k": ["a", "\u00e9", "z"], "v": [1, 2, 3]}), ["a", "\u00e9", "z"]),
+        (pandas.DataFrame({"k": [5, -1, 2**40], "v": [1, 2, 3]}), [5, -1, 2**40]),
+    ]
+    for n, (frame, keys) in enumerate(cases):
+        path = tmp_path / ("f%d.drydb" % n)
+        drydb.build_from_frame(frame, path, key="k")
+        with drydb.open(path) as db:
+            t = db.table("rows", decode="msgpack")
+            for key, v in zip(keys, frame["v"]):
+                got = t.get(key)
+                assert got == {"k": key, "v": int(v)}, (key, got)
+                assert type(got["k"]) is type(key)
+            assert sorted((row["v"] for _, row in t.range())) == [1, 2, 3]
+    # Text keys still go as nil (the key's text), as before.
+    with drydb.open(tmp_path / "f1.drydb") as db:
+        assert bytes(db.table("rows").get("a")) == b"\x92\xc0\x01"
