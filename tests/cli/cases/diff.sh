@@ -150,6 +150,27 @@ EOF
 run drydb diff ds/gen-1/manifest.json new.drydb -t items --keys
 expect_stdout_has '{"table":"items","change":"changed","key":"banana"}'
 
+# A report that cannot be written (a full device, a closed stdout) is an error, exit 2, in
+# every mode: never "differ" (1), which would pass a cut report for a complete one.
+for mode in "" --stat --keys --rows; do
+  run sh -c 'exec "$0" diff old.drydb new.drydb $1 >/dev/full' "$DRYDB" "$mode"
+  expect_status 2
+  expect_stderr <<'ERR'
+drydb: cannot write the output: No space left on device
+ERR
+  run sh -c 'exec "$0" diff old.drydb new.drydb $1 >&-' "$DRYDB" "$mode"
+  expect_status 2
+  expect_stderr <<'ERR'
+drydb: cannot write the output: Bad file descriptor
+ERR
+done
+# Equal builds: --stat still writes its counts, and cannot.
+run sh -c 'exec "$0" diff old.drydb same.drydb --stat >/dev/full' "$DRYDB"
+expect_status 2
+# Nothing to write: equal, whatever stdout is.
+run sh -c 'exec "$0" diff old.drydb same.drydb >/dev/full' "$DRYDB"
+expect_status 0
+
 # Errors: exit 2.
 run drydb diff old.drydb missing.drydb
 expect_status 2
