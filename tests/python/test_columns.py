@@ -344,3 +344,63 @@ def test_a_key_column_reads_back_as_the_type_it_was_given(tmp_path):
     # Text keys still go as nil (the key's text), as before.
     with drydb.open(tmp_path / "f1.drydb") as db:
         assert bytes(db.table("rows").get("a")) == b"\x92\xc0\x01"
+
+
+def test_diff_compares_a_frame_build_and_a_json_lines_build_by_their_records(tmp_path, cli):
+    # The same 300 rows built from a frame (rows stored as arrays of a column list) and by
+    # `drydb build` from JSON Lines (rows stored as maps) dump as the same records: diff used to
+    # call every row changed and exit 1.
+    n = 300
+    rng = numpy.random.default_rng(3)
+    frame = pandas.DataFrame({
+        "id": numpy.arange(n, dtype=numpy.int64) * 3 - 100,
+        "score": rng.normal(size=n),
+        "name": ["name %d \u00e9" % i if i % 11 else None for i in range(n)],
+        "n": pandas.array([i * 1000 if i % 7 else None for i in range(n)], dtype="Int64"),
+        "flag": numpy.arange(n) % 3 == 0,
+    })
+    assert drydb.build_from_frame(frame, tmp_path / "frame.drydb", key="id") == n
+
+    def write_json_lines(path, frame):
+        with open(path, "w") as f:
+            for record in frame.to_dict("records"):
+                f.write(json.dumps({k: (v.item() if hasattr(v, "item") else v)
+                                    for k, v in record.items() if not missing(v)}) + "\n")
+
+    def cli_build(name, jsonl):
+        subprocess.run([cli, "build", "-q", "-i", str(jsonl), "-t", "rows", "-k", "id",
+                        "--key-encoding", "int64", str(tmp_path / name)], check=True)
+
+    write_json_lines(tmp_path / "rows.jsonl", frame)
+    cli_build("jsonl.drydb", tmp_path / "rows.jsonl")
+
+    def dump_rows(name):
+        out = subprocess.run([cli, "dump", str(tmp_path / name)], check=True, capture_output=True,
+                             text=True).stdout.splitlines()
+        return out[1:-1]  # without header and trailer
+
+    assert dump_rows("frame.drydb") == dump_rows("jsonl.drydb")
+    for old, new in [("frame.drydb", "jsonl.drydb"), ("jsonl.drydb", "frame.drydb")]:
+        d = drydb.diff(str(tmp_path / old), str(tmp_path / new))
+        assert not d["differs"], d
+        t = d["tables"][0]
+        assert (t["changed"], t["unchanged"], t["added"], t["removed"]) == (0, n, 0, 0)
+        assert t["columns_changed"] and not t["differs"]
+        run = subprocess.run([cli, "diff", "--stat", str(tmp_path / old), str(tmp_path / new)],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run
+        assert '"changed":0,"unchanged":%d,' % n in run.stdout
+
+    # One field of one row changed: that row, and only it, is changed.
+    edited = frame.copy()
+    edited.loc[5, "name"] = "other"
+    write_json_lines(tmp_path / "edited.jsonl", edited)
+    cli_build("edited.drydb", tmp_path / "edited.jsonl")
+    d = drydb.diff(str(tmp_path / "frame.drydb"), str(tmp_path / "edited.drydb"))
+    assert d["differs"]
+    assert (d["tables"][0]["changed"], d["tables"][0]["unchanged"]) == (1, n - 1)
+    run = subprocess.run([cli, "diff", "--keys", str(tmp_path / "frame.drydb"),
+                          str(tmp_path / "edited.drydb")], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stdout.splitlines()[0] == '{"table":"rows","change":"changed","key":%d}' % (
+        int(frame["id"][5]))
