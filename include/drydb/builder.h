@@ -65,11 +65,11 @@ class TableBuilder {
   // column list (set_columns, required), each field from the column of its
   // name in `columns`, MessagePack of the column's type. A column the list
   // names but `columns` lacks, and a null, leave the row without that field
-  // (nil; the array ends at its last field, or at the key column). At the key column, a text or
-  // bytes field equal to the key's text is stored as nil, which stands for it
-  // (docs/format.md, "Column lists"); a missing key column stands for the key
-  // too. Keys: an integer column for int64 tables (a uint64 over INT64_MAX is
-  // refused), text or bytes for the others (UUID and ULID tables take 16-byte
+  // (nil; the array ends at its last field, or at the key column). At the key column, a text
+  // field equal to the key's text is stored as nil, which stands for it (docs/format.md,
+  // "Column lists"; a nil reads back as text: a bytes or number field is stored as it is); a
+  // missing key column stands for the key too. Keys: an integer column for int64 tables (a uint64
+  // over INT64_MAX is refused), text or bytes for the others (UUID and ULID tables take 16-byte
   // bytes or their text).
   //
   // The batch is checked whole before any row is appended. A bad batch

@@ -678,7 +678,8 @@ typedef struct drydb_builder_options {
    * only); NULL or "" = the system's temp folder. Run files are unlinked as soon as created. */
   const char* temp_dir;
   int32_t compression; /* a drydb_compression */
-  /* zstd only: the level, 1 (fast) .. 22 (small), negative faster still; 0 = 3. */
+  /* zstd only: the level, 1 (fast) .. 22 (small), negative faster still; 0 = 3. A level
+   * outside zstd's range (ZSTD_minCLevel() .. ZSTD_maxCLevel()) is DRYDB_INVALID_ARGUMENT. */
   int32_t zstd_level;
   /* zstd only: when nonzero, a dictionary of at most this many bytes (up to 32 MiB) is trained
    * from a sample of the pages and stored in the file; small pages compress much better. */

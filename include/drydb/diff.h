@@ -3,11 +3,12 @@
 // compared by a merge of both tables in key order, so memory does not grow with the tables;
 // index entries likewise, in (index key, primary key) order.
 //
-// What counts: rows added, removed and changed (same key, other value bytes); a table or index
-// in one side only; a table whose key encoding or column list differs; an index whose
-// uniqueness or key encoding differs; index entries added or removed. What does not: how the
-// bytes are stored (page size, compression, miss filters, the format's switches), and for a
-// dataset how its rows are sharded.
+// What counts: rows added, removed and changed (same key, other value bytes; where the two
+// tables' column lists differ, another record: see TableDiff::columns_changed); a table or index
+// in one side only; a table whose key encoding differs; an index whose uniqueness or key
+// encoding differs; index entries added or removed. What does not: how the bytes are stored
+// (page size, compression, miss filters, the format's switches, rows as maps or as arrays of a
+// column list), and for a dataset how its rows are sharded.
 //
 // In drydb::dataset (the library that reads sharded datasets).
 #pragma once
@@ -90,7 +91,11 @@ struct TableDiff {
   std::string name;
   bool in_old = false, in_new = false;
   // Both sides have it with other key encodings (then every row counts as removed and added:
-  // keys of two encodings are not compared) or other column lists.
+  // keys of two encodings are not compared) or other column lists (or key columns). Then rows
+  // are compared as the records they stand for, as `drydb dump` shows them (a column list's
+  // array as the map of its present columns, the key column's nil as the key's text; the same
+  // fields in the same order with the same values, an integer whatever its stored width), not by
+  // their bytes; a column list that differs is reported but is no change of its own (differs()).
   bool key_encoding_changed = false, columns_changed = false;
   uint64_t old_rows = 0, new_rows = 0;
   uint64_t added = 0, removed = 0, changed = 0, unchanged = 0;

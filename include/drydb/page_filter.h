@@ -86,7 +86,9 @@ namespace filters {
 inline constexpr size_t kMaxZstdDictionaryBytes = size_t{32} << 20;
 
 struct ZstdOptions {
-  // zstd's compression level, 1 (fast) to 22 (small); negative levels are faster still.
+  // zstd's compression level, 1 (fast) to 22 (small); negative levels are faster still. A level
+  // outside zstd's range (ZSTD_minCLevel() .. ZSTD_maxCLevel()) fails the builder with
+  // errc::invalid_argument (DatabaseBuilder::status), as zstd would clamp it.
   int level = 3;
   // When nonzero, a dictionary of at most this many bytes is trained from a
   // sample of the file's pages and stored in the file: small pages then

@@ -6,6 +6,7 @@ vectorised calls only (no Python code runs per row).
 """
 
 import os
+import sys
 
 from . import _drydb
 
@@ -45,6 +46,16 @@ def _column(obj):
             values = obj.to_numpy(dtype=numpy_dtype, na_value=numpy_dtype.type(0))
             return values, mask
         return obj.to_numpy(dtype=object)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(obj, numpy.ma.MaskedArray):
+        # A masked array's masked values are nulls, as a (values, mask) pair's; they are filled
+        # first where a value there could make the column fail (an object column's, a date's).
+        mask = numpy.ma.getmaskarray(obj)
+        values = numpy.ma.getdata(obj)
+        if obj.dtype.kind in "OM" and mask.any():
+            values = values.copy()
+            values[mask] = None if obj.dtype.kind == "O" else numpy.datetime64("NaT")
+        return values, mask
     if isinstance(obj, tuple) and len(obj) == 2:
         return _column(obj[0]), _column(obj[1])  # (values, mask): the mask's true values are nulls
     if isinstance(obj, (list, tuple)):
@@ -70,7 +81,7 @@ def append_columns(self, keys, values=None, *, columns=None):
     """Appends a batch of rows given as columns, in one call: no Python code per row.
 
     keys: the key column (a NumPy array, pandas Series or Index, Arrow array or stream, buffer
-      or list), or the name of one of `columns`.
+      or list; a NumPy masked array's masked values are nulls), or the name of one of `columns`.
     columns: the fields, a pandas DataFrame, a dict of name -> column, or an Arrow struct array,
       record batch or stream (__arrow_c_array__ / __arrow_c_stream__). Each row is stored as a
       MessagePack array of the table's column list (set_columns; a table with neither a list nor
@@ -100,6 +111,12 @@ def build_from_frame(frame, path, *, key, table="rows", key_encoding=None, chunk
     column, bytes keys otherwise, unless key_encoding says), its rows the frame's columns (the
     key's column among them). builder_options go to drydb.Builder (page_size, compression...).
     The frame goes in batches of chunk_rows rows. Returns the number of rows."""
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
+        # Checked before anything is built: a count below 1 would append no batch at all (an
+        # empty file) or fail in range().
+        raise _drydb.InvalidArgumentError(
+            "chunk_rows is %r: it is the number of rows appended at a time, an int of 1 or more"
+            % (chunk_rows,))
     if key_encoding is None:
         key_encoding = "bytes"
         if _is_pandas(frame, "DataFrame"):

@@ -470,10 +470,14 @@ def _finish(input_rows, duplicates, shard_results, unique_specs, shards, folder,
     if max_removed_fraction is not None:
         _check_removals(path, folder, max_removed_fraction)
     published = _drydb.publish_generation(path, generation, keep)
-    # Live from here: what failed after (an old generation not removed) is told, not raised.
-    for message in published["warnings"]:
-        warnings.warn("generation %d is live, but %s" % (generation, message), RuntimeWarning,
-                      stacklevel=3)
+    # Live from here: what failed after (an old generation not removed) is logged and kept in
+    # the report ("warnings"), never raised: not as a Python warning either, which the warnings
+    # filter ("-W error") could turn into an exception, so that the caller would take the live
+    # generation for a failed build.
+    report["warnings"] = ["generation %d is live, but %s" % (generation, message)
+                          for message in published["warnings"]]
+    for message in report["warnings"]:
+        logger.warning("%s", message)
     return report
 
 
@@ -587,7 +591,8 @@ def build_dataset(data, path, *, key, value=None, table="rows", key_encoding="by
     stats: a dict the build fills with its report: "generation", "rows", "bytes", "shards" (per
       shard "file", "bytes", "rows"), "largest_bytes", "mean_bytes", "skew" (largest / mean
       bytes), "row_skew", and "seconds": the wall time of each stage run ("prepare", "persist",
-      "count", "sample", "build", "publish").
+      "count", "sample", "build", "publish"); "warnings": what failed after the generation
+      went live (an old generation that retention could not remove), also logged.
     retries: how often Dask runs a failed task again.
     max_removed_fraction: when set (0 to 1), the finalizer compares the new generation with the
       live one (drydb.diff) and refuses to publish it, raising InvalidStateError, when it would

@@ -74,6 +74,36 @@ bool is_missing_object(PyObject* o) {
   return type == "NAType" || type == "NaTType";
 }
 
+// An int's decimal text for a message, or its size where Python refuses to print it (more
+// digits than sys.get_int_max_str_digits() allows: str() raises ValueError).
+std::string int_text(PyObject* o) {
+  PyObject* s = PyObject_Str(o);
+  if (s != nullptr) {
+    const char* text = PyUnicode_AsUTF8(s);
+    std::string out = text != nullptr ? text : "";
+    Py_DECREF(s);
+    if (text != nullptr) return out;
+  }
+  PyErr_Clear();
+  PyObject* bits = PyObject_CallMethod(o, "bit_length", nullptr);
+  const long long n = bits != nullptr ? PyLong_AsLongLong(bits) : -1;
+  Py_XDECREF(bits);
+  PyErr_Clear();
+  return n < 0 ? std::string("an int") : "an int of " + std::to_string(n) + " bits";
+}
+
+// An int of a float column as a double; one too large for a double (PyLong_AsDouble's
+// OverflowError) is the row's error, the Python error cleared.
+double int_as_double(PyObject* o, std::string_view name, size_t row) {
+  const double d = PyLong_AsDouble(o);
+  if (d == -1.0 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw py::error_already_set();
+    PyErr_Clear();
+    row_error(name, row, int_text(o) + " is too large for a float64");
+  }
+  return d;
+}
+
 // The fixed-width type of a NumPy kind and item size, or false.
 bool numeric_type(char kind, size_t size, ColumnType* out) {
   static constexpr ColumnType kSigned[] = {ColumnType::int8, ColumnType::int16, ColumnType::int32,
@@ -207,7 +237,18 @@ ColumnView PythonColumns::from_array_interface(py::handle obj, const py::dict& i
       for (size_t i = 0; i < length; ++i) {
         int64_t days;
         std::memcpy(&days, base + static_cast<ptrdiff_t>(i) * stride, 8);
-        c->ints[i] = days == INT64_MIN ? days : days * 86400;
+        if (days == INT64_MIN) {  // NaT
+          c->ints[i] = days;
+          continue;
+        }
+        // A day whose seconds int64 cannot hold (past about 292 billion years) is refused:
+        // the product would wrap to another date.
+        if (__builtin_mul_overflow(days, int64_t{86400}, &c->ints[i]))
+          row_error(name, i,
+                    "the datetime64[D] value " + std::to_string(days) +
+                        " days is outside what int64 seconds since 1970 hold (" +
+                        std::to_string(INT64_MIN / 86400) + " .. " +
+                        std::to_string(INT64_MAX / 86400) + " days)");
       }
       owners_.push_back(c);
       ColumnView v = ColumnView::timestamps(name, c->ints.data(), length, TimeUnit::second);
@@ -339,7 +380,8 @@ ColumnView PythonColumns::from_object_array(py::handle, const char* base, size_t
         if (!PyLong_Check(o) || PyBool_Check(o)) mixed();
         int overflow = 0;
         const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow != 0) row_error(name, i, py::str(o).cast<std::string>() + " is outside int64");
+        if (overflow != 0) row_error(name, i, int_text(o) + " is outside int64");
+        if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
         c->ints.push_back(v);
         break;
       }
@@ -347,7 +389,7 @@ ColumnView PythonColumns::from_object_array(py::handle, const char* base, size_t
         if (PyFloat_Check(o))
           c->floats.push_back(PyFloat_AS_DOUBLE(o));
         else if (PyLong_Check(o) && !PyBool_Check(o))
-          c->floats.push_back(PyLong_AsDouble(o));
+          c->floats.push_back(int_as_double(o, name, i));
         else
           mixed();
         break;

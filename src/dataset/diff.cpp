@@ -2,12 +2,14 @@
 #include "drydb/diff.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <optional>
 #include <string_view>
 #include <utility>
 
 #include "drydb/index.h"
+#include "drydb/key_encoding.h"
 #include "drydb/range.h"
 #include "drydb/table.h"
 
@@ -28,6 +30,224 @@ int compare(Bytes a, Bytes b) noexcept {
 bool same_bytes(Bytes a, Bytes b) noexcept {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
+
+// ---- rows as `drydb dump` shows them -----------------------------------------------------------
+//
+// A table stores each row either as the value it was given (a MessagePack map, for one) or, with
+// a column list (format 2.3), as an array of its columns that stands for that map. Which one is a
+// storage choice: where two tables' column lists differ, their rows are compared as the records
+// they stand for. A record's canonical form is a tagged encoding of its MessagePack objects in
+// which each value has one spelling (an integer whatever width stored it; a map's pairs in their
+// order, as dump shows them); bytes that are not one MessagePack object stay as they are.
+
+constexpr int kMaxDepth = 256;  // deeper nesting is compared as raw bytes
+
+void put_u64(std::string& out, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8)
+    out += static_cast<char>(v >> shift);
+}
+
+class CanonicalWriter {
+ public:
+  explicit CanonicalWriter(Bytes in)
+      : p_(reinterpret_cast<const uint8_t*>(in.data())), n_(in.size()) {}
+
+  bool at_end() const noexcept { return pos_ == n_; }
+
+  // Appends the canonical form of the object at the read position; false (out partly
+  // written) when the bytes there are not a well-formed MessagePack object.
+  bool object(std::string& out, int depth = 0) {
+    if (depth > kMaxDepth || pos_ >= n_) return false;
+    const uint8_t m = p_[pos_++];
+    if (m <= 0x7f) return integer(out, m);
+    if (m >= 0xe0) return integer(out, static_cast<int8_t>(m));
+    if (m <= 0x8f) return map(out, m & 0x0fu, depth);
+    if (m <= 0x9f) return array(out, m & 0x0fu, depth);
+    if (m <= 0xbf) return blob(out, 's', m & 0x1fu);
+    uint64_t v = 0;
+    switch (m) {
+      case 0xc0:
+        out += 'n';
+        return true;
+      case 0xc2:
+      case 0xc3:
+        out += m == 0xc3 ? 't' : 'f';
+        return true;
+      case 0xc4:
+      case 0xc5:
+      case 0xc6:
+        return be(1u << (m - 0xc4), &v) && blob(out, 'b', v);
+      case 0xd9:
+      case 0xda:
+      case 0xdb:
+        return be(1u << (m - 0xd9), &v) && blob(out, 's', v);
+      case 0xc7:
+      case 0xc8:
+      case 0xc9:
+        return be(1u << (m - 0xc7), &v) && ext(out, v);
+      case 0xd4:
+      case 0xd5:
+      case 0xd6:
+      case 0xd7:
+      case 0xd8:
+        return ext(out, uint64_t{1} << (m - 0xd4));
+      case 0xca:
+        out += 'F';
+        return raw(out, 4);
+      case 0xcb:
+        out += 'D';
+        return raw(out, 8);
+      case 0xcc:
+      case 0xcd:
+      case 0xce:
+      case 0xcf:
+        if (!be(1u << (m - 0xcc), &v)) return false;
+        if (v > static_cast<uint64_t>(INT64_MAX)) {
+          out += 'u';
+          put_u64(out, v);
+          return true;
+        }
+        return integer(out, static_cast<int64_t>(v));
+      case 0xd0:
+      case 0xd1:
+      case 0xd2:
+      case 0xd3: {
+        const unsigned width = 1u << (m - 0xd0);
+        if (!be(width, &v)) return false;
+        // Sign-extend the width's two's complement.
+        const unsigned unused = 64 - 8 * width;
+        return integer(out, static_cast<int64_t>(v << unused) >> unused);
+      }
+      case 0xdc:
+      case 0xdd:
+        return be(2u << (m - 0xdc), &v) && array(out, v, depth);
+      case 0xde:
+      case 0xdf:
+        return be(2u << (m - 0xde), &v) && map(out, v, depth);
+      default:
+        return false;  // 0xc1, never used
+    }
+  }
+
+  // A column list's row (an array of at most names.size() fields) as the map it stands for: each
+  // present column's name and field, and at the key column a nil as the key's text.
+  bool column_row(std::string& out, std::span<const std::string> names,
+                  std::optional<uint32_t> key_column, const KeyEncoding& encoding, Bytes key) {
+    if (pos_ >= n_) return false;
+    const uint8_t m = p_[pos_++];
+    uint64_t count = 0;
+    if (m >= 0x90 && m <= 0x9f)
+      count = m & 0x0fu;
+    else if ((m != 0xdc && m != 0xdd) || !be(2u << (m - 0xdc), &count))
+      return false;
+    if (count > names.size()) return false;
+    std::string body;
+    uint64_t present = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (pos_ < n_ && p_[pos_] == 0xc0) {
+        ++pos_;
+        if (key_column != i) continue;  // an absent column
+        blob_of(body, 's', names[i]);
+        blob_of(body, 's', encoding.column_text(key));
+      } else {
+        blob_of(body, 's', names[i]);
+        if (!object(body, 1)) return false;
+      }
+      ++present;
+    }
+    out += 'm';
+    put_u64(out, present);
+    out += body;
+    return true;
+  }
+
+ private:
+  bool be(unsigned width, uint64_t* v) {
+    if (n_ - pos_ < width) return false;
+    *v = 0;
+    for (unsigned i = 0; i < width; ++i)
+      *v = *v << 8 | p_[pos_++];
+    return true;
+  }
+  bool raw(std::string& out, uint64_t size) {
+    if (n_ - pos_ < size) return false;
+    out.append(reinterpret_cast<const char*>(p_ + pos_), size);
+    pos_ += size;
+    return true;
+  }
+  static bool integer(std::string& out, int64_t v) {
+    out += 'i';
+    put_u64(out, static_cast<uint64_t>(v));
+    return true;
+  }
+  static void blob_of(std::string& out, char tag, std::string_view bytes) {
+    out += tag;
+    put_u64(out, bytes.size());
+    out += bytes;
+  }
+  bool blob(std::string& out, char tag, uint64_t size) {
+    if (n_ - pos_ < size) return false;
+    blob_of(out, tag, std::string_view(reinterpret_cast<const char*>(p_ + pos_), size));
+    pos_ += size;
+    return true;
+  }
+  bool ext(std::string& out, uint64_t size) {
+    if (n_ - pos_ < 1) return false;
+    out += 'e';
+    out += static_cast<char>(p_[pos_++]);  // the type
+    put_u64(out, size);
+    return raw(out, size);
+  }
+  bool array(std::string& out, uint64_t count, int depth) {
+    if (count > n_ - pos_) return false;  // each element takes a byte at least
+    out += 'a';
+    put_u64(out, count);
+    for (uint64_t i = 0; i < count; ++i)
+      if (!object(out, depth + 1)) return false;
+    return true;
+  }
+  bool map(std::string& out, uint64_t count, int depth) {
+    if (count > (n_ - pos_) / 2) return false;
+    out += 'm';
+    put_u64(out, count);
+    for (uint64_t i = 0; i < 2 * count; ++i)
+      if (!object(out, depth + 1)) return false;
+    return true;
+  }
+
+  const uint8_t* p_;
+  size_t n_;
+  size_t pos_ = 0;
+};
+
+// One side's rows as records: what a row of `t` stands for, in canonical form.
+class RecordReader {
+ public:
+  explicit RecordReader(const ReadOnlyTable& t)
+      : names_(t.columns()), key_column_(t.key_column()), encoding_(t.encoding()) {}
+
+  // The canonical form of the row (key, value), in a buffer this reader reuses.
+  const std::string& record(Bytes key, Bytes value) {
+    out_.clear();
+    CanonicalWriter w(value);
+    bool ok;
+    if (!names_.empty())
+      ok = w.column_row(out_, names_, key_column_, encoding_, key);
+    else
+      ok = w.object(out_);
+    if (!ok || !w.at_end()) {  // not one MessagePack object (or row): its bytes as they are
+      out_.assign(1, 'r');
+      out_.append(reinterpret_cast<const char*>(value.data()), value.size());
+    }
+    return out_;
+  }
+
+ private:
+  std::span<const std::string> names_;
+  std::optional<uint32_t> key_column_;
+  KeyEncoding encoding_;
+  std::string out_;
+};
 
 // A range's rows (or a dataset index range's entries) in order, one at a time: the current one's
 // key and value (or index key), valid until the next step.
@@ -226,13 +446,24 @@ class Differ {
     });
   }
 
-  // Both tables in key order, side by side.
+  // Both tables in key order, side by side. Rows of the same key are compared by their bytes
+  // where both tables store rows alike, else (column lists that differ: one table's rows are
+  // arrays of its columns, the other's maps or arrays of other columns) as the records they
+  // stand for, which equal bytes do not imply then (a column renamed).
   template <class A, class B>
   status merge_rows(A& a, B& b, const ReadOnlyTable* ot, const ReadOnlyTable* nt, TableDiff& td) {
+    std::optional<RecordReader> old_records, new_records;
+    if (td.columns_changed) {
+      old_records.emplace(*ot);
+      new_records.emplace(*nt);
+    }
     while (!a.done() && !b.done()) {
       const int c = compare(a.key(), b.key());
       if (c == 0) {
-        if (same_bytes(a.value(), b.value())) {
+        const bool same = old_records ? old_records->record(a.key(), a.value()) ==
+                                            new_records->record(b.key(), b.value())
+                                      : same_bytes(a.value(), b.value());
+        if (same) {
           ++td.unchanged;
         } else {
           ++td.changed;
@@ -364,8 +595,9 @@ class Differ {
 }  // namespace
 
 bool TableDiff::differs() const noexcept {
-  return !in_old || !in_new || key_encoding_changed || columns_changed || added != 0 ||
-         removed != 0 || changed != 0 ||
+  // Not columns_changed: a column list is how rows are stored; rows that stand for other
+  // records count as changed.
+  return !in_old || !in_new || key_encoding_changed || added != 0 || removed != 0 || changed != 0 ||
          std::any_of(indexes.begin(), indexes.end(),
                      [](const IndexDiff& ix) { return ix.differs(); });
 }

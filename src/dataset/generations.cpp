@@ -213,12 +213,27 @@ result<Published> publish_generation(const fs::path& dataset, uint64_t generatio
   // HIGHEST before CURRENT: a generation CURRENT ever named is then never above HIGHEST, which
   // is how discard_generation knows one that was never published. A failure here changes
   // nothing a reader sees.
-  if (generation > *high) DRYDB_TRY(write_pointer(dataset / "HIGHEST", std::to_string(generation)));
+  const bool raised = generation > *high;
+  if (raised) DRYDB_TRY(write_pointer(dataset / "HIGHEST", std::to_string(generation)));
   Published out;
   if (auto st = write_pointer(dataset / "CURRENT", generation_folder(generation)); !st) {
     // The rename may have taken place before a later step (the folder's fsync) failed.
     auto now = current_generation(dataset);
-    if (!now || *now != generation) return std::move(st).error();
+    if (!now || *now != generation) {
+      // Not published: HIGHEST goes back to what it was (CURRENT, read back, does not name this
+      // generation), so that discard_generation can tell it was never live and remove it, and a
+      // dataset folder the publish found without HIGHEST is left without one. Best effort: a
+      // HIGHEST left raised (CURRENT unreadable, or its own replacement failed too, on a full
+      // disk) only keeps the folder.
+      if (raised && now) {
+        std::error_code ec;
+        if (*high == 0)
+          fs::remove(dataset / "HIGHEST", ec);
+        else
+          (void)write_pointer(dataset / "HIGHEST", std::to_string(*high));
+      }
+      return std::move(st).error();
+    }
     out.warnings.push_back(st.error().message);
   }
   detail::reach_build_point(BuildPoint::dataset_published);

@@ -61,6 +61,13 @@ class ZstdFilter final : public PageFilter {
 
   // The options' own check, made before anything is allocated for them.
   status check_options() const {
+    // zstd clamps a level outside its range to the nearest it has: refused here instead, so
+    // that the level a file records is one zstd compressed with.
+    if (level_ < ZSTD_minCLevel() || level_ > ZSTD_maxCLevel())
+      return Error(errc::invalid_argument, "zstd level " + std::to_string(level_) +
+                                               " is outside zstd's range " +
+                                               std::to_string(ZSTD_minCLevel()) + " .. " +
+                                               std::to_string(ZSTD_maxCLevel()));
     if (dictionary_bytes_ > filters::kMaxZstdDictionaryBytes)
       return Error(errc::invalid_argument,
                    "zstd dictionary_bytes " + std::to_string(dictionary_bytes_) +

@@ -390,7 +390,9 @@ std::span<const std::byte> ColumnBatch::encode_key(size_t i) {
 
 bool ColumnBatch::stands_for_key(const ColumnView& c, size_t i,
                                  std::span<const std::byte> key) const {
-  if (!is_string_type(c.type)) return false;
+  // Only text: a reader turns the nil back into the key's text, a MessagePack str, so a bytes
+  // field (bin) or a number left out there would read back as another type.
+  if (c.type != ColumnType::text) return false;
   const std::span<const std::byte> s = string_at(c, i);
   if (table_.encoding == KeyEncoding::bytes())
     return s.size() == key.size() && std::memcmp(s.data(), key.data(), s.size()) == 0;

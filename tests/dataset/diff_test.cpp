@@ -380,6 +380,107 @@ TEST(Diff, StorageOptionsDoNotCount) {
   EXPECT_EQ(d->tables.at(0).unchanged, 3000u);
 }
 
+// Rows stored as maps and rows stored as arrays of a column list (format 2.3) are compared as the
+// records they stand for, as `drydb dump` shows them: equal records are unchanged whatever widths
+// their numbers were stored in and wherever the key column's nil stands for the key's text; a
+// column list that differs is no change of its own. It used to count every row as changed.
+TEST(Diff, RowsOfColumnListsAreComparedAsTheirRecords) {
+  using Rows = std::vector<std::pair<int64_t, std::string>>;
+  TempDir dir;
+  auto build = [&](const std::string& name, const std::vector<std::string>& columns,
+                   const Rows& rows) {
+    drydb::DatabaseBuilder b({.page_size = 512});
+    auto& t = b.create_table("t", KeyEncoding::int64());
+    if (!columns.empty()) t.set_columns(columns, 0);
+    for (const auto& [key, value] : rows)
+      t.append(key, value);
+    EXPECT_TRUE(b.build_to_file(dir.path() / name)) << b.status().error().message;
+    return drydb::ReadOnlyDatabase::open(dir.path() / name).value();
+  };
+  using namespace std::string_literals;
+  // MessagePack by hand: 0x83 a map of 3, 0xa2 "id", 0xcd a uint16, 0xd2 an int32, 0xc0 nil.
+  const Rows maps = {
+      {1,
+       "\x83\xa2id\x01\xa4name\xa1"
+       "a\xa1n\xcd\x01\x2c"s},  // {"id":1,"name":"a","n":300}
+      {2,
+       "\x82\xa2id\xa1"
+       "2\xa4name\xa1"
+       "b"s},  // {"id":"2","name":"b"}
+      {3,
+       "\x82\xa2id\x03\xa4name\xa1"
+       "c"s},  // {"id":3,"name":"c"}
+      {4,
+       "\x82\xa2id\x04\xa4name\xa1"
+       "d"s},        // {"id":4,"name":"d"}
+      {5, "\xc1"s},  // not MessagePack
+      {6,
+       "\x82\xa4name\xa1"
+       "f\xa2id\x06"s},                    // {"name":"f","id":6}
+      {7, "\x82\xa2id\x07\xa4name\xc0"s},  // {"id":7,"name":null}
+  };
+  const Rows arrays = {
+      {1,
+       "\x93\x01\xa1"
+       "a\xd2\x00\x00\x01\x2c"s},  // [1,"a",300]: 300 as an int32
+      {2,
+       "\x92\xc0\xa1"
+       "b"s},  // [nil,"b"]: the key's text, "2"
+      {3,
+       "\x93\x03\xa1"
+       "c\xc0"s},  // [3,"c",nil]: n absent
+      {4,
+       "\x92\x04\xa1"
+       "e"s},            // name "e", not "d"
+      {5, "\x91\x05"s},  // [5]
+      {6,
+       "\x92\x06\xa1"
+       "f"s},            // {"id":6,"name":"f"}: another order
+      {7, "\x91\x07"s},  // {"id":7}: name absent, not null
+  };
+  const auto as_maps = build("maps.drydb", {}, maps);
+  const auto as_arrays = build("arrays.drydb", {"id", "name", "n"}, arrays);
+  Recorder r;
+  const auto d = drydb::diff(as_maps, as_arrays, {}, &r);
+  ASSERT_TRUE(d) << d.error().message;
+  const drydb::TableDiff& t = d->tables.at(0);
+  EXPECT_TRUE(t.columns_changed);
+  EXPECT_EQ(t.added + t.removed, 0u);
+  EXPECT_EQ(t.changed, 4u);  // keys 4 to 7
+  EXPECT_EQ(t.unchanged, 3u);
+  ASSERT_EQ(r.events.size(), 4u);
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(r.events[i].substr(0, 4), "t ~ ") << r.events[i];
+  EXPECT_TRUE(d->differs());
+
+  // The equal rows alone: equal builds, the column list reported but no change.
+  Rows equal_maps(maps.begin(), maps.begin() + 3), equal_arrays(arrays.begin(), arrays.begin() + 3);
+  const auto a = build("equal-maps.drydb", {}, equal_maps);
+  const auto b = build("equal-arrays.drydb", {"id", "name", "n"}, equal_arrays);
+  for (const auto& [o, n] : {std::pair(&a, &b), std::pair(&b, &a)}) {
+    const auto e = drydb::diff(*o, *n);
+    ASSERT_TRUE(e) << e.error().message;
+    EXPECT_TRUE(e->tables.at(0).columns_changed);
+    EXPECT_EQ(e->tables.at(0).unchanged, 3u);
+    EXPECT_EQ(e->tables.at(0).changed, 0u);
+    EXPECT_FALSE(e->differs());
+  }
+  // The same arrays under another column's name stand for other records where that column is
+  // present: equal bytes are not equal rows there.
+  const auto renamed = build("renamed.drydb", {"id", "title", "n"}, equal_arrays);
+  const auto r2 = drydb::diff(b, renamed);
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->tables.at(0).changed, 3u);
+  EXPECT_TRUE(r2->differs());
+  const auto ids = build("ids.drydb", {"id", "name"}, {{1, "\x91\x01"s}, {2, "\x90"s}});
+  const auto ids_renamed =
+      build("ids-renamed.drydb", {"id", "title"}, {{1, "\x91\x01"s}, {2, "\x90"s}});
+  const auto r3 = drydb::diff(ids, ids_renamed);
+  ASSERT_TRUE(r3);
+  EXPECT_EQ(r3->tables.at(0).unchanged, 2u);
+  EXPECT_FALSE(r3->differs());
+}
+
 TEST(Diff, AVisitorErrorEndsTheDiff) {
   Rng rng(5);
   const auto [olds, news] = random_pair(rng);

@@ -4,7 +4,9 @@
 // and damaged filtered pages.
 
 #include <gtest/gtest.h>
+#include <zstd.h>
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -333,6 +335,38 @@ TEST(Filters, BadFilterOptionsAreErrors) {
   auto db = ReadOnlyDatabase::open_memory(file).value();
   EXPECT_TRUE(db.verify());
   EXPECT_EQ(db.table("t")->get(1999)->str(), "value 1999");
+}
+
+// A zstd level outside zstd's own range (ZSTD_minCLevel() .. ZSTD_maxCLevel()) is refused by the
+// builder, as invalid_argument naming the level; zstd itself would have clamped it and the file
+// would have recorded a level no compression used. The range's ends are taken.
+TEST(Filters, ZstdLevelsOutsideZstdsRangeAreRefused) {
+  for (int level : {1000, ZSTD_maxCLevel() + 1, ZSTD_minCLevel() - 1, INT_MIN, INT_MAX}) {
+    SCOPED_TRACE(level);
+    drydb::DatabaseBuilder b({.filters = {drydb::filters::zstd({.level = level})}});
+    ASSERT_FALSE(b.status());
+    EXPECT_EQ(b.status().error().code, errc::invalid_argument);
+    EXPECT_NE(b.status().error().message.find("zstd level " + std::to_string(level) +
+                                              " is outside zstd's range"),
+              std::string::npos)
+        << b.status().error().message;
+    auto& t = b.create_table("t", drydb::KeyEncoding::int64());
+    t.append(1, "one");
+    auto built = b.build_to_memory();
+    ASSERT_FALSE(built);
+    EXPECT_EQ(built.error().code, errc::invalid_argument);
+  }
+  for (int level : {ZSTD_minCLevel(), -7, 0, 22, ZSTD_maxCLevel()}) {
+    SCOPED_TRACE(level);
+    drydb::DatabaseBuilder b({.filters = {drydb::filters::zstd({.level = level})}});
+    EXPECT_TRUE(b.status());
+    auto& t = b.create_table("t", drydb::KeyEncoding::int64());
+    for (int i = 0; i < 200; ++i)
+      t.append(i, "value " + std::to_string(i));
+    const auto file = built_bytes(b.build_to_memory());
+    auto db = ReadOnlyDatabase::open_memory(file).value();
+    EXPECT_EQ(db.table("t")->get(199)->str(), "value 199");
+  }
 }
 
 // Every 7th byte of the stored pages, flipped. Each page is decoded with the file's filter

@@ -241,3 +241,166 @@ def test_a_table_takes_its_column_list_once():
     dup.set_columns(["v"])
     assert dup.columns == ("v",)
     b.build_bytes()  # the builder was never failed
+
+
+def test_an_int_a_float_column_cannot_hold_is_the_rows_error():
+    # PyLong_AsDouble's OverflowError used to be left set: the rows were appended, then Python
+    # raised SystemError, and a later build stored -1.0 for the int.
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["id", "x"], key_column="id")
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 2", "too large for a float64"],
+            numpy.array([1, 2, 3, 4]),
+            columns={"x": numpy.array([1.5, 2.5, 10**400, 4.5], dtype=object)})
+    # An int too long for str() (sys.get_int_max_str_digits) is named by its size.
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 0", "outside int64", "bits"],
+            numpy.array([1]), columns={"x": numpy.array([10**5000], dtype=object)})
+    refused(t, drydb.InvalidArgumentError, ["'x'", "row 1", "too large for a float64", "bits"],
+            numpy.array([1, 2]), columns={"x": numpy.array([0.5, -10**5000], dtype=object)})
+    # No Python error was left pending: the builder goes on, and builds what it then took.
+    assert t.append_columns(numpy.array([1, 2]),
+                            columns={"x": numpy.array([1.5, 2**60], dtype=object)}) == 2
+    assert read_rows(b.build_bytes()) == {1: [None, 1.5], 2: [None, float(2**60)]}
+
+
+def test_a_masked_arrays_masked_values_are_nulls():
+    ma = numpy.ma
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["id", "f", "i", "s", "o", "d"], key_column="id")
+    assert t.append_columns(numpy.array([1, 2, 3]), columns={
+        "f": ma.array([1.5, 2.5, 3.5], mask=[False, True, False]),
+        "i": ma.array([7, 8, 9], mask=[True, False, False]),
+        "s": ma.array([b"x", b"y", b"z"], mask=[False, False, True]),
+        # Masked values that the column could not hold are not read.
+        "o": ma.array([1, "bad", 3], dtype=object, mask=[False, True, False]),
+        "d": ma.array(numpy.array([0, 2**62, 1], dtype="datetime64[D]"),
+                      mask=[False, True, False]),
+    }) == 3
+    day = datetime.timedelta(days=1)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=UTC)
+    assert read_rows(b.build_bytes()) == {
+        1: [None, 1.5, None, b"x", 1, epoch],
+        2: [None, None, 8, b"y"],
+        3: [None, 3.5, 9, None, 3, epoch + day],
+    }
+    # A masked key is a null key: refused.
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    refused(t, drydb.InvalidArgumentError, ["'key'", "row 1", "null"],
+            ma.array([1, 2], mask=[False, True]), columns={"v": [1, 2]})
+
+
+def test_datetime64_days_past_int64_seconds_are_refused():
+    # days * 86400 used to wrap silently to another date.
+    limit = (2**63 - 1) // 86400
+    b = drydb.Builder()
+    t = b.create_table("rows", "int64")
+    t.set_columns(["id", "d"], key_column="id")
+    for days in (limit + 1, -limit - 1, 2**62):
+        refused(t, drydb.InvalidArgumentError, ["'d'", "row 1", "datetime64[D]", str(days)],
+                numpy.array([1, 2]), columns={"d": numpy.array([0, days], dtype="datetime64[D]")})
+    # The bounds themselves are stored exactly.
+    assert t.append_columns(numpy.array([1, 2]),
+                            columns={"d": numpy.array([limit, -limit], dtype="datetime64[D]")}) == 2
+    table = drydb.open_bytes(b.build_bytes()).table("rows")
+    got = [msgpack.unpackb(bytes(table.get(k)), timestamp=0)[1] for k in (1, 2)]
+    assert [(ts.seconds, ts.nanoseconds) for ts in got] == [(limit * 86400, 0),
+                                                            (-limit * 86400, 0)]
+
+
+@pytest.mark.parametrize("chunk_rows", [0, -1, True, 2.5, "10"])
+def test_build_from_frame_refuses_a_chunk_rows_below_one(tmp_path, chunk_rows):
+    # -1 used to build an empty file, 0 to raise range()'s bare ValueError.
+    frame = pandas.DataFrame({"id": [1, 2, 3], "v": [1.0, 2.0, 3.0]})
+    with pytest.raises(drydb.InvalidArgumentError) as raised:
+        drydb.build_from_frame(frame, tmp_path / "f.drydb", key="id", chunk_rows=chunk_rows)
+    assert isinstance(raised.value, ValueError)
+    assert "chunk_rows is %r" % (chunk_rows,) in str(raised.value)
+    assert "an int of 1 or more" in str(raised.value)
+    assert not (tmp_path / "f.drydb").exists()
+    assert drydb.build_from_frame(frame, tmp_path / "f.drydb", key="id", chunk_rows=1) == 3
+
+
+def test_a_key_column_reads_back_as_the_type_it_was_given(tmp_path):
+    # A bytes key column used to be stored as nil, then read back as the key's text: b"a" as
+    # 'a', b"\xff\xfe" as the text '\\xff\\xfe'.
+    cases = [
+        (pandas.DataFrame({"k": [b"a", b"\xff\xfe", b""], "v": [1, 2, 3]}),
+         [b"a", b"\xff\xfe", b""]),
+        (pandas.DataFrame({"k": ["a", "\u00e9", "z"], "v": [1, 2, 3]}), ["a", "\u00e9", "z"]),
+        (pandas.DataFrame({"k": [5, -1, 2**40], "v": [1, 2, 3]}), [5, -1, 2**40]),
+    ]
+    for n, (frame, keys) in enumerate(cases):
+        path = tmp_path / ("f%d.drydb" % n)
+        drydb.build_from_frame(frame, path, key="k")
+        with drydb.open(path) as db:
+            t = db.table("rows", decode="msgpack")
+            for key, v in zip(keys, frame["v"]):
+                got = t.get(key)
+                assert got == {"k": key, "v": int(v)}, (key, got)
+                assert type(got["k"]) is type(key)
+            assert sorted((row["v"] for _, row in t.range())) == [1, 2, 3]
+    # Text keys still go as nil (the key's text), as before.
+    with drydb.open(tmp_path / "f1.drydb") as db:
+        assert bytes(db.table("rows").get("a")) == b"\x92\xc0\x01"
+
+
+def test_diff_compares_a_frame_build_and_a_json_lines_build_by_their_records(tmp_path, cli):
+    # The same 300 rows built from a frame (rows stored as arrays of a column list) and by
+    # `drydb build` from JSON Lines (rows stored as maps) dump as the same records: diff used to
+    # call every row changed and exit 1.
+    n = 300
+    rng = numpy.random.default_rng(3)
+    frame = pandas.DataFrame({
+        "id": numpy.arange(n, dtype=numpy.int64) * 3 - 100,
+        "score": rng.normal(size=n),
+        "name": ["name %d \u00e9" % i if i % 11 else None for i in range(n)],
+        "n": pandas.array([i * 1000 if i % 7 else None for i in range(n)], dtype="Int64"),
+        "flag": numpy.arange(n) % 3 == 0,
+    })
+    assert drydb.build_from_frame(frame, tmp_path / "frame.drydb", key="id") == n
+
+    def write_json_lines(path, frame):
+        with open(path, "w") as f:
+            for record in frame.to_dict("records"):
+                f.write(json.dumps({k: (v.item() if hasattr(v, "item") else v)
+                                    for k, v in record.items() if not missing(v)}) + "\n")
+
+    def cli_build(name, jsonl):
+        subprocess.run([cli, "build", "-q", "-i", str(jsonl), "-t", "rows", "-k", "id",
+                        "--key-encoding", "int64", str(tmp_path / name)], check=True)
+
+    write_json_lines(tmp_path / "rows.jsonl", frame)
+    cli_build("jsonl.drydb", tmp_path / "rows.jsonl")
+
+    def dump_rows(name):
+        out = subprocess.run([cli, "dump", str(tmp_path / name)], check=True, capture_output=True,
+                             text=True).stdout.splitlines()
+        return out[1:-1]  # without header and trailer
+
+    assert dump_rows("frame.drydb") == dump_rows("jsonl.drydb")
+    for old, new in [("frame.drydb", "jsonl.drydb"), ("jsonl.drydb", "frame.drydb")]:
+        d = drydb.diff(str(tmp_path / old), str(tmp_path / new))
+        assert not d["differs"], d
+        t = d["tables"][0]
+        assert (t["changed"], t["unchanged"], t["added"], t["removed"]) == (0, n, 0, 0)
+        assert t["columns_changed"] and not t["differs"]
+        run = subprocess.run([cli, "diff", "--stat", str(tmp_path / old), str(tmp_path / new)],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run
+        assert '"changed":0,"unchanged":%d,' % n in run.stdout
+
+    # One field of one row changed: that row, and only it, is changed.
+    edited = frame.copy()
+    edited.loc[5, "name"] = "other"
+    write_json_lines(tmp_path / "edited.jsonl", edited)
+    cli_build("edited.drydb", tmp_path / "edited.jsonl")
+    d = drydb.diff(str(tmp_path / "frame.drydb"), str(tmp_path / "edited.drydb"))
+    assert d["differs"]
+    assert (d["tables"][0]["changed"], d["tables"][0]["unchanged"]) == (1, n - 1)
+    run = subprocess.run([cli, "diff", "--keys", str(tmp_path / "frame.drydb"),
+                          str(tmp_path / "edited.drydb")], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stdout.splitlines()[0] == '{"table":"rows","change":"changed","key":%d}' % (
+        int(frame["id"][5]))

@@ -273,14 +273,16 @@ os.mkdir(os.path.join(root, "gen-1", "busy"))
 if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
                     os.path.join(root, "gen-1", "busy")]) != 0:
     sys.exit(77)
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    generation = build_dataset(frame, root, key="id", key_encoding="int64", shards=1, keep=0)
+stats = {}
+with warnings.catch_warnings():
+    warnings.simplefilter("error")  # what failed after the publish is no warning to raise
+    generation = build_dataset(frame, root, key="id", key_encoding="int64", shards=1, keep=0,
+                               stats=stats)
 print(generation)
 print(open(os.path.join(root, "CURRENT")).read().strip())
 print(sorted(os.listdir(root)))
 print(sorted(os.listdir(os.path.join(root, "gen-1"))))
-print([str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)])
+print(stats["warnings"])
 # HIGHEST cannot be replaced: the publish fails before CURRENT moves, and the generation built
 # for it (gen-3) is discarded.
 with open(os.path.join(root, "other"), "w") as f:
@@ -300,8 +302,9 @@ print(sorted(os.listdir(root)))
 
 def test_publishes_that_took_effect_are_kept_and_failed_ones_discarded(tmp_path):
     # Retention cannot remove the old generation after CURRENT moved: build_dataset returns the
-    # new generation with a warning, and the live generation stays (it used to be removed). A
-    # publish that fails before CURRENT moves discards its generation and leaves the live one.
+    # new generation, what failed in its report's "warnings" (and logged), and the live
+    # generation stays (it used to be removed). A publish that fails before CURRENT moves
+    # discards its generation and leaves the live one.
     root = str(tmp_path / "ds")
     script = tmp_path / "mounts.py"
     script.write_text(_MOUNTS_SCRIPT)
@@ -326,6 +329,32 @@ def test_publishes_that_took_effect_are_kept_and_failed_ones_discarded(tmp_path)
     assert lines[5:] == ["IoError", "gen-2", "['CURRENT', 'HIGHEST', 'gen-1', 'gen-2', 'other']"]
     with drydb.open_dataset(root) as ds:
         assert ds.generation == 2 and len(ds.table("rows")) == 3
+
+
+def test_what_fails_after_the_publish_is_reported_not_raised(tmp_path, monkeypatch, caplog):
+    # It used to be a RuntimeWarning, raised as an error under `-W error`: the caller took the
+    # generation, live, for a failed build. Retention's failure is injected here (the mount
+    # test above makes it real where mounts are allowed).
+    real = drydb.dask._drydb.publish_generation
+
+    def publish(path, generation, keep):
+        out = real(path, generation, keep)
+        out["warnings"].append("cannot remove gen-0: injected")
+        return out
+
+    monkeypatch.setattr(drydb.dask._drydb, "publish_generation", publish)
+    frame = dd.from_pandas(pandas.DataFrame({"id": [1, 2, 3], "v": ["a", "b", "c"]}),
+                           npartitions=1)
+    root = str(tmp_path / "ds")
+    stats = {}
+    with warnings.catch_warnings(), dask.config.set(scheduler="synchronous"):
+        warnings.simplefilter("error")
+        assert build_dataset(frame, root, key="id", key_encoding="int64", shards=1,
+                             stats=stats, retries=0) == 1
+    assert stats["warnings"] == ["generation 1 is live, but cannot remove gen-0: injected"]
+    assert "generation 1 is live, but cannot remove gen-0: injected" in caplog.text
+    with drydb.open_dataset(root) as ds:
+        assert ds.generation == 1 and len(ds.table("rows")) == 3
 
 
 def test_max_removed_fraction_refuses_a_generation_that_drops_too_many_rows(tmp_path, client):

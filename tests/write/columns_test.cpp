@@ -193,7 +193,8 @@ TEST(Columns, NullsOfEveryKindLeaveTheFieldNilAndTheArrayEndsAtItsLastField) {
 }
 
 TEST(Columns, TheKeyColumnStoresNilWhereItStandsForTheKey) {
-  // Column k is the key column: equal text is nil, other text and other types are kept.
+  // Column k is the key column: equal text is nil, other text and other types (bytes too) are
+  // kept.
   const char text[] = "abxd";
   const int32_t offsets[] = {0, 1, 2, 3, 4};
   const ColumnView k[] = {ColumnView::strings("k", ColumnType::text, offsets, text, 4)};
@@ -201,6 +202,11 @@ TEST(Columns, TheKeyColumnStoresNilWhereItStandsForTheKey) {
   EXPECT_EQ(rows_of(k, 4, 0), (std::vector<std::string>{"91 c0", "91 c0", "91 a1 78", "91 c0"}));
   EXPECT_EQ(rows_of(k, 4, 2), (std::vector<std::string>{"93 a1 61 c0 c0", "93 a1 62 c0 c0",
                                                         "93 a1 78 c0 c0", "93 a1 64 c0 c0"}));
+  // A bytes field is kept even where it holds the key's bytes: a nil reads back as text (a
+  // bytes key column used to read back as str).
+  const ColumnView kb[] = {ColumnView::strings("k", ColumnType::bytes, offsets, text, 4)};
+  EXPECT_EQ(rows_of(kb, 4, 0),
+            (std::vector<std::string>{"91 c4 01 61", "91 c4 01 62", "91 c4 01 78", "91 c4 01 64"}));
   const int64_t n[] = {7, 8};
   const ColumnView kn[] = {ColumnView::fixed("k", ColumnType::int64, n, 2)};
   EXPECT_EQ(rows_of(kn, 2, 0), (std::vector<std::string>{"91 07", "91 08"}));

@@ -246,7 +246,9 @@ int main(int argc, char** argv) {
   }
   if (const int err = drydb::cli::flush_output(stdout); err != 0) {
     drydb::cli::write_err(fmt::format("drydb: cannot write the output: {}\n", std::strerror(err)));
-    if (status == 0) status = drydb::cli::kExitError;
+    // An error whatever the command found: `diff`'s 1 ("differ") or `get`'s ("not found") would
+    // pass a cut output for a complete one.
+    status = drydb::cli::kExitError;
   }
   return status;
 }

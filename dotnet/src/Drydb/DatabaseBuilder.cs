@@ -47,7 +47,8 @@ public sealed unsafe class DatabaseBuilder : IDisposable
   public Compression Compression { get => compression; set { ThrowIfStarted(); compression = value; } }
   private Compression compression;
 
-  /// <summary>zstd only: the level, 1 (fast) .. 22 (small), negative faster still; 0 = 3.</summary>
+  /// <summary>zstd only: the level, 1 (fast) .. 22 (small), negative faster still; 0 = 3. A level
+  /// outside zstd's range (ZSTD_minCLevel() .. ZSTD_maxCLevel()) fails the build (invalid argument).</summary>
   public int ZstdLevel { get => zstdLevel; set { ThrowIfStarted(); zstdLevel = value; } }
   private int zstdLevel;
 

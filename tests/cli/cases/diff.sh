@@ -134,6 +134,46 @@ expect_stdout_has '"shape_changed":true'
 run drydb diff two.drydb renamed.drydb
 expect_stdout_has 'data: columns ["id","name"] in OLD, ["id","title"] in NEW'
 
+# How rows are stored is not what they hold: 300 rows as CSV (a column list: each row an array
+# of the columns, the key column's field nil) and as JSON Lines (each row a map) dump as the same
+# records, so the builds are equal (exit 0); the column list is reported, as a definition, not as
+# a change of every row. A field changed in one row is one row changed.
+awk 'BEGIN { print "id,name,score"; for (i = 0; i < 300; i++) printf "%d,n%d,%d.5\n", i, i, i }' \
+  >rows.csv
+awk 'BEGIN { for (i = 0; i < 300; i++)
+  printf "{\"id\":\"%d\",\"name\":\"n%d\",\"score\":\"%d.5\"}\n", i, i, i }' >rows.jsonl
+drydb build rows-csv.drydb -i rows.csv -q --key id --key-encoding int64
+drydb build rows-jsonl.drydb -i rows.jsonl -q --key id --key-encoding int64
+drydb dump rows-csv.drydb | tail -n +2 >csv.dump
+drydb dump rows-jsonl.drydb | tail -n +2 >jsonl.dump
+expect_true "the two builds dump as the same records" cmp csv.dump jsonl.dump
+run drydb diff rows-csv.drydb rows-jsonl.drydb --stat
+expect_status 0
+expect_stdout <<'EOF'
+{"table":"data","in_old":true,"in_new":true,"old_rows":300,"new_rows":300,"added":0,"removed":0,"changed":0,"unchanged":300,"shape_changed":true}
+EOF
+run drydb diff rows-jsonl.drydb rows-csv.drydb
+expect_status 0
+expect_stdout <<'EOF'
+data: columns [] in OLD, ["id","name","score"] in NEW
+EOF
+run drydb diff rows-csv.drydb rows-jsonl.drydb --keys
+expect_status 0
+expect_stdout <<'EOF'
+{"table":"data","change":"columns","old":["id","name","score"],"new":[]}
+EOF
+sed 's/"n7"/"n7!"/' rows.jsonl >changed.jsonl
+drydb build changed.drydb -i changed.jsonl -q --key id --key-encoding int64
+run drydb diff rows-csv.drydb changed.drydb --rows
+expect_status 1
+expect_stdout <<'EOF'
+{"table":"data","change":"changed","key":7,"old_value":{"msgpack":{"id":"7","name":"n7","score":"7.5"}},"new_value":{"msgpack":{"id":"7","name":"n7!","score":"7.5"}}}
+{"table":"data","change":"columns","old":["id","name","score"],"new":[]}
+EOF
+run drydb diff rows-csv.drydb changed.drydb --stat
+expect_status 1
+expect_stdout_has '"changed":1,"unchanged":299,'
+
 # A dataset against the file it was split from: equal; against the changed file: the changes.
 run drydb shard split old.drydb -n 3 -o ds
 expect_status 0
@@ -149,6 +189,27 @@ items.price: 2 entries added, 2 removed
 EOF
 run drydb diff ds/gen-1/manifest.json new.drydb -t items --keys
 expect_stdout_has '{"table":"items","change":"changed","key":"banana"}'
+
+# A report that cannot be written (a full device, a closed stdout) is an error, exit 2, in
+# every mode: never "differ" (1), which would pass a cut report for a complete one.
+for mode in "" --stat --keys --rows; do
+  run sh -c 'exec "$0" diff old.drydb new.drydb $1 >/dev/full' "$DRYDB" "$mode"
+  expect_status 2
+  expect_stderr <<'ERR'
+drydb: cannot write the output: No space left on device
+ERR
+  run sh -c 'exec "$0" diff old.drydb new.drydb $1 >&-' "$DRYDB" "$mode"
+  expect_status 2
+  expect_stderr <<'ERR'
+drydb: cannot write the output: Bad file descriptor
+ERR
+done
+# Equal builds: --stat still writes its counts, and cannot.
+run sh -c 'exec "$0" diff old.drydb same.drydb --stat >/dev/full' "$DRYDB"
+expect_status 2
+# Nothing to write: equal, whatever stdout is.
+run sh -c 'exec "$0" diff old.drydb same.drydb >/dev/full' "$DRYDB"
+expect_status 0
 
 # Errors: exit 2.
 run drydb diff old.drydb missing.drydb

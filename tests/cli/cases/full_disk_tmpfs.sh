@@ -14,6 +14,9 @@ head -n 1500 big.jsonl >wide.jsonl
 run drydb build wide.drydb -i wide.jsonl -q "${tables[@]}"
 expect_status 0
 mkdir small
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "{\"id\":%d,\"v\":\"%0200d\"}\n", i, i }' >split.jsonl
+run drydb build split.drydb -i split.jsonl -k id -q
+expect_status 0
 
 cat >inside.sh <<'SH'
 drydb=$1
@@ -39,6 +42,22 @@ cmp -s prev.drydb small/out.drydb && echo untouched >build.target
 ls -A small >build.ls
 dumps big.drydb prev
 dumps wide.drydb wide
+# `shard split` into a new folder on a disk that fills at each of its steps in turn (a filler
+# a page larger each time): each split that fails must leave no folder behind. split.log has a
+# line per failure: its message, then what the dataset folder held.
+mkdir split
+if mount -t tmpfs -o size=1024k tmpfs split; then
+  fill=0
+  while [ $fill -le 1024 ]; do
+    rm -rf split/ds split/filler
+    [ $fill -gt 0 ] && dd if=/dev/zero of=split/filler bs=4k count=$((fill / 4)) 2>/dev/null
+    if ! "$drydb" shard split split.drydb -n 3 -o split/ds >/dev/null 2>split.err; then
+      echo "$(head -n 1 split.err) :: $(ls -A split/ds 2>/dev/null | tr '\n' ' ')" >>split.log
+    fi
+    fill=$((fill + 4))
+  done
+  umount split
+fi
 # (In a user namespace only the mount point's flag can change: a bind remount.)
 mount -o remount,ro small 2>/dev/null || mount -o remount,bind,ro small || exit 0  # no ro.ls
 "$drydb" build small/out.drydb -i big.jsonl -k id -q 2>ro-build.err
@@ -82,6 +101,20 @@ OUT
 }
 expect_dumps_failed prev
 expect_dumps_failed wide
+
+# A split whose shards, manifest, HIGHEST or CURRENT cannot be written (each was, in turn) fails
+# and leaves no dataset folder: it used to keep HIGHEST and the unpublished gen-1 when CURRENT
+# could not be replaced.
+expect_true "the splits ran on their tmpfs" test -s split.log
+expect_true "their mount stayed inside the namespace" test -z "$(ls -A split)"
+run cat split.log
+expect_stdout_has ".shard-00000.drydb.tmp-"
+expect_stdout_has "/gen-1/.manifest.json.tmp-"
+expect_stdout_has "split/ds/.HIGHEST.tmp-"
+expect_stdout_has "split/ds/.CURRENT.tmp-"
+expect_stdout_has "No space left on device"
+run grep -v ' :: $' split.log
+expect_no_stdout
 
 # Read-only: nothing can be created beside the target.
 expect_true "the tmpfs could be remounted read-only" test -e ro.ls
