@@ -35,9 +35,10 @@ struct BuildOptions {
   // bytes stores its keys whole. False writes pages as format 2.0 did.
   bool prefixed_keys = true;
   // Record the file's identity and seed every checksum with it (format 2.4,
-  // docs/format.md "File identity"): a reader then refuses a page of any
-  // other file, such as another file copied over this one in place. False
-  // writes checksums as format 2.3 did, for readers older than 2.4.
+  // docs/format.md "File identity"), each overflow run's with its first page
+  // too (format 2.5): a reader then refuses a page of any other file, such as
+  // another file copied over this one in place, and a run out of its place.
+  // False writes checksums as format 2.3 did, for readers older than 2.4.
   bool file_identity = true;
 };
 

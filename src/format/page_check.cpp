@@ -272,7 +272,8 @@ bool overflow_run_pages(const TreeRef& tree, uint64_t page, const std::byte* p, 
 bool check_overflow_run(const TreeRef& tree, uint64_t page, const std::byte* p, ErrorOut* err) {
   const uint64_t length = load_u32(p + overflow::kLengthOff);
   if (load_u64(p + page::kChecksumOff) !=
-      checksum(ByteView(p + 8, overflow::kHeaderSize - 8 + length), tree.checksum_seed))
+      checksum(ByteView(p + 8, overflow::kHeaderSize - 8 + length),
+               overflow::run_seed(tree.checksum_seed, page, tree.placed_runs)))
     return bad(tree, page, "overflow run checksum mismatch", err);
   return true;
 }

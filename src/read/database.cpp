@@ -194,6 +194,7 @@ result<std::unique_ptr<DatabaseState>> DatabaseState::open(std::unique_ptr<Stora
                                       kIndexDescentsPerPage),
             std::memory_order_relaxed);
       tree.checksum_seed = identity;
+      tree.placed_runs = features & kFeaturePlacedRuns;
     }
   }
 

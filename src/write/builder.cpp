@@ -31,6 +31,10 @@ struct IndexState {
   // Entries as (group(index key) ++ primary rank) -> primary key (unique
   // indexes keep it to name both rows of a duplicate) or nothing.
   std::unique_ptr<Sorter> sorter;
+  // What the file's identity knows of the entries: their count, and the sum (mod 2^64) of
+  // entry_digest() over them, whatever their order.
+  uint64_t entries = 0;
+  uint64_t entry_digests = 0;
 };
 
 struct TableState {
@@ -68,6 +72,13 @@ std::string index_label(const TableState& t, const IndexState& ix) {
 // seeded with XXH3-64 of the key.
 uint64_t row_digest(Bytes key, Bytes value) noexcept {
   return checksum(value, checksum(key));
+}
+
+// One index entry's part of its index's digest (docs/format.md, "File identity"): XXH3-64 of
+// its sort key, group(index key) ++ the row's rank (big-endian), which the rows and the index
+// function decide and the page layout does not.
+uint64_t entry_digest(Bytes sort_key) noexcept {
+  return checksum(sort_key);
 }
 
 // Appends `v` (little-endian, `width` bytes) or a length-prefixed string to an identity's input.
@@ -111,12 +122,17 @@ class BuilderState {
   status maybe_spill();
   result<std::filesystem::path> spill_dir() const;
   // The file's identity (docs/format.md, "File identity"): XXH3-64 of the options and of every
-  // table's shape, rows and row digests, never 0. Known before any page is written, since it
-  // seeds every page's checksum.
+  // table's shape, rows and row digests, and of every index's entries and entry digests, never
+  // 0. Known before any page is written, since it seeds every page's checksum: index_entries()
+  // runs first.
   uint64_t identity() const;
   status write(Sink& sink, uint64_t& file_length);
 
  private:
+  // Runs every index function over its table's rows, in key order, into the index's sorter
+  // and digest: before identity(), which covers the entries (a file whose index functions
+  // differ is another file). Keeps the rows for write_trees().
+  status index_entries();
   // Writes every table's trees from page `next_page` on, filling `catalog`.
   status write_trees(Sink& sink, Catalog& catalog, uint64_t& next_page);
   // Encodes pages 1 .. page_count-1 of `spool` through the filters into
@@ -128,8 +144,9 @@ class BuilderState {
                      const std::vector<TreeWriter::LeafStart>& leaves, uint64_t& next_page,
                      IndexDesc& out);
   std::vector<std::byte> scratch_;
-  size_t index_buffered_ = 0;    // bytes buffered by the index sorters of the table being written
+  size_t index_buffered_ = 0;    // bytes buffered by every index sorter (index_entries())
   bool prefixed_pages_ = false;  // a tree has a page with kPrefixedKeys
+  bool overflow_runs_ = false;   // a tree has an overflow run
   uint64_t identity_ = 0;        // identity() once write() began, or 0 without file_identity
 };
 
@@ -193,6 +210,8 @@ uint64_t BuilderState::identity() const {
       put_string(in, ix.name);
       put_uint(in, ix.unique ? 1 : 0, 1);
       put_string(in, ix.encoding.id());
+      put_uint(in, ix.entries, 8);
+      put_uint(in, ix.entry_digests, 8);
     }
   }
   const uint64_t id = checksum(std::as_bytes(std::span(in.data(), in.size())));
@@ -201,6 +220,7 @@ uint64_t BuilderState::identity() const {
 
 status BuilderState::write(Sink& sink, uint64_t& file_length) {
   const uint32_t page_size = options.page_size;
+  DRYDB_TRY(index_entries());
   identity_ = options.file_identity ? identity() : 0;
   const bool filtered = !options.filters.empty();
   Catalog catalog;
@@ -229,9 +249,13 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
   std::memcpy(h + header::kMagicOff, kMagic, 4);
   store_u16(h + header::kMajorOff, kFormatMajor);
   store_u16(h + header::kMinorOff, kFormatMinor);
+  // A run is bound to its place only in a file with an identity (TreeWriter::write_overflow):
+  // a file without one keeps format 2.3's checksums for older readers.
+  const bool placed_runs = identity_ != 0 && overflow_runs_;
   store_u32(h + header::kRequiredFeaturesOff, catalog.required_features() |
                                                   (prefixed_pages_ ? kFeaturePrefixedKeys : 0) |
-                                                  (identity_ != 0 ? kFeatureFileIdentity : 0));
+                                                  (identity_ != 0 ? kFeatureFileIdentity : 0) |
+                                                  (placed_runs ? kFeaturePlacedRuns : 0));
   store_u32(h + header::kPageSizeOff, page_size);
   store_u64(h + header::kFileLengthOff, file_length);
   store_u64(h + header::kPageCountOff, page_count);
@@ -240,6 +264,32 @@ status BuilderState::write(Sink& sink, uint64_t& file_length) {
   store_u64(h + header::kIdentityOff, identity_);
   store_u64(h + header::kHeaderChecksumOff, checksum(Bytes(h, header::kHeaderChecksumOff)));
   return sink.write_at(0, head);
+}
+
+namespace {
+
+Error duplicate_row(const TableState& t, Bytes key) {
+  return Error(errc::duplicate_key,
+               "table '" + t.name + "': key '" + t.encoding.format(key) + "' was appended twice");
+}
+
+}  // namespace
+
+status BuilderState::index_entries() {
+  index_buffered_ = 0;
+  for (auto& t : tables) {
+    if (t.indexes.empty()) continue;
+    uint64_t rank = 0;
+    DRYDB_TRY(t.sorter.scan(
+        [&](Bytes key, Bytes value) -> status {
+          for (IndexState& ix : t.indexes)
+            DRYDB_TRY(add_index_entry(t, ix, key, value, rank));
+          ++rank;
+          return {};
+        },
+        [&](Bytes key) { return duplicate_row(t, key); }));
+  }
+  return {};
 }
 
 status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_page) {
@@ -253,23 +303,16 @@ status BuilderState::write_trees(Sink& sink, Catalog& catalog, uint64_t& next_pa
     TreeWriter writer(sink, page_size, desc.primary.key_width, options.prefixed_keys, identity_,
                       next_page);
     MissFilterBuilder filter(t.miss_filter_bits, t.sorter.rows(), page_size);
-    uint64_t rank = 0;
-    index_buffered_ = 0;
     DRYDB_TRY(t.sorter.merge(
         [&](Bytes key, Bytes value) -> status {
           DRYDB_TRY(writer.add(key, value));
           filter.add(key);
-          for (IndexState& ix : t.indexes)
-            DRYDB_TRY(add_index_entry(t, ix, key, value, rank));
-          ++rank;
           return {};
         },
-        [&](Bytes key) {
-          return Error(errc::duplicate_key, "table '" + t.name + "': key '" +
-                                                t.encoding.format(key) + "' was appended twice");
-        }));
+        [&](Bytes key) { return duplicate_row(t, key); }));
     DRYDB_TRY(writer.finish(desc.primary));
     prefixed_pages_ = prefixed_pages_ || writer.wrote_prefixed_pages();
+    overflow_runs_ = overflow_runs_ || writer.wrote_overflow_runs();
     // The index trees follow their table's primary tree.
     for (IndexState& ix : t.indexes) {
       DRYDB_TRY(
@@ -398,17 +441,21 @@ status BuilderState::add_index_entry(TableState& t, IndexState& ix, Bytes key, B
   }
   scratch_.resize(group + kRankSuffixSize);
   store_be64(put_index_group(scratch_.data(), k, width), rank);
+  ++ix.entries;
+  ix.entry_digests += entry_digest(scratch_);
   const size_t before = ix.sorter->memory_bytes();
   ix.sorter->add(scratch_, ix.unique ? key : Bytes());
   index_buffered_ += ix.sorter->memory_bytes() - before;
   if (index_buffered_ > options.memory_budget) {
+    // Every table's entries are gathered before any tree is written: spill them all.
     auto dir = spill_dir();
     if (!dir) return std::move(dir).error();
-    for (IndexState& other : t.indexes) {
-      if (other.sorter->memory_bytes() == 0) continue;
-      index_buffered_ -= other.sorter->memory_bytes();
-      DRYDB_TRY(other.sorter->spill(*dir));
-    }
+    for (TableState& table : tables)
+      for (IndexState& other : table.indexes) {
+        if (other.sorter->memory_bytes() == 0) continue;
+        index_buffered_ -= other.sorter->memory_bytes();
+        DRYDB_TRY(other.sorter->spill(*dir));
+      }
   }
   return {};
 }

@@ -94,9 +94,15 @@ struct Sorter::Run {
   status finish_writing() {
     DRYDB_TRY(flush());
     buf.shrink_to_fit();
+    rewind();
+    return {};
+  }
+
+  // Reads again from the start.
+  void rewind() {
+    buf.clear();
     read_pos = 0;
     buf_pos = 0;
-    return {};
   }
 
   status fill(std::byte* dst, size_t n) {
@@ -250,6 +256,16 @@ status Sorter::merge_sources(std::vector<std::unique_ptr<Run>>& runs, bool with_
 
 status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
                      const std::function<Error(Bytes key)>& on_duplicate) {
+  return merge_all(emit, on_duplicate, false);
+}
+
+status Sorter::scan(const std::function<status(Bytes key, Bytes value)>& emit,
+                    const std::function<Error(Bytes key)>& on_duplicate) {
+  return merge_all(emit, on_duplicate, true);
+}
+
+status Sorter::merge_all(const Emit& emit, const std::function<Error(Bytes key)>& on_duplicate,
+                         bool keep) {
   sort_buffered();
   if (runs_.empty()) {
     // Every row is in memory (the usual build): walk the sorted batch; rows
@@ -261,7 +277,7 @@ status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
       DRYDB_TRY(emit(row_key(row), row_value(row)));
       previous = row;
     }
-    clear_buffered();
+    if (!keep) clear_buffered();
     return {};
   }
   std::vector<std::byte> previous;
@@ -273,6 +289,11 @@ status Sorter::merge(const std::function<status(Bytes key, Bytes value)>& emit,
     have_previous = true;
     return {};
   }));
+  if (keep) {
+    for (auto& run : runs_)
+      run->rewind();
+    return {};
+  }
   clear_buffered();
   runs_.clear();
   return {};

@@ -45,6 +45,10 @@ class Sorter {
   // returns. Adjacent equal keys are reported through `on_duplicate`.
   status merge(const std::function<status(Bytes key, Bytes value)>& emit,
                const std::function<Error(Bytes key)>& on_duplicate);
+  // merge() that keeps the rows: a later merge() or scan() emits them all again (spilled runs
+  // are read again from their start).
+  status scan(const std::function<status(Bytes key, Bytes value)>& emit,
+              const std::function<Error(Bytes key)>& on_duplicate);
 
  private:
   struct Run;
@@ -52,6 +56,8 @@ class Sorter {
 
   // Merges `runs` and, if `with_memory`, the buffered rows, in key order.
   status merge_sources(std::vector<std::unique_ptr<Run>>& runs, bool with_memory, const Emit& emit);
+  status merge_all(const Emit& emit, const std::function<Error(Bytes key)>& on_duplicate,
+                   bool keep);
   status compact_runs(const std::filesystem::path& dir);
   void sort_buffered();
   void clear_buffered();

@@ -102,7 +102,7 @@ status TreeWriter::write_overflow(Bytes value, uint64_t& first_page) {
   std::byte head[overflow::kHeaderSize] = {};
   head[page::kTypeOff] = std::byte{static_cast<uint8_t>(PageType::overflow)};
   store_u32(head + overflow::kLengthOff, static_cast<uint32_t>(value.size()));
-  Checksummer sum(checksum_seed_);
+  Checksummer sum(overflow::run_seed(checksum_seed_, first_page, checksum_seed_ != 0));
   sum.update(Bytes(head + 8, overflow::kHeaderSize - 8));
   sum.update(value);
   store_u64(head + page::kChecksumOff, sum.digest());

@@ -25,7 +25,8 @@ namespace drydb::detail {
 class TreeWriter {
  public:
   // `next_page` is the page allocator shared by every tree of the file; `checksum_seed` the
-  // file's identity, which seeds every page's and run's checksum.
+  // file's identity, which seeds every page's and run's checksum (a run's XOR its first page
+  // when the identity is not 0: the file then requires kFeaturePlacedRuns if it has a run).
   TreeWriter(Sink& sink, uint32_t page_size, uint16_t key_width, bool prefixed_keys,
              uint64_t checksum_seed, uint64_t& next_page);
 
@@ -45,6 +46,8 @@ class TreeWriter {
   // Whether a page was written with kPrefixedKeys (the file then requires
   // kFeaturePrefixedKeys).
   bool wrote_prefixed_pages() const noexcept { return wrote_prefixed_; }
+  // Whether an overflow run was written (with a seed, the file then requires kFeaturePlacedRuns).
+  bool wrote_overflow_runs() const noexcept { return overflow_pages_ != 0; }
 
  private:
   struct LeafEntry {

@@ -61,6 +61,9 @@ struct FileSpec {
   bool prefixed_pages = false;
   // Format 2.4: the file records its identity, which seeds its checksums.
   bool file_identity = false;
+  // Format 2.5: the file's overflow runs are bound to their place (their checksums seeded with
+  // their first page too); set when a table has a value over the inline limit.
+  bool placed_runs = false;
 };
 
 // The header's required features a file of this model records (docs/format.md, "File header").
@@ -72,6 +75,7 @@ inline uint32_t required_features(const FileSpec& f) {
   }
   if (f.prefixed_pages) bits |= 4u;
   if (f.file_identity) bits |= 16u;
+  if (f.placed_runs) bits |= 32u;
   return bits;
 }
 

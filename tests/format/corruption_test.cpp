@@ -860,7 +860,8 @@ TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
   // on a file without filters or column lists they are corrupt (and, without
   // bit 4, its identity field must be zero). Bit 2 (prefixed keys) is known
   // too; it only says which readers may read the file (PrefixedKeys tests
-  // cover it), and bit 4 (file identity) the FileIdentity tests.
+  // cover it), and bits 4 (file identity) and 5 (placed overflow runs) the
+  // FileIdentity tests.
   for (uint32_t bit :
        {fmt::kFeatureFilteredPages, fmt::kFeatureMissFilters, fmt::kFeatureColumnLists}) {
     std::vector<std::byte> copy = fixture().file;
@@ -869,7 +870,7 @@ TEST(FileHeader, UnknownRequiredFeatureIsUnsupportedVersion) {
     ASSERT_FALSE(db);
     EXPECT_EQ(db.code(), errc::corruption) << db.error().to_string();
   }
-  for (int bit : {5, 7, 16, 31}) {
+  for (int bit : {6, 7, 16, 31}) {
     std::vector<std::byte> copy = fixture().file;
     fmt::store_u32(copy.data() + fmt::header::kRequiredFeaturesOff, uint32_t{1} << bit);
     auto db = open_with_header(copy);

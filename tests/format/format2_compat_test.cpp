@@ -16,6 +16,7 @@
 #include "data/format2.2/format2_2_files.h"
 #include "data/format2.3/format2_3_files.h"
 #include "data/format2.4/format2_4_files.h"
+#include "data/format2.5/format2_5_files.h"
 #include "data/format2/format2_files.h"
 
 namespace drydb_golden {
@@ -332,6 +333,11 @@ TEST(Format2Compat, Format2_3FilesReadAsWritten) {
 // The file identity, seeding every checksum but the header's.
 TEST(Format2Compat, Format2_4FilesReadAsWritten) {
   check_golden_files("format2.4", 4, drydb_format2_4::files());
+}
+
+// Overflow runs bound to their place, and the identity covering each index's entries.
+TEST(Format2Compat, Format2_5FilesReadAsWritten) {
+  check_golden_files("format2.5", 5, drydb_format2_5::files());
 }
 
 }  // namespace

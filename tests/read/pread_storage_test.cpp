@@ -4,7 +4,8 @@
 // early is errc::truncated. Then a file rewritten in place (same size) under a pread reader:
 // pages read from the new bytes fail their checksums (errc::corruption), cached pages keep
 // answering, and no answer is wrong; the same for another valid file of the same length (its
-// checksums are seeded with another file identity). (A file cut in place:
+// checksums are seeded with another file identity), also one of the same rows with another
+// index function (format 2.5's identity covers each index's entries). (A file cut in place:
 // readonly_deploy_test.)
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -305,6 +306,58 @@ TEST_F(PreadStorage, AnotherFileWithOtherKeysCopiedInPlaceIsRefused) {
   }
   other.finish();
   expect_other_file_refused(path, m, other);
+}
+
+// The same rows with another index function copied over the file in place under a pread reader:
+// "nums" has an index of 40 keys, row i under key (i + shift) % 40, 15 rows each, so both files'
+// index trees have their pages alike and the files one length. Before format 2.5 the identity
+// knew an index's name, uniqueness and encoding but not its entries: both files had one identity,
+// the other file's index pages passed their checksums here, and the index answered its keys with
+// the other file's rows. The identity now covers each index's entries.
+TEST_F(PreadStorage, TheSameRowsWithAnotherIndexFunctionCopiedInPlaceIsRefused) {
+  const auto with_index = [](int64_t shift) {
+    DbModel x = users_and_numbers(600, 1);
+    x.tables[1].indexes.push_back(make_index(
+        "group", false, drydb::KeyEncoding::int64(),
+        [shift](const std::string& key, const std::string&) -> std::optional<std::string> {
+          return int64_key(((int64_of(key) - 1) / 5 + shift) % 40);
+        }));
+    x.finish();
+    return x;
+  };
+  const DbModel first = with_index(0), second = with_index(1);
+  auto first_file = build_database(first);
+  auto second_file = build_database(second);
+  ASSERT_TRUE(first_file && second_file);
+  EXPECT_NE(drydb::detail::load_u64(first_file->data() + drydb::detail::header::kIdentityOff),
+            drydb::detail::load_u64(second_file->data() + drydb::detail::header::kIdentityOff));
+  ASSERT_TRUE(write_file(path, *first_file));
+  auto db = ReadOnlyDatabase::open(
+      path, {.storage = StorageKind::pread, .page_cache_bytes = kCachePages * 512});
+  ASSERT_TRUE(db);
+  auto index = db->table("nums")->index("group");
+  ASSERT_TRUE(index);
+  const TableModel& nums = *first.find("nums");
+  const IndexModel& group = nums.indexes.front();
+  // Every index key's rows through get and get_all: right before the copy, never wrong after it.
+  const auto ask_every_key = [&](Outcome& out) {
+    for (int64_t k = 0; k < 40; ++k) {
+      check_index_get(*index, nums, group, int64_key(k), out);
+      check_index_get_all(*index, nums, group, int64_key(k), out);
+    }
+  };
+  Outcome before;
+  ask_every_key(before);
+  EXPECT_TRUE(before.clean()) << before.first_error;
+  ASSERT_TRUE(write_in_place(path, *second_file));
+  Outcome after;
+  ask_every_key(after);
+  EXPECT_TRUE(after.wrong.empty())
+      << after.wrong.size() << " wrong answers, the first: " << after.wrong[0];
+  EXPECT_GT(after.errors, 0u);
+  EXPECT_EQ(after.codes, std::set<int>{static_cast<int>(errc::corruption)}) << after.first_error;
+  EXPECT_NE(after.first_error.find("checksum"), std::string::npos) << after.first_error;
+  EXPECT_EQ(db->verify().code(), errc::corruption);
 }
 
 }  // namespace

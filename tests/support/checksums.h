@@ -30,6 +30,15 @@ inline uint64_t checksum_seed(std::span<const std::byte> f) {
                                               : 0;
 }
 
+// The seed of the checksum of the overflow run starting at page `first_page`: checksum_seed(f),
+// XOR the first page where the header says runs are bound to their place (format 2.5).
+inline uint64_t run_checksum_seed(std::span<const std::byte> f, uint64_t first_page) {
+  namespace fmt = drydb::detail;
+  if (f.size() < fmt::header::kSize) return 0;
+  const uint32_t features = fmt::load_u32(f.data() + fmt::header::kRequiredFeaturesOff);
+  return fmt::overflow::run_seed(checksum_seed(f), first_page, features & fmt::kFeaturePlacedRuns);
+}
+
 inline void fix_header_checksum(std::span<std::byte> f) {
   namespace fmt = drydb::detail;
   if (f.size() < fmt::header::kSize) return;
@@ -69,7 +78,8 @@ inline void fix_all_checksums(std::span<std::byte> f) {
     if (type == fmt::PageType::overflow) {
       const uint64_t len = fmt::load_u32(page + fmt::overflow::kLengthOff);
       const uint64_t avail = f.size() - p * ps - 8;
-      fmt::store_u64(page, xxh3(page + 8, std::min<uint64_t>(8 + len, avail), seed));
+      fmt::store_u64(page,
+                     xxh3(page + 8, std::min<uint64_t>(8 + len, avail), run_checksum_seed(f, p)));
       p += std::max<uint64_t>(1, fmt::overflow::pages_for(len, static_cast<uint32_t>(ps)));
     } else {
       fmt::store_u64(page, xxh3(page + 8, ps - 8, seed));

@@ -241,7 +241,8 @@ inline void fix_checksum_at(std::span<std::byte> f, const FileMap& m, uint64_t o
       std::byte* p = f.data() + start;
       const uint64_t len = load_u32(p + overflow::kLengthOff);  // possibly the changed length
       if (start + overflow::kHeaderSize + len > f.size()) return;
-      store_u64(p, xxh3(p + 8, overflow::kHeaderSize - 8 + len, checksum_seed(f)));
+      store_u64(p, xxh3(p + 8, overflow::kHeaderSize - 8 + len,
+                        run_checksum_seed(f, m.run_start[offset / m.page_size])));
       return;
     }
     default:

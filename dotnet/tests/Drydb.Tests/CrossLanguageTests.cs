@@ -60,6 +60,8 @@ public class CrossLanguageTests
   }
 
   [Theory]
+  [InlineData("format2.5/placed_runs.drydb")]
+  [InlineData("format2.5/placed_runs_lz4.drydb")]
   [InlineData("format2.4/identity.drydb")]
   [InlineData("format2.4/identity_lz4.drydb")]
   [InlineData("format2.3/column_lists.drydb")]

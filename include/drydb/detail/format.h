@@ -28,7 +28,7 @@ namespace drydb::detail {
 inline constexpr std::byte kMagic[4] = {std::byte{'D'}, std::byte{'R'}, std::byte{'Y'},
                                         std::byte{0}};
 inline constexpr uint16_t kFormatMajor = 2;
-inline constexpr uint16_t kFormatMinor = 4;
+inline constexpr uint16_t kFormatMinor = 5;
 // Required-feature bits a reader must understand.
 inline constexpr uint32_t kFeatureFilteredPages = 1;  // pages encoded by a filter chain, packed
 inline constexpr uint32_t kFeatureMissFilters = 2;    // (2.1) tables with miss filters
@@ -38,9 +38,12 @@ inline constexpr uint32_t kFeatureColumnLists = 8;  // (2.3) tables of rows as c
 // (2.4) the header holds the file's identity, which seeds every page, overflow run and catalog
 // checksum: a page of another file fails its checksum here.
 inline constexpr uint32_t kFeatureFileIdentity = 16;
+// (2.5) every overflow run's checksum is seeded with the file's identity XOR the run's first page
+// (overflow::run_seed): a run moved to another place fails its checksum there.
+inline constexpr uint32_t kFeaturePlacedRuns = 32;
 inline constexpr uint32_t kKnownRequiredFeatures = kFeatureFilteredPages | kFeatureMissFilters |
                                                    kFeaturePrefixedKeys | kFeatureColumnLists |
-                                                   kFeatureFileIdentity;
+                                                   kFeatureFileIdentity | kFeaturePlacedRuns;
 
 inline constexpr uint32_t kMinPageSize = 512;
 inline constexpr uint32_t kMaxPageSize = 65536;
@@ -197,7 +200,7 @@ constexpr size_t keys_off(size_t n) {
 }  // namespace internal
 
 // Overflow run: ceil((16 + length) / page_size) consecutive pages
-//   0  u64 checksum: XXH3-64 of bytes 8 .. 16+length-1
+//   0  u64 checksum: XXH3-64 of bytes 8 .. 16+length-1, seeded with run_seed()
 //   8  u8  type 3, 9 u8 flags 0, 10 u16 zero
 //   12 u32 value length
 //   16 the value; zero padding to the end of the last page
@@ -206,6 +209,12 @@ inline constexpr size_t kLengthOff = 12;
 inline constexpr size_t kHeaderSize = 16;
 constexpr uint64_t pages_for(uint64_t length, uint32_t page_size) {
   return (kHeaderSize + length + page_size - 1) / page_size;
+}
+// The seed of the checksum of the run starting at `first_page`: the file's seed (its identity, or
+// 0), XOR the first page in a file with kFeaturePlacedRuns (format 2.5), which binds the run to
+// its place as fences bind a leaf.
+constexpr uint64_t run_seed(uint64_t file_seed, uint64_t first_page, bool placed) {
+  return placed ? file_seed ^ first_page : file_seed;
 }
 }  // namespace overflow
 

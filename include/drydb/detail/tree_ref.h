@@ -106,6 +106,8 @@ struct TreeRef {
   // The seed of the checksums of the tree's pages and runs: the file's identity (format 2.4),
   // or 0.
   uint64_t checksum_seed = 0;
+  // Whether a run's checksum is seeded with its first page too (format 2.5, overflow::run_seed).
+  bool placed_runs = false;
 };
 
 // The internal page a descent reached a page from (nullptr: none, the root or a page not

@@ -185,7 +185,7 @@ expect_stdout_has "filters        none"
 expect_stdout_has "current table  prices"
 expect_stdout_has "key encoding   int64"
 run drydb info items.drydb --format jsonl
-expect_stdout_has '"format":"2.4","page_size":4096,'
+expect_stdout_has '"format":"2.5","page_size":4096,'
 expect_stdout_has '"filters":[],"tables":2,"current_table":"items"}'
 
 run drydb stats items.drydb -t prices

@@ -129,7 +129,7 @@ Displayed 3 of 3 entries
 (integer) 2
 file           items.drydb
 size           @SIZE@ bytes
-format         2.4
+format         2.5
 page size      4,096 bytes
 pages          6
 filters        none
@@ -138,7 +138,7 @@ current table  prices
 key encoding   int64
 rows           7
 indexes        none
-file items.drydb: @SIZE@ bytes, format 2.4, page size 4,096
+file items.drydb: @SIZE@ bytes, format 2.5, page size 4,096
   pages        6 (page 0 is the header), catalog @CATALOG@ bytes
   compression  none (pages stored as they are; ratio 1.00)
 
