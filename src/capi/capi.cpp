@@ -30,6 +30,12 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "drydb/builder.h"
 #include "drydb/database.h"
 #include "drydb/error.h"
@@ -456,9 +462,38 @@ int null_argument(const char* fn, const char* what) noexcept {
 // is live.) Each thread publishes the owner it holds in a slot of its own, on a cache line no
 // other thread writes: one store and a full fence a call, no read-modify-write of a shared line.
 // Close marks the owner closing, then waits until no slot holds it. Both sides store, then load
-// the other's word, sequentially consistent: either close sees the slot (and waits for the call),
-// or the call sees the mark (and refuses as for a closed handle). Close therefore blocks while a
-// call on another thread runs (each call is bounded; a verify of a large file is the longest).
+// the other's word: either close sees the slot (and waits for the call), or the call sees the mark
+// (and refuses as for a closed handle). Close therefore blocks while a call on another thread runs
+// (each call is bounded; a verify of a large file is the longest). The order of each side's store
+// and load: where Linux's membarrier (private expedited) is registered, close runs it between its
+// store and its scan, which orders every other thread's plain store and load as a fence in each
+// would, so a call pays a plain store (get_copy took 28 ns with a fence of its own where it takes
+// 21 without a hold, on an Intel Xeon); elsewhere both sides are sequentially consistent.
+// Whether close orders the calls' plain stores and loads itself (see above): registered once, at
+// load. Not under ThreadSanitizer, which cannot see that order and checks the fenced one instead.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DRYDB_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define DRYDB_TSAN 1
+#endif
+const bool close_fences_calls = [] {
+#if defined(__linux__) && defined(SYS_membarrier) && !defined(DRYDB_TSAN)
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+  return false;
+#endif
+}();
+
+// The fence close runs for every thread's calls, where close_fences_calls.
+void fence_calls() {
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) std::abort();
+#endif
+}
+
 class HoldSlots {
  public:
   struct alignas(64) Slot {
@@ -508,22 +543,42 @@ class HoldSlots {
   std::deque<Slot> slots_;
 };
 
-// This thread's slot, taken at its first hold and given back when it exits.
+// This thread's slot: taken at its first hold, given back when the thread exits (ThreadSlot).
+// The hot path reads it with one load of a plain thread-local pointer: initial-exec, which glibc
+// serves from the static TLS space it keeps for libraries loaded later (8 bytes of it), where
+// the default model calls __tls_get_addr and checks an initialisation guard on every hold.
+#if defined(__ELF__)
+[[gnu::tls_model("initial-exec")]]
+#endif
+thread_local HoldSlots::Slot* this_thread_slot_ptr = nullptr;
+
+// Owns a thread's slot: gives it back at the thread's exit.
 class ThreadSlot {
  public:
   ThreadSlot() : slot_(HoldSlots::get().take()) {}
-  ~ThreadSlot() { HoldSlots::get().give_back(slot_); }
+  ~ThreadSlot() {
+    this_thread_slot_ptr = nullptr;
+    HoldSlots::get().give_back(slot_);
+  }
   ThreadSlot(const ThreadSlot&) = delete;
   ThreadSlot& operator=(const ThreadSlot&) = delete;
-  std::atomic<const void*>& owner() noexcept { return slot_->owner; }
+  HoldSlots::Slot* slot() const noexcept { return slot_; }
 
  private:
   HoldSlots::Slot* slot_;
 };
 
-ThreadSlot& this_thread_slot() {
-  static thread_local ThreadSlot slot;
-  return slot;
+[[gnu::noinline, gnu::cold]] HoldSlots::Slot* take_thread_slot() {
+  static thread_local ThreadSlot owner;
+  this_thread_slot_ptr = owner.slot();
+  return this_thread_slot_ptr;
+}
+
+DRYDB_ALWAYS_INLINE std::atomic<const void*>& this_thread_slot() {
+  HoldSlots::Slot* s = this_thread_slot_ptr;
+  if (s == nullptr) [[unlikely]]
+    s = take_thread_slot();
+  return s->owner;
 }
 
 // The owner a handle's call holds: the database of a database, table or index handle, the
@@ -562,9 +617,17 @@ class Hold {
   template <class Owner>
   int enter(const Owner* owner, const char* fn) {
     if (owner == nullptr) return DRYDB_OK;
-    std::atomic<const void*>& slot = this_thread_slot().owner();
-    slot.store(owner, std::memory_order_seq_cst);
-    if (owner->closing.load(std::memory_order_seq_cst)) [[unlikely]] {
+    std::atomic<const void*>& slot = this_thread_slot();
+    bool closing;
+    if (close_fences_calls) [[likely]] {
+      slot.store(owner, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler's order; close's fence
+      closing = owner->closing.load(std::memory_order_relaxed);
+    } else {
+      slot.store(owner, std::memory_order_seq_cst);
+      closing = owner->closing.load(std::memory_order_seq_cst);
+    }
+    if (closing) [[unlikely]] {
       slot.store(nullptr, std::memory_order_relaxed);
       return record(DRYDB_INVALID_ARGUMENT, fn,
                     std::is_same_v<Owner, drydb_db> ? "the database has been closed"
@@ -586,6 +649,7 @@ int start_closing(Owner* owner, const char* fn) {
     return record(DRYDB_INVALID_ARGUMENT, fn,
                   std::is_same_v<Owner, drydb_db> ? "the database is being closed by another call"
                                                   : "the dataset is being closed by another call");
+  if (close_fences_calls) fence_calls();
   HoldSlots::get().wait_unheld(owner);
   return DRYDB_OK;
 }
