@@ -2,9 +2,13 @@
 # Build, test and pack drydb's .NET package (dotnet/), then build and run a program outside the
 # repository that references the packed .nupkg alone (a local package source).
 #
-#   scripts/dotnet.sh [BUILD]   BUILD: the CMake build holding libdrydb_c.so, the drydb tool and
-#                               the Python package (default build/release, as scripts/test.sh
-#                               leaves it)
+#   scripts/dotnet.sh [BUILD [NATIVE]]
+#       BUILD: the CMake build holding the drydb tool and the Python package, which the
+#       cross-language tests run (default build/release, as scripts/test.sh leaves it);
+#       NATIVE: the folder of the libdrydb_c.so the tests load and the package carries (default
+#       BUILD; scripts/test.sh gives the self-contained one, build/shipped/linux-x64, and the
+#       program outside the repository then runs with the system's copies of its dependencies
+#       hidden: scripts/hide_system_libs.sh)
 #
 # The tests run on .NET 10 (the net10.0 build) and on .NET 8 (the netstandard2.1 build, Unity's,
 # self-contained on the .NET 8 runtime restored from NuGet). The package lands in
@@ -12,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(cd "${1:-build/release}" && pwd)
+native=$(cd "${2:-$build}" && pwd)
 if ! command -v dotnet >/dev/null; then
   echo "dotnet.sh: the .NET SDK (dotnet, 8 or later) is required" >&2
   exit 2
@@ -24,10 +29,10 @@ version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' dotnet/src/Drydb/Drydb.c
 
 # The tests: the cross-language ones run this build's tool and Python package.
 DRYDB_CLI=$build/tools/drydb/drydb DRYDB_PYTHONPATH=$build/python/package \
-  dotnet test dotnet/tests/Drydb.Tests -c Release "-p:DrydbNativeDir=$build/"
+  dotnet test dotnet/tests/Drydb.Tests -c Release "-p:DrydbNativeDir=$native/"
 
 for project in Drydb Drydb.MessagePack; do
-  dotnet pack "dotnet/src/$project" -c Release "-p:DrydbNativeDir=$build/" -o "$out/packages"
+  dotnet pack "dotnet/src/$project" -c Release "-p:DrydbNativeDir=$native/" -o "$out/packages"
 done
 nupkg=$out/packages/Drydb.$version.nupkg
 /usr/bin/python3 - "$nupkg" <<'PY'
@@ -58,5 +63,11 @@ XML
 printf 'k1\tone\nk2\ttwo\n' >"$out/tool.tsv"
 "$build/tools/drydb/drydb" build "$out/tool.drydb" -i "$out/tool.tsv" --columns key,value -k key \
   -v value -q
-(cd "$consumer" && dotnet run -c Release "-p:DrydbVersion=$version" \
-  "-p:RestorePackagesPath=$consumer/packages" -- "$out/tool.drydb")
+(cd "$consumer" && dotnet build -c Release -o "$consumer/bin" "-p:DrydbVersion=$version" \
+  "-p:RestorePackagesPath=$consumer/packages")
+run=(dotnet "$consumer/bin/Consumer.dll" "$out/tool.drydb")
+if [ "$native" != "$build" ]; then
+  bash scripts/hide_system_libs.sh "${run[@]}"
+else
+  "${run[@]}"
+fi

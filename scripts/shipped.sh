@@ -6,12 +6,10 @@
 #   1. scripts/check_shipped.py: each needs only the C library (glibc 2.34 symbol versions at
 #      most) and exports only its own entry points;
 #   2. the C API's test and the Python package's tests run with Debian's zstd, lz4, xxHash and
-#      simdjson libraries hidden (a mount namespace binds an empty file over each), so a
-#      dependency that is still linked dynamically fails to load.
+#      simdjson libraries hidden (scripts/hide_system_libs.sh), so a dependency that is still
+#      linked dynamically fails to load.
 #
 #   scripts/shipped.sh [TARGET]   TARGET: linux-x64 (the default; this machine)
-#
-# The hiding needs a mount namespace: root's, or else an unprivileged user namespace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,33 +45,8 @@ extension=$(ls "$build"/python/package/drydb/_drydb*.so)
 /usr/bin/python3 scripts/check_shipped.py --exports '^drydb_' "$build/libdrydb_c.so"
 /usr/bin/python3 scripts/check_shipped.py --exports '^PyInit__drydb$' "$extension"
 
-# The system's copies of what is linked in, hidden for the tests below: each file an empty one
-# (the loader then fails on it: "file too short").
-hidden=()
-for soname in libzstd.so.1 liblz4.so.1 libxxhash.so.0 libsimdjson.so.14; do
-  for dir in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu; do
-    [ -e "$dir/$soname" ] && hidden+=("$(readlink -f "$dir/$soname")")
-  done
-done
-empty=$(mktemp)
-trap 'rm -f "$empty"' EXIT
-# A mount namespace of its own: root's, else an unprivileged user namespace's.
-namespace=(unshare --mount)
-[ "$(id -u)" -eq 0 ] || namespace=(unshare --user --map-root-user --mount)
-run_hidden() {
-  "${namespace[@]}" -- bash -c '
-    empty=$1; shift; count=$1; shift
-    for ((i = 0; i < count; i++)); do mount --bind "$empty" "$1"; shift; done
-    exec "$@"' _ "$empty" "${#hidden[@]}" "${hidden[@]}" "$@"
-}
-# A check that the hiding works: loading Debian's libzstd must now fail.
-if run_hidden /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libzstd.so.1")' 2>/dev/null; then
-  echo "shipped.sh: hiding the system's libzstd did not take" >&2
-  exit 1
-fi
-
 mkdir -p "$build/capi"
-run_hidden "$build/tests/capi_test" "$build/capi"
-run_hidden env PYTHONPATH="$build/python/package" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+bash scripts/hide_system_libs.sh "$build/tests/capi_test" "$build/capi"
+bash scripts/hide_system_libs.sh env PYTHONPATH="$build/python/package" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   tests/python
 echo "shipped.sh: $target's libdrydb_c and Python extension are self-contained ($build)"

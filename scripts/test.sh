@@ -56,6 +56,15 @@ trap report_failure EXIT
 start=$SECONDS
 install_missing_packages
 
+# Each stage's name and seconds, for the summary line (HACKING.md says where CI's time goes).
+done_stages=""
+stage_began=$SECONDS
+stage_done() {
+  done_stages+="${done_stages:+, }$1: $((SECONDS - stage_began)) s"
+  echo "test.sh: $1 passed in $((SECONDS - stage_began)) s"
+  stage_began=$SECONDS
+}
+
 # Configure build/<name> with the given cache arguments and build it.
 configure_and_build() {
   local dir=build/$1
@@ -72,7 +81,7 @@ configure_and_build release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ 
   -DDRYDB_BUILD_TESTS=ON -DDRYDB_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 \
   -DDRYDB_BUILD_BENCH=OFF
 ctest --test-dir build/release --output-on-failure -j"$JOBS"
-done_stages="release"
+stage_done release
 
 # The binaries drydb ships, self-contained (scripts/shipped.sh): libdrydb_c and the Python
 # extension linked with zstd, lz4, xxHash and simdjson built from Debian's sources and with the
@@ -81,21 +90,22 @@ done_stages="release"
 # the system's copies of those libraries hidden.
 stage=shipped
 bash scripts/shipped.sh linux-x64
-done_stages+=", shipped (linux-x64)"
+stage_done "shipped (linux-x64)"
 
 # The Python package as a wheel (pyproject.toml; its own CMake build in build/wheel): installed
 # into a fresh virtual environment, run from outside the checkout, and installed on a
 # LocalCluster's workers by docs/python.md's plugin.
 stage=wheel
 bash scripts/wheel_test.sh
-done_stages+=", wheel"
+stage_done "wheel"
 
-# The .NET package over the Release build's libdrydb_c.so: scripts/dotnet.sh runs `dotnet test`
+# The .NET package over the shipped, self-contained libdrydb_c.so (the Release build's tool and
+# Python package for the cross-language tests): scripts/dotnet.sh runs `dotnet test`
 # (xunit, on .NET 10 and, for the netstandard2.1 build, .NET 8), `dotnet pack`, and a program
 # outside the repository built from the .nupkg.
 stage=dotnet
-bash scripts/dotnet.sh build/release
-done_stages+=", .NET"
+bash scripts/dotnet.sh build/release build/shipped/linux-x64
+stage_done ".NET"
 
 if [ "$quick" -eq 0 ]; then
   # Sanitizer builds: clang++ (the second supported compiler), -O1 -g keeps them fast enough and
@@ -115,7 +125,7 @@ if [ "$quick" -eq 0 ]; then
   configure_and_build asan "${sanitized[@]}" -DDRYDB_SANITIZE=address,undefined \
     -DDRYDB_NO_EXCEPTIONS=ON
   ctest --test-dir build/asan --output-on-failure -j"$JOBS" -L unit
-  done_stages+=", asan+ubsan (no exceptions)"
+  stage_done "asan+ubsan (no exceptions)"
 
   # The tool (its cases and unit tests, label cli) and the MessagePack typed tables under
   # ASan+UBSan: both need exceptions, so they get a build of their own, of only their targets.
@@ -128,7 +138,7 @@ if [ "$quick" -eq 0 ]; then
   ASAN_OPTIONS=$ASAN_OPTIONS:handle_sigbus=0 \
     ctest --test-dir build/asantool --output-on-failure -j"$JOBS" -L cli
   ctest --test-dir build/asantool --output-on-failure -j"$JOBS" -R '^Msgpack'
-  done_stages+=", tool and msgpack (asan+ubsan)"
+  stage_done "tool and msgpack (asan+ubsan)"
 
   # The Python package under ASan+UBSan (g++, whose runtime the interpreter loads first): views,
   # iterators and cursors outliving a closed database are its risk. Python's own allocations
@@ -142,18 +152,18 @@ if [ "$quick" -eq 0 ]; then
     ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=0 \
     PYTHONPATH=build/pyasan/python/package DRYDB_CLI=build/release/tools/drydb/drydb \
     /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
-  done_stages+=", python (asan+ubsan)"
+  stage_done "python (asan+ubsan)"
 
   stage=tsan
   configure_and_build tsan "${sanitized[@]}" -DDRYDB_SANITIZE=thread
   ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -L unit
-  done_stages+=", tsan"
+  stage_done "tsan"
 
   # Each fuzz target for 60 s on a copy of its committed corpus (5 targets: about 6 minutes
   # with the build).
   stage=fuzz
   bash scripts/fuzz.sh 60
-  done_stages+=", fuzz (60 s per target)"
+  stage_done "fuzz (60 s per target)"
 fi
 
 echo "test.sh: all passed ($done_stages) in $((SECONDS - start)) s"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The Python package as a wheel, the way a Dask cluster's workers get it (docs/python.md, "A wheel
 # for a cluster's workers"): builds the wheel with Debian's interpreter (pyproject.toml, setup.py:
-# nothing fetched), installs it offline into a fresh virtual environment that sees Debian's
-# packages, and runs a program outside the checkout with that environment's python: it builds a
+# nothing fetched), self-contained as scripts/shipped.sh builds the extension (zstd, lz4, xxHash
+# and simdjson from scripts/deps.sh and the C++ runtime linked in; scripts/check_shipped.py
+# checks the extension in the wheel), installs it offline into a fresh virtual environment that
+# sees Debian's packages, and runs a program outside the checkout with that environment's python
+# and the system's copies of those libraries hidden (scripts/hide_system_libs.sh): it builds a
 # file, reads it back and checks that drydb came from the environment. Then, in a second fresh
 # environment, the docs' InstallWheel plugin installs the wheel on a LocalCluster of two worker
 # processes on 127.0.0.1, which then run drydb.dask.build_dataset.
@@ -18,6 +21,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 unset PYTHONPATH
 
+bash scripts/deps.sh linux-x64
+export DRYDB_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$root/build/deps/linux-x64 -DDRYDB_STATIC_RUNTIME=ON${DRYDB_CMAKE_ARGS:+ $DRYDB_CMAKE_ARGS}"
 "$python" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" .
 wheels=("$work"/dist/drydb-*.whl)
 if [ ${#wheels[@]} -ne 1 ]; then
@@ -25,6 +30,9 @@ if [ ${#wheels[@]} -ne 1 ]; then
   exit 1
 fi
 wheel=${wheels[0]}
+mkdir "$work/unpacked"
+"$python" -m zipfile -e "$wheel" "$work/unpacked"
+"$python" scripts/check_shipped.py --exports '^PyInit__drydb$' "$work"/unpacked/drydb/_drydb*.so
 
 # 1. pip install in a fresh environment, then a program run from outside the checkout.
 "$python" -m venv --system-site-packages "$work/env"
@@ -63,7 +71,7 @@ with drydb.open("items.drydb") as db:
     assert orders.count_range(0, 699) == 100
 print("wheel_test.sh: the installed wheel builds and reads a file")
 PY
-(cd "$work/run" && "$work/env/bin/python" quickstart.py)
+(cd "$work/run" && bash "$root/scripts/hide_system_libs.sh" "$work/env/bin/python" quickstart.py)
 
 # 2. The docs' plugin installs the wheel on running workers whose environment lacks drydb.
 "$python" -m venv --system-site-packages "$work/cluster-env"
