@@ -171,8 +171,14 @@ if [ -z "$report_only" ]; then
     rm -rf "$BUILD/dotnet"
     dotnet run -c Release --project bench/dotnet/Drydb.Benchmarks "-p:DrydbNativeDir=$PWD/$BUILD/capi/" \
       -- --filter '*' --artifacts "$BUILD/dotnet"
+    # The same gets called from C, entered clean and with dirty upper vector state.
+    cmake --build "$BUILD" -j"$JOBS" --target drydb_capi_entry_bench
+    "$BUILD/bench/drydb_capi_entry_bench" \
+      --benchmark_enable_random_interleaving=true --benchmark_repetitions=5 \
+      --benchmark_min_time=0.3 --benchmark_out_format=json \
+      "--benchmark_out=$BUILD/capi_entry.json" >/dev/null
     python3 bench/dotnet/summarize.py "$BUILD/dotnet/results" --out "$dotnet_out" \
-      --command "scripts/bench.sh --filter Dotnet"
+      --command "scripts/bench.sh --filter Dotnet" --capi-entry "$BUILD/capi_entry.json"
   fi
 
   rm -f "$callgrind_out"

@@ -36,6 +36,9 @@ def main():
                     help="BenchmarkDotNet's results folders (a later one's figures replace an earlier one's)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--command", required=True)
+    ap.add_argument("--capi-entry",
+                    help="drydb_capi_entry_bench's JSON (bench/capi_entry_bench.cpp): the same gets "
+                         "called from C, entered with clean and with dirty upper vector state")
     args = ap.parse_args()
     rows = {}  # (workload, shape) -> store -> (median ns, bytes per op)
     paths = [p for folder in args.results for p in sorted(glob.glob(os.path.join(folder, "*-report-full.json")))]
@@ -82,8 +85,43 @@ def main():
                 line.append(f"{cells[m][0] / base:.1f}×" if base and m in cells else "")
             md.append("| " + " | ".join(line) + " |")
         md.append("")
+    if args.capi_entry:
+        md += capi_entry_section(args.capi_entry, rows.get(("Overhead", "dense_10k"), {}))
     with open(args.out, "w") as f:
         f.write("\n".join(md))
+
+
+def capi_entry_section(path, overhead):
+    """The C caller's gets beside the package's: the package's get as a multiple of the C call's
+    time, and the C call entered as .NET's JIT may leave the vector registers."""
+    with open(path) as f:
+        report = json.load(f)
+    medians = {}
+    for b in report["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            # Per query: the benchmark's iteration is 1,000 gets.
+            medians[b["run_name"]] = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]] / 1000
+    md = ["### The C API's entry from a caller that uses AVX", "",
+          "The same gets (dense_10k, random keys) through `drydb_table_get` called from C",
+          "(`drydb_capi_entry_bench`, bench/capi_entry_bench.cpp), entered with clean vector state and",
+          "with the upper halves of the vector registers dirty, as .NET's JIT and code built for AVX",
+          "leave them; the C API clears that state at entry (vzeroupper), so both must take the same",
+          "time. Median CPU time per get.", "",
+          "| call | time per get |", "|---|--:|"]
+    names = [("CApiGet/clean", "drydb_table_get, clean entry"),
+             ("CApiGet/dirty_upper", "drydb_table_get, dirty upper vector state"),
+             ("CApiGetCopy/clean", "drydb_table_get_copy (holds the database for the call)"),
+             ("TrivialCall/clean", "a trivial C call"),
+             ("TrivialCall/dirty_upper", "a trivial C call, dirty upper vector state")]
+    for key, label in names:
+        if key in medians:
+            md.append(f"| {label} | {fmt_time(medians[key])} |")
+    md.append("")
+    clean = medians.get("CApiGet/clean")
+    if clean and "PublicGet" in overhead:
+        md += [f"The package's `Get` ({fmt_time(overhead['PublicGet'][0])}, above) takes "
+               f"{overhead['PublicGet'][0] / clean:.2f}× the C caller's clean get.", ""]
+    return md
 
 
 if __name__ == "__main__":
