@@ -150,20 +150,37 @@ using drydb_test::xxh3;
 
 // ---- storage ----------------------------------------------------------------------------------
 
+// The reads (pages and runs the page cache loads) of every database open_bytes opened through a
+// page cache, added up as each closes: the measure of an execution's work that the replay test
+// bounds (fuzz_regression_test, WorkPerInput), since with a cache of a few pages nearly every
+// page a query touches is a read.
+inline uint64_t cached_reads = 0;
+
+// A MemoryStorage that adds its reads to cached_reads when its database closes.
+class CountedStorage final : public MemoryStorage {
+ public:
+  using MemoryStorage::MemoryStorage;
+  ~CountedStorage() override { cached_reads += reads.load(); }
+};
+
 // Opens `bytes` in place (open_memory: the path mapped files take) or through a page cache of
-// `cache_bytes` (MemoryStorage: the path pread files and custom loaders take).
+// `cache_bytes` (a MemoryStorage: the path pread files and custom loaders take).
 inline drydb::result<drydb::ReadOnlyDatabase> open_bytes(Bytes bytes, bool cached,
                                                          size_t cache_bytes = 2048) {
   if (!cached) return drydb::ReadOnlyDatabase::open_memory(bytes);
-  return open_cached(bytes, cache_bytes);
+  return drydb::ReadOnlyDatabase::open_storage(std::make_unique<CountedStorage>(bytes),
+                                               {.page_cache_bytes = cache_bytes});
 }
 
 // ---- the checked queries ----------------------------------------------------------------------
 
-// Bounds on the work per table, so one input cannot take seconds: rows a walk reads before
-// giving up (a DAG-shaped tree repeats), model keys looked up one by one (besides the probes),
-// rows compared at the start of each range, extra probe keys an index takes.
-inline constexpr Limits kFuzzLimits{.walk_rows = 20000, .range_rows = 6, .gets = 64, .probes = 6};
+// Bounds on the work per table and per index, so that an execution costs well under a
+// millisecond: rows a walk reads before giving up (a DAG-shaped tree repeats), rows compared at
+// the start of each range, model keys looked up one by one (besides the probes), extra probe
+// keys an index takes, and bound pairs (of about a dozen probes, so of some 200 combinations)
+// whose count_range and get_range are checked, chosen at random by the input's seed.
+inline constexpr Limits kFuzzLimits{
+    .walk_rows = 20000, .range_rows = 6, .gets = 16, .probes = 6, .pairs = 24};
 
 // One entry of a secondary index as a walk or a key function gives it: (encoded index key,
 // primary key).
@@ -188,19 +205,27 @@ inline void check_table_rows(const drydb::ReadOnlyTable& table, const std::vecto
 }
 
 // Every query kind of `index` against `entries` (sorted by index key, then primary key; no index
-// key repeats in a unique index), each naming a row of `rows` (the table's, sorted by key), as
-// check_table_rows.
-inline void check_index_entries(const drydb::SecondaryIndex& index, const std::vector<Row>& rows,
+// key repeats in a unique index), each naming a row of table model `t` (table_of the table's
+// rows, made once for all of its indexes), as check_table_rows.
+inline void check_index_entries(const drydb::SecondaryIndex& index, const TableModel& t,
                                 const std::vector<IndexEntry>& entries,
                                 const std::vector<std::string>& extra, uint64_t seed,
                                 const std::string& context, const Limits& lim = kFuzzLimits) {
-  const TableModel t = table_of("table", drydb::KeyEncoding::bytes(), rows);
   IndexModel ix = make_index(std::string(index.name()), index.unique(), index.encoding(), nullptr);
   std::string missing;
   if (!index_of_entries(t, &ix, entries, &missing))
     return fail(context + ": model: an entry names no row " + show(missing));
   Outcome out = findings(context);
   check_index_sampled(index, t, ix, extra, seed, out, lim);
+}
+
+// As above, with the table's rows (sorted by key) instead of their model.
+inline void check_index_entries(const drydb::SecondaryIndex& index, const std::vector<Row>& rows,
+                                const std::vector<IndexEntry>& entries,
+                                const std::vector<std::string>& extra, uint64_t seed,
+                                const std::string& context, const Limits& lim = kFuzzLimits) {
+  check_index_entries(index, table_of("table", drydb::KeyEncoding::bytes(), rows), entries, extra,
+                      seed, context, lim);
 }
 
 // ---- untrusted files --------------------------------------------------------------------------
@@ -350,31 +375,47 @@ inline bool walk_entries(const drydb::SecondaryIndex& ix, size_t cap,
 // consistently with its own forward walk, with no error; otherwise the queries only must not
 // crash. `keys` are extra probe keys (from the fuzz input). Returns whether verify passed.
 //
-// `focus`, when given, names the tables worth querying (those an input changed); the others
-// are only verified.
+// `focus`, when given, names the trees worth querying (those an input changed): "t" for table
+// t's primary tree (then its indexes too: their entries name its rows), "t/ix" for its index ix
+// alone (then the table is walked for the index's model, but not queried). The others are only
+// verified.
 inline bool exercise_database(const drydb::ReadOnlyDatabase& db,
                               const std::vector<std::string>& keys, const std::string& context,
                               uint64_t seed, const Limits& lim = kFuzzLimits,
                               const std::vector<std::string>* focus = nullptr) {
-  std::vector<drydb::ReadOnlyTable> tables;
-  for (const auto& t : db.tables())
-    if (!focus || std::find(focus->begin(), focus->end(), t.name()) != focus->end())
-      tables.push_back(t);
-  for (const auto& t : tables) {
-    if (!db.table(t.name())) fail(context + ": table '" + std::string(t.name()) + "' not found");
-    std::vector<std::string> probes = keys;
-    std::vector<Row> rows;
-    (void)walk_rows(t, 3, &rows);  // the first rows, however the walk ends
-    for (const auto& r : rows)
-      probes.push_back(r.first);
-    poke_table(t, probes, lim);
+  auto focused = [&](const std::string& name) {
+    return !focus || std::find(focus->begin(), focus->end(), name) != focus->end();
+  };
+  struct Chosen {
+    drydb::ReadOnlyTable table;
+    bool whole;                                  // the table and every index
+    std::vector<drydb::SecondaryIndex> indexes;  // those to query
+  };
+  std::vector<Chosen> tables;
+  for (const auto& t : db.tables()) {
+    const std::string name(t.name());
+    Chosen c{t, focused(name), {}};
     for (const auto& ix : t.indexes())
+      if (c.whole || focused(name + "/" + std::string(ix.name()))) c.indexes.push_back(ix);
+    if (c.whole || !c.indexes.empty()) tables.push_back(std::move(c));
+  }
+  for (const auto& [t, whole, indexes] : tables) {
+    if (!db.table(t.name())) fail(context + ": table '" + std::string(t.name()) + "' not found");
+    if (whole) {
+      std::vector<std::string> probes = keys;
+      std::vector<Row> rows;
+      (void)walk_rows(t, 3, &rows);  // the first rows, however the walk ends
+      for (const auto& r : rows)
+        probes.push_back(r.first);
+      poke_table(t, probes, lim);
+    }
+    for (const auto& ix : indexes)
       poke_index(ix, keys, lim);
   }
   (void)db.table("no such table");
   const bool verified = static_cast<bool>(db.verify());
   if (!verified) return false;
-  for (const auto& t : tables) {
+  for (const auto& [t, whole, indexes] : tables) {
     const std::string ctx = context + ", verified table '" + std::string(t.name()) + "'";
     std::vector<Row> rows;
     if (t.count() > lim.walk_rows) continue;  // too large to model within the budget
@@ -382,8 +423,10 @@ inline bool exercise_database(const drydb::ReadOnlyDatabase& db,
       fail(ctx + ": the forward walk fails or is out of order after verify() passed");
       continue;
     }
-    check_table_rows(t, rows, keys, seed, ctx, lim);
-    for (const auto& ix : t.indexes()) {
+    if (whole) check_table_rows(t, rows, keys, seed, ctx, lim);
+    if (indexes.empty()) continue;
+    const TableModel rows_model = table_of("table", drydb::KeyEncoding::bytes(), rows);
+    for (const auto& ix : indexes) {
       const std::string ictx = ctx + ", index '" + std::string(ix.name()) + "'";
       std::vector<IndexEntry> entries;
       if (ix.count() > lim.walk_rows) continue;
@@ -391,7 +434,7 @@ inline bool exercise_database(const drydb::ReadOnlyDatabase& db,
         fail(ictx + ": the forward walk fails or is out of order after verify() passed");
         continue;
       }
-      check_index_entries(ix, rows, entries, keys, seed, ictx, lim);
+      check_index_entries(ix, rows_model, entries, keys, seed, ictx, lim);
     }
   }
   return true;
