@@ -230,8 +230,24 @@ inline void check_index_entries(const drydb::SecondaryIndex& index, const std::v
 
 // ---- untrusted files --------------------------------------------------------------------------
 
+// The pairs (start, end) of n bounds, by position: every one or, past `limit`, `limit` of them
+// at random.
+inline std::vector<std::pair<size_t, size_t>> sampled_pairs(size_t n, Rng& rng, size_t limit) {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t s = 0; s < n; ++s)
+    for (size_t e = 0; e < n; ++e)
+      pairs.emplace_back(s, e);
+  if (pairs.size() > limit) {
+    for (size_t k = 0; k < limit; ++k)
+      std::swap(pairs[k], pairs[k + rng.below(pairs.size() - k)]);
+    pairs.resize(limit);
+  }
+  return pairs;
+}
+
 // Runs every query kind on every table of a database opened from untrusted bytes, answers
-// unchecked: only crashes, hangs and sanitizer findings count. Bounded work.
+// unchecked: only crashes, hangs and sanitizer findings count. Bounded work: full walks both
+// ways (to walk_rows), lim.pairs bound pairs.
 inline void poke_table(const drydb::ReadOnlyTable& t, const std::vector<std::string>& keys,
                        const Limits& lim) {
   const auto kind = t.encoding().kind();
@@ -260,22 +276,22 @@ inline void poke_table(const drydb::ReadOnlyTable& t, const std::vector<std::str
     bounds.emplace_back(k);
   }
   Rng rng{keys.size() + t.count()};
-  for (const auto& s : bounds)
-    for (const auto& e : bounds) {
-      const uint64_t flags = rng.below(8);
-      drydb::RangeOptions o{
-          .start_exclusive = (flags & 1) != 0,
-          .end_exclusive = (flags & 2) != 0,
-          .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
-      (void)t.count_range(s, e, o);
-      auto r = t.get_range(s, e, o);
-      if (!r) continue;
-      size_t i = 0;
-      for (auto entry : *r) {
-        (void)entry;
-        if (++i >= lim.range_rows) break;
-      }
+  for (const auto& [si, ei] : sampled_pairs(bounds.size(), rng, lim.pairs)) {
+    const auto &s = bounds[si], &e = bounds[ei];
+    const uint64_t flags = rng.below(8);
+    drydb::RangeOptions o{
+        .start_exclusive = (flags & 1) != 0,
+        .end_exclusive = (flags & 2) != 0,
+        .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
+    (void)t.count_range(s, e, o);
+    auto r = t.get_range(s, e, o);
+    if (!r) continue;
+    size_t i = 0;
+    for (auto entry : *r) {
+      (void)entry;
+      if (++i >= lim.range_rows) break;
     }
+  }
   for (const auto& k : keys)
     for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
       auto r = t.prefix(std::as_bytes(std::span(k.data(), k.size())), order);
@@ -290,7 +306,7 @@ inline void poke_table(const drydb::ReadOnlyTable& t, const std::vector<std::str
 
 // Every query kind on one secondary index of a database from untrusted bytes, answers
 // unchecked (as poke_table): gets, whole-index and bounded ranges both ways, counts, prefixes,
-// cursor walks both ways with each entry's row resolved. Bounded work.
+// cursor walks both ways with each entry's row resolved. Bounded work, as poke_table's.
 inline void poke_index(const drydb::SecondaryIndex& ix, const std::vector<std::string>& keys,
                        const Limits& lim) {
   const auto kind = ix.encoding().kind();
@@ -313,18 +329,19 @@ inline void poke_index(const drydb::SecondaryIndex& ix, const std::vector<std::s
     (void)c.seek_exact(key);
     bounds.emplace_back(key);
   }
-  for (const auto& s : bounds)
-    for (const auto& e : bounds)
-      for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
-        (void)ix.count_range(s, e, {.start_exclusive = true, .order = order});
-        auto r = ix.get_range(s, e, {.end_exclusive = true, .order = order});
-        if (!r) continue;
-        size_t i = 0;
-        for (auto entry : *r) {
-          (void)entry;
-          if (++i >= lim.range_rows) break;
-        }
+  Rng rng{keys.size() + ix.count()};
+  for (const auto& [si, ei] : sampled_pairs(bounds.size(), rng, lim.pairs))
+    for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
+      const auto &s = bounds[si], &e = bounds[ei];
+      (void)ix.count_range(s, e, {.start_exclusive = true, .order = order});
+      auto r = ix.get_range(s, e, {.end_exclusive = true, .order = order});
+      if (!r) continue;
+      size_t i = 0;
+      for (auto entry : *r) {
+        (void)entry;
+        if (++i >= lim.range_rows) break;
       }
+    }
   for (const auto& k : keys) {
     auto r = ix.prefix(std::as_bytes(std::span(k.data(), k.size())));
     if (!r) continue;
