@@ -135,6 +135,50 @@ TEST(FuzzRegression, EveryExpectedInputExists) {
   }
 }
 
+// Each target's input cap, from scripts/fuzz.sh's `declare -A max_len=([open]=65536 ...)`.
+std::map<std::string, size_t> max_lens() {
+  std::ifstream in(source_dir() / "scripts" / "fuzz.sh");
+  std::string line;
+  std::map<std::string, size_t> out;
+  while (std::getline(in, line)) {
+    if (line.rfind("declare -A max_len=(", 0) != 0) continue;
+    for (size_t at = line.find('['); at != std::string::npos; at = line.find('[', at + 1)) {
+      const size_t close = line.find("]=", at);
+      if (close == std::string::npos) break;
+      out[line.substr(at + 1, close - at - 1)] = std::stoul(line.substr(close + 2));
+    }
+  }
+  return out;
+}
+
+// Every committed input fits its target's input cap (libFuzzer cuts a longer one), and the open
+// corpus holds, byte for byte, at least one golden file of every format version in tests/data
+// (make_corpus copies those that fit), so the reader's handling of what every earlier builder
+// wrote is fuzzed from the start.
+TEST(FuzzRegression, CorpusHoldsGoldenFilesOfEveryVersion) {
+  const auto caps = max_lens();
+  ASSERT_EQ(caps.size(), 5u) << "scripts/fuzz.sh's max_len line not found";
+  for (const char* target : {"open", "page", "page_index", "build", "manifest"})
+    for (const char* kind : {"corpus", "regressions"})
+      for (const fs::path& p : inputs(kind, target))
+        EXPECT_LE(fs::file_size(p), caps.at(target)) << p;
+  std::vector<std::vector<uint8_t>> open_seeds;
+  for (const fs::path& p : inputs("corpus", "open"))
+    open_seeds.push_back(read_all(p));
+  size_t versions = 0;
+  for (const auto& e : fs::directory_iterator(source_dir() / "tests" / "data")) {
+    if (!e.is_directory() || e.path().filename().string().rfind("format", 0) != 0) continue;
+    ++versions;
+    size_t seeded = 0;
+    for (const auto& f : fs::directory_iterator(e.path()))
+      if (f.path().extension() == ".drydb" &&
+          std::find(open_seeds.begin(), open_seeds.end(), read_all(f.path())) != open_seeds.end())
+        ++seeded;
+    EXPECT_GE(seeded, 1u) << "no golden file of " << e.path().filename() << " in corpus/open";
+  }
+  EXPECT_GE(versions, 5u);
+}
+
 // The work of one execution, counted in the page cache's reads (fuzz_support.h's cached_reads)
 // with each page and page_index seed read through the target's cache of two pages: every
 // query kind runs on the tables the input changed, with walks and samples bounded (kFuzzLimits),

@@ -116,11 +116,15 @@ class Input {
 // ---- key encodings ----------------------------------------------------------------------------
 
 // The custom encodings fuzzed files may name (short ids, so mutations find them): "f3" (3-byte
-// keys stored in the prefix), "f12" (12-byte keys stored whole), "v" (variable length). The
-// built-ins are bytes, int64, uuid_v7 and ulid.
+// keys stored in the prefix), "f12" (12-byte keys stored whole), "v" (variable length); and
+// "format2.fixed12" (12 bytes), which the format-2.0 golden files of the open corpus name
+// (tests/data/format2). The built-ins are bytes, int64, uuid_v7 and ulid.
 inline void register_encodings() {
   static const bool done = [] {
-    for (auto [id, width] : {std::pair<const char*, uint32_t>{"f3", 3}, {"f12", 12}, {"v", 0}}) {
+    for (auto [id, width] : {std::pair<const char*, uint32_t>{"f3", 3},
+                             {"f12", 12},
+                             {"v", 0},
+                             {"format2.fixed12", 12}}) {
       if (drydb::KeyEncoding::find(id)) continue;
       drydb::CustomKeyEncoding c;
       c.id = id;

@@ -5,7 +5,11 @@
 // cache, so that mutations get past the checksums to the header, catalog and page checks behind
 // them. Each opened database gets every query kind on every table and index
 // (exercise_database); a file that passes verify() must answer them all consistently with its
-// own forward walks (of each table, and of each index with its table's rows).
+// own forward walks (of each table, and of each index with its table's rows). The corpus holds
+// small files of today's builder and the golden files every format version's builder wrote
+// (tests/data, those under the 64 KiB input cap). An execution costs three opens and, for each
+// file that opens, walks and sampled queries bounded by kFuzzLimits; most mutated inputs are
+// refused at the header or catalog, so the target makes tens of thousands a second.
 #pragma once
 
 #include "fuzz_support.h"
