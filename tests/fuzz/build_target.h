@@ -1,12 +1,16 @@
 // Fuzz target "build": fuzzer-chosen tables, keys, values, secondary indexes, page sizes, memory
 // budgets and page filters built with DatabaseBuilder::build_to_memory, then read back and checked
-// against std::map models of the rows and of each index's entries.
+// against std::map models of the rows and of each index's entries. An execution costs two builds
+// (in memory; runs spill to /dev/shm) of at most 4 tables of 300 generated rows and the input's
+// explicit ones, and checks bounded by kFuzzLimits; a zstd dictionary's training is the
+// dearest part of the few that choose it.
 //
 // Input, read front to back (missing bytes read as zero):
 //   u8   page size: 512 << (byte % 8), so 512 .. 65,536; (byte / 8) % 4 == 3 builds without
 //        prefixed keys (BuildOptions::prefixed_keys = false, pages as format 2.0 wrote them)
 //   u8   memory budget: one of 0, 256, 1 KiB, 4 KiB, 16 KiB, 64 KiB, 1 MiB, 256 MiB (small
-//        budgets spill sorted runs to temp files and merge them)
+//        budgets spill sorted runs to temp files and merge them; in /dev/shm where there is
+//        one, so a spill costs no disk)
 //   u8   how to read and the page filters: byte % 4 reads in place (as mmap does), or through a
 //        page cache of 2 pages, 16 pages or the whole file (a filtered file always reads through
 //        a page cache: in place it is open_memory's default one); (byte / 4) % 5 picks
@@ -17,8 +21,9 @@
 //          miss filter: (byte / 7) % 4 of none, 1, 10 or 32 bits per key
 //     u8   name: 0xFF reuses the previous table's name (errc::duplicate_name) and declares no
 //          index; else the table is "t<i>" with byte % 3 secondary indexes (defined below)
-//     u8   generated rows: (byte^2)/16 keys from a pattern of the encoding (deep trees cheaply;
-//          at most 150 under a budget below 1 KiB, 1,000 below 16 KiB: spills cost files)
+//     u8   generated rows: (byte^2)/16 keys from a pattern of the encoding (deep trees cheaply),
+//          at most 300 (60 under a budget below 1 KiB, where every few rows spill a run file):
+//          enough for internal pages at page size 512, and a few hundred microseconds of work
 //     u8   explicit rows; per row:
 //       u8   key: for typed widths that many bytes follow; for variable keys byte % 48 bytes
 //            follow, except 250..255: a key of max_key_length - 3 + (byte - 250) bytes (so
@@ -55,6 +60,7 @@
 #pragma once
 
 #include <array>
+#include <filesystem>
 #include <map>
 
 #include "fuzz_support.h"
@@ -236,6 +242,17 @@ inline std::string generated_value(uint64_t seed, size_t len) {
   return v;
 }
 
+// Where builds spill their runs: /dev/shm (memory) where it is a folder, else the system's temp
+// folder.
+inline const std::filesystem::path& spill_dir() {
+  static const std::filesystem::path dir = [] {
+    std::error_code ec;
+    return std::filesystem::is_directory("/dev/shm", ec) ? std::filesystem::path("/dev/shm")
+                                                         : std::filesystem::path();
+  }();
+  return dir;
+}
+
 inline void run_build(const uint8_t* data, size_t size) {
   register_encodings();
   Input in(data, size);
@@ -281,8 +298,9 @@ inline void run_build(const uint8_t* data, size_t size) {
     }
     const size_t width = t.enc.fixed_width();
     const uint8_t gen = in.u8();
-    // Spilling costs a temp file per run: small budgets get fewer generated rows.
-    const uint64_t cap = budget < 1024 ? 150 : budget < 16384 ? 1000 : 5000;
+    // Rows cost time in every build, check and walk; and spilling a temp file per run: small
+    // budgets get fewer generated rows.
+    const uint64_t cap = budget < 1024 ? 60 : 300;
     const uint64_t generated = std::min<uint64_t>(uint64_t{gen} * gen / 16, cap);
     for (uint64_t i = 0; i < generated; ++i)
       t.appended.push_back(
@@ -347,6 +365,7 @@ inline void run_build(const uint8_t* data, size_t size) {
   auto build = [&](bool reversed) -> drydb::result<std::vector<std::byte>> {
     drydb::DatabaseBuilder b({.page_size = page_size,
                               .memory_budget = budget,
+                              .temp_dir = spill_dir(),
                               .filters = make_filters(filter_choice, zstd_level),
                               .prefixed_keys = prefixed_keys});
     for (auto& t : tables) {

@@ -116,11 +116,15 @@ class Input {
 // ---- key encodings ----------------------------------------------------------------------------
 
 // The custom encodings fuzzed files may name (short ids, so mutations find them): "f3" (3-byte
-// keys stored in the prefix), "f12" (12-byte keys stored whole), "v" (variable length). The
-// built-ins are bytes, int64, uuid_v7 and ulid.
+// keys stored in the prefix), "f12" (12-byte keys stored whole), "v" (variable length); and
+// "format2.fixed12" (12 bytes), which the format-2.0 golden files of the open corpus name
+// (tests/data/format2). The built-ins are bytes, int64, uuid_v7 and ulid.
 inline void register_encodings() {
   static const bool done = [] {
-    for (auto [id, width] : {std::pair<const char*, uint32_t>{"f3", 3}, {"f12", 12}, {"v", 0}}) {
+    for (auto [id, width] : {std::pair<const char*, uint32_t>{"f3", 3},
+                             {"f12", 12},
+                             {"v", 0},
+                             {"format2.fixed12", 12}}) {
       if (drydb::KeyEncoding::find(id)) continue;
       drydb::CustomKeyEncoding c;
       c.id = id;
@@ -150,20 +154,37 @@ using drydb_test::xxh3;
 
 // ---- storage ----------------------------------------------------------------------------------
 
+// The reads (pages and runs the page cache loads) of every database open_bytes opened through a
+// page cache, added up as each closes: the measure of an execution's work that the replay test
+// bounds (fuzz_regression_test, WorkPerInput), since with a cache of a few pages nearly every
+// page a query touches is a read.
+inline uint64_t cached_reads = 0;
+
+// A MemoryStorage that adds its reads to cached_reads when its database closes.
+class CountedStorage final : public MemoryStorage {
+ public:
+  using MemoryStorage::MemoryStorage;
+  ~CountedStorage() override { cached_reads += reads.load(); }
+};
+
 // Opens `bytes` in place (open_memory: the path mapped files take) or through a page cache of
-// `cache_bytes` (MemoryStorage: the path pread files and custom loaders take).
+// `cache_bytes` (a MemoryStorage: the path pread files and custom loaders take).
 inline drydb::result<drydb::ReadOnlyDatabase> open_bytes(Bytes bytes, bool cached,
                                                          size_t cache_bytes = 2048) {
   if (!cached) return drydb::ReadOnlyDatabase::open_memory(bytes);
-  return open_cached(bytes, cache_bytes);
+  return drydb::ReadOnlyDatabase::open_storage(std::make_unique<CountedStorage>(bytes),
+                                               {.page_cache_bytes = cache_bytes});
 }
 
 // ---- the checked queries ----------------------------------------------------------------------
 
-// Bounds on the work per table, so one input cannot take seconds: rows a walk reads before
-// giving up (a DAG-shaped tree repeats), model keys looked up one by one (besides the probes),
-// rows compared at the start of each range, extra probe keys an index takes.
-inline constexpr Limits kFuzzLimits{.walk_rows = 20000, .range_rows = 6, .gets = 64, .probes = 6};
+// Bounds on the work per table and per index, so that an execution costs well under a
+// millisecond: rows a walk reads before giving up (a DAG-shaped tree repeats), rows compared at
+// the start of each range, model keys looked up one by one (besides the probes), extra probe
+// keys an index takes, and bound pairs (of about a dozen probes, so of some 200 combinations)
+// whose count_range and get_range are checked, chosen at random by the input's seed.
+inline constexpr Limits kFuzzLimits{
+    .walk_rows = 20000, .range_rows = 6, .gets = 16, .probes = 6, .pairs = 24};
 
 // One entry of a secondary index as a walk or a key function gives it: (encoded index key,
 // primary key).
@@ -188,13 +209,12 @@ inline void check_table_rows(const drydb::ReadOnlyTable& table, const std::vecto
 }
 
 // Every query kind of `index` against `entries` (sorted by index key, then primary key; no index
-// key repeats in a unique index), each naming a row of `rows` (the table's, sorted by key), as
-// check_table_rows.
-inline void check_index_entries(const drydb::SecondaryIndex& index, const std::vector<Row>& rows,
+// key repeats in a unique index), each naming a row of table model `t` (table_of the table's
+// rows, made once for all of its indexes), as check_table_rows.
+inline void check_index_entries(const drydb::SecondaryIndex& index, const TableModel& t,
                                 const std::vector<IndexEntry>& entries,
                                 const std::vector<std::string>& extra, uint64_t seed,
                                 const std::string& context, const Limits& lim = kFuzzLimits) {
-  const TableModel t = table_of("table", drydb::KeyEncoding::bytes(), rows);
   IndexModel ix = make_index(std::string(index.name()), index.unique(), index.encoding(), nullptr);
   std::string missing;
   if (!index_of_entries(t, &ix, entries, &missing))
@@ -203,10 +223,35 @@ inline void check_index_entries(const drydb::SecondaryIndex& index, const std::v
   check_index_sampled(index, t, ix, extra, seed, out, lim);
 }
 
+// As above, with the table's rows (sorted by key) instead of their model.
+inline void check_index_entries(const drydb::SecondaryIndex& index, const std::vector<Row>& rows,
+                                const std::vector<IndexEntry>& entries,
+                                const std::vector<std::string>& extra, uint64_t seed,
+                                const std::string& context, const Limits& lim = kFuzzLimits) {
+  check_index_entries(index, table_of("table", drydb::KeyEncoding::bytes(), rows), entries, extra,
+                      seed, context, lim);
+}
+
 // ---- untrusted files --------------------------------------------------------------------------
 
+// The pairs (start, end) of n bounds, by position: every one or, past `limit`, `limit` of them
+// at random.
+inline std::vector<std::pair<size_t, size_t>> sampled_pairs(size_t n, Rng& rng, size_t limit) {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t s = 0; s < n; ++s)
+    for (size_t e = 0; e < n; ++e)
+      pairs.emplace_back(s, e);
+  if (pairs.size() > limit) {
+    for (size_t k = 0; k < limit; ++k)
+      std::swap(pairs[k], pairs[k + rng.below(pairs.size() - k)]);
+    pairs.resize(limit);
+  }
+  return pairs;
+}
+
 // Runs every query kind on every table of a database opened from untrusted bytes, answers
-// unchecked: only crashes, hangs and sanitizer findings count. Bounded work.
+// unchecked: only crashes, hangs and sanitizer findings count. Bounded work: full walks both
+// ways (to walk_rows), lim.pairs bound pairs.
 inline void poke_table(const drydb::ReadOnlyTable& t, const std::vector<std::string>& keys,
                        const Limits& lim) {
   const auto kind = t.encoding().kind();
@@ -235,22 +280,22 @@ inline void poke_table(const drydb::ReadOnlyTable& t, const std::vector<std::str
     bounds.emplace_back(k);
   }
   Rng rng{keys.size() + t.count()};
-  for (const auto& s : bounds)
-    for (const auto& e : bounds) {
-      const uint64_t flags = rng.below(8);
-      drydb::RangeOptions o{
-          .start_exclusive = (flags & 1) != 0,
-          .end_exclusive = (flags & 2) != 0,
-          .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
-      (void)t.count_range(s, e, o);
-      auto r = t.get_range(s, e, o);
-      if (!r) continue;
-      size_t i = 0;
-      for (auto entry : *r) {
-        (void)entry;
-        if (++i >= lim.range_rows) break;
-      }
+  for (const auto& [si, ei] : sampled_pairs(bounds.size(), rng, lim.pairs)) {
+    const auto &s = bounds[si], &e = bounds[ei];
+    const uint64_t flags = rng.below(8);
+    drydb::RangeOptions o{
+        .start_exclusive = (flags & 1) != 0,
+        .end_exclusive = (flags & 2) != 0,
+        .order = (flags & 4) ? drydb::SortOrder::descending : drydb::SortOrder::ascending};
+    (void)t.count_range(s, e, o);
+    auto r = t.get_range(s, e, o);
+    if (!r) continue;
+    size_t i = 0;
+    for (auto entry : *r) {
+      (void)entry;
+      if (++i >= lim.range_rows) break;
     }
+  }
   for (const auto& k : keys)
     for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
       auto r = t.prefix(std::as_bytes(std::span(k.data(), k.size())), order);
@@ -265,7 +310,7 @@ inline void poke_table(const drydb::ReadOnlyTable& t, const std::vector<std::str
 
 // Every query kind on one secondary index of a database from untrusted bytes, answers
 // unchecked (as poke_table): gets, whole-index and bounded ranges both ways, counts, prefixes,
-// cursor walks both ways with each entry's row resolved. Bounded work.
+// cursor walks both ways with each entry's row resolved. Bounded work, as poke_table's.
 inline void poke_index(const drydb::SecondaryIndex& ix, const std::vector<std::string>& keys,
                        const Limits& lim) {
   const auto kind = ix.encoding().kind();
@@ -288,18 +333,19 @@ inline void poke_index(const drydb::SecondaryIndex& ix, const std::vector<std::s
     (void)c.seek_exact(key);
     bounds.emplace_back(key);
   }
-  for (const auto& s : bounds)
-    for (const auto& e : bounds)
-      for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
-        (void)ix.count_range(s, e, {.start_exclusive = true, .order = order});
-        auto r = ix.get_range(s, e, {.end_exclusive = true, .order = order});
-        if (!r) continue;
-        size_t i = 0;
-        for (auto entry : *r) {
-          (void)entry;
-          if (++i >= lim.range_rows) break;
-        }
+  Rng rng{keys.size() + ix.count()};
+  for (const auto& [si, ei] : sampled_pairs(bounds.size(), rng, lim.pairs))
+    for (auto order : {drydb::SortOrder::ascending, drydb::SortOrder::descending}) {
+      const auto &s = bounds[si], &e = bounds[ei];
+      (void)ix.count_range(s, e, {.start_exclusive = true, .order = order});
+      auto r = ix.get_range(s, e, {.end_exclusive = true, .order = order});
+      if (!r) continue;
+      size_t i = 0;
+      for (auto entry : *r) {
+        (void)entry;
+        if (++i >= lim.range_rows) break;
       }
+    }
   for (const auto& k : keys) {
     auto r = ix.prefix(std::as_bytes(std::span(k.data(), k.size())));
     if (!r) continue;
@@ -350,31 +396,47 @@ inline bool walk_entries(const drydb::SecondaryIndex& ix, size_t cap,
 // consistently with its own forward walk, with no error; otherwise the queries only must not
 // crash. `keys` are extra probe keys (from the fuzz input). Returns whether verify passed.
 //
-// `focus`, when given, names the tables worth querying (those an input changed); the others
-// are only verified.
+// `focus`, when given, names the trees worth querying (those an input changed): "t" for table
+// t's primary tree (then its indexes too: their entries name its rows), "t/ix" for its index ix
+// alone (then the table is walked for the index's model, but not queried). The others are only
+// verified.
 inline bool exercise_database(const drydb::ReadOnlyDatabase& db,
                               const std::vector<std::string>& keys, const std::string& context,
                               uint64_t seed, const Limits& lim = kFuzzLimits,
                               const std::vector<std::string>* focus = nullptr) {
-  std::vector<drydb::ReadOnlyTable> tables;
-  for (const auto& t : db.tables())
-    if (!focus || std::find(focus->begin(), focus->end(), t.name()) != focus->end())
-      tables.push_back(t);
-  for (const auto& t : tables) {
-    if (!db.table(t.name())) fail(context + ": table '" + std::string(t.name()) + "' not found");
-    std::vector<std::string> probes = keys;
-    std::vector<Row> rows;
-    (void)walk_rows(t, 3, &rows);  // the first rows, however the walk ends
-    for (const auto& r : rows)
-      probes.push_back(r.first);
-    poke_table(t, probes, lim);
+  auto focused = [&](const std::string& name) {
+    return !focus || std::find(focus->begin(), focus->end(), name) != focus->end();
+  };
+  struct Chosen {
+    drydb::ReadOnlyTable table;
+    bool whole;                                  // the table and every index
+    std::vector<drydb::SecondaryIndex> indexes;  // those to query
+  };
+  std::vector<Chosen> tables;
+  for (const auto& t : db.tables()) {
+    const std::string name(t.name());
+    Chosen c{t, focused(name), {}};
     for (const auto& ix : t.indexes())
+      if (c.whole || focused(name + "/" + std::string(ix.name()))) c.indexes.push_back(ix);
+    if (c.whole || !c.indexes.empty()) tables.push_back(std::move(c));
+  }
+  for (const auto& [t, whole, indexes] : tables) {
+    if (!db.table(t.name())) fail(context + ": table '" + std::string(t.name()) + "' not found");
+    if (whole) {
+      std::vector<std::string> probes = keys;
+      std::vector<Row> rows;
+      (void)walk_rows(t, 3, &rows);  // the first rows, however the walk ends
+      for (const auto& r : rows)
+        probes.push_back(r.first);
+      poke_table(t, probes, lim);
+    }
+    for (const auto& ix : indexes)
       poke_index(ix, keys, lim);
   }
   (void)db.table("no such table");
   const bool verified = static_cast<bool>(db.verify());
   if (!verified) return false;
-  for (const auto& t : tables) {
+  for (const auto& [t, whole, indexes] : tables) {
     const std::string ctx = context + ", verified table '" + std::string(t.name()) + "'";
     std::vector<Row> rows;
     if (t.count() > lim.walk_rows) continue;  // too large to model within the budget
@@ -382,8 +444,10 @@ inline bool exercise_database(const drydb::ReadOnlyDatabase& db,
       fail(ctx + ": the forward walk fails or is out of order after verify() passed");
       continue;
     }
-    check_table_rows(t, rows, keys, seed, ctx, lim);
-    for (const auto& ix : t.indexes()) {
+    if (whole) check_table_rows(t, rows, keys, seed, ctx, lim);
+    if (indexes.empty()) continue;
+    const TableModel rows_model = table_of("table", drydb::KeyEncoding::bytes(), rows);
+    for (const auto& ix : indexes) {
       const std::string ictx = ctx + ", index '" + std::string(ix.name()) + "'";
       std::vector<IndexEntry> entries;
       if (ix.count() > lim.walk_rows) continue;
@@ -391,7 +455,7 @@ inline bool exercise_database(const drydb::ReadOnlyDatabase& db,
         fail(ictx + ": the forward walk fails or is out of order after verify() passed");
         continue;
       }
-      check_index_entries(ix, rows, entries, keys, seed, ictx, lim);
+      check_index_entries(ix, rows_model, entries, keys, seed, ictx, lim);
     }
   }
   return true;

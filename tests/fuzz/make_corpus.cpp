@@ -8,7 +8,9 @@
 //
 //   open   small valid databases (every key encoding, leaves, uniform leaves, internal pages at
 //          two levels, overflow runs, an empty table, miss filters, pages with and without
-//          prefixed keys, page sizes 512 to 4,096) and two not-quite files
+//          prefixed keys, page sizes 512 to 4,096), two not-quite files, and the golden files
+//          of tests/data that fit scripts/fuzz.sh's max_len for the target (64 KiB), as each
+//          version's builder wrote them (golden_<version>_<name>; at least one per version)
 //   page   for each kind of page of the page target's base file (leaf, internal, root, overflow
 //          run start and continuation, per table) and for its catalog, the input that writes
 //          the page back unchanged
@@ -16,9 +18,12 @@
 //          overflow values, secondary indexes of every kind (unique, non-unique, sparse, empty;
 //          bytes, int64, uuid, custom fixed and variable keys), each page filter chain, and each
 //          builder error the model predicts (index errors included)
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +59,43 @@ std::vector<std::byte> build(drydb::DatabaseBuilder& b) {
     std::exit(1);
   }
   return std::move(*r);
+}
+
+// The input size cap scripts/fuzz.sh gives the open target (-max_len): libFuzzer cuts longer
+// seeds to it, which would leave a truncated file.
+constexpr uintmax_t kOpenMaxLen = 65536;
+
+// The golden files of every format version (tests/data/format2*/), as they are: readers of
+// today must take the files every earlier builder wrote (checksums without a file identity,
+// headers of minor versions 0 to 3), so the open target starts from them too. Fails when a
+// version has no file that fits kOpenMaxLen.
+void golden_seeds(const fs::path& dir) {
+  const fs::path data = fs::path(__FILE__).parent_path().parent_path() / "data";
+  std::vector<fs::path> versions;
+  for (const auto& e : fs::directory_iterator(data))
+    if (e.is_directory() && e.path().filename().string().rfind("format", 0) == 0)
+      versions.push_back(e.path());
+  std::sort(versions.begin(), versions.end());
+  for (const fs::path& version : versions) {
+    size_t written = 0;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(version))
+      if (e.path().extension() == ".drydb") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      if (fs::file_size(f) > kOpenMaxLen) continue;
+      std::ifstream in(f, std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+      const std::string name = version.filename().string().substr(6);  // "format2.1" -> "2.1"
+      write(dir, "golden_" + name + "_" + f.stem().string(), bytes);
+      ++written;
+    }
+    if (written == 0) {
+      std::fprintf(stderr, "no golden file of %s fits %ju bytes\n", version.c_str(), kOpenMaxLen);
+      std::exit(1);
+    }
+  }
 }
 
 void open_seeds(const fs::path& dir) {
@@ -178,6 +220,7 @@ void open_seeds(const fs::path& dir) {
     }
     write(dir, "column_lists", build(b));
   }
+  golden_seeds(dir);
   std::string not_quite = std::string("DRY\0", 4) + std::string(2, '\x02') + std::string(60, '\0');
   write(dir, "header_only", not_quite);
   write(dir, "empty_file", std::string());

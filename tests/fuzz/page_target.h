@@ -1,10 +1,11 @@
 // Fuzz targets "page" and "page_index": one page of a valid database replaced by fuzz input.
 //
-// "page" builds a fixed database once (page size 512; tables of bytes, int64, uuid_v7, ulid and
-// custom fixed and variable keys; leaves, uniform leaves, internal pages at two levels, overflow
-// runs of one and several pages, an empty table, a miss filter on the int64 table);
-// "page_index" another (page size 512; two tables with unique and non-unique secondary indexes
-// of bytes and int64 keys, whose trees have leaves and internal pages at two levels), so that
+// "page" builds a fixed database once per process (page size 512, 69 pages; tables of bytes,
+// int64, uuid_v7, ulid and custom fixed and variable keys, 300 rows at most; leaves, uniform
+// leaves, internal pages at two levels, overflow runs of one and several pages, an empty table,
+// a miss filter on the int64 table); "page_index" another (page size 512, 95 pages; two tables
+// of 150 rows with unique and non-unique secondary indexes of bytes and int64 keys, whose trees
+// have leaves and internal pages at two levels: long keys and values make the depth), so that
 // replaced pages land in index trees, where a file that still verifies must tie every entry to
 // one row. Input:
 //   byte 0   which page to replace: page 1 + byte % (pages - 1) ... or, for the last choice,
@@ -15,10 +16,14 @@
 //   rest     the new bytes, written from the start of the chosen page (a short input changes
 //            the start of the page only; a long one runs on into the following pages) or, for
 //            the catalog, the whole new catalog (the header's lengths follow it)
-// The result is opened and every query kind run on every table and index (exercise_database):
-// a leaf, internal or overflow page decoded from the input must be refused or, if the whole
-// file then verifies, answer consistently (index entries against the table's rows, counts
-// against walks, gets against scans).
+// The result is opened and every query kind run on the tables whose pages (of the table's tree,
+// its indexes' trees or its miss filter) the input changed, and every table for a new catalog
+// (exercise_database, bounded by kFuzzLimits): a leaf, internal or overflow page decoded from
+// the input must be refused or, if the whole file then verifies, answer consistently (index
+// entries against the table's rows, counts against walks, gets against scans). An execution
+// costs a copy of the base (36 or 48 KiB), its checksums, one verify() of the file, and walks
+// and sampled queries of a table of up to 300 rows and its indexes: a few hundred to a few
+// thousand page reads (fuzz_regression_test's WorkPerInput bounds them).
 #pragma once
 
 #include "fuzz_support.h"
@@ -26,12 +31,14 @@
 namespace drydb_fuzz {
 
 struct PageBase {
+  // One tree's pages: a table's primary tree with its miss filter ("t"), or one of its
+  // secondary indexes ("t/ix"), as exercise_database's focus names them.
   struct Tree {
-    std::string table;
+    std::string name;
     uint64_t first_page, end_page;
   };
   std::vector<std::byte> file;
-  std::vector<Tree> trees;  // in file order (empty: every table is queried for every input)
+  std::vector<Tree> trees;  // every tree's pages, in file order
   uint32_t page_size = 0;
   uint64_t page_count = 0;
   uint64_t catalog_offset = 0;
@@ -52,6 +59,34 @@ inline PageBase page_base_of(drydb::result<std::vector<std::byte>> built, const 
   return p;
 }
 
+// Fills a base's trees from their page counts. A table's primary tree, then its secondary
+// index trees, then its miss filter are contiguous, in table order (docs/format.md, "Page
+// order"); the miss filter counts as the primary tree's.
+inline PageBase with_trees(PageBase p, const char* target) {
+  auto db = drydb::ReadOnlyDatabase::open_memory(p.file);
+  if (!db) abort_with(std::string(target) + " target: the base database does not open");
+  uint64_t first = 1;
+  for (const auto& t : db->tables()) {
+    const std::string table(t.name());
+    const auto info = t.info();
+    const uint64_t primary = info.leaf_pages + info.internal_pages + info.overflow_pages;
+    p.trees.push_back({table, first, first + primary});
+    first += primary;
+    for (const auto& ix : t.indexes()) {
+      auto st = drydb::tree_stats(*db, t.name(), ix.name());
+      if (!st) abort_with(std::string(target) + " target: no stats of an index of the base");
+      const uint64_t pages = st->leaf_pages + st->internal_pages + st->overflow_pages;
+      p.trees.push_back({table + "/" + std::string(ix.name()), first, first + pages});
+      first += pages;
+    }
+    p.trees.push_back({table, first, first + info.miss_filter_pages});
+    first += info.miss_filter_pages;
+  }
+  if (first != p.page_count)
+    abort_with(std::string(target) + " target: the base's trees do not cover its pages");
+  return p;
+}
+
 // The "page" target's base. Page filters are not in it: filtered pages are reached by the
 // open corpus (files with zstd and lz4 pages) and the build target.
 inline const PageBase& page_base() {
@@ -66,10 +101,12 @@ inline const PageBase& page_base() {
       return v;
     };
     auto& bytes = b.create_table("b", drydb::KeyEncoding::bytes());
-    for (int i = 0; i < 400; ++i) {
+    // Values of 40 to 89 bytes, so that few rows fit a leaf: internal pages at two levels
+    // from 120 rows.
+    for (int i = 0; i < 120; ++i) {
       char k[40];
       std::snprintf(k, sizeof k, i % 7 == 0 ? "key/%05d/with-a-longer-tail" : "key/%05d", i * 3);
-      size_t len = (static_cast<size_t>(i) * 7) % 40;
+      size_t len = 40 + (static_cast<size_t>(i) * 7) % 50;
       if (i % 13 == 5) len = 200 + (static_cast<size_t>(i) * 37) % 1100;
       bytes.append(k, value(len));
     }
@@ -103,20 +140,7 @@ inline const PageBase& page_base() {
     drydb::Ulid u{};
     u.bytes[15] = std::byte{1};
     one.append(u, value(600));
-    PageBase p = page_base_of(b.build_to_memory(), "page");
-    // The tables' pages, from their page counts: each table's tree, then its miss filter, are
-    // contiguous, in table order.
-    auto db = drydb::ReadOnlyDatabase::open_memory(p.file);
-    if (!db) abort_with("page target: the base database does not open");
-    uint64_t first = 1;
-    for (const auto& t : db->tables()) {
-      const auto info = t.info();
-      const uint64_t end = first + info.leaf_pages + info.internal_pages + info.overflow_pages +
-                           info.miss_filter_pages;
-      p.trees.push_back({std::string(t.name()), first, end});
-      first = end;
-    }
-    return p;
+    return with_trees(page_base_of(b.build_to_memory(), "page"), "page");
   }();
   return base;
 }
@@ -134,26 +158,29 @@ inline const PageBase& page_index_base() {
   static const PageBase base = [] {
     drydb::DatabaseBuilder b({.page_size = 512});
     auto& items = b.create_table("p", drydb::KeyEncoding::bytes());
-    for (int i = 0; i < 500; ++i) {
-      char k[16], v[40];
-      std::snprintf(k, sizeof k, "item/%05d", i * 7);
-      std::snprintf(v, sizeof v, "name-%05d|cat-%02d", (i * 389) % 1000, i % 17);
+    // Long keys and index keys (40 bytes of name, 24 of category), so that few fit a page:
+    // internal pages at two levels from 150 rows.
+    for (int i = 0; i < 150; ++i) {
+      char k[40], v[80];
+      std::snprintf(k, sizeof k, "item/%05d/of-the-long-inventory", i * 7);
+      std::snprintf(v, sizeof v, "name-%05d/%-30s|cat-%02d/%-17s", (i * 389) % 1000, "given-name",
+                    i % 17, "grouped");
       items.append(std::string_view(k), std::string_view(v));
     }
     items.add_secondary_index(
         "by_name", true, drydb::KeyEncoding::bytes(),
         [](std::span<const std::byte>,
            std::span<const std::byte> v) -> std::optional<drydb::IndexKey> {
-          return drydb::IndexKey(std::string_view(reinterpret_cast<const char*>(v.data()), 10));
+          return drydb::IndexKey(std::string_view(reinterpret_cast<const char*>(v.data()), 40));
         });
     items.add_secondary_index("by_cat", false, drydb::KeyEncoding::bytes(),
                               [](std::span<const std::byte>,
                                  std::span<const std::byte> v) -> std::optional<drydb::IndexKey> {
                                 return drydb::IndexKey(std::string_view(
-                                    reinterpret_cast<const char*>(v.data()) + 11, v.size() - 11));
+                                    reinterpret_cast<const char*>(v.data()) + 41, v.size() - 41));
                               });
     auto& numbers = b.create_table("n", drydb::KeyEncoding::int64());
-    for (int64_t i = 0; i < 400; ++i)
+    for (int64_t i = 0; i < 150; ++i)
       numbers.append(i * 3 - 500, std::string_view("12345678"));
     numbers.add_secondary_index("by_neg", true, drydb::KeyEncoding::int64(),
                                 [](std::span<const std::byte> k,
@@ -165,13 +192,13 @@ inline const PageBase& page_index_base() {
                                    std::span<const std::byte>) -> std::optional<drydb::IndexKey> {
                                   return drydb::IndexKey(int64_of(k) % 13);
                                 });
-    return page_base_of(b.build_to_memory(), "page_index");
+    return with_trees(page_base_of(b.build_to_memory(), "page_index"), "page_index");
   }();
   return base;
 }
 
 // The file for one input: the base with the chosen page (or the catalog) replaced.
-// `focus` gets the tables whose pages the input overwrote (every table for the catalog).
+// `focus` gets the trees whose pages the input overwrote (every table for the catalog).
 inline std::vector<std::byte> page_file(const PageBase& base, const uint8_t* data, size_t size,
                                         bool* cached, std::vector<std::string>* focus) {
   Input in(data, size);
@@ -188,10 +215,10 @@ inline std::vector<std::byte> page_file(const PageBase& base, const uint8_t* dat
     std::memcpy(f.data() + off, content.data(), n);
     const uint64_t last = (off + std::max<size_t>(n, 1) - 1) / base.page_size;
     for (const auto& t : base.trees)
-      if (t.first_page <= last && pick + 1 < t.end_page) focus->push_back(t.table);
+      if (t.first_page <= last && pick + 1 < t.end_page) focus->push_back(t.name);
   } else {
     for (const auto& t : base.trees)
-      focus->push_back(t.table);
+      focus->push_back(t.name);
     f.resize(base.catalog_offset);
     for (char c : content)
       f.push_back(static_cast<std::byte>(c));
@@ -215,7 +242,8 @@ inline void run_page(const uint8_t* data, size_t size) {
   auto db = open_bytes(f, cached, 1024);
   if (!db) return note_refused(db.error());
   note_opened(*db);
-  exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, {}, &focus);
+  exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, kFuzzLimits,
+                    &focus);
 }
 
 inline void run_page_index(const uint8_t* data, size_t size) {
@@ -227,7 +255,8 @@ inline void run_page_index(const uint8_t* data, size_t size) {
   auto db = open_bytes(f, cached, 1024);
   if (!db) return note_refused(db.error());
   note_opened(*db);
-  exercise_database(*db, keys, cached ? "page_index: page cache" : "page_index: in place", size);
+  exercise_database(*db, keys, cached ? "page_index: page cache" : "page_index: in place", size,
+                    kFuzzLimits, &focus);
 }
 
 }  // namespace drydb_fuzz
