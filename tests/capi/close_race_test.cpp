@@ -142,11 +142,20 @@ int query_round(const drydb_db* db, const drydb_table* table, const drydb_index*
   return DRYDB_OK;
 }
 
+// A path of this test's own under the temp folder: ctest runs the tests of this file in
+// processes of their own, side by side.
+std::filesystem::path scratch(const std::string& what) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(test->test_suite_name()) + "." + test->name();
+  for (char& c : name)
+    if (c == '/') c = '_';
+  return std::filesystem::path(::testing::TempDir()) / ("drydb_" + name + "_" + what);
+}
+
 class CloseRace : public ::testing::TestWithParam<int32_t> {};
 
 TEST_P(CloseRace, CloseWaitsForCallsInFlightAndLaterCallsRefuse) {
-  const std::string path =
-      (std::filesystem::path(::testing::TempDir()) / "drydb_close_race.drydb").string();
+  const std::string path = scratch("db.drydb").string();
   ASSERT_NO_FATAL_FAILURE(build(path));
   drydb_open_options options{};
   options.storage = GetParam();
@@ -212,8 +221,7 @@ INSTANTIATE_TEST_SUITE_P(Storage, CloseRace,
 
 // A close that finds a holder made meanwhile refuses and leaves the database open.
 TEST(CloseRefusal, ACloseWithALiveHolderLeavesTheDatabaseOpen) {
-  const std::string path =
-      (std::filesystem::path(::testing::TempDir()) / "drydb_close_refusal.drydb").string();
+  const std::string path = scratch("db.drydb").string();
   ASSERT_NO_FATAL_FAILURE(build(path));
   drydb_db* db = nullptr;
   ASSERT_EQ(drydb_db_open(path.c_str(), nullptr, &db), DRYDB_OK);
@@ -272,8 +280,7 @@ int dataset_round(const drydb_dataset* ds, const drydb_sharded_table* table, int
 }
 
 TEST(DatasetCloseRace, CloseWaitsForCallsInFlightAndLaterCallsRefuse) {
-  const std::filesystem::path root =
-      std::filesystem::path(::testing::TempDir()) / "drydb_close_race_dataset";
+  const std::filesystem::path root = scratch("dataset");
   std::filesystem::remove_all(root);
   drydb_test::ShardedTable t = drydb_test::sharded_table("items", drydb::KeyEncoding::int64());
   for (int64_t k = 0; k < kRows; ++k)
