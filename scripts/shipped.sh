@@ -47,6 +47,6 @@ extension=$(ls "$build"/python/package/drydb/_drydb*.so)
 
 mkdir -p "$build/capi"
 bash scripts/hide_system_libs.sh "$build/tests/capi_test" "$build/capi"
-bash scripts/hide_system_libs.sh env PYTHONPATH="$build/python/package" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-  tests/python
+bash scripts/hide_system_libs.sh env PYTHONPATH="$build/python/package" \
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
 echo "shipped.sh: $target's libdrydb_c and Python extension are self-contained ($build)"
