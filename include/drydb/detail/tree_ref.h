@@ -101,13 +101,14 @@ struct TreeRef {
   // kIndexMinDepth levels or more), so that a get in any other tree checks
   // for none and counts nothing toward one.
   bool indexable = false;
+  // Whether a run's checksum is seeded with its first page too (format 2.5, overflow::run_seed).
+  // Beside the flags above, in their padding: the struct keeps the size and offsets it had.
+  bool placed_runs = false;
   // A primary tree's column list (TableBuilder::set_columns), or nullptr.
   const ColumnList* columns = nullptr;
   // The seed of the checksums of the tree's pages and runs: the file's identity (format 2.4),
   // or 0.
   uint64_t checksum_seed = 0;
-  // Whether a run's checksum is seeded with its first page too (format 2.5, overflow::run_seed).
-  bool placed_runs = false;
 };
 
 // The internal page a descent reached a page from (nullptr: none, the root or a page not
