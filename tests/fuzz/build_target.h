@@ -14,8 +14,9 @@
 //   u8   how to read and the page filters: byte % 4 reads in place (as mmap does), or through a
 //        page cache of 2 pages, 16 pages or the whole file (a filtered file always reads through
 //        a page cache: in place it is open_memory's default one); (byte / 4) % 5 picks
-//        BuildOptions::filters: none, lz4, zstd, zstd with a trained dictionary (1 KiB at most),
-//        lz4 then zstd; zstd's level is (byte / 20) % 4 - 1, so -1 .. 2
+//        BuildOptions::filters: none, lz4, zstd, zstd with a trained dictionary (1 KiB at most;
+//        for one input in four of those, by one_in, the others zstd alone), lz4 then zstd;
+//        zstd's level is (byte / 20) % 4 - 1, so -1 .. 2
 //   u8   tables: 1 + byte % 4; per table:
 //     u8   key encoding: byte % 7 of bytes, int64, uuid_v7, ulid, f3, f12, v (custom); the
 //          miss filter: (byte / 7) % 4 of none, 1, 10 or 32 bits per key
@@ -196,21 +197,29 @@ inline std::vector<IndexEntry> index_entries(const IndexDef& d, const std::vecto
   return out;
 }
 
-// The page filter chain of choice c (see the input layout); new filters for every build, as a
-// filter that trains a dictionary keeps it.
+// The page filter chain of choice c (see the input layout). A filter that trains a dictionary
+// keeps it, so that choice gets new filters for every build; the others are made once per
+// process (each zstd filter's compression context is a few hundred KiB allocated and cleared,
+// page faults included under ASan, which once cost as much as the rest of a small build).
 inline std::vector<std::shared_ptr<drydb::PageFilter>> make_filters(unsigned c, int level) {
+  if (c == 3) return {drydb::filters::zstd({.level = level, .dictionary_bytes = 1024})};
+  static std::map<std::pair<unsigned, int>, std::vector<std::shared_ptr<drydb::PageFilter>>> made;
+  auto [it, fresh] = made.try_emplace({c, level});
+  if (!fresh) return it->second;
   switch (c) {
     case 1:
-      return {drydb::filters::lz4()};
+      it->second = {drydb::filters::lz4()};
+      break;
     case 2:
-      return {drydb::filters::zstd({.level = level})};
-    case 3:
-      return {drydb::filters::zstd({.level = level, .dictionary_bytes = 1024})};
+      it->second = {drydb::filters::zstd({.level = level})};
+      break;
     case 4:
-      return {drydb::filters::lz4(), drydb::filters::zstd({.level = level})};
+      it->second = {drydb::filters::lz4(), drydb::filters::zstd({.level = level})};
+      break;
     default:
-      return {};
+      break;
   }
+  return it->second;
 }
 
 // Key number i of a generated sequence for a key encoding: ordered as i for fixed widths,
@@ -264,7 +273,11 @@ inline void run_build(const uint8_t* data, size_t size) {
   const size_t budget = kBudgets[in.u8() % 8];
   const uint8_t read_byte = in.u8();
   const uint8_t read_choice = read_byte % 4;
-  const unsigned filter_choice = (read_byte / 4) % 5;
+  unsigned filter_choice = (read_byte / 4) % 5;
+  // Training a dictionary costs 10 to 20 times the rest of an execution (zstd's trainer
+  // allocates and clears megabytes): one input in four that chooses it trains one, the others
+  // compress with zstd alone.
+  if (filter_choice == 3 && !one_in(4, data, size)) filter_choice = 2;
   const int zstd_level = static_cast<int>((read_byte / 20) % 4) - 1;
   const unsigned table_count = 1 + in.u8() % 4;
   const uint32_t max_key = fmt::max_key_length(page_size);
@@ -300,8 +313,9 @@ inline void run_build(const uint8_t* data, size_t size) {
     const size_t width = t.enc.fixed_width();
     const uint8_t gen = in.u8();
     // Rows cost time in every build, check and walk; and spilling a temp file per run: small
-    // budgets get fewer generated rows.
-    const uint64_t cap = budget < 1024 ? 60 : 300;
+    // budgets get fewer generated rows. 96 rows still give a tree of several leaves under an
+    // internal page at page size 512.
+    const uint64_t cap = budget < 1024 ? 24 : 96;
     const uint64_t generated = std::min<uint64_t>(uint64_t{gen} * gen / 16, cap);
     for (uint64_t i = 0; i < generated; ++i)
       t.appended.push_back(
@@ -470,7 +484,8 @@ inline void run_build(const uint8_t* data, size_t size) {
   }
   if (!built) return fail("build failed: " + code_of(built.error()));
   const std::vector<std::byte>& file = *built;
-  if (total_rows <= 3000) {
+  // The reverse-order rebuild doubles the cost of an execution: one input in four is rebuilt.
+  if (total_rows <= 3000 && one_in(4, data, size)) {
     auto again = build(true);
     if (!again) return fail("rebuild in reverse order failed: " + code_of(again.error()));
     if (*again != file) return fail("build: appending in another order changed the file's bytes");

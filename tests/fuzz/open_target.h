@@ -23,10 +23,12 @@ inline void run_open(const uint8_t* data, size_t size) {
   const std::vector<std::string> keys{std::string("k"), std::string(8, '\0'),
                                       std::string(8, '\x80'), std::string(16, '\x01')};
   const uint64_t seed = size;
+  // The query batteries on files that verify (against their own walks) for one input in two.
+  const bool batteries = one_in(2, data, size);
   auto as_given = open_bytes(raw, false);
   if (as_given) {
     note_opened(*as_given);
-    exercise_database(*as_given, keys, "open: as given", seed);
+    exercise_database(*as_given, keys, "open: as given", seed, kFuzzLimits, nullptr, batteries);
   } else {
     note_refused(as_given.error());
   }
@@ -37,12 +39,15 @@ inline void run_open(const uint8_t* data, size_t size) {
   const bool changed = !std::equal(fixed.begin(), fixed.end(), raw.begin(), raw.end());
   if (changed)
     if (auto db = open_bytes(fixed, false))
-      exercise_database(*db, keys, "open: checksums fixed", seed);
-  // The page cache: two pages, or (every third input) enough for the whole file, where pages
-  // are never evicted and reads take no references.
+      exercise_database(*db, keys, "open: checksums fixed", seed, kFuzzLimits, nullptr, batteries);
+  // The page cache, for one input in three (a third open and exercise of the file): two pages,
+  // or (every third input) enough for the whole file, where pages are never evicted and reads
+  // take no references.
+  if (!one_in(3, data, size)) return;
   const size_t cache = size % 3 == 0 ? size + 1 : 1024;
   if (auto db = open_bytes(fixed, true, cache))
-    exercise_database(*db, keys, "open: checksums fixed, page cache", seed);
+    exercise_database(*db, keys, "open: checksums fixed, page cache", seed, kFuzzLimits, nullptr,
+                      batteries);
 }
 
 }  // namespace drydb_fuzz
