@@ -1,15 +1,17 @@
 // Fuzz target "open": arbitrary bytes as a database file.
 //
 // The bytes are opened as given in place (open_memory: the path mapped files take), then again
-// with every checksum recomputed (see fix_all_checksums), in place and through a small page
-// cache, so that mutations get past the checksums to the header, catalog and page checks behind
-// them (in place only when that changed a byte). Each opened database gets every query kind on
-// every table and index (exercise_database); a file that passes verify() must answer them all
-// consistently with its own forward walks (of each table, and of each index with its table's
-// rows). The corpus holds small files of today's builder and the golden files every format
-// version's builder wrote (tests/data, those under the 64 KiB input cap). An execution costs two
-// or three opens and, for each file that opens, walks and sampled queries bounded by
-// kFuzzLimits; most mutated inputs are refused at the header or catalog.
+// with every checksum recomputed (see fix_all_checksums), in place and (one input in three,
+// by one_in) through a small page cache, so that mutations get past the checksums to the
+// header, catalog and page checks behind them (in place only when that changed a byte). Each
+// opened database gets every query kind on every table and index (exercise_database); a file
+// that passes verify() must have forward walks that succeed in order (of each table, and of each
+// index, whose entries must name rows) and, for one input in two, answer every query
+// consistently with those walks. fuzz_regression_test replays every committed input with all of
+// these (every_check). The corpus holds small files of today's builder and the golden files
+// every format version's builder wrote (tests/data, those under the 64 KiB input cap). An
+// execution costs one to three opens and, for each file that opens, walks and sampled queries
+// bounded by kFuzzLimits; most mutated inputs are refused at the header or catalog.
 #pragma once
 
 #include "fuzz_support.h"

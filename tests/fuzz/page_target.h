@@ -22,9 +22,13 @@
 // (exercise_database, bounded by kPageLimits): a leaf, internal or overflow page decoded from
 // the input must be refused or, if the whole file then verifies, answer consistently (index
 // entries against the table's rows, counts against walks, gets against scans). An execution
-// costs a copy of the base (36 or 48 KiB), its checksums, one verify() of the file, and walks
-// and sampled queries of a table of up to 300 rows and its indexes: a few hundred to a few
-// thousand page reads (fuzz_regression_test's WorkPerInput bounds them).
+// costs a copy of the base (36 or 48 KiB), its checksums, one verify() of the file, unchecked
+// walks and sampled queries of a table of up to 300 rows and its indexes, and, when the file
+// verifies, checked forward walks (every index entry must name a row); the query batteries
+// against those walks (check_sampled, check_index_sampled) run for one input in four (one_in;
+// for every committed input in fuzz_regression_test). A few hundred to a few thousand page
+// reads (fuzz_regression_test's WorkPerInput bounds them with every check and two pages of
+// cache). scripts/fuzz.sh caps inputs at two pages and two bytes.
 #pragma once
 
 #include "fuzz_support.h"
