@@ -91,9 +91,10 @@ inline void note_opened(const drydb::ReadOnlyDatabase& db) {
 // including those an execution under libFuzzer gets only when one_in() picks its input.
 inline bool every_check = false;
 
-// Whether this input is among the one in n that get a check too dear for every execution (the
-// build target's reverse-order rebuild, the open target's page cache, the page targets' query
-// batteries): by a hash of its bytes, so each mutation draws again. Always, under every_check.
+// Whether this input is among the one in n that get a check too dear for every execution (query
+// batteries, the open target's page cache, the build target's reverse-order rebuild and
+// dictionary training; each target's comment says which, how often): by a hash of its bytes,
+// so each mutation draws again. Always, under every_check.
 inline bool one_in(uint64_t n, const uint8_t* data, size_t size) {
   return every_check || XXH3_64bits_withSeed(data, size, 0x6f6e65) % n == 0;
 }
