@@ -1,9 +1,10 @@
 // Fuzz target "build": fuzzer-chosen tables, keys, values, secondary indexes, page sizes, memory
 // budgets and page filters built with DatabaseBuilder::build_to_memory, then read back and checked
-// against std::map models of the rows and of each index's entries. An execution costs two builds
-// (in memory; runs spill to /dev/shm) of at most 4 tables of 300 generated rows and the input's
-// explicit ones, and checks bounded by kFuzzLimits; a zstd dictionary's training is the
-// dearest part of the few that choose it.
+// against std::map models of the rows and of each index's entries. An execution costs one build
+// (in memory; runs spill to /dev/shm) of at most 4 tables of 64 generated rows and the input's
+// explicit ones, verify() and, for one input in two (one_in), query batteries bounded by
+// kFuzzLimits; one input in four is built a second time, and a zstd dictionary is trained for
+// one in four of those that choose it (the dearest part of an execution that has one).
 //
 // Input, read front to back (missing bytes read as zero):
 //   u8   page size: 512 << (byte % 8), so 512 .. 65,536; (byte / 8) % 4 == 3 builds without
@@ -14,15 +15,16 @@
 //   u8   how to read and the page filters: byte % 4 reads in place (as mmap does), or through a
 //        page cache of 2 pages, 16 pages or the whole file (a filtered file always reads through
 //        a page cache: in place it is open_memory's default one); (byte / 4) % 5 picks
-//        BuildOptions::filters: none, lz4, zstd, zstd with a trained dictionary (1 KiB at most),
-//        lz4 then zstd; zstd's level is (byte / 20) % 4 - 1, so -1 .. 2
+//        BuildOptions::filters: none, lz4, zstd, zstd with a trained dictionary (1 KiB at most;
+//        for one input in four of those, by one_in, the others zstd alone), lz4 then zstd;
+//        zstd's level is (byte / 20) % 4 - 1, so -1 .. 2
 //   u8   tables: 1 + byte % 4; per table:
 //     u8   key encoding: byte % 7 of bytes, int64, uuid_v7, ulid, f3, f12, v (custom); the
 //          miss filter: (byte / 7) % 4 of none, 1, 10 or 32 bits per key
 //     u8   name: 0xFF reuses the previous table's name (errc::duplicate_name) and declares no
 //          index; else the table is "t<i>" with byte % 3 secondary indexes (defined below)
 //     u8   generated rows: (byte^2)/16 keys from a pattern of the encoding (deep trees cheaply),
-//          at most 300 (60 under a budget below 1 KiB, where every few rows spill a run file):
+//          at most 64 (24 under a budget below 1 KiB, where every few rows spill a run file):
 //          enough for internal pages at page size 512, and a few hundred microseconds of work
 //     u8   explicit rows; per row:
 //       u8   key: for typed widths that many bytes follow; for variable keys byte % 48 bytes
@@ -54,10 +56,11 @@
 // appended twice in a table without indexes, and errc::duplicate_key for a unique index whose
 // key repeats. (Which of a repeated key's values the builder sees first is not
 // promised, so there the errors of either are accepted.) A successful build of up to 3,000 rows
-// is rebuilt with the rows appended in reverse order and must give identical bytes (the builder
-// is deterministic); it must verify, and every query kind on every table must agree with the
-// model (TableChecker), and on every index with its entries (IndexChecker), in place or through
-// the page cache.
+// is, for one input in four, rebuilt with the rows appended in reverse order and must give
+// identical bytes (the builder is deterministic); it must verify, and (one input in two) every
+// query kind on every table must agree with the model (check_table_rows), and on every index
+// with its entries (check_index_entries), in place or through the page cache.
+// fuzz_regression_test replays every committed input with all of these (every_check).
 #pragma once
 
 #include <array>
@@ -196,21 +199,29 @@ inline std::vector<IndexEntry> index_entries(const IndexDef& d, const std::vecto
   return out;
 }
 
-// The page filter chain of choice c (see the input layout); new filters for every build, as a
-// filter that trains a dictionary keeps it.
+// The page filter chain of choice c (see the input layout). A filter that trains a dictionary
+// keeps it, so that choice gets new filters for every build; the others are made once per
+// process (each zstd filter's compression context is a few hundred KiB allocated and cleared,
+// page faults included under ASan, which once cost as much as the rest of a small build).
 inline std::vector<std::shared_ptr<drydb::PageFilter>> make_filters(unsigned c, int level) {
+  if (c == 3) return {drydb::filters::zstd({.level = level, .dictionary_bytes = 1024})};
+  static std::map<std::pair<unsigned, int>, std::vector<std::shared_ptr<drydb::PageFilter>>> made;
+  auto [it, fresh] = made.try_emplace({c, level});
+  if (!fresh) return it->second;
   switch (c) {
     case 1:
-      return {drydb::filters::lz4()};
+      it->second = {drydb::filters::lz4()};
+      break;
     case 2:
-      return {drydb::filters::zstd({.level = level})};
-    case 3:
-      return {drydb::filters::zstd({.level = level, .dictionary_bytes = 1024})};
+      it->second = {drydb::filters::zstd({.level = level})};
+      break;
     case 4:
-      return {drydb::filters::lz4(), drydb::filters::zstd({.level = level})};
+      it->second = {drydb::filters::lz4(), drydb::filters::zstd({.level = level})};
+      break;
     default:
-      return {};
+      break;
   }
+  return it->second;
 }
 
 // Key number i of a generated sequence for a key encoding: ordered as i for fixed widths,
@@ -264,7 +275,11 @@ inline void run_build(const uint8_t* data, size_t size) {
   const size_t budget = kBudgets[in.u8() % 8];
   const uint8_t read_byte = in.u8();
   const uint8_t read_choice = read_byte % 4;
-  const unsigned filter_choice = (read_byte / 4) % 5;
+  unsigned filter_choice = (read_byte / 4) % 5;
+  // Training a dictionary costs 10 to 20 times the rest of an execution (zstd's trainer
+  // allocates and clears megabytes): one input in four that chooses it trains one, the others
+  // compress with zstd alone.
+  if (filter_choice == 3 && !one_in(4, data, size)) filter_choice = 2;
   const int zstd_level = static_cast<int>((read_byte / 20) % 4) - 1;
   const unsigned table_count = 1 + in.u8() % 4;
   const uint32_t max_key = fmt::max_key_length(page_size);
@@ -300,8 +315,9 @@ inline void run_build(const uint8_t* data, size_t size) {
     const size_t width = t.enc.fixed_width();
     const uint8_t gen = in.u8();
     // Rows cost time in every build, check and walk; and spilling a temp file per run: small
-    // budgets get fewer generated rows.
-    const uint64_t cap = budget < 1024 ? 60 : 300;
+    // budgets get fewer generated rows. 64 rows still give a tree of several leaves under an
+    // internal page at page size 512.
+    const uint64_t cap = budget < 1024 ? 24 : 64;
     const uint64_t generated = std::min<uint64_t>(uint64_t{gen} * gen / 16, cap);
     for (uint64_t i = 0; i < generated; ++i)
       t.appended.push_back(
@@ -470,11 +486,16 @@ inline void run_build(const uint8_t* data, size_t size) {
   }
   if (!built) return fail("build failed: " + code_of(built.error()));
   const std::vector<std::byte>& file = *built;
-  if (total_rows <= 3000) {
+  // The reverse-order rebuild doubles the cost of an execution: one input in four is rebuilt.
+  if (total_rows <= 3000 && one_in(4, data, size)) {
     auto again = build(true);
     if (!again) return fail("rebuild in reverse order failed: " + code_of(again.error()));
     if (*again != file) return fail("build: appending in another order changed the file's bytes");
   }
+  // The query batteries against the model (check_table_rows, check_index_entries), the larger
+  // part of an execution's time, for one input in two; the others check what the file says of
+  // itself (verify(), tables, encodings, row counts, indexes) and the build's errors.
+  const bool batteries = one_in(2, data, size);
   const size_t caches[] = {0, 2 * size_t{page_size}, 16 * size_t{page_size}, file.size()};
   {
     const bool cached = read_choice != 0;
@@ -495,7 +516,7 @@ inline void run_build(const uint8_t* data, size_t size) {
       const auto info = table->info();
       if (info.rows != rows.size() || (rows.empty() != (info.depth == 0)))
         return fail(how + ": table " + t.name + ": info() disagrees with the model");
-      check_table_rows(*table, rows, probes, size, how + ", table " + t.name);
+      if (batteries) check_table_rows(*table, rows, probes, size, how + ", table " + t.name);
       if (table->indexes().size() != t.indexes.size())
         return fail(how + ": table " + t.name + ": " + std::to_string(table->indexes().size()) +
                     " indexes, model " + std::to_string(t.indexes.size()));
@@ -510,7 +531,7 @@ inline void run_build(const uint8_t* data, size_t size) {
             table->indexes()[j].name() != d.name)
           return fail(ctx + ": wrong name, kind or encoding");
         const std::vector<IndexEntry> entries = index_entries(d, rows);
-        check_index_entries(*ix, rows, entries, probes, size + j, ctx);
+        if (batteries) check_index_entries(*ix, rows, entries, probes, size + j, ctx);
       }
     }
   }

@@ -12,23 +12,37 @@
 //            the catalog
 //   byte 1   bit 0: keep the input's checksum (else every checksum is recomputed, so the
 //            structure checks, not the checksum, see the change); bit 1: read through a page
-//            cache of 2 pages (else in place, as mmap does)
+//            cache (else in place, as mmap does) of 16 pages, or of 2 pages with bit 2 too
+//            (every page a query touches is then a load and a check of the page)
 //   rest     the new bytes, written from the start of the chosen page (a short input changes
 //            the start of the page only; a long one runs on into the following pages) or, for
 //            the catalog, the whole new catalog (the header's lengths follow it)
 // The result is opened and every query kind run on the tables whose pages (of the table's tree,
 // its indexes' trees or its miss filter) the input changed, and every table for a new catalog
-// (exercise_database, bounded by kFuzzLimits): a leaf, internal or overflow page decoded from
+// (exercise_database, bounded by kPageLimits): a leaf, internal or overflow page decoded from
 // the input must be refused or, if the whole file then verifies, answer consistently (index
 // entries against the table's rows, counts against walks, gets against scans). An execution
-// costs a copy of the base (36 or 48 KiB), its checksums, one verify() of the file, and walks
-// and sampled queries of a table of up to 300 rows and its indexes: a few hundred to a few
-// thousand page reads (fuzz_regression_test's WorkPerInput bounds them).
+// costs a copy of the base (36 or 48 KiB), its checksums, one verify() of the file, unchecked
+// walks and sampled queries of a table of up to 300 rows and its indexes, and, when the file
+// verifies, checked forward walks (every index entry must name a row); the query batteries
+// against those walks (check_sampled, check_index_sampled) run for one input in four (one_in;
+// for every committed input in fuzz_regression_test). A few hundred to a few thousand page
+// reads (fuzz_regression_test's WorkPerInput bounds them with every check and two pages of
+// cache). scripts/fuzz.sh caps inputs at two pages and two bytes.
 #pragma once
 
 #include "fuzz_support.h"
 
 namespace drydb_fuzz {
+
+// The page targets' bounds: kFuzzLimits with fewer extra probes and rows compared at the start
+// of each range, as an input that changes a page of a tree gets the whole table of 150 to 300
+// rows checked, with its indexes.
+inline constexpr Limits kPageLimits{.walk_rows = kFuzzLimits.walk_rows,
+                                    .range_rows = 4,
+                                    .gets = kFuzzLimits.gets,
+                                    .probes = 4,
+                                    .pairs = kFuzzLimits.pairs};
 
 struct PageBase {
   // One tree's pages: a table's primary tree with its miss filter ("t"), or one of its
@@ -198,14 +212,17 @@ inline const PageBase& page_index_base() {
 }
 
 // The file for one input: the base with the chosen page (or the catalog) replaced.
-// `focus` gets the trees whose pages the input overwrote (every table for the catalog).
+// `cached` and `cache_bytes` get how to read it; `focus` the trees whose pages the input
+// overwrote (every table for the catalog).
 inline std::vector<std::byte> page_file(const PageBase& base, const uint8_t* data, size_t size,
-                                        bool* cached, std::vector<std::string>* focus) {
+                                        bool* cached, size_t* cache_bytes,
+                                        std::vector<std::string>* focus) {
   Input in(data, size);
   const uint8_t which = in.u8();
   const uint8_t flags = in.u8();
   const std::string content = in.rest();
   *cached = (flags & 2) != 0;
+  *cache_bytes = (flags & 4 ? 2 : 16) * size_t{base.page_size};
   std::vector<std::byte> f = base.file;
   const uint64_t choices = base.page_count;  // pages 1 .. page_count-1, then the catalog
   const uint64_t pick = which % choices;
@@ -235,28 +252,32 @@ inline std::vector<std::byte> page_file(const PageBase& base, const uint8_t* dat
 
 inline void run_page(const uint8_t* data, size_t size) {
   bool cached = false;
+  size_t cache_bytes = 0;
   std::vector<std::string> focus;
-  const std::vector<std::byte> f = page_file(page_base(), data, size, &cached, &focus);
+  const std::vector<std::byte> f =
+      page_file(page_base(), data, size, &cached, &cache_bytes, &focus);
   const std::vector<std::string> keys{std::string("key/00300"), std::string("key/"),
                                       std::string(8, '\x80'), std::string(16, '\x01')};
-  auto db = open_bytes(f, cached, 1024);
+  auto db = open_bytes(f, cached, cache_bytes);
   if (!db) return note_refused(db.error());
   note_opened(*db);
-  exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, kFuzzLimits,
-                    &focus);
+  exercise_database(*db, keys, cached ? "page: page cache" : "page: in place", size, kPageLimits,
+                    &focus, one_in(4, data, size));
 }
 
 inline void run_page_index(const uint8_t* data, size_t size) {
   bool cached = false;
+  size_t cache_bytes = 0;
   std::vector<std::string> focus;
-  const std::vector<std::byte> f = page_file(page_index_base(), data, size, &cached, &focus);
+  const std::vector<std::byte> f =
+      page_file(page_index_base(), data, size, &cached, &cache_bytes, &focus);
   const std::vector<std::string> keys{std::string("item/00700"), std::string("name-00389"),
                                       std::string("cat-05"), std::string(8, '\x80')};
-  auto db = open_bytes(f, cached, 1024);
+  auto db = open_bytes(f, cached, cache_bytes);
   if (!db) return note_refused(db.error());
   note_opened(*db);
   exercise_database(*db, keys, cached ? "page_index: page cache" : "page_index: in place", size,
-                    kFuzzLimits, &focus);
+                    kPageLimits, &focus, one_in(4, data, size));
 }
 
 }  // namespace drydb_fuzz
