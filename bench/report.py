@@ -498,6 +498,8 @@ def main():
     ap.add_argument("--python", default="", help="the Markdown section bench/python_bench.py wrote")
     ap.add_argument("--dask", default="", help="the Markdown section bench/dask_build_bench.py wrote")
     ap.add_argument("--dotnet", default="", help="the Markdown section bench/dotnet/summarize.py wrote")
+    ap.add_argument("--shipped", default="",
+                    help="hand-measured Markdown on the shipped library (bench/shipped_library.md)")
     ap.add_argument("--notes", default="",
                     help="hand-written Markdown on the key-shape targets, shown after their table")
     ap.add_argument("--seconds", type=int, default=0, help="how long the benchmark run took")
@@ -608,7 +610,7 @@ def main():
             md += [line.rstrip("\n") for line in f if line.strip()]
         md.append("")
 
-    for section in (args.python, args.dask, args.dotnet):
+    for section in (args.python, args.dask, args.dotnet, args.shipped):
         if section and os.path.exists(section):
             with open(section) as f:
                 md += [line.rstrip("\n") for line in f]

@@ -224,6 +224,7 @@ report=(python3 bench/report.py "$results" "${large_results[@]}" --out "$out" --
 [ ! -f "$python_out" ] || report+=(--python "$python_out")
 [ ! -f "$dask_out" ] || report+=(--dask "$dask_out")
 [ ! -f "$dotnet_out" ] || report+=(--dotnet "$dotnet_out")
+report+=(--shipped bench/shipped_library.md)
 [ ! -f "$results.seconds" ] || report+=(--seconds "$(cat "$results.seconds")")
 [ ! -f "$results.commit" ] || report+=(--commit "$(cat "$results.commit")")
 report+=(--notes bench/key_shape_notes.md)
