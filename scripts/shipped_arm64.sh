@@ -61,8 +61,9 @@ mkdir -p "$build/capi"
 bash scripts/hide_system_libs.sh qemu-aarch64 -L /usr/aarch64-linux-gnu \
   "$build/tests/capi_test" "$build/capi"
 
-# GoogleTest's death tests re-execute the test program by default ("threadsafe"); qemu-user runs
-# only the program it started (no binfmt_misc handler here), so they fork instead ("fast").
+# A death test that re-executes the test program ("threadsafe") cannot run here: qemu-user runs
+# only the program it started (no binfmt_misc handler). Death tests fork instead ("fast"); those
+# that set their style choose by DRYDB_TEST_EMULATED (tests/read/async_test.cpp).
 export GTEST_DEATH_TEST_STYLE=fast
 # DRYDB_ARM64_TESTS=quick leaves out the suites that take longest under qemu: sweeps and model
 # comparisons over many files, pages or threads that test the same portable C++ in every
