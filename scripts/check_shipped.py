@@ -9,7 +9,9 @@ read them:
 - every versioned symbol it needs is glibc's, at version 2.34 or older (Ubuntu 22.04, RHEL 9,
   Debian 12 and later), none of libstdc++'s (GLIBCXX_, CXXABI_) or libgcc_s's (GCC_);
 - every symbol it exports matches --exports (the C API's drydb_ functions, the Python
-  extension's PyInit_ function).
+  extension's PyInit_ function);
+- with --machine, it is built for that machine (readelf's name: X86-64, AArch64), so a
+  cross-build that fell back to the build machine's compiler fails.
 Prints what it found; exits 1 naming each breach.
 """
 import argparse
@@ -27,8 +29,13 @@ def run(*args):
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
-def check(path, exports):
+def check(path, exports, machine):
     breaches = []
+    header = run("readelf", "-h", "-W", path)
+    found = re.search(r"Machine:\s+(.+)", header)
+    built_for = found.group(1).strip() if found else "unknown"
+    if machine and machine.lower() not in built_for.lower():
+        breaches.append(f"is built for {built_for}, not {machine}")
     dynamic = run("readelf", "-d", "-W", path)
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
     for name in needed:
@@ -60,7 +67,7 @@ def check(path, exports):
     if len(stray) > 10:
         breaches.append(f"exports {len(stray) - 10} more symbols not matching {exports}")
 
-    print(f"{path}: NEEDED {', '.join(needed) or 'nothing'}; newest glibc symbol version "
+    print(f"{path}: {built_for}; NEEDED {', '.join(needed) or 'nothing'}; newest glibc symbol version "
           f"{newest[0]}.{newest[1]}; {len(exported)} exported symbols")
     return breaches
 
@@ -69,11 +76,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--exports", required=True,
                         help="a regex every exported symbol must match")
+    parser.add_argument("--machine", help="the machine it must be built for (readelf -h)")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
     failed = False
     for path in args.files:
-        for breach in check(path, args.exports):
+        for breach in check(path, args.exports, args.machine):
             print(f"check_shipped: {path} {breach}", file=sys.stderr)
             failed = True
     return 1 if failed else 0

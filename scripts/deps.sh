@@ -7,7 +7,11 @@
 # (scripts/shipped.sh builds and checks that). Debian's own libzstd.a is not position-independent,
 # and it has no static simdjson: hence the sources.
 #
-#   scripts/deps.sh [TARGET]   TARGET: linux-x64 (the default; this machine)
+#   scripts/deps.sh [TARGET]   TARGET: linux-x64 (the default; this machine) or linux-arm64
+#
+# linux-arm64 is cross-built (cmake/toolchains/linux-arm64.cmake: Debian's g++-aarch64-linux-gnu,
+# whose packages this script installs, with qemu-user to run the tests) and adds GoogleTest, from
+# Debian's googletest source package, since its tests are built for the target too.
 #
 # Adds a deb-src entry for Debian's main archive when none is configured (apt-get source needs
 # one), and installs what it needs (scripts/test.sh's package list: dpkg-dev, cmake, g++). Sources are unpacked once into
@@ -16,12 +20,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target=${1:-linux-x64}
+packages=(libzstd lz4 xxhash simdjson)
 case "$target" in
   linux-x64) toolchain=() ;;
-  *) echo "deps.sh: unknown target $target (known: linux-x64)" >&2; exit 2 ;;
+  linux-arm64)
+    toolchain=("-DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/toolchains/linux-arm64.cmake")
+    cross_packages=(g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user)
+    packages+=(googletest) ;;
+  *) echo "deps.sh: unknown target $target (known: linux-x64, linux-arm64)" >&2; exit 2 ;;
 esac
-
-packages=(libzstd lz4 xxhash simdjson)
 root=$PWD/build/deps
 src=$root/src
 prefix=$root/$target
@@ -47,6 +54,16 @@ EOF
 }
 
 bash scripts/test.sh --install-deps  # dpkg-dev, cmake, the compilers
+# A cross target's compiler and emulator (scripts/test.sh's list is the build machine's own).
+install_cross_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "deps.sh: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+}
+[ -z "${cross_packages+x}" ] || install_cross_packages "${cross_packages[@]}"
 ensure_deb_src
 
 # A source package's .dsc file name at the version apt would fetch now (no epoch).
@@ -98,5 +115,9 @@ build_one lz4 "$src/$(dir_of lz4)/build/cmake" -DBUILD_STATIC_LIBS=ON -DLZ4_BUIL
   -DLZ4_BUILD_LEGACY_LZ4C=OFF -DLZ4_POSITION_INDEPENDENT_LIB=ON
 build_one xxhash "$src/$(dir_of xxhash)/cmake_unofficial" -DXXHASH_BUILD_XXHSUM=OFF
 build_one simdjson "$src/$(dir_of simdjson)" -DSIMDJSON_DEVELOPER_MODE=OFF
+if [ -n "$(dir_of googletest)" ]; then
+  # GoogleTest and GoogleMock, for a cross target's test suite (never linked into what ships).
+  build_one googletest "$src/$(dir_of googletest)" -DINSTALL_GTEST=ON -DBUILD_GMOCK=ON
+fi
 echo "$versions" >"$prefix/stamp"
 echo "deps.sh: $target in $prefix"

@@ -9,14 +9,17 @@
 #      simdjson libraries hidden (scripts/hide_system_libs.sh), so a dependency that is still
 #      linked dynamically fails to load.
 #
-#   scripts/shipped.sh [TARGET]   TARGET: linux-x64 (the default; this machine)
+#   scripts/shipped.sh [TARGET]   TARGET: linux-x64 (the default; this machine) or linux-arm64
+#                                 (libdrydb_c only, cross-built and tested under qemu-user:
+#                                 scripts/shipped_arm64.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target=${1:-linux-x64}
 case "$target" in
   linux-x64) ;;
-  *) echo "shipped.sh: unknown target $target (known: linux-x64)" >&2; exit 2 ;;
+  linux-arm64) exec bash scripts/shipped_arm64.sh ;;
+  *) echo "shipped.sh: unknown target $target (known: linux-x64, linux-arm64)" >&2; exit 2 ;;
 esac
 JOBS=${JOBS:-2}
 build=build/shipped/$target

@@ -1,7 +1,9 @@
 /* Linked into the shared libraries drydb ships for Linux when they carry the C++ runtime inside
  * (DRYDB_STATIC_RUNTIME): the two glibc functions newer than glibc 2.34 that the static
  * libstdc++ and libgcc of this toolchain call, written on older ones, so that the libraries run
- * on glibc 2.34 (Ubuntu 22.04, RHEL 9) although they are built on a newer one.
+ * on glibc 2.34 (Ubuntu 22.04, RHEL 9) although they are built on a newer one. The same two for
+ * x86-64 and aarch64 (Debian 12's g++ 12 and its cross compiler, both over glibc 2.36); nothing
+ * here is specific to either.
  *
  * - arc4random (glibc 2.36): libstdc++'s std::random_device, drawn in by its string objects;
  *   here from getrandom (glibc 2.25), as glibc's own is.

@@ -254,7 +254,7 @@ TEST(Corruption, EveryByteFlippedInMemory) {
 // Single-bit flips: every 4th byte (8th under sanitizers), a pseudo-random bit of each.
 TEST(Corruption, SingleBitFlipsInMemory) {
   const Fixture& f = fixture();
-  SweepStats s = sweep((4 + 4 * DRYDB_TEST_SANITIZED) * kThin,
+  SweepStats s = sweep((4 + 4 * DRYDB_TEST_THINNED) * kThin,
                        [](uint64_t o) { return static_cast<uint8_t>(1u << bit_of(o)); },
                        [&](std::span<const std::byte> b, uint64_t subset) {
                          return check_bytes(b, f.model, subset);
@@ -266,7 +266,7 @@ TEST(Corruption, SingleBitFlipsInMemory) {
 // of two pages, so pages are loaded, checked, evicted and reloaded during the check.
 TEST(Corruption, ByteFlipsThroughPageCache) {
   const Fixture& f = fixture();
-  SweepStats s = sweep((3 + 4 * DRYDB_TEST_SANITIZED) * kThin,
+  SweepStats s = sweep((3 + 4 * DRYDB_TEST_THINNED) * kThin,
                        [](uint64_t o) { return bit_of(o) % 4 ? uint8_t{0xFF} : uint8_t{0x10}; },
                        [&](std::span<const std::byte> b, uint64_t subset) {
                          return check_opened(open_cached(b, 2 * 512), f.model, subset);
@@ -286,7 +286,7 @@ TEST(Corruption, ByteFlipsThroughFiles) {
   for (StorageKind kind : {StorageKind::pread, StorageKind::mmap, StorageKind::memory}) {
     SweepStats s;
     const uint64_t stride =
-        (kind == StorageKind::pread ? 11 : 37) * (1 + DRYDB_TEST_SANITIZED) * kThin;
+        (kind == StorageKind::pread ? 11 : 37) * (1 + DRYDB_TEST_THINNED) * kThin;
     for (uint64_t o = 0; o < f.file.size(); o += stride) {
       const uint8_t mask = static_cast<uint8_t>(o % 3 == 0 ? 0xFF : 1u << bit_of(o));
       std::byte b = f.file[o] ^ std::byte{mask};
@@ -353,7 +353,7 @@ TEST(Corruption, FlipsBehindRecomputedChecksums) {
     return "other";
   };
   // Every other used byte; every fourth under sanitizers.
-  for (uint64_t o = 0; o < copy.size(); o += (2 + 2 * DRYDB_TEST_SANITIZED) * kThin) {
+  for (uint64_t o = 0; o < copy.size(); o += (2 + 2 * DRYDB_TEST_THINNED) * kThin) {
     const ByteUse use = f.map.use[o];
     if (!is_used(use)) continue;
     // xor 0xFF at two offsets of three, a single bit at the third.
@@ -405,7 +405,7 @@ TEST(Corruption, FlipsBehindRecomputedChecksums) {
   for (const auto& [k, n] : kinds)
     std::printf("    verified, changed: %-40s %6llu\n", k.c_str(),
                 static_cast<unsigned long long>(n));
-  EXPECT_GT(flips, 5000u / (1 + DRYDB_TEST_SANITIZED) / kThin);
+  EXPECT_GT(flips, 5000u / (1 + DRYDB_TEST_THINNED) / kThin);
   EXPECT_GT(detected, flips / 10) << "the structural checks behind the checksums were reached";
   EXPECT_EQ(self_consistent, silent_changes + harmless);
   EXPECT_TRUE(inconsistent.empty())
@@ -987,7 +987,7 @@ TEST(Corruption, LargePagesFlipsAndFixups) {
   std::vector<std::byte> copy = file;
   uint64_t plain = 0, fixups = 0, fixup_detected = 0;
   std::vector<std::string> bad;
-  const uint64_t thin = (1 + DRYDB_TEST_SANITIZED) * kThin;
+  const uint64_t thin = (1 + DRYDB_TEST_THINNED) * kThin;
   auto light_check = [&](std::span<const std::byte> bytes, uint64_t subset) {
     Outcome out;
     auto db = ReadOnlyDatabase::open_memory(bytes);

@@ -1491,9 +1491,14 @@ TEST(AsyncDestruction, AssigningOverADatabaseSettlesItsQueries) {
   EXPECT_TRUE(settled(now).value().has_value());
 }
 
+// The death tests' child re-executes the test program ("threadsafe"), as a process with threads
+// needs. Under qemu-user nothing can re-execute an arm64 program (no binfmt handler), so there
+// the child is forked from the test itself, which ctest runs alone in a process of its own.
+constexpr const char* kDeathTestStyle = DRYDB_TEST_EMULATED ? "fast" : "threadsafe";
+
 // A callback that destroys its own database would wait for itself: drydb aborts, loudly.
 TEST(AsyncDestructionDeathTest, DestroyingTheDatabaseInItsOwnCallbackAborts) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, kDeathTestStyle);
   EXPECT_DEATH(
       {
         // Built in memory, not through fixture(): the dying child would leave its folder behind.
@@ -1544,7 +1549,7 @@ TEST(AsyncThreadPool, ATaskMayDestroyItsPool) {
 // it completes (its callbacks run, during the drain); a database destroyed before it (made
 // later) cancels its own. The child process must exit with status 0 and print the count.
 TEST(AsyncThreadPoolDeathTest, DefaultPoolShutsDownCleanlyAtExit) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, kDeathTestStyle);
   EXPECT_EXIT(
       {
         static std::atomic<int> ran{0};

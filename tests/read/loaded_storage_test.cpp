@@ -5,6 +5,7 @@
 // on a 2 MiB boundary once the file fills a huge page (advised to be backed by huge pages where
 // the kernel has them), and is unmapped with the storage.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,6 +73,18 @@ bool huge_pages_on_advice() {
   return !modes.empty() && modes.find("[never]") == std::string::npos;
 }
 
+// Whether madvise's advice reaches the kernel: a mapping of this test's own, advised
+// MADV_HUGEPAGE, shows it in its VmFlags. qemu-user accepts the call and drops the advice.
+bool advice_reaches_the_kernel() {
+  const size_t size = size_t{4} << 20;
+  void* region = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) return false;
+  const bool advised = ::madvise(region, size, MADV_HUGEPAGE) == 0 &&
+                       vm_flags_at(region).find(" hg") != std::string::npos;
+  ::munmap(region, size);
+  return advised;
+}
+
 std::vector<std::byte> pattern(size_t n) {
   std::vector<std::byte> bytes(n);
   for (size_t i = 0; i < n; ++i)
@@ -87,6 +100,7 @@ TEST(LoadedStorage, ServesTheFileFromReadOnlyMemoryOnAHugePageBoundary) {
   const auto bytes = pattern((size_t{5} << 20) + 123);
   ASSERT_TRUE(write_file(path, bytes));
   const void* at = nullptr;
+  bool advice_unseen = false;
   {
     auto storage = drydb::open_loaded_storage(path);
     ASSERT_TRUE(storage) << storage.error().to_string();
@@ -101,7 +115,10 @@ TEST(LoadedStorage, ServesTheFileFromReadOnlyMemoryOnAHugePageBoundary) {
     if (huge_pages_on_advice()) {
       // The advice covers the two huge pages the file fills; the partial third is a mapping
       // of its own, without it.
-      EXPECT_NE(vm_flags_at(at).find(" hg"), std::string::npos) << vm_flags_at(at);
+      if (advice_reaches_the_kernel())
+        EXPECT_NE(vm_flags_at(at).find(" hg"), std::string::npos) << vm_flags_at(at);
+      else
+        advice_unseen = true;
     }
     std::vector<std::byte> tail(200);
     ASSERT_TRUE((*storage)->read_at(bytes.size() - 200, tail));
@@ -110,6 +127,9 @@ TEST(LoadedStorage, ServesTheFileFromReadOnlyMemoryOnAHugePageBoundary) {
   }
   EXPECT_EQ(mapping_at(at), "") << "the memory outlived its storage";
   EXPECT_EQ(mapping_at(static_cast<const std::byte*>(at) + bytes.size() - 1), "");
+  if (advice_unseen)  // after every other check has run
+    GTEST_SKIP() << "madvise's advice does not reach the kernel here (qemu-user drops it): "
+                    "the huge page advice is unchecked";
 }
 
 // A file smaller than a huge page is served the same way from its own pages.

@@ -22,6 +22,7 @@
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -356,7 +357,9 @@ TEST(ReadOnlyDeploy, ALoadedFileIsUntouchedByChangesAfterOpen) {
 
 // Memory the system will not give for a file read whole at open is errc::out_of_memory from
 // open, never a crash: in a child whose address space is capped 64 MiB above what it uses, a
-// 1 GiB file (sparse: it takes no disk) cannot be loaded.
+// 1 GiB file (sparse: it takes no disk) cannot be loaded. Skipped where the cap is not enforced:
+// qemu-user accepts the setrlimit and maps whatever is asked (the emulator reserves its guest's
+// memory itself), so an anonymous mapping of twice the headroom proves the cap first.
 TEST(ReadOnlyDeploy, ALoadTheSystemCannotHoldIsOutOfMemory) {
   TempDir dir;
   const auto path = dir / "big.drydb";
@@ -374,6 +377,9 @@ TEST(ReadOnlyDeploy, ALoadTheSystemCannotHoldIsOutOfMemory) {
                        (rlim_t{64} << 20);
     const struct rlimit limit = {cap, cap};
     if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(4);
+    void* beyond = ::mmap(nullptr, size_t{128} << 20, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (beyond != MAP_FAILED) ::_exit(7);
     auto db = ReadOnlyDatabase::open(path, {.storage = StorageKind::memory});
     if (db) ::_exit(5);
     if (db.code() != errc::out_of_memory) {
@@ -386,6 +392,8 @@ TEST(ReadOnlyDeploy, ALoadTheSystemCannotHoldIsOutOfMemory) {
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 7)
+    GTEST_SKIP() << "the address space cap is not enforced here (qemu-user ignores RLIMIT_AS)";
   EXPECT_EQ(WEXITSTATUS(status), 0) << "3, 4: the cap was not set; 5: the load succeeded; "
                                        "6: another error (on stderr)";
 }

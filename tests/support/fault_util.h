@@ -42,6 +42,13 @@
 #ifndef DRYDB_TEST_SANITIZED
 #define DRYDB_TEST_SANITIZED 0
 #endif
+// Under an emulator (tests/CMakeLists.txt defines DRYDB_TEST_EMULATED for a cross build whose
+// tests run under qemu-user) every instruction costs tens of native ones, as under a sanitizer:
+// the long sweeps and repeated builds thin out alike (DRYDB_TEST_THINNED).
+#ifndef DRYDB_TEST_EMULATED
+#define DRYDB_TEST_EMULATED 0
+#endif
+#define DRYDB_TEST_THINNED (DRYDB_TEST_SANITIZED || DRYDB_TEST_EMULATED)
 // ThreadSanitizer slows single-threaded sweeps most and finds nothing in them: they thin out.
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

@@ -33,8 +33,8 @@ using drydb::DatabaseBuilder;
 using drydb::ReadOnlyDatabase;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kTrials = DRYDB_TEST_SANITIZED ? 40 : 200;
-constexpr int64_t kRows = DRYDB_TEST_SANITIZED ? 20000 : 60000;
+constexpr int kTrials = DRYDB_TEST_THINNED ? 40 : 200;
+constexpr int64_t kRows = DRYDB_TEST_THINNED ? 20000 : 60000;
 
 std::string value_of(uint64_t gen, int64_t i) {
   return "gen" + std::to_string(gen) + ":" + std::to_string(i * 7919 % 100003);
@@ -347,7 +347,7 @@ TEST(CrashBuild, AChildForkedMidBuildLeavesTheFileUnlocked) {
 TEST(CrashBuild, ConcurrentBuildsToOneTarget) {
   TempDir dir;
   const auto target = dir / "db.drydb";
-  constexpr int kChildren = 4, kBuilds = DRYDB_TEST_SANITIZED ? 2 : 5;
+  constexpr int kChildren = 4, kBuilds = DRYDB_TEST_THINNED ? 2 : 5;
   std::vector<pid_t> pids;
   for (int c = 0; c < kChildren; ++c) {
     const pid_t pid = ::fork();
