@@ -10,6 +10,11 @@
 #       program outside the repository then runs with the system's copies of its dependencies
 #       hidden: scripts/hide_system_libs.sh)
 #
+# The package also carries the native libraries of the other platforms when their folders are
+# given (scripts/shipped.sh cross-builds them; scripts/test.sh gives both):
+#   DRYDB_NATIVE_WIN_X64=FOLDER       drydb_c.dll, packed as runtimes/win-x64/native/
+#   DRYDB_NATIVE_LINUX_ARM64=FOLDER   libdrydb_c.so, packed as runtimes/linux-arm64/native/
+#
 # The tests run on .NET 10 (the net10.0 build) and on .NET 8 (the netstandard2.1 build, Unity's,
 # self-contained on the .NET 8 runtime restored from NuGet). The package lands in
 # build/dotnet/packages.
@@ -31,15 +36,26 @@ version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' dotnet/src/Drydb/Drydb.c
 DRYDB_CLI=$build/tools/drydb/drydb DRYDB_PYTHONPATH=$build/python/package \
   dotnet test dotnet/tests/Drydb.Tests -c Release "-p:DrydbNativeDir=$native/"
 
+runtimes=()
+want_runtimes=""
+if [ -n "${DRYDB_NATIVE_WIN_X64:-}" ]; then
+  runtimes+=("-p:DrydbNativeWinX64Dir=$(cd "$DRYDB_NATIVE_WIN_X64" && pwd)/")
+  want_runtimes+=" runtimes/win-x64/native/drydb_c.dll"
+fi
+if [ -n "${DRYDB_NATIVE_LINUX_ARM64:-}" ]; then
+  runtimes+=("-p:DrydbNativeLinuxArm64Dir=$(cd "$DRYDB_NATIVE_LINUX_ARM64" && pwd)/")
+  want_runtimes+=" runtimes/linux-arm64/native/libdrydb_c.so"
+fi
 for project in Drydb Drydb.MessagePack; do
-  dotnet pack "dotnet/src/$project" -c Release "-p:DrydbNativeDir=$native/" -o "$out/packages"
+  dotnet pack "dotnet/src/$project" -c Release "-p:DrydbNativeDir=$native/" "${runtimes[@]}" \
+    -o "$out/packages"
 done
 nupkg=$out/packages/Drydb.$version.nupkg
-/usr/bin/python3 - "$nupkg" <<'PY'
+/usr/bin/python3 - "$nupkg" $want_runtimes <<'PY'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 want = ["runtimes/linux-x64/native/libdrydb_c.so", "lib/net8.0/Drydb.dll", "lib/net10.0/Drydb.dll",
-        "lib/netstandard2.1/Drydb.dll"]
+        "lib/netstandard2.1/Drydb.dll"] + sys.argv[2:]
 missing = [n for n in want if n not in names]
 if missing:
     sys.exit(f"dotnet.sh: {sys.argv[1]} lacks {missing}")
