@@ -7,7 +7,11 @@
 # (scripts/shipped.sh builds and checks that). Debian's own libzstd.a is not position-independent,
 # and it has no static simdjson: hence the sources.
 #
-#   scripts/deps.sh [TARGET]   TARGET: linux-x64 (the default; this machine)
+#   scripts/deps.sh [TARGET]   TARGET: linux-x64 (the default; this machine), win-x64
+#
+# win-x64: cross-built with MinGW-w64 (cmake/toolchains/win-x64.cmake), plus GoogleTest from
+# Debian's googletest sources for the test suite run under wine (scripts/cross_test.sh); the
+# cross compiler and wine are installed here.
 #
 # Adds a deb-src entry for Debian's main archive when none is configured (apt-get source needs
 # one), and installs what it needs (scripts/test.sh's package list: dpkg-dev, cmake, g++). Sources are unpacked once into
@@ -16,12 +20,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target=${1:-linux-x64}
+packages=(libzstd lz4 xxhash simdjson)
+target_packages=()  # Debian packages the target's build needs beyond scripts/test.sh's
 case "$target" in
   linux-x64) toolchain=() ;;
-  *) echo "deps.sh: unknown target $target (known: linux-x64)" >&2; exit 2 ;;
+  win-x64)
+    toolchain=("-DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/toolchains/win-x64.cmake")
+    packages+=(googletest)
+    target_packages=(g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix
+      binutils-mingw-w64-x86-64 wine64)
+    ;;
+  *) echo "deps.sh: unknown target $target (known: linux-x64, win-x64)" >&2; exit 2 ;;
 esac
-
-packages=(libzstd lz4 xxhash simdjson)
 root=$PWD/build/deps
 src=$root/src
 prefix=$root/$target
@@ -47,6 +57,13 @@ EOF
 }
 
 bash scripts/test.sh --install-deps  # dpkg-dev, cmake, the compilers
+missing=()
+for p in "${target_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps.sh: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi
 ensure_deb_src
 
 # A source package's .dsc file name at the version apt would fetch now (no epoch).
@@ -98,5 +115,9 @@ build_one lz4 "$src/$(dir_of lz4)/build/cmake" -DBUILD_STATIC_LIBS=ON -DLZ4_BUIL
   -DLZ4_BUILD_LEGACY_LZ4C=OFF -DLZ4_POSITION_INDEPENDENT_LIB=ON
 build_one xxhash "$src/$(dir_of xxhash)/cmake_unofficial" -DXXHASH_BUILD_XXHSUM=OFF
 build_one simdjson "$src/$(dir_of simdjson)" -DSIMDJSON_DEVELOPER_MODE=OFF
+if [ "$target" = win-x64 ]; then
+  # GoogleTest and GoogleMock for the test suite; the host's libgtest-dev is for Linux only.
+  build_one googletest "$src/$(dir_of googletest)" -DBUILD_GMOCK=ON -DINSTALL_GTEST=ON
+fi
 echo "$versions" >"$prefix/stamp"
 echo "deps.sh: $target in $prefix"
