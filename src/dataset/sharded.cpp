@@ -3,8 +3,6 @@
 // the shards.
 #include "drydb/sharded.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -194,11 +192,12 @@ result<std::pair<uint64_t, uint64_t>> hash_file(const fs::path& file) {
 // encodings, indexes, in order), rows and first and last keys.
 status check_shard(const Manifest& m, size_t i, const fs::path& file, const ReadOnlyDatabase& db) {
   const ManifestShard& shard = m.shards[i];
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return Error(errc::io_error, "cannot stat " + file.string());
-  if (static_cast<uint64_t>(st.st_size) != shard.bytes)
-    return disagrees(file,
-                     std::to_string(st.st_size) + " bytes, not " + std::to_string(shard.bytes));
+  // The size of the file the link names, as stat(2) gives it, on every platform.
+  std::error_code size_error;
+  const uintmax_t size = fs::file_size(file, size_error);
+  if (size_error) return Error(errc::io_error, "cannot stat " + file.string());
+  if (size != shard.bytes)
+    return disagrees(file, std::to_string(size) + " bytes, not " + std::to_string(shard.bytes));
   // The identity ties the file to the rows it was built from: a shard of another dataset or
   // generation, even of the same size and shape, is refused here without reading it whole.
   if (shard.identity && db.identity() != *shard.identity)
