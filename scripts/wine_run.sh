@@ -6,7 +6,8 @@
 # else build/wine (created on first use; scripts/cross_test.sh creates it before running tests in
 # parallel). A program finds the DLLs beside it (a Windows build puts drydb_c.dll with the tests).
 # Wine's own messages are off (WINEDEBUG=-all) and it does not offer to install Mono or Gecko.
-# The program's exit status is wine's.
+# The program's standard output loses the carriage returns of Windows' text mode, so that what
+# reads it (gtest_discover_tests' list of tests) sees Unix lines. The exit status is the program's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export WINEPREFIX=${WINEPREFIX:-$root/build/wine}
@@ -14,4 +15,4 @@ export WINEDEBUG=${WINEDEBUG:--all}
 export WINEDLLOVERRIDES=${WINEDLLOVERRIDES:-mscoree,mshtml=}
 wine=/usr/lib/wine/wine64
 [ -x "$wine" ] || wine=$(command -v wine64 || command -v wine)
-exec "$wine" "$@"
+"$wine" "$@" | tr -d '\r'
