@@ -74,7 +74,7 @@ std::string as_text(std::span<const std::byte> b) {
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
-const char* kind_name(StorageKind k) {
+[[maybe_unused]] const char* kind_name(StorageKind k) {  // unused on Windows
   return k == StorageKind::mmap ? "mmap" : k == StorageKind::pread ? "pread" : "memory";
 }
 
