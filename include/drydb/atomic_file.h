@@ -1,7 +1,7 @@
 // drydb/atomic_file.h: a file written whole or not at all, as the builder writes a database.
 //
 //   auto file = drydb::AtomicFile::create("out.jsonl");   // a temp file beside it
-//   ... write through file->fd() or file->write_at(...) ...
+//   ... write through file->native_file() or file->write_at(...) ...
 //   file->commit();                                        // fsync, rename, fsync the folder
 //
 // The bytes go to a temp file beside the target (`.NAME.tmp-XXXXXX`), which commit() syncs and
@@ -9,7 +9,7 @@
 // of one, and a committed file survives a crash. Destroyed without commit(), the temp file is
 // removed and the target is untouched. A writer killed before it could remove its temp file
 // (SIGKILL, power loss) leaves it behind; the next AtomicFile (or build) to the same target
-// removes every such leftover that no live writer holds (each holds an flock on its own).
+// removes every such leftover that no live writer holds (each holds a lock on its own).
 // The target is the path given or, through symlinks, the file they name; one that exists and is
 // not a regular file (a FIFO, a device, a folder) is refused: write those in place instead.
 #pragma once
@@ -21,6 +21,7 @@
 #include <span>
 
 #include "drydb/result.h"
+#include "drydb/storage.h"  // NativeFile
 
 namespace drydb {
 
@@ -39,9 +40,16 @@ class AtomicFile {
   AtomicFile& operator=(AtomicFile&&) noexcept;
   ~AtomicFile();
 
-  // The temp file's descriptor, open for writing (close-on-exec), for code that writes through
-  // a descriptor or a stdio stream of its own (fdopen of a dup). Valid until commit().
-  int fd() const noexcept;
+  // The temp file as the system names it (a descriptor, close-on-exec; a HANDLE on Windows),
+  // open for writing, for code that writes through one or a stdio stream of its own (fdopen of
+  // a dup). Valid until commit().
+  NativeFile native_file() const noexcept;
+#ifndef _WIN32
+  // The temp file's descriptor: native_file() on POSIX systems.
+  int fd() const noexcept {
+    return native_file();
+  }
+#endif
   // Writes `bytes` at `offset` of the temp file, whole (retrying short writes).
   status write_at(uint64_t offset, std::span<const std::byte> bytes);
   // The file the commit replaces (symlinks followed).

@@ -32,22 +32,35 @@ class Storage {
   virtual std::span<const std::byte> mapped() const { return {}; }
 };
 
-// Opens `path` read-only (O_RDONLY; no lock or sidecar file is created).
+// Opens `path` read-only (no lock or sidecar file is created).
 result<std::unique_ptr<Storage>> open_mmap_storage(const std::filesystem::path& path);
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path);
 
-// The call pread storage reads its file through: up to dst.size() bytes of the
-// descriptor `fd` at `offset` into dst, returning the count read (0 at the end
-// of the file) or -1 with errno set, as ::pread does. Called concurrently from
-// many threads. A wrapper may count, throttle or inject faults; the storage
-// retries EINTR and reads the rest after a short count, and reports any other
-// failure as errc::io_error and a count of 0 as errc::truncated.
-using PreadFunction = std::function<int64_t(int fd, std::span<std::byte> dst, uint64_t offset)>;
-// pread storage reading through `read` (empty: ::pread).
+// An open file as the system names it: a descriptor on POSIX systems, a HANDLE
+// on Windows.
+#ifdef _WIN32
+using NativeFile = void*;
+#else
+using NativeFile = int;
+#endif
+
+// The call pread storage reads its file through: up to dst.size() bytes of
+// `file` at `offset` into dst, returning the count read (0 at the end of the
+// file) or -1 with the system's error set (errno, as ::pread does; on Windows
+// the thread's last error, as ReadFile does). Called concurrently from many
+// threads. A wrapper may count, throttle or inject faults; the storage retries
+// EINTR and reads the rest after a short count, and reports any other failure
+// as errc::io_error and a count of 0 as errc::truncated.
+using PreadFunction =
+    std::function<int64_t(NativeFile file, std::span<std::byte> dst, uint64_t offset)>;
+// The read an empty PreadFunction stands for (::pread; ReadFile at an offset on
+// Windows), for wrappers to call.
+int64_t read_file_at(NativeFile file, std::span<std::byte> dst, uint64_t offset);
+// pread storage reading through `read` (empty: read_file_at).
 result<std::unique_ptr<Storage>> open_pread_storage(const std::filesystem::path& path,
                                                     PreadFunction read);
 // The file read whole at open into memory of its own (StorageKind::memory; see
-// options.h), through `read` (empty: ::pread) as pread storage reads.
+// options.h), through `read` (empty: read_file_at) as pread storage reads.
 result<std::unique_ptr<Storage>> open_loaded_storage(const std::filesystem::path& path,
                                                      PreadFunction read = {});
 

@@ -6,16 +6,10 @@
 #include <system_error>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <utility>
 
 #include "drydb/dataset.h"
-#include "format/io_error.h"
+#include "platform/file.h"
 #include "write/reach_build_point.h"
 #include "write/sink.h"
 
@@ -129,53 +123,23 @@ result<uint64_t> claim_generation(const fs::path& dataset) {
   for (int attempt = 0; attempt < 1000; ++attempt) {
     auto n = next_generation(dataset);
     if (!n) return n;
-    // mkdir is exclusive: of two builders that chose the same number, one gets it, and the
-    // other chooses again.
+    // Making a folder is exclusive: of two builders that chose the same number, one makes it,
+    // and the other finds it made and chooses again.
     const fs::path folder = dataset / generation_folder(*n);
-    if (::mkdir(folder.c_str(), 0777) == 0) return *n;
-    if (errno == ENOENT) {
+    if (fs::create_directory(folder, ec)) return *n;
+    if (ec == std::errc::no_such_file_or_directory) {
       // A failed run that made the dataset folder removed it, empty, since we listed it.
       fs::create_directories(dataset, ec);
       if (ec)
         return Error(errc::io_error, "cannot create " + dataset.string() + ": " + ec.message());
       continue;
     }
-    if (errno != EEXIST) return detail::io_error("cannot create " + folder.string(), errno);
+    if (ec) return Error(errc::io_error, "cannot create " + folder.string() + ": " + ec.message());
   }
   return Error(errc::io_error, "cannot claim a generation folder in " + dataset.string());
 }
 
 namespace {
-
-// An exclusive flock(2) on the dataset folder, held while CURRENT, HIGHEST and the generation
-// folders change: one publisher, rollback or retention at a time.
-class DatasetLock {
- public:
-  static result<DatasetLock> take(const fs::path& dataset) {
-    const int fd = ::open(dataset.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return detail::io_error("cannot open " + dataset.string(), errno);
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return detail::io_error("cannot lock " + dataset.string(), err);
-    }
-    return DatasetLock(fd);
-  }
-  DatasetLock(DatasetLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  DatasetLock& operator=(DatasetLock&&) = delete;
-  ~DatasetLock() {
-    if (fd_ < 0) return;
-    // Unlocked explicitly: a child forked meanwhile shares the descriptor until its exec, and
-    // a close alone would leave the lock held for it.
-    ::flock(fd_, LOCK_UN);
-    ::close(fd_);
-  }
-
- private:
-  explicit DatasetLock(int fd) : fd_(fd) {}
-  int fd_;
-};
 
 // A generation whose manifest reads and is of its folder's number.
 status check_generation(const fs::path& dataset, uint64_t generation) {
@@ -204,7 +168,9 @@ status remove_generation(const fs::path& dataset, uint64_t generation) {
 
 result<Published> publish_generation(const fs::path& dataset, uint64_t generation, uint32_t keep) {
   detail::reach_build_point(BuildPoint::dataset_locking);
-  auto lock = DatasetLock::take(dataset);
+  // One publisher, rollback or retention at a time: the lock is held while CURRENT, HIGHEST and
+  // the generation folders change.
+  auto lock = platform::FolderLock::take(dataset);
   if (!lock) return std::move(lock).error();
   // Checked under the lock: a concurrent publish's retention cannot remove it after the check.
   DRYDB_TRY(check_generation(dataset, generation));
@@ -259,7 +225,7 @@ result<Published> publish_generation(const fs::path& dataset, uint64_t generatio
 
 result<uint64_t> rollback_generation(const fs::path& dataset) {
   detail::reach_build_point(BuildPoint::dataset_locking);
-  auto lock = DatasetLock::take(dataset);
+  auto lock = platform::FolderLock::take(dataset);
   if (!lock) return std::move(lock).error();
   auto current = current_generation(dataset);
   if (!current) return std::move(current).error();
@@ -277,7 +243,7 @@ result<uint64_t> rollback_generation(const fs::path& dataset) {
 
 result<bool> discard_generation(const fs::path& dataset, uint64_t generation) {
   detail::reach_build_point(BuildPoint::dataset_locking);
-  auto lock = DatasetLock::take(dataset);
+  auto lock = platform::FolderLock::take(dataset);
   if (!lock) return std::move(lock).error();
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(dataset / generation_folder(generation), ec))) return true;

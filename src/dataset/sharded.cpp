@@ -192,10 +192,9 @@ result<std::pair<uint64_t, uint64_t>> hash_file(const fs::path& file) {
 // encodings, indexes, in order), rows and first and last keys.
 status check_shard(const Manifest& m, size_t i, const fs::path& file, const ReadOnlyDatabase& db) {
   const ManifestShard& shard = m.shards[i];
-  // The size of the file the link names, as stat(2) gives it, on every platform.
-  std::error_code size_error;
-  const uintmax_t size = fs::file_size(file, size_error);
-  if (size_error) return Error(errc::io_error, "cannot stat " + file.string());
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(file, ec);
+  if (ec) return Error(errc::io_error, "cannot stat " + file.string() + ": " + ec.message());
   if (size != shard.bytes)
     return disagrees(file, std::to_string(size) + " bytes, not " + std::to_string(shard.bytes));
   // The identity ties the file to the rows it was built from: a shard of another dataset or

@@ -19,8 +19,8 @@ result<AtomicFile> AtomicFile::create(const std::filesystem::path& path) {
   return AtomicFile(std::move(*sink));
 }
 
-int AtomicFile::fd() const noexcept {
-  return sink_->fd();
+NativeFile AtomicFile::native_file() const noexcept {
+  return sink_->native_file();
 }
 
 status AtomicFile::write_at(uint64_t offset, std::span<const std::byte> bytes) {

@@ -1,8 +1,5 @@
 #include "write/sorter.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -10,7 +7,7 @@
 
 #include "drydb/detail/coding.h"
 #include "drydb/detail/node.h"
-#include "write/page_spool.h"
+#include "platform/file.h"
 #include "write/reach_build_point.h"
 #include "write/sink.h"
 
@@ -41,7 +38,7 @@ int compare_keys(Bytes a, Bytes b) noexcept {
 // A sorted run in an unlinked temp file: written through a buffer, then read
 // back through one.
 struct Sorter::Run {
-  int fd = -1;
+  platform::File file;  // an unnamed temp file
   uint64_t size = 0;
   std::vector<std::byte> buf;
   size_t buffer_bytes = 0;
@@ -49,16 +46,12 @@ struct Sorter::Run {
   size_t buf_pos = 0;
   std::vector<std::byte> row;  // the current row, [klen][vlen][key][value]
 
-  ~Run() {
-    if (fd >= 0) ::close(fd);
-  }
-
   static result<std::unique_ptr<Run>> create(const std::filesystem::path& dir,
                                              size_t buffer_bytes) {
-    auto fd = open_unlinked_temp(dir, "drydb-run");
-    if (!fd) return std::move(fd).error();
+    auto file = platform::create_unnamed_temp(dir, "drydb-run");
+    if (!file) return std::move(file).error();
     auto run = std::make_unique<Run>();
-    run->fd = *fd;
+    run->file = std::move(*file);
     run->buffer_bytes = buffer_bytes;
     return run;
   }
@@ -75,7 +68,7 @@ struct Sorter::Run {
   status put(Bytes bytes) {
     if (buf.size() + bytes.size() > buffer_bytes) DRYDB_TRY(flush());
     if (bytes.size() > buffer_bytes) {
-      DRYDB_TRY(write_exact(fd, size, bytes, "cannot write a spill file"));
+      DRYDB_TRY(file.write_exact(size, bytes, "cannot write a spill file"));
       size += bytes.size();
     } else {
       buf.insert(buf.end(), bytes.begin(), bytes.end());
@@ -84,7 +77,7 @@ struct Sorter::Run {
   }
 
   status flush() {
-    DRYDB_TRY(write_exact(fd, size, buf, "cannot write a spill file"));
+    DRYDB_TRY(file.write_exact(size, buf, "cannot write a spill file"));
     size += buf.size();
     buf.clear();
     return {};
@@ -112,7 +105,7 @@ struct Sorter::Run {
         if (want == 0) return Error(errc::io_error, "a spilled run ended early");
         buf.resize(want);
         DRYDB_TRY(
-            read_exact(fd, read_pos, std::span(buf.data(), want), "cannot read a spilled run"));
+            file.read_exact(read_pos, std::span(buf.data(), want), "cannot read a spilled run"));
         read_pos += want;
         buf_pos = 0;
       }

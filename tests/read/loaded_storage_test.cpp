@@ -167,15 +167,16 @@ TEST(LoadedStorage, RetriesInterruptedReadsAndContinuesShortOnes) {
   const auto path = write_model_file(dir, m);
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
   auto interrupted = std::make_shared<std::atomic<uint64_t>>(0);
-  auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
-    const uint64_t call = calls->fetch_add(1);
-    if (call % 2 == 0) {
-      interrupted->fetch_add(1);
-      errno = EINTR;
-      return -1;
-    }
-    return real_pread(fd, dst.first(std::min<size_t>(dst.size(), 1 + call % 97)), offset);
-  });
+  auto db = open_through(
+      path, [=](drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+        const uint64_t call = calls->fetch_add(1);
+        if (call % 2 == 0) {
+          interrupted->fetch_add(1);
+          errno = EINTR;
+          return -1;
+        }
+        return real_pread(fd, dst.first(std::min<size_t>(dst.size(), 1 + call % 97)), offset);
+      });
   ASSERT_TRUE(db) << db.error().to_string();
   const uint64_t calls_at_open = calls->load();
   EXPECT_GT(interrupted->load(), 100u);
@@ -206,7 +207,7 @@ TEST(LoadedStorage, AFailedLoadIsAnErrorAndLeavesNoMemory) {
   TempDir dir;
   const auto path = dir / "eight.bin";
   ASSERT_TRUE(write_file(path, pattern(size_t{8} << 20)));
-  auto failing = [](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+  auto failing = [](drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
     if (offset >= 4096) {
       errno = EIO;
       return -1;

@@ -84,14 +84,15 @@ TEST_F(PreadStorage, RetriesInterruptedReads) {
   // meets EINTR once and then reads.
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
   auto interrupted = std::make_shared<std::atomic<uint64_t>>(0);
-  auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
-    if (calls->fetch_add(1) % 2 == 0) {
-      interrupted->fetch_add(1);
-      errno = EINTR;
-      return -1;
-    }
-    return real_pread(fd, dst, offset);
-  });
+  auto db = open_through(
+      path, [=](drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+        if (calls->fetch_add(1) % 2 == 0) {
+          interrupted->fetch_add(1);
+          errno = EINTR;
+          return -1;
+        }
+        return real_pread(fd, dst, offset);
+      });
   ASSERT_TRUE(db) << db.error().to_string();
   expect_all_right(*db, m);
   EXPECT_TRUE(db->verify());
@@ -104,14 +105,15 @@ TEST_F(PreadStorage, ContinuesShortReads) {
   // previous one stopped.
   auto calls = std::make_shared<std::atomic<uint64_t>>(0);
   auto short_counts = std::make_shared<std::atomic<uint64_t>>(0);
-  auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
-    const size_t most = 1 + calls->fetch_add(1) % 97;
-    if (most < dst.size()) {
-      short_counts->fetch_add(1);
-      dst = dst.first(most);
-    }
-    return real_pread(fd, dst, offset);
-  });
+  auto db = open_through(
+      path, [=](drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+        const size_t most = 1 + calls->fetch_add(1) % 97;
+        if (most < dst.size()) {
+          short_counts->fetch_add(1);
+          dst = dst.first(most);
+        }
+        return real_pread(fd, dst, offset);
+      });
   ASSERT_TRUE(db) << db.error().to_string();
   expect_all_right(*db, m);
   EXPECT_TRUE(db->verify());
@@ -125,7 +127,7 @@ struct FailingRange {
   int err = EIO;
 
   PreadFunction function() {
-    return [this](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+    return [this](drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
       if (armed.load() && offset < to.load() && offset + dst.size() > from.load()) {
         failed.fetch_add(1);
         errno = err;
@@ -188,12 +190,13 @@ TEST_F(PreadStorage, EndOfFileDuringAReadIsTruncated) {
   // The file "ends" at `end`: reads there return 0, a read across it returns the bytes before
   // it (a short count) and then 0, as a file cut under the reader would.
   auto end = std::make_shared<std::atomic<uint64_t>>(~uint64_t{0});
-  auto db = open_through(path, [=](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
-    const uint64_t e = end->load();
-    if (offset >= e) return 0;
-    if (offset + dst.size() > e) dst = dst.first(e - offset);
-    return real_pread(fd, dst, offset);
-  });
+  auto db = open_through(
+      path, [=](drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+        const uint64_t e = end->load();
+        if (offset >= e) return 0;
+        if (offset + dst.size() > e) dst = dst.first(e - offset);
+        return real_pread(fd, dst, offset);
+      });
   ASSERT_TRUE(db) << db.error().to_string();
   // Halfway into page 20, so reads of page 20 see a short count then the end.
   end->store(20 * 512 + 256);
@@ -202,10 +205,11 @@ TEST_F(PreadStorage, EndOfFileDuringAReadIsTruncated) {
 }
 
 TEST_F(PreadStorage, ACountLargerThanTheReadIsAnError) {
-  auto db = open_through(path, [](int fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
-    const int64_t n = real_pread(fd, dst, offset);
-    return n > 0 ? n + 1 : n;
-  });
+  auto db = open_through(
+      path, [](drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) -> int64_t {
+        const int64_t n = real_pread(fd, dst, offset);
+        return n > 0 ? n + 1 : n;
+      });
   EXPECT_EQ(db.code(), errc::io_error);
 }
 

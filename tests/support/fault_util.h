@@ -99,9 +99,9 @@ inline DbModel users_and_numbers(uint32_t rows, int64_t first_num) {
 
 // ---- storage over real files (pread_storage_test, loaded_storage_test) -------------------------
 
-// ::pread as a PreadFunction (storage.h), for read functions that wrap it.
-inline int64_t real_pread(int fd, std::span<std::byte> dst, uint64_t offset) {
-  return ::pread(fd, dst.data(), dst.size(), static_cast<off_t>(offset));
+// The default read as a PreadFunction (storage.h), for read functions that wrap it.
+inline int64_t real_pread(drydb::NativeFile fd, std::span<std::byte> dst, uint64_t offset) {
+  return drydb::read_file_at(fd, dst, offset);
 }
 
 // Builds `m` into dir/db.drydb and returns its path.
