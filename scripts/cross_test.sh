@@ -57,6 +57,7 @@ export WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml=
 wineserver=/usr/lib/wine/wineserver64
 [ -x "$wineserver" ] || wineserver=$(command -v wineserver)
 bash scripts/wine_run.sh wineboot.exe --init
+"$wineserver" -w  # until the boot's own server is gone: -p refuses while one runs
 "$wineserver" -p
 trap '"$wineserver" -k 2>/dev/null || true' EXIT
 

@@ -214,7 +214,7 @@ TEST(LoadedStorage, AFailedLoadIsAnErrorAndLeavesNoMemory) {
     }
     return real_pread(fd, dst.first(std::min<size_t>(dst.size(), 4096 - offset)), offset);
   };
-  auto ending = [](int, std::span<std::byte>, uint64_t) -> int64_t { return 0; };
+  auto ending = [](drydb::NativeFile, std::span<std::byte>, uint64_t) -> int64_t { return 0; };
   ASSERT_FALSE(drydb::open_loaded_storage(path, failing));  // whatever a first load sets up, once
   const uint64_t before = address_space();
   for (int i = 0; i < 8; ++i) {
