@@ -7,11 +7,13 @@
 # (scripts/shipped.sh builds and checks that). Debian's own libzstd.a is not position-independent,
 # and it has no static simdjson: hence the sources.
 #
-#   scripts/deps.sh [TARGET]   TARGET: linux-x64 (the default; this machine) or linux-arm64
+#   scripts/deps.sh [TARGET]   TARGET: linux-x64 (the default; this machine), linux-arm64, win-x64
 #
 # linux-arm64 is cross-built (cmake/toolchains/linux-arm64.cmake: Debian's g++-aarch64-linux-gnu,
-# whose packages this script installs, with qemu-user to run the tests) and adds GoogleTest, from
-# Debian's googletest source package, since its tests are built for the target too.
+# whose packages this script installs, with qemu-user to run the tests), win-x64 with MinGW-w64
+# (cmake/toolchains/win-x64.cmake; the cross compiler and wine are installed here); both add
+# GoogleTest, from Debian's googletest source package, since their tests are built for the
+# target too.
 #
 # Adds a deb-src entry for Debian's main archive when none is configured (apt-get source needs
 # one), and installs what it needs (scripts/test.sh's package list: dpkg-dev, cmake, g++). Sources are unpacked once into
@@ -21,13 +23,20 @@ cd "$(dirname "$0")/.."
 
 target=${1:-linux-x64}
 packages=(libzstd lz4 xxhash simdjson)
+target_packages=()  # Debian packages the target's build needs beyond scripts/test.sh's
 case "$target" in
   linux-x64) toolchain=() ;;
   linux-arm64)
     toolchain=("-DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/toolchains/linux-arm64.cmake")
-    cross_packages=(g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user)
+    target_packages=(g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user)
     packages+=(googletest) ;;
-  *) echo "deps.sh: unknown target $target (known: linux-x64, linux-arm64)" >&2; exit 2 ;;
+  win-x64)
+    toolchain=("-DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/toolchains/win-x64.cmake")
+    packages+=(googletest)
+    target_packages=(g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix
+      binutils-mingw-w64-x86-64 wine64)
+    ;;
+  *) echo "deps.sh: unknown target $target (known: linux-x64, linux-arm64, win-x64)" >&2; exit 2 ;;
 esac
 root=$PWD/build/deps
 src=$root/src
@@ -55,15 +64,13 @@ EOF
 
 bash scripts/test.sh --install-deps  # dpkg-dev, cmake, the compilers
 # A cross target's compiler and emulator (scripts/test.sh's list is the build machine's own).
-install_cross_packages() {
-  local missing=() pkg
-  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
+missing=()
+for p in "${target_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
   echo "deps.sh: installing ${missing[*]}"
   "${sudo[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
-}
-[ -z "${cross_packages+x}" ] || install_cross_packages "${cross_packages[@]}"
+fi
 ensure_deb_src
 
 # A source package's .dsc file name at the version apt would fetch now (no epoch).

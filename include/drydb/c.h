@@ -1,8 +1,8 @@
 /* drydb's C API: the stable surface every foreign binding (C#, Rust, Go, Node) stands on.
  *
- * Pure C11; includes no C++ header. Library: drydb::c (libdrydb_c.so, or libdrydb_c.a with
- * the C++ runtime and drydb's own dependencies linked by the caller). docs/c-api.md is the guide;
- * this header is the reference.
+ * Pure C11; includes no C++ header. Library: drydb::c (libdrydb_c.so; drydb_c.dll on Windows),
+ * or libdrydb_c.a with the C++ runtime and drydb's own dependencies linked by the caller.
+ * docs/c-api.md is the guide; this header is the reference.
  *
  *   drydb_db* db;
  *   if (drydb_db_open("items.drydb", NULL, &db) != DRYDB_OK) puts(drydb_last_error_message());
@@ -59,7 +59,17 @@
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
+/* What the shared library exports: on Windows, drydb_c.dll's export table lists the functions
+ * marked dllexport while it is built (DRYDB_C_BUILDING_DLL) and nothing else; a caller needs no
+ * dllimport, as its linker reaches them through the import library. Elsewhere, the symbols left
+ * visible among hidden ones. */
+#if defined(_WIN32)
+#if defined(DRYDB_C_BUILDING_DLL)
+#define DRYDB_C_EXPORT __declspec(dllexport)
+#else
+#define DRYDB_C_EXPORT
+#endif
+#elif defined(__GNUC__)
 #define DRYDB_C_EXPORT __attribute__((visibility("default")))
 #else
 #define DRYDB_C_EXPORT

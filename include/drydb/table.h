@@ -204,21 +204,21 @@ class ReadOnlyTable {
   // The rank a range's bound falls at: `unbounded` when it has no key; else the key's rank,
   // one more when the key is present and `past_equal` (an exclusive start, an inclusive end).
   bool bound_rank(const KeyBound& bound, uint64_t unbounded, bool past_equal, uint64_t* rank,
-                  detail::ErrorOut* err, const Cursor* near) const;
+                  detail::ErrorOut* err, const Cursor* nearby) const;
   // The rank of the first row at or after the start bound.
   bool start_rank(const KeyBound& start, const RangeOptions& o, uint64_t* rank,
-                  detail::ErrorOut* err, const Cursor* near = nullptr) const;
+                  detail::ErrorOut* err, const Cursor* nearby = nullptr) const;
   // start_rank() and end_rank() of a range's bounds; when both are bounded,
   // their descents run side by side (detail::rank_pair).
   bool bound_ranks(const KeyBound& start, const KeyBound& end, const RangeOptions& o,
                    uint64_t* first, uint64_t* last, detail::ErrorOut* err) const;
   // One past the rank of the last row at or before the end bound.
   bool end_rank(const KeyBound& end, const RangeOptions& o, uint64_t* rank, detail::ErrorOut* err,
-                const Cursor* near = nullptr) const;
+                const Cursor* nearby = nullptr) const;
   // rank_of(key), from the leaf a cursor already holds when the key falls
   // within that leaf's keys (a short range's far end usually does): one
   // in-page search instead of a descent.
-  bool rank_near(detail::ByteView key, const Cursor* near, uint64_t* rank, bool* found,
+  bool rank_near(detail::ByteView key, const Cursor* nearby, uint64_t* rank, bool* found,
                  detail::ErrorOut* err) const;
 
   const detail::DatabaseState* db_;

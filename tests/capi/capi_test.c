@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(_WIN32)
+#include <direct.h>  /* _mkdir */
+#include <windows.h> /* MoveFileExA */
+#endif
 
 #include "drydb/c.h"
 
@@ -2164,11 +2168,20 @@ static void write_text(const char* path, const char* tmp, const char* text) {
   if (f == NULL) return;
   CHECK(fputs(text, f) >= 0);
   CHECK(fclose(f) == 0);
+#if defined(_WIN32)
+  /* The C runtime's rename does not replace an existing file on Windows. */
+  CHECK(MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING) != 0);
+#else
   CHECK(rename(tmp, path) == 0);
+#endif
 }
 
 static void make_folder(const char* path) {
+#if defined(_WIN32)
+  CHECK(_mkdir(path) == 0 || errno == EEXIST);
+#else
   CHECK(mkdir(path, 0755) == 0 || errno == EEXIST);
+#endif
 }
 
 /* Builds generation `generation`'s shards into DIR/ds/gen-N and describes them. */

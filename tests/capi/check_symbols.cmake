@@ -1,10 +1,33 @@
 # Checks that a shared library's dynamic symbol table defines only the C API's functions
 # (drydb_*): nothing of drydb's C++, its dependencies or the C++ runtime. Run by ctest:
 #   cmake -DNM=<nm> -DLIBRARY=<libdrydb_c.so> -P check_symbols.cmake
-execute_process(COMMAND "${NM}" -D --defined-only "${LIBRARY}"
-                OUTPUT_VARIABLE symbols RESULT_VARIABLE result)
-if(NOT result EQUAL 0)
-  message(FATAL_ERROR "${NM} -D --defined-only ${LIBRARY} failed (${result})")
+#   cmake -DOBJDUMP=<objdump> -DLIBRARY=<drydb_c.dll> -P check_symbols.cmake   (its export table)
+if(LIBRARY MATCHES "\\.dll$")
+  execute_process(COMMAND "${OBJDUMP}" -p "${LIBRARY}"
+                  OUTPUT_VARIABLE headers RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${OBJDUMP} -p ${LIBRARY} failed (${result})")
+  endif()
+  # The names under "[Ordinal/Name Pointer] Table", one "\t[   0] drydb_close" a line.
+  string(FIND "${headers}" "[Ordinal/Name Pointer] Table" at)
+  set(symbols "")
+  if(at GREATER -1)
+    string(SUBSTRING "${headers}" ${at} -1 table)
+    string(REPLACE "\n" ";" table_lines "${table}")
+    list(POP_FRONT table_lines)
+    foreach(line IN LISTS table_lines)
+      if(NOT line MATCHES "^[ \t]*\\[ *[0-9]+\\]")
+        break()
+      endif()
+      string(APPEND symbols "${line}\n")
+    endforeach()
+  endif()
+else()
+  execute_process(COMMAND "${NM}" -D --defined-only "${LIBRARY}"
+                  OUTPUT_VARIABLE symbols RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${NM} -D --defined-only ${LIBRARY} failed (${result})")
+  endif()
 endif()
 string(REPLACE "\n" ";" lines "${symbols}")
 set(exported 0)
@@ -13,7 +36,7 @@ foreach(line IN LISTS lines)
   if(line STREQUAL "")
     continue()
   endif()
-  # "<address> <type> <name>"
+  # "<address> <type> <name>" (nm), "[   0] <name>" (objdump)
   string(REGEX REPLACE "^.* " "" name "${line}")
   if(name MATCHES "^drydb_")
     math(EXPR exported "${exported} + 1")

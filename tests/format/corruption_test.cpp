@@ -28,13 +28,12 @@
 // real files (pread with a 3-page cache, and mmap) and flips behind recomputed checksums take
 // every k-th byte to keep the run short (k doubles under sanitizers; under TSan, which checks
 // nothing in these single-threaded sweeps, every sweep takes every 4th of its offsets).
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 
 #include "support/fault_util.h"
 
@@ -281,8 +280,15 @@ TEST(Corruption, ByteFlipsThroughFiles) {
   TempDir dir;
   const auto path = dir / "db.drydb";
   ASSERT_TRUE(write_file(path, f.file));
-  int fd = ::open(path.c_str(), O_WRONLY);
-  ASSERT_GE(fd, 0);
+  // Written in place byte by byte (std::fstream, on every platform), flushed before each open.
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(file.is_open());
+  auto write_byte = [&](uint64_t offset, const std::byte& b) {
+    file.seekp(static_cast<std::streamoff>(offset));
+    file.write(reinterpret_cast<const char*>(&b), 1);
+    file.flush();
+    return file.good();
+  };
   for (StorageKind kind : {StorageKind::pread, StorageKind::mmap, StorageKind::memory}) {
     SweepStats s;
     const uint64_t stride =
@@ -290,18 +296,17 @@ TEST(Corruption, ByteFlipsThroughFiles) {
     for (uint64_t o = 0; o < f.file.size(); o += stride) {
       const uint8_t mask = static_cast<uint8_t>(o % 3 == 0 ? 0xFF : 1u << bit_of(o));
       std::byte b = f.file[o] ^ std::byte{mask};
-      ASSERT_EQ(::pwrite(fd, &b, 1, static_cast<off_t>(o)), 1);
+      ASSERT_TRUE(write_byte(o, b));
       const Outcome out =
           check_opened(ReadOnlyDatabase::open(path, {.storage = kind, .page_cache_bytes = 3 * 512}),
                        f.model, o / stride);
-      ASSERT_EQ(::pwrite(fd, &f.file[o], 1, static_cast<off_t>(o)), 1);
+      ASSERT_TRUE(write_byte(o, f.file[o]));
       record_flip(s, o, mask, f.map, out);
     }
     expect_clean(s, kind == StorageKind::pread  ? "file, pread, 3-page cache"
                     : kind == StorageKind::mmap ? "file, mmap"
                                                 : "file, read whole at open");
   }
-  ::close(fd);
 }
 
 // The model of what `db` holds, read by a forward walk of each table; false (and `why`) if a

@@ -26,7 +26,18 @@ void* counted_aligned(size_t n, std::align_val_t a) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   g_aligned.fetch_add(1, std::memory_order_relaxed);
   const size_t align = static_cast<size_t>(a);
+#if defined(_WIN32)  // no aligned_alloc in Windows' C runtime: its own pair
+  return _aligned_malloc(n ? n : 1, align);
+#else
   return std::aligned_alloc(align, (n + align - 1) / align * align);  // a multiple of align
+#endif
+}
+void free_aligned(void* p) {
+#if defined(_WIN32)
+  _aligned_free(p);
+#else
+  std::free(p);
+#endif
 }
 }  // namespace
 
@@ -65,22 +76,22 @@ void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexce
   return counted_aligned(n, a);
 }
 void operator delete(void* p, std::align_val_t) noexcept {
-  std::free(p);
+  free_aligned(p);
 }
 void operator delete[](void* p, std::align_val_t) noexcept {
-  std::free(p);
+  free_aligned(p);
 }
 void operator delete(void* p, size_t, std::align_val_t) noexcept {
-  std::free(p);
+  free_aligned(p);
 }
 void operator delete[](void* p, size_t, std::align_val_t) noexcept {
-  std::free(p);
+  free_aligned(p);
 }
 void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  std::free(p);
+  free_aligned(p);
 }
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  std::free(p);
+  free_aligned(p);
 }
 void operator delete(void* p, const std::nothrow_t&) noexcept {
   std::free(p);

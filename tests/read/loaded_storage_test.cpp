@@ -5,8 +5,19 @@
 // on a 2 MiB boundary once the file fills a huge page (advised to be backed by huge pages where
 // the kernel has them), and is unmapped with the storage.
 #include <gtest/gtest.h>
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>  // VirtualQuery
+#include <psapi.h>    // GetProcessMemoryInfo
+#else
 #include <sys/mman.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -27,7 +38,7 @@ using drydb::PreadFunction;
 using drydb::ReadOnlyDatabase;
 
 // The lines of /proc/self/maps.
-std::vector<std::string> maps() {
+[[maybe_unused]] std::vector<std::string> maps() {  // unused on Windows
   std::vector<std::string> lines;
   std::ifstream in("/proc/self/maps");
   for (std::string line; std::getline(in, line);)
@@ -44,11 +55,22 @@ bool holds(const std::string& line, const void* p) {
   return from <= at && at < to;
 }
 
-// The /proc/self/maps line of the mapping that holds `p`, or "" if none does.
+// The /proc/self/maps line of the mapping that holds `p`, or "" if none does. On Windows, the
+// region VirtualQuery finds there, in the same spelling: its allocation's base and " r--p " when
+// it is read-only; "" when no memory is committed there.
 std::string mapping_at(const void* p) {
+#if defined(_WIN32)
+  MEMORY_BASIC_INFORMATION info{};
+  if (::VirtualQuery(p, &info, sizeof info) == 0 || info.State != MEM_COMMIT) return "";
+  char line[64];
+  std::snprintf(line, sizeof line, "%p %s", info.AllocationBase,
+                info.Protect == PAGE_READONLY ? " r--p " : " (not read-only) ");
+  return line;
+#else
   for (const auto& line : maps())
     if (holds(line, p)) return line;
   return "";
+#endif
 }
 
 // The VmFlags line of the /proc/self/smaps entry of the mapping that holds `p`.
@@ -183,12 +205,19 @@ TEST(LoadedStorage, RetriesInterruptedReadsAndContinuesShortOnes) {
   EXPECT_EQ(calls->load(), calls_at_open) << "a query read the file";
 }
 
-// The process's address space in bytes (VmSize).
+// The process's address space in bytes (VmSize; on Windows, the memory it has committed).
 uint64_t address_space() {
+#if defined(_WIN32)
+  PROCESS_MEMORY_COUNTERS counters{};
+  counters.cb = sizeof counters;
+  if (!::GetProcessMemoryInfo(::GetCurrentProcess(), &counters, sizeof counters)) return 0;
+  return counters.PagefileUsage;
+#else
   std::ifstream in("/proc/self/statm");
   uint64_t pages = 0;
   in >> pages;
   return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+#endif
 }
 
 // A read that fails (EIO) or finds the file ended early fails the load with io_error or
@@ -205,7 +234,7 @@ TEST(LoadedStorage, AFailedLoadIsAnErrorAndLeavesNoMemory) {
     }
     return real_pread(fd, dst.first(std::min<size_t>(dst.size(), 4096 - offset)), offset);
   };
-  auto ending = [](int, std::span<std::byte>, uint64_t) -> int64_t { return 0; };
+  auto ending = [](drydb::NativeFile, std::span<std::byte>, uint64_t) -> int64_t { return 0; };
   ASSERT_FALSE(drydb::open_loaded_storage(path, failing));  // whatever a first load sets up, once
   const uint64_t before = address_space();
   for (int i = 0; i < 8; ++i) {

@@ -7,13 +7,12 @@
 // checksums are seeded with another file identity), also one of the same rows with another
 // index function (format 2.5's identity covers each index's entries). (A file cut in place:
 // readonly_deploy_test.)
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -49,15 +48,14 @@ drydb::result<ReadOnlyDatabase> open_through(const std::filesystem::path& path,
 // Writes `bytes` over the start of the file at `path` in place (no truncation, no new inode), as a
 // `cp` over a file or a tool writing into it would, under any reader that has it open.
 ::testing::AssertionResult write_in_place(const std::filesystem::path& path, Bytes bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0)
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  if (!file.is_open())
     return ::testing::AssertionFailure() << "open " << path << ": " << std::strerror(errno);
-  const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), 0);
-  const int saved = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(bytes.size()))
-    return ::testing::AssertionFailure()
-           << "pwrite of " << bytes.size() << " bytes wrote " << n << ": " << std::strerror(saved);
+  if (!file.write(reinterpret_cast<const char*>(bytes.data()),
+                  static_cast<std::streamsize>(bytes.size())) ||
+      !file.flush())
+    return ::testing::AssertionFailure() << "writing " << bytes.size() << " bytes over " << path
+                                         << " failed: " << std::strerror(errno);
   return ::testing::AssertionSuccess();
 }
 

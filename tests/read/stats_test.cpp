@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -145,9 +146,8 @@ TEST(Stats, ReadFileInfoRefusesWhatOpenRefuses) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("drydb_stats_test_" + std::to_string(getpid()) + "_bad.drydb");
   {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    std::fputs("not a database at all, but long enough to hold a header of 64 bytes......", f);
-    std::fclose(f);
+    std::ofstream(path, std::ios::binary)
+        << "not a database at all, but long enough to hold a header of 64 bytes......";
   }
   EXPECT_EQ(drydb::read_file_info(path).error().code, drydb::errc::bad_magic);
   std::filesystem::remove(path);

@@ -1,9 +1,11 @@
 // A child process that holds every descriptor of this process, with the flock(2) locks on them,
 // until released: what any child forked by another thread holds between its fork and its exec
 // (close-on-exec descriptors included). Tests that a lock the library drops stays dropped while
-// such a child lives.
+// such a child lives. POSIX only (fork): Windows has no fork, and its processes inherit only the
+// handles marked inheritable, so there is no such child.
 #pragma once
 
+#if !defined(_WIN32)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,3 +51,4 @@ class ForkedHolder {
 };
 
 }  // namespace drydb_test
+#endif  // !defined(_WIN32)

@@ -209,18 +209,18 @@ inline bool ReadOnlyTable::position_range(Range* range, const KeyBound& start, c
 
 inline bool ReadOnlyTable::bound_rank(const KeyBound& bound, uint64_t unbounded, bool past_equal,
                                       uint64_t* rank, detail::ErrorOut* err,
-                                      const Cursor* near) const {
+                                      const Cursor* nearby) const {
   *rank = unbounded;
   if (!bound.bounded()) return true;
   bool found;
-  if (!rank_near(bound.key().bytes(), near, rank, &found, err)) return false;
+  if (!rank_near(bound.key().bytes(), nearby, rank, &found, err)) return false;
   if (found && past_equal) ++*rank;
   return true;
 }
 
 inline bool ReadOnlyTable::start_rank(const KeyBound& start, const RangeOptions& o, uint64_t* rank,
-                                      detail::ErrorOut* err, const Cursor* near) const {
-  return bound_rank(start, 0, o.start_exclusive, rank, err, near);
+                                      detail::ErrorOut* err, const Cursor* nearby) const {
+  return bound_rank(start, 0, o.start_exclusive, rank, err, nearby);
 }
 
 inline bool ReadOnlyTable::bound_ranks(const KeyBound& start, const KeyBound& end,
@@ -238,19 +238,19 @@ inline bool ReadOnlyTable::bound_ranks(const KeyBound& start, const KeyBound& en
 }
 
 inline bool ReadOnlyTable::end_rank(const KeyBound& end, const RangeOptions& o, uint64_t* rank,
-                                    detail::ErrorOut* err, const Cursor* near) const {
-  return bound_rank(end, tree_->desc->rows, !o.end_exclusive, rank, err, near);
+                                    detail::ErrorOut* err, const Cursor* nearby) const {
+  return bound_rank(end, tree_->desc->rows, !o.end_exclusive, rank, err, nearby);
 }
 
-inline bool ReadOnlyTable::rank_near(detail::ByteView key, const Cursor* near, uint64_t* rank,
+inline bool ReadOnlyTable::rank_near(detail::ByteView key, const Cursor* nearby, uint64_t* rank,
                                      bool* found, detail::ErrorOut* err) const {
-  if (near != nullptr && near->valid()) {
-    const detail::LeafView& leaf = near->leaf_;
+  if (nearby != nullptr && nearby->valid()) {
+    const detail::LeafView& leaf = nearby->leaf_;
     detail::KeyBuffer first, last;
     if (detail::compare_bytes(leaf.key(0, first), key) <= 0 &&
         detail::compare_bytes(key, leaf.key(leaf.size() - 1, last)) <= 0) {
       *rank =
-          near->rank() - near->index_ +
+          nearby->rank() - nearby->index_ +
           detail::with_key_search(*tree_, key, [&](const auto& search) DRYDB_ALWAYS_INLINE_LAMBDA {
             return search.slot(leaf, found);
           });
