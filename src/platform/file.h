@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "drydb/result.h"
 #include "drydb/storage.h"  // NativeFile, read_file_at
@@ -134,11 +135,17 @@ class FolderLock {
 class Region {
  public:
   Region() noexcept = default;
-  Region(Region&& other) noexcept;
-  Region& operator=(Region&& other) noexcept;
+  Region(Region&& other) noexcept { take(other); }
+  Region& operator=(Region&& other) noexcept {
+    if (this != &other) {
+      release();
+      take(other);
+    }
+    return *this;
+  }
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
-  ~Region();
+  ~Region() { release(); }
 
   // A read-only, shared mapping of the first `size` bytes (> 0) of `file`.
   static result<Region> map_file(const File& file, uint64_t size, const std::string& what);
@@ -154,7 +161,15 @@ class Region {
 
  private:
   enum class Kind : uint8_t { none, mapping, reserved };
+  // Gives the memory back to the system (munmap; UnmapViewOfFile or VirtualFree).
   void release() noexcept;
+  // Takes `other`'s memory, leaving it empty.
+  void take(Region& other) noexcept {
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    span_ = std::exchange(other.span_, 0);
+    kind_ = std::exchange(other.kind_, Kind::none);
+  }
   std::byte* data_ = nullptr;
   uint64_t size_ = 0;  // the bytes asked for
   uint64_t span_ = 0;  // the bytes the system holds from data_ (whole pages)

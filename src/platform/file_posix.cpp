@@ -237,27 +237,6 @@ FolderLock::~FolderLock() {
   if (file_.is_open()) release_hold(file_);
 }
 
-Region::Region(Region&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)),
-      size_(std::exchange(other.size_, 0)),
-      span_(std::exchange(other.span_, 0)),
-      kind_(std::exchange(other.kind_, Kind::none)) {}
-
-Region& Region::operator=(Region&& other) noexcept {
-  if (this != &other) {
-    release();
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-    span_ = std::exchange(other.span_, 0);
-    kind_ = std::exchange(other.kind_, Kind::none);
-  }
-  return *this;
-}
-
-Region::~Region() {
-  release();
-}
-
 void Region::release() noexcept {
   if (kind_ != Kind::none) ::munmap(data_, static_cast<size_t>(span_));
   kind_ = Kind::none;
