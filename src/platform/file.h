@@ -40,16 +40,28 @@ Error last_error(const std::string& what);
 // which is then retried. Never on Windows.
 bool last_error_is_interrupt() noexcept;
 
+// Closes `file` (close, CloseHandle); false, with the thread's last system error set, when the
+// close failed.
+bool close_native(NativeFile file) noexcept;
+
 // An open file, closed when destroyed.
 class File {
  public:
   File() noexcept : native_(no_file()) {}
   explicit File(NativeFile native) noexcept : native_(native) {}
   File(File&& other) noexcept : native_(other.release()) {}
-  File& operator=(File&& other) noexcept;
+  File& operator=(File&& other) noexcept {
+    if (this != &other) {
+      if (is_open()) close_native(native_);
+      native_ = other.release();
+    }
+    return *this;
+  }
   File(const File&) = delete;
   File& operator=(const File&) = delete;
-  ~File();
+  ~File() {
+    if (is_open()) close_native(native_);
+  }
 
   bool is_open() const noexcept { return native_ != no_file(); }
   NativeFile native() const noexcept { return native_; }
@@ -59,7 +71,10 @@ class File {
     return n;
   }
   // Closes the file now, reporting a failure (a write the system deferred can fail here).
-  status close(const std::string& what);
+  status close(const std::string& what) {
+    if (!close_native(release())) return last_error(what);
+    return {};
+  }
 
   // Reads exactly dst.size() bytes at `offset`; errc::io_error "what: ..." when the file ends
   // first or a read fails.

@@ -74,22 +74,8 @@ bool last_error_is_interrupt() noexcept {
   return errno == EINTR;
 }
 
-File& File::operator=(File&& other) noexcept {
-  if (this != &other) {
-    if (is_open()) ::close(native_);
-    native_ = other.release();
-  }
-  return *this;
-}
-
-File::~File() {
-  if (is_open()) ::close(native_);
-}
-
-status File::close(const std::string& what) {
-  const int rc = ::close(release());
-  if (rc != 0) return last_error(what);
-  return {};
+bool close_native(NativeFile file) noexcept {
+  return ::close(file) == 0;
 }
 
 status File::read_exact(uint64_t offset, std::span<std::byte> dst, const std::string& what) const {

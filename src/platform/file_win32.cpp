@@ -148,21 +148,8 @@ bool last_error_is_interrupt() noexcept {
   return false;
 }
 
-File& File::operator=(File&& other) noexcept {
-  if (this != &other) {
-    if (is_open()) ::CloseHandle(native_);
-    native_ = other.release();
-  }
-  return *this;
-}
-
-File::~File() {
-  if (is_open()) ::CloseHandle(native_);
-}
-
-status File::close(const std::string& what) {
-  if (!::CloseHandle(release())) return last_error(what);
-  return {};
+bool close_native(NativeFile file) noexcept {
+  return ::CloseHandle(file) != 0;
 }
 
 status File::read_exact(uint64_t offset, std::span<std::byte> dst, const std::string& what) const {

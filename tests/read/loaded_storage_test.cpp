@@ -12,8 +12,8 @@
 #ifndef NOMINMAX
 #define NOMINMAX
 #endif
-#include <windows.h>  // VirtualQuery
 #include <psapi.h>    // GetProcessMemoryInfo
+#include <windows.h>  // VirtualQuery
 #else
 #include <sys/mman.h>
 #include <unistd.h>

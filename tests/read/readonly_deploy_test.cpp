@@ -101,8 +101,8 @@ struct Inotify {
     if (fd >= 0) ::close(fd);
   }
   // Every event so far: (mask, name).
-  std::vector<std::pair<uint32_t, std::string>> events() const {
-    std::vector<std::pair<uint32_t, std::string>> out;
+  std::vector<std::pair<uint32_t, std::string> > events() const {
+    std::vector<std::pair<uint32_t, std::string> > out;
     alignas(inotify_event) char buf[8192];
     for (;;) {
       const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -118,8 +118,8 @@ struct Inotify {
 };
 
 // The descriptors of this process open on `path`, with their fdinfo flags.
-std::vector<std::pair<int, unsigned>> descriptors_on(const std::filesystem::path& path) {
-  std::vector<std::pair<int, unsigned>> out;
+std::vector<std::pair<int, unsigned> > descriptors_on(const std::filesystem::path& path) {
+  std::vector<std::pair<int, unsigned> > out;
   std::error_code ec;
   const auto want = std::filesystem::canonical(path, ec);
   for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);

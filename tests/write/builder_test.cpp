@@ -723,7 +723,8 @@ TEST(BuilderTest, BuildIntoMissingFolderFailsWithIoError) {
   auto st = builder.build_to_file(folder / "db.drydb");
   ASSERT_FALSE(st);
   EXPECT_TRUE(is(st.code(), errc::io_error)) << describe(st.error());
-  const std::string missing = (std::filesystem::path("no") / "such").string();  // no\such on Windows
+  const std::string missing =
+      (std::filesystem::path("no") / "such").string();  // no\such on Windows
   EXPECT_TRUE(contains(st.error().message, missing)) << st.error().message;
   EXPECT_FALSE(std::filesystem::exists(dir / "no"));
   EXPECT_TRUE(dir.entries().empty());

@@ -79,7 +79,7 @@ drydb::BuildOptions options(const std::filesystem::path& dir) {
 
 // The bytes generation `gen` must have (the builder is deterministic), built once.
 const std::vector<std::byte>& expected_bytes(uint64_t gen, const std::filesystem::path& spill) {
-  static std::map<uint64_t, std::vector<std::byte>> cache;
+  static std::map<uint64_t, std::vector<std::byte> > cache;
   auto it = cache.find(gen);
   if (it != cache.end()) return it->second;
   DatabaseBuilder b(options(spill));
